@@ -1,0 +1,37 @@
+"""dank_fast: fast numpy/scipy solvers for DANK (Liu et al., JMLR 2020).
+
+Public API
+----------
+solve_svm         P1 (eq. mainrank), certified
+svm_certificate   certify any candidate solution of P1
+compute_kernel    initial kernels via scikit-learn's pairwise kernels
+project_A         exact projection onto the dual feasible set
+inner_minimiser   F(a) of Lemma fbound; apply_FK applies F o K to a vector
+"""
+
+from ._accelerated import ConvergenceWarning
+from ._result import DANKResult
+from .certificate import Certificate, best_bias, svm_certificate
+from .inner import KernelData, apply_FK, inner_minimiser
+from .kernels import compute_kernel
+from .projection import project_A, project_box, project_paper, project_sum_box
+from .svm import solve_svm
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Certificate",
+    "ConvergenceWarning",
+    "DANKResult",
+    "KernelData",
+    "apply_FK",
+    "best_bias",
+    "compute_kernel",
+    "inner_minimiser",
+    "project_A",
+    "project_box",
+    "project_paper",
+    "project_sum_box",
+    "solve_svm",
+    "svm_certificate",
+]

@@ -1,0 +1,103 @@
+"""The paper's own solvers, as printed: Algorithm ago3, its monotone variant, eq. pgm.
+
+Algorithm ago3 (section nest), with ``L`` from Theorem theor, ``a0 = 0``,
+``t_max = 2000`` and the stopping rule ``||a_t - a_{t-1}|| <= 1e-4``:
+
+    theta_t = P_A(a_t + grad h(a_t) / L)
+    beta_t  = P_A(a_0 - 1/(2L) sum_{i<=t} (i+1) grad h(a_i))      # sign as printed
+    a_{t+1} = (t+1)/(t+3) theta_t + 2/(t+3) beta_t
+
+Two faithful details are options, since the printed text is ambiguous or slips:
+
+* ``beta_sign``: the printed ``-`` comes from Nesterov's scheme for *minimisation*;
+  for the maximisation of ``h`` the ascent-consistent sign is ``+``
+  (``beta_sign="ascent"``). Default ``"printed"``.
+* ``projection``: ``"paper"`` (clip then shift along y, the printed method) or
+  ``"exact"``. The returned alpha is always exactly projected onto ``A`` before it
+  is certified; the distance moved is ``result.projection_distance``.
+
+``variant="monotone"`` replaces line 6 by the argmax of h over
+``{theta_{t-1}, P_A(a_t + grad/L), a_t}`` (section nest); ``variant="pgm"`` is the
+plain projected gradient of eq. pgm with ``L = n - tau/2 + n C^2 lambda_max(K)/(4 eta)``.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ._accelerated import finish
+
+__all__ = ["paper"]
+
+
+def paper(
+    problem,
+    *,
+    variant: str = "nesterov",
+    projection: str = "paper",
+    beta_sign: str = "printed",
+    t_max: int = 2000,
+    eps: float = 1e-4,
+    alpha0: np.ndarray | None = None,
+    L: float | None = None,
+    tol: float = 1e-6,
+    record_history: bool = True,
+    certify_every: int = 0,
+) -> "object":
+    if variant not in ("nesterov", "monotone", "pgm"):
+        raise ValueError(f"variant must be 'nesterov', 'monotone' or 'pgm', got {variant!r}")
+    if projection not in ("paper", "exact"):
+        raise ValueError(f"projection must be 'paper' or 'exact', got {projection!r}")
+    if beta_sign not in ("printed", "ascent"):
+        raise ValueError(f"beta_sign must be 'printed' or 'ascent', got {beta_sign!r}")
+    t_start = time.perf_counter()
+    P = problem.project_paper if projection == "paper" else problem.project
+    if L is None:
+        L = problem.lipschitz_pgm() if variant == "pgm" else problem.lipschitz_paper()
+    sgn = -1.0 if beta_sign == "printed" else 1.0
+    a0 = np.zeros(problem.dim) if alpha0 is None else np.asarray(alpha0, dtype=np.float64).copy()
+    a = a0.copy()
+    grad_sum = np.zeros(problem.dim)
+    theta_prev, h_theta_prev = None, -np.inf
+    hist = {"h": [], "step": [], "gap": [], "L": [L]}
+    status = "max_iter"
+    ev = problem.evaluate(a)
+    t = 0
+    while t < t_max:
+        g = ev.grad
+        if record_history:
+            hist["h"].append(ev.h)
+        if variant == "pgm":
+            a_next = P(a + g / L)
+        else:
+            theta = P(a + g / L)
+            if variant == "monotone":
+                cands = [(problem.evaluate(theta).h, theta), (ev.h, a)]
+                if theta_prev is not None:
+                    cands.append((h_theta_prev, theta_prev))
+                h_theta_prev, theta = max(cands, key=lambda c: c[0])
+                theta_prev = theta
+            grad_sum += (t + 1) * g
+            beta = P(a0 + sgn * grad_sum / (2.0 * L))
+            a_next = (t + 1) / (t + 3) * theta + 2.0 / (t + 3) * beta
+        step = float(np.linalg.norm(a_next - a))
+        a = a_next
+        t += 1
+        ev = problem.evaluate(a, warm=ev)
+        if record_history:
+            hist["step"].append(step)
+            if certify_every and t % certify_every == 0:
+                zc = problem.project(a)
+                hist["gap"].append((t, problem.certify(problem.evaluate(zc)).gap))
+        if step <= eps:
+            status = "stopped"
+            break
+    if record_history:
+        hist["h"].append(ev.h)
+    z = problem.project(a)
+    method = {"nesterov": "paper", "monotone": "paper-monotone", "pgm": "pgm"}[variant]
+    res = finish(problem, z, problem.evaluate(z), None, status, t, t_start, method, hist, tol, raw=a)
+    res.extra.update({"L": L, "variant": variant, "projection": projection, "beta_sign": beta_sign})
+    return res

@@ -1,0 +1,114 @@
+"""The saddle problems as objects the generic first-order solvers can drive.
+
+Each problem maps its dual variable ``z`` to ``d`` (the vector that scales the
+kernel in ``Gamma = D K D / (4 eta)``), a linear term ``lin(z)``, a projection,
+and a certificate. With ``f0 = (F o K) d``, the chain rule gives the gradient of
+``h(z) = lin(z) + eta (n^2 - ||F(d(z))||_F^2)``: ``grad_d [eta (n^2 - ||F||^2)] = -f0``
+(envelope theorem on the inner minimum, eq. gradf).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .certificate import Certificate, certify_svm
+from .inner import InnerSolution, KernelData, apply_FK, inner_minimiser
+from .projection import project_A, project_paper
+
+__all__ = ["SVMProblem", "Evaluation"]
+
+
+@dataclass
+class Evaluation:
+    """``F(z)``, ``h(z)`` and (lazily) the gradient at one point."""
+
+    z: np.ndarray
+    inner: InnerSolution
+    h: float
+    _problem: object
+    _f0: np.ndarray | None = None
+    _grad: np.ndarray | None = None
+
+    @property
+    def f0(self) -> np.ndarray:
+        if self._f0 is None:
+            self._f0 = apply_FK(self.inner.F, self._problem.kd, self._problem.d_of(self.z))
+        return self._f0
+
+    @property
+    def grad(self) -> np.ndarray:
+        if self._grad is None:
+            self._grad = self._problem.grad(self.z, self.f0)
+        return self._grad
+
+
+class SVMProblem:
+    """P1, eq. mainrank: ``max_{a in A} h(a)``, ``A = {y'a = 0, 0 <= a <= C}``."""
+
+    kind = "svm"
+
+    def __init__(self, K: np.ndarray | KernelData, y: np.ndarray, C: float, eta: float, tau: float):
+        self.kd = K if isinstance(K, KernelData) else KernelData(K)
+        self.y = y
+        self.C = C
+        self.eta = eta
+        self.tau = tau
+        self.dim = y.size
+        self.route = "auto"
+
+    def project(self, z: np.ndarray) -> np.ndarray:
+        return project_A(z, self.y, self.C)
+
+    def project_paper(self, z: np.ndarray) -> np.ndarray:
+        return project_paper(z, self.y, self.C)
+
+    def d_of(self, z: np.ndarray) -> np.ndarray:
+        return z * self.y
+
+    def lin(self, z: np.ndarray) -> float:
+        return float(z.sum())
+
+    def grad(self, z: np.ndarray, f0: np.ndarray) -> np.ndarray:
+        """``grad h(a) = 1 - Y (F(a) o K) Y a`` (eq. gradf)."""
+        return 1.0 - self.y * f0
+
+    def evaluate(self, z: np.ndarray, warm: Evaluation | None = None, route: str | None = None):
+        inner = inner_minimiser(
+            self.kd,
+            self.d_of(z),
+            self.eta,
+            self.tau,
+            route=route or self.route,
+            warm=None if warm is None else warm.inner,
+        )
+        return Evaluation(z, inner, self.lin(z) + self.eta * inner.deficit, self)
+
+    def certify(self, ev: Evaluation) -> Certificate:
+        return certify_svm(self.kd, self.y, ev.z, self.C, self.eta, self.tau, ev.inner, ev.f0)
+
+    def bias(self, ev: Evaluation, cert: Certificate) -> float:
+        from .certificate import kkt_bias
+
+        b = kkt_bias(ev.f0, self.y, ev.z, self.C)
+        return cert.bias if b is None else b
+
+    def lipschitz_paper(self) -> float:
+        """``L = kappa (n + 3 n C^2 ||K||_F / (4 eta))``, Theorem theor."""
+        n, K = self.kd.n, self.kd.K
+        return self.kd.kappa * (n + 3 * n * self.C**2 * np.linalg.norm(K) / (4 * self.eta))
+
+    def lipschitz_pgm(self) -> float:
+        """``L = n - tau/2 + n C^2 lambda_max(K) / (4 eta)``, eq. pgm (from Lemma fbound)."""
+        n = self.kd.n
+        lmax = _lambda_max(self.kd)
+        return n - self.tau / 2 + n * self.C**2 * lmax / (4 * self.eta)
+
+
+def _lambda_max(kd: KernelData) -> float:
+    from scipy.sparse.linalg import eigsh
+
+    if kd.n <= 200:
+        return float(np.linalg.eigvalsh(kd.K)[-1])
+    return float(eigsh(kd.K, k=1, which="LA", return_eigenvectors=False, tol=1e-8)[0])

@@ -1,0 +1,114 @@
+"""``solve_svm``: one entry point for the fast solvers of P1 (eq. mainrank)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._accelerated import accelerated
+from ._paper import paper
+from ._problem import SVMProblem
+from ._result import DANKResult
+from ._validation import (
+    check_binary_labels,
+    check_kernel_matrix,
+    check_nonnegative,
+    check_positive,
+)
+from .inner import KernelData
+
+__all__ = ["solve_svm", "METHODS"]
+
+METHODS = ("accelerated", "paper", "paper-monotone", "pgm")
+
+
+def solve_svm(
+    K,
+    y,
+    *,
+    C: float,
+    eta: float,
+    tau: float = 0.01,
+    method: str = "accelerated",
+    tol: float = 1e-6,
+    max_iter: int | None = None,
+    alpha0=None,
+    check_psd: bool = True,
+    eig_route: str = "auto",
+    **options,
+) -> DANKResult:
+    """Solve DANK in SVM, eq. mainrank: ``max_{a in A} min_{F PSD} H(a, F)``.
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n)
+        PSD initial kernel matrix (checked; pass ``check_psd=False`` to skip the
+        O(n^3) test for a kernel you computed yourself).
+    y : array_like of shape (n,)
+        Labels in {-1, +1}, both present.
+    C : float > 0
+        Box constraint.
+    eta : float > 0
+        Weight of the centering regulariser ``||F - 11'||_F^2``.
+    tau : float >= 0, default 0.01
+        Nuclear-norm weight (relative to eta).
+    method : {"accelerated", "paper", "paper-monotone", "pgm"}
+        ``"accelerated"`` (default): accelerated projected gradient with
+        backtracking and restart, exact projection, stops on the certified
+        relative gap ``tol``. ``"paper"``: Algorithm ago3 as printed (options
+        ``projection``, ``beta_sign``, ``t_max``, ``eps``, see
+        :mod:`dank_fast._paper`); ``"paper-monotone"`` its monotone variant;
+        ``"pgm"`` the projected gradient of eq. pgm.
+    tol : float, default 1e-6
+        Target certified relative gap ``gap / 1'a`` (accelerated); for the
+        paper's methods it only decides the reported status.
+    max_iter : int, optional
+        Iteration limit (default 5000 for accelerated; the paper's ``t_max = 2000``).
+    alpha0 : array_like, optional
+        Warm start (projected onto ``A``); e.g. a plain SVM's dual solution.
+    eig_route : {"auto", "dense", "lanczos"}
+        How ``F(a)`` is computed when ``tau > 0`` (:func:`dank_fast.inner.inner_minimiser`).
+
+    Returns
+    -------
+    DANKResult
+        ``alpha``, ``bias``, ``lower <= v* <= upper``, ``gap``, ``rel_gap``,
+        ``status``, ``n_iter``, ``time``, ``F`` (dense) / ``F_factors``.
+        A ``ConvergenceWarning`` is issued when ``"accelerated"`` stops without
+        certifying ``tol``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dank_fast import solve_svm, compute_kernel
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 2)); y = np.where(X[:, 0] + X[:, 1] > 0, 1.0, -1.0)
+    >>> res = solve_svm(compute_kernel(X, sigma=1.0), y, C=1.0, eta=10.0, tau=0.01)
+    >>> res.status, bool(res.rel_gap <= 1e-6), bool(res.lower <= res.upper)
+    ('converged', True, True)
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if isinstance(K, KernelData):
+        kd = K
+    else:
+        kd = KernelData(check_kernel_matrix(K, check_psd=check_psd))
+    y = check_binary_labels(y, kd.n)
+    C = check_positive(C, "C")
+    eta = check_positive(eta, "eta")
+    tau = check_nonnegative(tau, "tau")
+    if max_iter is not None and (int(max_iter) != max_iter or max_iter < 1):
+        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
+    if alpha0 is not None:
+        alpha0 = np.asarray(alpha0, dtype=np.float64)
+        if alpha0.shape != y.shape or not np.all(np.isfinite(alpha0)):
+            raise ValueError("alpha0 must be a finite array of shape (n,)")
+    problem = SVMProblem(kd, y, C, eta, tau)
+    problem.route = eig_route
+    if method == "accelerated":
+        return accelerated(
+            problem, tol=tol, max_iter=max_iter or 5000, alpha0=alpha0, **options
+        )
+    variant = {"paper": "nesterov", "paper-monotone": "monotone", "pgm": "pgm"}[method]
+    return paper(
+        problem, variant=variant, t_max=max_iter or 2000, alpha0=alpha0, tol=tol, **options
+    )

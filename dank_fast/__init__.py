@@ -12,6 +12,7 @@ inner_minimiser   F(a) of Lemma fbound; apply_FK applies F o K to a vector
 from ._accelerated import ConvergenceWarning
 from ._result import DANKResult
 from .certificate import Certificate, best_bias, svm_certificate
+from .estimators import DANKClassifier
 from .inner import KernelData, apply_FK, inner_minimiser
 from .kernels import compute_kernel
 from .projection import project_A, project_box, project_paper, project_sum_box
@@ -22,6 +23,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Certificate",
     "ConvergenceWarning",
+    "DANKClassifier",
     "DANKResult",
     "KernelData",
     "apply_FK",

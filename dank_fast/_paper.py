@@ -45,7 +45,7 @@ def paper(
     tol: float = 1e-6,
     record_history: bool = True,
     certify_every: int = 0,
-) -> "object":
+) -> object:
     if variant not in ("nesterov", "monotone", "pgm"):
         raise ValueError(f"variant must be 'nesterov', 'monotone' or 'pgm', got {variant!r}")
     if projection not in ("paper", "exact"):
@@ -98,6 +98,7 @@ def paper(
         hist["h"].append(ev.h)
     z = problem.project(a)
     method = {"nesterov": "paper", "monotone": "paper-monotone", "pgm": "pgm"}[variant]
-    res = finish(problem, z, problem.evaluate(z), None, status, t, t_start, method, hist, tol, raw=a)
+    ev_z = problem.evaluate(z)
+    res = finish(problem, z, ev_z, None, status, t, t_start, method, hist, tol, raw=a)
     res.extra.update({"L": L, "variant": variant, "projection": projection, "beta_sign": beta_sign})
     return res

@@ -86,7 +86,23 @@ class SVMProblem:
         return Evaluation(z, inner, self.lin(z) + self.eta * inner.deficit, self)
 
     def certify(self, ev: Evaluation) -> Certificate:
+        """Certificate at ``ev.z``; an inexact (Lanczos) ``F`` is recomputed exactly first."""
+        if not ev.inner.exact:
+            ev = self.evaluate(ev.z, route="dense")
         return certify_svm(self.kd, self.y, ev.z, self.C, self.eta, self.tau, ev.inner, ev.f0)
+
+    def quick_rel_gap(self, ev: Evaluation) -> float:
+        """The certificate's gap formula for exact F, evaluated with whatever F ``ev`` has.
+
+        Cheap (no eigendecomposition); equals ``certify(ev).rel_gap`` on the exact
+        routes. Solvers use it to decide *when* to certify, never as the certificate.
+        """
+        from .certificate import best_bias
+
+        _, _, hinge = best_bias(ev.f0, self.y)
+        lin = self.lin(ev.z)
+        gap = float(self.d_of(ev.z) @ ev.f0) + self.C * hinge - lin
+        return gap / max(lin, np.finfo(float).tiny)
 
     def bias(self, ev: Evaluation, cert: Certificate) -> float:
         from .certificate import kkt_bias

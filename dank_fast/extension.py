@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.metrics.pairwise import euclidean_distances
 
-__all__ = ["SCHEMES", "match_training_points", "extended_decision"]
+__all__ = ["SCHEMES", "match_training_points", "match_from_distances", "extended_decision"]
 
 SCHEMES = ("paper", "nearest")
 
@@ -60,7 +60,28 @@ def match_training_points(X_train, X_test, scheme: str = "paper") -> np.ndarray:
     """
     if scheme not in SCHEMES:
         raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
-    D = euclidean_distances(X_train, X_test)  # (n, m)
+    return match_from_distances(euclidean_distances(X_train, X_test), scheme)
+
+
+def match_from_distances(D, scheme: str = "paper") -> np.ndarray:
+    """:func:`match_training_points` from a dissimilarity matrix ``D`` (n_train x m).
+
+    Only the orderings of ``D`` along each axis are used, so any dissimilarity
+    that ranks like a distance works (e.g. a kernel-induced distance for a
+    precomputed kernel). ``D[i, j]`` compares training point ``i`` with test
+    point ``j``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> match_from_distances(np.array([[0.1, 3.0], [2.0, 0.5]]), scheme="nearest").tolist()
+    [0, 1]
+    """
+    if scheme not in SCHEMES:
+        raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
+    D = np.asarray(D, dtype=np.float64)
+    if D.ndim != 2 or D.shape[0] == 0:
+        raise ValueError(f"D must be a non-empty 2-D array, got shape {D.shape}")
     if scheme == "nearest":
         return np.argmin(D, axis=0)
     r = _ranks(D, axis=1)  # rank of x'_j among test points, seen from x_i

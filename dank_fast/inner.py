@@ -19,13 +19,20 @@ Three routes compute ``F(a)``:
   acts on ``span{e_i : i in S} + span{1_{S^c}}`` and vanishes on the rest; its
   eigendecomposition is exact at size ``|S| + 1`` (divide and conquer driver).
 * ``"lanczos"``: the top eigenpairs of that reduced operator, matrix-free
-  (ARPACK, warm-started). A missed eigenvalue above ``tau/2`` would make ``h``
-  too large, so the route also returns ``missed``: with ``T_r`` the trace of
-  ``M`` not explained by the computed eigenvalues (``trace M`` is known exactly),
-  ``sum_{missed} (l - tau/2)_+^2 <= (T_r - tau/2)_+^2`` because the missed
-  eigenvalues are non-negative and sum to ``T_r``. Subtracting ``eta * missed``
-  keeps every lower bound rigorous; when it is not negligible the solver falls
-  back to the dense route.
+  (ARPACK, warm-started).
+
+On the dense route the value is computed without the cancellation of
+``n^2 - ||F||^2``: with ``psi(l) = l^2`` for ``l <= tau/2`` and
+``tau l - tau^2/4`` above (the inner minimum per eigenvalue),
+
+    n^2 - ||F(a)||_F^2 = -(2 1'Gamma 1 + ||Gamma||_F^2) + sum_j psi(l_j),
+
+where both Gamma terms are computed exactly from ``K`` and every ``psi >= 0``.
+On the Lanczos route a missed eigenvalue above ``tau/2`` would make ``h`` too
+large; ``missed`` bounds the error: the missed eigenvalues are non-negative and
+sum to ``T_r`` (the trace of ``M``, known exactly, minus the computed ones), so
+``sum_missed (l - tau/2)_+^2 <= (T_r - tau/2)_+^2``. Certificates are always
+taken on the exact routes (``InnerSolution.exact``); Lanczos serves iterations.
 """
 
 from __future__ import annotations
@@ -209,11 +216,12 @@ class InnerSolution:
     ----------
     F : LowRankF or CenteredF
     deficit : float
-        ``n^2 - ||F||_F^2``, computed without cancellation where possible, so that
-        ``h(a) = lin(a) + eta * (deficit - missed)`` is a rigorous value/lower bound.
+        ``n^2 - ||F||_F^2`` (without cancellation on the exact routes), so that
+        ``h(a) = lin(a) + eta * deficit``; on the Lanczos route
+        ``lin(a) + eta * (deficit - missed)`` is a rigorous lower bound.
     missed : float
-        Upper bound on ``sum (l - tau/2)_+^2`` over eigenvalues of ``M`` not computed
-        (0 for the exact routes).
+        Bound on ``sum (l - tau/2)_+^2`` over eigenvalues the Lanczos route did
+        not compute (0 for the exact routes).
     eigvals : ndarray
         Computed eigenvalues of ``M(a)`` (descending); empty for tau = 0.
     route : str
@@ -228,7 +236,8 @@ class InnerSolution:
 
     @property
     def exact(self) -> bool:
-        return self.missed == 0.0
+        """True when ``F`` is the exact minimiser (closed form or full eigendecomposition)."""
+        return self.route in ("closed", "dense")
 
 
 def _reduced_operator(kd: KernelData, d: np.ndarray, S: np.ndarray, eta: float):
@@ -327,7 +336,8 @@ def inner_minimiser(
         mu = np.array([n - thr]) if n > thr else np.empty(0)
         U = np.full((n, mu.size), 1.0 / np.sqrt(n))
         F = LowRankF(mu, U)
-        return InnerSolution(F, n * n - F.frob2(), 0.0, np.array([float(n)]), "dense")
+        psi = tau * n - tau * tau / 4.0 if n > thr else float(n) ** 2
+        return InnerSolution(F, psi, 0.0, np.array([float(n)]), "dense")
     m = n - s
     size = s + 1 if m > 0 else s
     use_dense = route == "dense" or (route == "auto" and size <= DENSE_LIMIT) or size <= 8
@@ -354,9 +364,9 @@ def inner_minimiser(
             k = min(size - 1, 2 * k)
         trace_M = n + float(d[S] ** 2 @ kd.diag[S]) / (4 * eta)
         rest = trace_M - float(lam.sum())
-        missed = max(rest - thr, 0.0) ** 2 if k < size else 0.0
-        # round-off of the trace subtraction: treat |rest| at the 1e-12 n level as exact
-        if rest - thr <= 1e-12 * n:
+        # missed eigenvalues are >= 0 and sum to rest: sum (l - tau/2)_+^2 <= (rest - tau/2)_+^2
+        missed = max(rest - thr, 0.0) ** 2 if lam.size < size else 0.0
+        if rest - thr <= 1e-12 * n:  # round-off of the trace subtraction
             missed = 0.0
         used = "lanczos"
     keep = lam > thr
@@ -368,7 +378,25 @@ def inner_minimiser(
         Sc = np.setdiff1d(np.arange(n), S, assume_unique=True)
         U[Sc] = Wk[s] / np.sqrt(m)
     F = LowRankF(mu, U)
-    return InnerSolution(F, n * n - F.frob2(), missed, lam, used)
+    if used == "dense":
+        lam_pos = np.maximum(lam, 0.0)
+        psi = np.where(lam_pos <= thr, lam_pos**2, tau * lam_pos - tau * tau / 4.0)
+        one_g_one, g_frob2 = _gamma_sums(kd, d, S, eta)
+        deficit = -(2.0 * one_g_one + g_frob2) + float(np.sort(psi).sum())
+    else:
+        # exact unless an eigenvalue above tau/2 was missed (bounded by ``missed``)
+        deficit = n * n - F.frob2()
+    return InnerSolution(F, deficit, missed, lam, used)
+
+
+def _gamma_sums(kd: KernelData, d: np.ndarray, S: np.ndarray, eta: float) -> tuple[float, float]:
+    """``1'Gamma 1`` and ``||Gamma||_F^2``, exactly from ``K`` (no eigenvalues)."""
+    if S.size == 0:
+        return 0.0, 0.0
+    KSS = kd.block(S)
+    dS = d[S]
+    d2 = dS * dS
+    return float(dS @ KSS @ dS) / (4 * eta), float(d2 @ (KSS * KSS) @ d2) / (16 * eta**2)
 
 
 def apply_FK(F: LowRankF | CenteredF, kd: KernelData, x: np.ndarray) -> np.ndarray:

@@ -92,11 +92,17 @@ def compute_kernel(
     >>> K.tolist()
     [[1.0, 1.0], [1.0, 1.0]]
     """
-    X = np.asarray(X, dtype=np.float64)
+    from ._validation import check_finite_array
+
+    X = check_finite_array(X, "X", ndim=2)
+    if Z is not None:
+        Z = check_finite_array(Z, "Z", ndim=2)
+        if kernel != "precomputed" and Z.shape[1] != X.shape[1]:
+            raise ValueError(f"X has {X.shape[1]} features but Z has {Z.shape[1]}")
     params = kernel_params(
         kernel, sigma=sigma, gamma=gamma, degree=degree, coef0=coef0, n_features=X.shape[1]
     )
     if params["metric"] == "precomputed":
-        return X if Z is None else np.asarray(Z, dtype=np.float64)
+        return X if Z is None else Z
     metric = params.pop("metric")
     return pairwise_kernels(X, Z, metric=metric, **params)

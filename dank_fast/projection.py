@@ -77,7 +77,13 @@ def project_A(z, y, C: float) -> np.ndarray:
     # z_i - lam y_i hits 0 at lam = z_i y_i and C at lam = (z_i - C) y_i
     breaks = np.concatenate([z * y, (z - C) * y])
     lam = _piecewise_root(breaks, phi)
-    return np.clip(z - lam * y, 0.0, C)
+    p = np.clip(z - lam * y, 0.0, C)
+    # z - lam y loses digits when |z| >> C; restore y'p = 0 on the free coordinates
+    r = float(y @ p)
+    free = (p > 0.0) & (p < C)
+    if r != 0.0 and np.any(free):
+        p[free] = np.clip(p[free] - r * y[free] / np.count_nonzero(free), 0.0, C)
+    return p
 
 
 def project_sum_box(z, C: float) -> tuple[np.ndarray, np.ndarray]:

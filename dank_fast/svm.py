@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from ._accelerated import accelerated
+from ._newton import newton
 from ._paper import paper
 from ._problem import SVMProblem
 from ._result import DANKResult
@@ -18,7 +21,7 @@ from .inner import KernelData
 
 __all__ = ["solve_svm", "METHODS"]
 
-METHODS = ("accelerated", "paper", "paper-monotone", "pgm")
+METHODS = ("accelerated", "newton", "paper", "paper-monotone", "pgm")
 
 
 def solve_svm(
@@ -96,8 +99,15 @@ def solve_svm(
     C = check_positive(C, "C")
     eta = check_positive(eta, "eta")
     tau = check_nonnegative(tau, "tau")
-    if max_iter is not None and (int(max_iter) != max_iter or max_iter < 1):
-        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
+    if max_iter is not None:
+        if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral):
+            raise TypeError(f"max_iter must be an integer, got {type(max_iter).__name__}")
+        if max_iter < 1:
+            raise ValueError(f"max_iter must be >= 1, got {max_iter!r}")
+        max_iter = int(max_iter)
+    tol = check_positive(tol, "tol")
+    if eig_route not in ("auto", "dense", "lanczos"):
+        raise ValueError(f"eig_route must be 'auto', 'dense' or 'lanczos', got {eig_route!r}")
     if alpha0 is not None:
         alpha0 = np.asarray(alpha0, dtype=np.float64)
         if alpha0.shape != y.shape or not np.all(np.isfinite(alpha0)):
@@ -108,6 +118,8 @@ def solve_svm(
         return accelerated(
             problem, tol=tol, max_iter=max_iter or 5000, alpha0=alpha0, **options
         )
+    if method == "newton":
+        return newton(problem, tol=tol, max_iter=max_iter or 100, alpha0=alpha0, **options)
     variant = {"paper": "nesterov", "paper-monotone": "monotone", "pgm": "pgm"}[method]
     return paper(
         problem, variant=variant, t_max=max_iter or 2000, alpha0=alpha0, tol=tol, **options

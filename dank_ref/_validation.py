@@ -62,7 +62,9 @@ def check_binary_labels(y, n: int, *, require_both: bool = True) -> np.ndarray:
     if not np.all((y == 1.0) | (y == -1.0)):
         raise ValueError("labels y must take values in {-1, +1}")
     if require_both and (np.all(y == 1.0) or np.all(y == -1.0)):
-        raise ValueError("labels y must contain both classes (the bias constraint y'a = 0 needs it)")
+        raise ValueError(
+            "labels y must contain both classes (the bias constraint y'a = 0 needs it)"
+        )
     return y
 
 

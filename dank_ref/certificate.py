@@ -29,7 +29,7 @@ For a feasible ``a`` let ``F_hat = F(a) = J_{tau/2}(11' + Gamma(a))`` (Lemma fbo
 * ``a`` is first projected exactly onto the feasible set (:func:`project_box_hyperplane`); the
   Euclidean projection distance is reported.
 * relative gaps: SVM and P3 ``gap / max(1'a, tiny)`` (the SVM-side scale, see SPEC); SVR
-  ``gap / max(|b'y|, 1'(alpha_hat + alpha_check), tiny)`` (``b'y`` is the SVR analogue of
+  ``gap / max(|b'y|, 1'(alpha_hat + alpha_check), C)`` (``b'y`` is the SVR analogue of
   ``1'a``: at a saddle point ``b'y - eps 1'(ah+ac) = b'Gb + C loss``).
 """
 
@@ -267,6 +267,10 @@ def svr_certificate(K, y, alpha_hat, alpha_check, *, C, epsilon, eta, tau, proje
     x, _ = project_box_hyperplane(z, u, C)
     dist = _feasibility_check(z, x, project, "(alpha_hat, alpha_check)")
     ah, ac = x[:n], x[n:]
+    # ah_i, ac_i > 0 together is never better (eps >= 0): remove the common part (b unchanged)
+    common = np.minimum(ah, ac)
+    ah, ac = ah - common, ac - common
+    dist = float(np.linalg.norm(z - np.concatenate([ah, ac])))
     bvec = ah - ac
     F, Gamma, eig = _inner(K, bvec, eta, tau)
     lin = float(bvec @ y) - epsilon * float(np.sum(ah + ac))
@@ -277,7 +281,9 @@ def svr_certificate(K, y, alpha_hat, alpha_check, *, C, epsilon, eta, tau, proje
     sgn = np.concatenate([-np.ones(n), np.ones(n)])
     beta, loss = best_bias(cpts, sgn)
     gap = float(bvec @ g) + C * loss - lin
-    scale = max(abs(float(bvec @ y)), float(np.sum(ah + ac)), TINY)
+    # floor C: a* = 0 is optimal when every target fits in the eps-tube, and then
+    # b'y and 1'(ah + ac) both vanish while the gap is pure round-off
+    scale = max(abs(float(bvec @ y)), float(np.sum(ah + ac)), C)
     return Certificate(lower=lower, upper=lower + gap, gap=gap, rel_gap=gap / scale, bias=beta,
                        F=F, alpha=bvec, projection_distance=dist, scale=scale, alpha_hat=ah,
                        alpha_check=ac)

@@ -58,73 +58,95 @@ def newton_polish(
     x = project(np.asarray(x0, float))
     best = score(x)
     accepted = 0
-    mu = 0.0
-    tol = snap * width
+    mu = [0.0]
     for _ in range(max_iter):
         if best <= 0.0:
             break
         g, H = grad_hess(x)
-        at_lo = x <= lo + tol
-        at_hi = x >= hi - tol
-        at_zero = (np.abs(x) <= tol) & (lo < 0.0) & ~at_lo & ~at_hi
-        free = ~(at_lo | at_hi | at_zero)
-        sgn = np.sign(x)
-        # multiplier estimate on the current free set
-        gf = g - l1 * sgn
-        if u is not None and np.any(free):
-            mu = float(u[free] @ gf[free]) / float(u[free] @ u[free])
-        r = g - (mu * u if u is not None else 0.0)
-        # release variables whose directional derivative points into the interior
-        up_gain = np.where(at_lo & (lo < 0.0), r + l1, np.where(at_zero | (at_lo & (lo >= 0.0)),
-                                                                 r - l1, -np.inf))
-        down_gain = np.where(at_hi & (hi > 0.0), -(r - l1), np.where(at_zero, -r - l1, -np.inf))
-        rel_tol = 1e-12 * (1.0 + np.max(np.abs(g)))
-        rel_up = (up_gain > rel_tol) & ~free
-        rel_dn = (down_gain > rel_tol) & ~free
-        free_new = free | rel_up | rel_dn
-        sgn = np.where(rel_up, 1.0, np.where(rel_dn, -1.0, sgn))
-        # for variables at a bound with lo = 0 (SVM), the side is +
-        sgn = np.where(free_new & (sgn == 0.0), 1.0, sgn)
-        idx = np.flatnonzero(free_new)
-        if idx.size == 0:
-            break
-        gF = (g - l1 * sgn)[idx]
-        HF = H[np.ix_(idx, idx)]
-        if u is not None:
-            uF = u[idx]
-            m = idx.size
-            A = np.zeros((m + 1, m + 1))
-            A[:m, :m] = HF
-            A[:m, m] = -uF
-            A[m, :m] = uF
-            rhs = np.concatenate([-gF, [0.0]])
-            sol = np.linalg.lstsq(A, rhs, rcond=1e-14)[0]
-            step, mu = sol[:m], float(sol[m])
-        else:
-            step = np.linalg.lstsq(HF, -gF, rcond=1e-14)[0]
-        base = x.copy()
-        base[at_lo & ~free_new] = lo
-        base[at_hi & ~free_new] = hi
-        base[at_zero & ~free_new] = 0.0
         improved = False
-        t = 1.0
-        for _ls in range(8):
-            cand = base.copy()
-            cand[idx] += t * step
-            # a free variable keeps its sign region (the l1 term is smooth there)
-            if l1 > 0.0:
-                cand[idx] = np.where(sgn[idx] > 0, np.maximum(cand[idx], 0.0),
-                                     np.minimum(cand[idx], 0.0))
-            cand = project(np.clip(cand, lo, hi))
-            sc = score(cand)
-            if sc < best:
-                x, best, improved = cand, sc, True
-                accepted += 1
-                break
-            t *= 0.5
+        # several snapping thresholds: the conic solution is only accurate to ~its tolerance
+        # try several snapping thresholds (the conic solution is only accurate to about its
+        # tolerance) with and without releasing bound variables; keep the best candidate
+        best_c, best_s = None, best
+        for snap_k in (snap, 1e-5, 1e-3, 1e-9):
+            for release in (True, False):
+                cand, sc = _newton_step(x, g, H, lo, hi, l1, u, snap_k * width, project, score,
+                                        mu, release)
+                if cand is not None and sc < best_s:
+                    best_c, best_s = cand, sc
+        if best_c is not None:
+            x, best, improved = best_c, best_s, True
+            accepted += 1
         if not improved:
             break
     return x, best, accepted
+
+
+def _newton_step(x, g, H, lo, hi, l1, u, tol, project, score, mu_box, release=True):
+    """One active-set Newton step with backtracking; returns ``(candidate, score)``."""
+    at_lo = x <= lo + tol
+    at_hi = x >= hi - tol
+    at_zero = (np.abs(x) <= tol) & (lo < 0.0) & ~at_lo & ~at_hi
+    free = ~(at_lo | at_hi | at_zero)
+    # snap the fixed variables and move the gradient there (quadratic model)
+    snapped = x.copy()
+    snapped[at_lo] = lo
+    snapped[at_hi] = hi
+    snapped[at_zero] = 0.0
+    g = g + H @ (snapped - x)
+    sgn = np.sign(x)
+    gf = g - l1 * sgn
+    mu = mu_box[0]
+    if u is not None and np.any(free):
+        mu = float(u[free] @ gf[free]) / float(u[free] @ u[free])
+    r = g - (mu * u if u is not None else 0.0)
+    # release variables whose directional derivative points into the interior
+    up_gain = np.where(at_lo & (lo < 0.0), r + l1,
+                       np.where(at_zero | (at_lo & (lo >= 0.0)), r - l1, -np.inf))
+    down_gain = np.where(at_hi & (hi > 0.0), -(r - l1), np.where(at_zero, -r - l1, -np.inf))
+    rel_tol = 1e-12 * (1.0 + np.max(np.abs(g)))
+    rel_up = (up_gain > rel_tol) & ~free & release
+    rel_dn = (down_gain > rel_tol) & ~free & release
+    free_new = free | rel_up | rel_dn
+    sgn = np.where(rel_up, 1.0, np.where(rel_dn, -1.0, sgn))
+    sgn = np.where(free_new & (sgn == 0.0), 1.0, sgn)
+    idx = np.flatnonzero(free_new)
+    if idx.size == 0:
+        return None, np.inf
+    gF = (g - l1 * sgn)[idx]
+    HF = H[np.ix_(idx, idx)]
+    if u is not None:
+        uF = u[idx]
+        m = idx.size
+        A = np.zeros((m + 1, m + 1))
+        A[:m, :m] = HF
+        A[:m, m] = -uF
+        A[m, :m] = uF
+        rhs = np.concatenate([-gF, [-float(u @ snapped)]])  # restore u'x = 0 after snapping
+        sol = np.linalg.lstsq(A, rhs, rcond=1e-14)[0]
+        step = sol[:m]
+        mu_box[0] = float(sol[m])
+    else:
+        step = np.linalg.lstsq(HF, -gF, rcond=1e-14)[0]
+    base = snapped
+    best_c, best_s = None, np.inf
+    t = 1.0
+    s0 = score(x)
+    for _ls in range(8):
+        cand = base.copy()
+        cand[idx] += t * step
+        # a free variable keeps its sign region (the l1 term is smooth there)
+        if l1 > 0.0:
+            cand[idx] = np.where(sgn[idx] > 0, np.maximum(cand[idx], 0.0),
+                                 np.minimum(cand[idx], 0.0))
+        cand = project(np.clip(cand, lo, hi))
+        sc = score(cand)
+        if sc < best_s:
+            best_c, best_s = cand, sc
+        if sc < s0:
+            break
+        t *= 0.5
+    return best_c, best_s
 
 
 def polish_svm(K, y, a0, *, C, eta, tau, equality: bool = True, max_iter: int = 30,

@@ -1,0 +1,479 @@
+"""scikit-learn estimator for DANK in SVM (P1, eq. mainrank).
+
+:class:`DANKClassifier` learns a data-adaptive kernel ``F o K`` jointly with an
+SVM (eq. mainrank) through :func:`dank_fast.solve_svm`, and predicts unseen
+points with the paper's out-of-sample extension (section ose, eq. mBBPdef):
+a test point borrows the column of ``F`` of a matched training point.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.metrics.pairwise import euclidean_distances
+from sklearn.svm import SVC
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import _ovr_decision_function, check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._validation import check_kernel_matrix
+from .extension import extended_decision, match_from_distances
+from .kernels import compute_kernel, kernel_params
+from .svm import METHODS, solve_svm
+
+__all__ = ["DANKClassifier"]
+
+_KERNELS = ("rbf", "gaussian", "linear", "poly", "precomputed")
+_ETA_FLOOR = 1e-12  # below this the plain SVM's ||a||^2 is treated as degenerate
+
+
+class DANKClassifier(ClassifierMixin, BaseEstimator):
+    """Data-adaptive non-parametric kernel SVM (DANK, Liu et al., JMLR 2020).
+
+    Solves the saddle problem of eq. mainrank,
+
+    ``max_{a in A} min_{F PSD} 1'a - 1/2 a'Y(F o K)Y a + eta ||F - 11'||_F^2
+    + tau eta ||F||_*``,  ``A = {a : y'a = 0, 0 <= a <= C}``,
+
+    which learns a PSD matrix ``F`` (close to the all-ones matrix) that reweights
+    the initial kernel ``K`` entrywise, together with the SVM dual variables
+    ``a``. The decision function on a training point ``x_j`` is
+    ``f(x_j) = sum_i a_i y_i F_ij k(x_i, x_j) + b``. Unseen points use the
+    out-of-sample extension of section ose: a test point ``x'_j`` is matched to
+    a training point ``j*`` and borrows its column of ``F``,
+
+    ``f(x'_j) = sum_{i in S} a_i y_i F_{i, j*} k(x_i, x'_j) + b``
+
+    (``S`` the support vectors). With ``eta -> inf`` and ``tau = 0``, ``F -> 11'``
+    and the model reduces to the plain SVM with kernel ``K``.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Box constraint of the SVM dual (> 0).
+    kernel : {"rbf", "gaussian", "linear", "poly", "precomputed"}, default="rbf"
+        Initial kernel ``K``. ``"rbf"`` and ``"gaussian"`` are the same Gaussian
+        kernel. With ``"precomputed"``, ``fit`` takes the (PSD) training kernel
+        of shape (n_samples, n_samples) and ``predict``/``decision_function``
+        take ``K_test[j, i] = k(x'_j, x_i)`` of shape (n_test, n_samples), as
+        :class:`sklearn.svm.SVC` does.
+    sigma : float, default=None
+        Gaussian width of the paper, ``k(x, x') = exp(-||x - x'||^2 / (2 sigma^2))``,
+        i.e. ``gamma = 1 / (2 sigma^2)``. Give at most one of ``sigma`` and ``gamma``.
+    gamma : float, default=None
+        scikit-learn's kernel coefficient for ``"rbf"``/``"poly"``; when neither
+        ``sigma`` nor ``gamma`` is given, ``gamma = 1 / n_features``.
+    degree : int, default=3
+        Degree of the ``"poly"`` kernel ``(gamma <x, x'> + coef0)^degree``.
+    coef0 : float, default=1.0
+        Independent term of the ``"poly"`` kernel.
+    eta : float or "svm", default="svm"
+        Weight of the centering regulariser ``||F - 11'||_F^2`` (> 0). ``"svm"``
+        is the paper's choice ``eta = ||a_SVM||_2^2``, with ``a_SVM`` the dual
+        variables of a plain :class:`sklearn.svm.SVC` (``kernel="precomputed"``,
+        same ``C``) fitted on the same ``K`` for each binary problem; if that
+        norm is below 1e-12 (degenerate), ``eta = 1`` is used instead. The value
+        used is stored in ``eta_``.
+    tau : float, default=0.01
+        Nuclear-norm weight (relative to ``eta``, >= 0); ``tau = 0`` skips the
+        eigendecomposition (``F = 11' + Gamma(a)`` exactly).
+    method : {"accelerated", "paper", "paper-monotone", "pgm"}, default="accelerated"
+        Solver of :func:`dank_fast.solve_svm`.
+    tol : float, default=1e-6
+        Target certified relative duality gap of the solver.
+    max_iter : int, default=None
+        Iteration limit of the solver (None: the solver's default).
+    extension : {"paper", "nearest"}, default="paper"
+        How a test point is matched to a training point (section ose).
+        ``"paper"``: reciprocal nearest neighbours ``M_ij = 1/(r s)`` (eq. mBBPdef);
+        **the prediction of a point depends on the other points of the batch**
+        (``r`` ranks test points), so ``predict(X)[k]`` may differ from
+        ``predict(X[k:k+1])``. ``"nearest"``: the nearest training point;
+        batch-independent. Both match a training point to itself (up to exact
+        duplicates). For ``kernel="precomputed"`` Euclidean distances are not
+        available; the kernel-induced distance
+        ``d^2(x_i, x'_j) = k(x_i, x_i) - 2 k(x_i, x'_j) + c`` is used, where
+        ``k(x'_j, x'_j)`` (not provided by the precomputed API) is replaced by a
+        constant ``c``. This is exact for ``"nearest"`` and for kernels with a
+        constant diagonal (e.g. Gaussian: then it ranks by the largest kernel
+        value ``k(x_i, x'_j)``, i.e. by Euclidean distance).
+    multi_class : {"ovo", "ovr"}, default="ovo"
+        Reduction for more than two classes. ``"ovo"``: one DANK problem per pair
+        of classes (as :class:`sklearn.svm.SVC`), prediction by majority vote
+        with ties broken by the summed pairwise decision values, exactly as
+        :class:`sklearn.multiclass.OneVsOneClassifier` (equivalently
+        ``SVC(break_ties=True)``). ``"ovr"``: one problem per class against
+        the rest, prediction by the argmax of the decision values.
+    warm_start_svm : bool, default=True
+        Start the DANK solver from the plain SVM's dual solution when
+        ``eta="svm"`` computes it anyway (ignored otherwise).
+    random_state : int, RandomState instance or None, default=None
+        Accepted for API stability only: all solvers of P1 (and the plain SVM
+        used by ``eta="svm"``) are deterministic, so it has no effect.
+    verbose : bool, default=False
+        Print one line per binary problem (solver status and certified gap).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        Class labels.
+    X_fit_ : ndarray of shape (n_samples, n_features)
+        Training data (the training kernel for ``kernel="precomputed"``).
+    results_ : list of DANKResult
+        Solver output for every binary problem (``alpha``, ``bias``, certified
+        ``gap``/``rel_gap``, ``status``, the learned ``F``); ``results_[p].alpha``
+        is indexed by the training samples of problem ``p`` (``problem_indices_[p]``).
+    problem_classes_ : list of tuple
+        Class indices of each binary problem: ``(neg, pos)`` for ``"ovo"`` pairs
+        (``classes_[pos]`` is the positive class), ``(-1, k)`` for ``"ovr"``.
+    problem_indices_ : list of ndarray
+        Training-sample indices used by each binary problem.
+    eta_ : ndarray of shape (n_problems,)
+        The value of ``eta`` used by each binary problem.
+    support_ : ndarray or list of ndarray
+        Indices (into the training set) of the support vectors ``a_i > 0``; a
+        list with one array per binary problem when there are more than two classes.
+    dual_coef_ : ndarray or list of ndarray
+        ``a_i y_i`` on the support (same layout as ``support_``).
+    intercept_ : ndarray of shape (n_problems,)
+        Bias ``b`` of each binary problem.
+    F_rows_ : ndarray or list of ndarray
+        Rows ``F[S, :]`` of the learned matrix of each problem (``|S| x n_p``
+        where ``n_p`` is the problem's number of training samples), all that the
+        extension needs.
+    n_iter_ : ndarray of shape (n_problems,)
+        Solver iterations of each binary problem.
+    n_features_in_ : int
+        Number of features seen during fit.
+
+    See Also
+    --------
+    dank_fast.solve_svm : The solver used for each binary problem.
+    sklearn.svm.SVC : The plain SVM (the limit ``eta -> inf``, ``tau = 0``).
+
+    Notes
+    -----
+    Binary labels: ``classes_[1]`` is mapped to ``+1`` and ``classes_[0]`` to
+    ``-1``, so a positive decision value means ``classes_[1]``.
+
+    The solver is certified: every ``results_[p]`` carries a duality gap; when the
+    requested ``tol`` is not certified within ``max_iter``, a
+    :class:`dank_fast.ConvergenceWarning` is issued (not silenced).
+
+    Cost: each binary problem stores its n_p x n_p kernel inside ``results_``
+    (``O(n^2)`` memory); prediction costs ``O(n_p m)`` per problem for the matching.
+
+    References
+    ----------
+    F. Liu, X. Huang, C. Gong, J. Yang, L. Li. "Learning Data-adaptive
+    Non-parametric Kernels." JMLR 21, 2020 (eq. mainrank; section ose).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_moons
+    >>> from sklearn.model_selection import train_test_split
+    >>> from sklearn.pipeline import Pipeline
+    >>> from sklearn.preprocessing import MinMaxScaler
+    >>> from dank_fast import DANKClassifier
+    >>> X, y = make_moons(n_samples=60, noise=0.1, random_state=0)
+    >>> X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+    >>> clf = Pipeline([("scale", MinMaxScaler()), ("dank", DANKClassifier(sigma=0.5))])
+    >>> clf = clf.fit(X_train, y_train)
+    >>> print(round(clf.score(X_test, y_test), 2))
+    0.93
+    """
+
+    _parameter_constraints: dict = {
+        "C": [Interval(Real, 0.0, None, closed="neither")],
+        "kernel": [StrOptions(set(_KERNELS))],
+        "sigma": [Interval(Real, 0.0, None, closed="neither"), None],
+        "gamma": [Interval(Real, 0.0, None, closed="neither"), None],
+        "degree": [Interval(Integral, 1, None, closed="left")],
+        "coef0": [Interval(Real, None, None, closed="neither")],
+        "eta": [Interval(Real, 0.0, None, closed="neither"), StrOptions({"svm"})],
+        "tau": [Interval(Real, 0.0, None, closed="left")],
+        "method": [StrOptions(set(METHODS))],
+        "tol": [Interval(Real, 0.0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "extension": [StrOptions({"paper", "nearest"})],
+        "multi_class": [StrOptions({"ovo", "ovr"})],
+        "warm_start_svm": ["boolean"],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self,
+        C=1.0,
+        kernel="rbf",
+        *,
+        sigma=None,
+        gamma=None,
+        degree=3,
+        coef0=1.0,
+        eta="svm",
+        tau=0.01,
+        method="accelerated",
+        tol=1e-6,
+        max_iter=None,
+        extension="paper",
+        multi_class="ovo",
+        warm_start_svm=True,
+        random_state=None,
+        verbose=False,
+    ):
+        self.C = C
+        self.kernel = kernel
+        self.sigma = sigma
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.eta = eta
+        self.tau = tau
+        self.method = method
+        self.tol = tol
+        self.max_iter = max_iter
+        self.extension = extension
+        self.multi_class = multi_class
+        self.warm_start_svm = warm_start_svm
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
+
+    def __sklearn_is_fitted__(self) -> bool:
+        # n_features_in_ is set by validate_data even when fit fails later
+        return hasattr(self, "results_")
+
+    # ------------------------------------------------------------------ helpers
+    @property
+    def _precomputed(self) -> bool:
+        return self.kernel == "precomputed"
+
+    def _kernel_kwargs(self) -> dict:
+        return {
+            "kernel": self.kernel,
+            "sigma": self.sigma,
+            "gamma": self.gamma,
+            "degree": self.degree,
+            "coef0": self.coef0,
+        }
+
+    def _kernel(self, A, B=None) -> np.ndarray:
+        """``[k(a_i, b_j)]`` for the fitted kernel parameters (not for precomputed)."""
+        return compute_kernel(A, B, **self._kernel_kwargs())
+
+    def _solve_binary(self, K: np.ndarray, y: np.ndarray):
+        """One binary DANK problem on kernel ``K`` with labels in {-1, +1}."""
+        alpha0 = None
+        if isinstance(self.eta, str):  # "svm": eta = ||a_SVM||_2^2 (paper)
+            svc = SVC(kernel="precomputed", C=self.C, tol=1e-4).fit(K, y)
+            a_svm = np.zeros(K.shape[0])
+            a_svm[svc.support_] = np.abs(svc.dual_coef_.ravel())
+            eta = float(a_svm @ a_svm)
+            if not np.isfinite(eta) or eta < _ETA_FLOOR:
+                eta = 1.0
+            if self.warm_start_svm:
+                alpha0 = a_svm
+        else:
+            eta = float(self.eta)
+        res = solve_svm(
+            K,
+            y,
+            C=self.C,
+            eta=eta,
+            tau=self.tau,
+            method=self.method,
+            tol=self.tol,
+            max_iter=self.max_iter,
+            alpha0=alpha0,
+            check_psd=False,  # computed kernels are PSD; precomputed checked in fit
+        )
+        return res, eta
+
+    def _problems(self, y_enc: np.ndarray, n_classes: int):
+        """Binary problems: (class pair, sample indices, labels in {-1, +1})."""
+        if n_classes == 2:
+            yield (0, 1), np.arange(y_enc.size), np.where(y_enc == 1, 1.0, -1.0)
+        elif self.multi_class == "ovo":
+            for i in range(n_classes):
+                for j in range(i + 1, n_classes):
+                    idx = np.flatnonzero((y_enc == i) | (y_enc == j))
+                    yield (i, j), idx, np.where(y_enc[idx] == j, 1.0, -1.0)
+        else:
+            for k in range(n_classes):
+                yield (-1, k), np.arange(y_enc.size), np.where(y_enc == k, 1.0, -1.0)
+
+    # ---------------------------------------------------------------------- fit
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Fit one DANK problem (eq. mainrank) per binary sub-problem.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data; for ``kernel="precomputed"`` the PSD training kernel
+            of shape (n_samples, n_samples).
+        y : array-like of shape (n_samples,)
+            Class labels (at least two classes).
+
+        Returns
+        -------
+        self : DANKClassifier
+            Fitted estimator.
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64, order="C")
+        check_classification_targets(y)
+        if self._precomputed:
+            if X.shape[0] != X.shape[1]:
+                raise ValueError(
+                    "Precomputed kernel must be a square matrix of shape "
+                    f"(n_samples, n_samples), got {X.shape[0]}x{X.shape[1]}."
+                )
+            X = check_kernel_matrix(X)  # symmetric and PSD, else a clear ValueError
+        else:
+            # resolves and checks sigma/gamma/degree (e.g. both sigma and gamma set)
+            kernel_params(**self._kernel_kwargs(), n_features=X.shape[1])
+        classes, y_enc = np.unique(y, return_inverse=True)
+        n_classes = classes.size
+        if n_classes < 2:
+            raise ValueError(
+                "DANKClassifier needs samples of at least two classes, but the data "
+                f"contain only one class: {classes[0]!r}"
+            )
+        K_full = X if self._precomputed else self._kernel(X)
+
+        results, etas, supports, dual, intercepts, F_rows = [], [], [], [], [], []
+        pairs, indices = [], []
+        for pair, idx, yb in self._problems(y_enc, n_classes):
+            K = K_full if idx.size == y_enc.size else K_full[np.ix_(idx, idx)]
+            res, eta = self._solve_binary(K, yb)
+            S = np.flatnonzero(res.alpha > 0)
+            results.append(res)
+            etas.append(eta)
+            pairs.append(pair)
+            indices.append(idx)
+            supports.append(idx[S])
+            dual.append(res.alpha[S] * yb[S])
+            intercepts.append(float(res.bias))
+            # F is symmetric, so the rows F[S, :] are the transposed columns F[:, S]
+            F_rows.append(np.ascontiguousarray(res.inner.F.column(S).T))
+            if self.verbose:
+                print(
+                    f"[DANKClassifier] problem {pair}: n={idx.size}, eta={eta:.4g}, "
+                    f"|S|={S.size}, {res.status}, n_iter={res.n_iter}, "
+                    f"rel_gap={res.rel_gap:.2e}"
+                )
+
+        binary = n_classes == 2
+        self.classes_ = classes
+        self.X_fit_ = X
+        self.results_ = results
+        self.problem_classes_ = pairs
+        self.problem_indices_ = indices
+        self.eta_ = np.asarray(etas, dtype=np.float64)
+        self.support_ = supports[0] if binary else supports
+        self.dual_coef_ = dual[0] if binary else dual
+        self.F_rows_ = F_rows[0] if binary else F_rows
+        self.intercept_ = np.asarray(intercepts, dtype=np.float64)
+        self.n_iter_ = np.asarray([r.n_iter for r in results], dtype=np.int64)
+        return self
+
+    # ------------------------------------------------------------------ predict
+    def _problem_decisions(self, X) -> np.ndarray:
+        """Decision values of every binary problem, shape (n_test, n_problems)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
+        if self._precomputed:  # validate_data checked X.shape[1] == n_samples_fit
+            train_diag = np.diag(self.X_fit_)
+        supports = [self.support_] if len(self.results_) == 1 else self.support_
+        dual = [self.dual_coef_] if len(self.results_) == 1 else self.dual_coef_
+        F_rows = [self.F_rows_] if len(self.results_) == 1 else self.F_rows_
+        out = np.empty((X.shape[0], len(self.results_)))
+        for p, idx in enumerate(self.problem_indices_):
+            if self._precomputed:
+                K_t = X[:, idx].T  # (n_p, m): k(x_i, x'_j)
+                # kernel-induced distance with k(x'_j, x'_j) replaced by a constant
+                D = train_diag[idx][:, None] - 2.0 * K_t
+                K_S = X[:, supports[p]].T
+            else:
+                X_p = self.X_fit_[idx]
+                D = euclidean_distances(X_p, X)
+                K_S = self._kernel(self.X_fit_[supports[p]], X)
+            match = match_from_distances(D, self.extension)
+            out[:, p] = extended_decision(dual[p], F_rows[p], K_S, match, self.intercept_[p])
+        return out
+
+    def decision_function(self, X):
+        """Decision values with the out-of-sample extension (section ose).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Test data; for ``kernel="precomputed"`` the kernel between test and
+            training points, shape (n_samples, n_samples_fit).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Binary: ``f(x)``, positive means ``classes_[1]``. ``"ovr"``: the
+            one-vs-rest values, one column per class. ``"ovo"``: the
+            one-vs-one votes plus the summed pairwise decision values scaled into
+            (-1/3, 1/3), as ``SVC(decision_function_shape="ovr")`` and
+            :class:`sklearn.multiclass.OneVsOneClassifier`; its argmax is the
+            prediction. The raw pairwise values are given by
+            :meth:`pairwise_decision_function`.
+
+        Notes
+        -----
+        With ``extension="paper"`` the value for a point depends on the other
+        points of ``X`` (see the ``extension`` parameter).
+        """
+        dec = self._problem_decisions(X)
+        if dec.shape[1] == 1:
+            return dec[:, 0]
+        if self.multi_class == "ovr":
+            return dec
+        return _ovr_decision_function((dec > 0).astype(np.intp), dec, self.classes_.size)
+
+    def pairwise_decision_function(self, X):
+        """Raw decision values of every binary problem.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Test data (precomputed: kernel against the training points).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_problems)
+            Column ``p`` belongs to ``problem_classes_[p]``. For ``"ovo"`` the
+            pairs are in scikit-learn's order ``(0, 1), (0, 2), ..., (1, 2), ...``
+            and a positive value means the second (higher-index) class of the pair.
+        """
+        return self._problem_decisions(X)
+
+    def predict(self, X):
+        """Predict class labels.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Test data (precomputed: kernel against the training points).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Binary: ``classes_[1]`` where the decision value is > 0. Multi-class:
+            the argmax of :meth:`decision_function` (``"ovo"``: majority vote,
+            ties broken by the summed pairwise decision values).
+        """
+        dec = self.decision_function(X)
+        if dec.ndim == 1:
+            return self.classes_[(dec > 0).astype(np.intp)]
+        return self.classes_[np.argmax(dec, axis=1)]

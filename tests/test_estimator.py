@@ -1,0 +1,347 @@
+"""Tests of the scikit-learn estimator :class:`dank_fast.DANKClassifier`."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.datasets import load_wine, make_moons
+from sklearn.exceptions import NotFittedError
+from sklearn.metrics.pairwise import rbf_kernel
+from sklearn.model_selection import GridSearchCV, train_test_split
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import MinMaxScaler
+from sklearn.svm import SVC
+from sklearn.utils.estimator_checks import parametrize_with_checks
+from threadpoolctl import threadpool_limits
+
+from dank_fast import ConvergenceWarning, DANKClassifier
+from dank_fast.extension import match_training_points
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _single_blas_thread():
+    # The problems here are tiny (n <= 300): multi-threaded BLAS only adds
+    # synchronisation overhead, which on a loaded 2-core machine made the check
+    # suite ~15x slower (40 s instead of 2.5 s).
+    with threadpool_limits(limits=1):
+        yield
+
+
+def _moons(n=120, noise=0.3, seed=0):
+    X, y = make_moons(n_samples=n, noise=noise, random_state=seed)
+    return MinMaxScaler().fit_transform(X), y
+
+
+# --------------------------------------------------------------- sklearn checks
+def _expected_failed_checks(estimator):
+    # None. One might expect extension="paper" (batch-dependent, section ose) to
+    # fail check_methods_subset_invariance / check_methods_sample_order_invariance,
+    # but those checks predict on the training points, and both extension schemes
+    # match a training point to itself (distance 0: r = s = 1, M = 1 is maximal),
+    # so they pass. The batch dependence on unseen points is tested below
+    # (test_paper_extension_is_batch_dependent).
+    return {}
+
+
+@parametrize_with_checks(
+    [
+        DANKClassifier(tol=1e-4),
+        DANKClassifier(tol=1e-4, extension="nearest"),
+        DANKClassifier(tol=1e-4, extension="nearest", multi_class="ovr", tau=0.0),
+    ],
+    expected_failed_checks=_expected_failed_checks,
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+# ------------------------------------------------------------ model selection
+def test_pipeline_and_grid_search():
+    X, y = make_moons(n_samples=90, noise=0.2, random_state=0)
+    Xtr, Xte, ytr, yte = train_test_split(X, y, random_state=0)
+    pipe = Pipeline([("scale", MinMaxScaler()), ("dank", DANKClassifier(tol=1e-4))])
+    assert pipe.fit(Xtr, ytr).score(Xte, yte) >= 0.8  # measured: 0.870 (20/23)
+    grid = GridSearchCV(
+        pipe, {"dank__sigma": [0.25, 1.0], "dank__C": [1.0, 4.0]}, cv=3, error_score="raise"
+    )
+    grid.fit(Xtr, ytr)
+    assert set(grid.best_params_) == {"dank__sigma", "dank__C"}
+    # measured: 0.913 (21/23), best C=1, sigma=0.25; SVC on the same grid: 0.913
+    assert grid.score(Xte, yte) >= 0.85
+
+
+def test_doc_example_accuracy():
+    X, y = make_moons(n_samples=60, noise=0.1, random_state=0)
+    Xtr, Xte, ytr, yte = train_test_split(X, y, random_state=0)
+    clf = Pipeline([("scale", MinMaxScaler()), ("dank", DANKClassifier(sigma=0.5))])
+    assert clf.fit(Xtr, ytr).score(Xte, yte) == pytest.approx(14 / 15)
+
+
+# ----------------------------------------------------------------- multi-class
+@pytest.fixture(scope="module")
+def wine():
+    X, y = load_wine(return_X_y=True)
+    Xtr, Xte, ytr, yte = train_test_split(X, y, train_size=0.5, random_state=0, stratify=y)
+    scaler = MinMaxScaler().fit(Xtr)
+    return scaler.transform(Xtr), scaler.transform(Xte), ytr, yte
+
+
+@pytest.mark.parametrize("multi_class", ["ovo", "ovr"])
+@pytest.mark.parametrize("extension", ["paper", "nearest"])
+def test_wine_multiclass(wine, multi_class, extension):
+    # Measured: 0.989 for ovo and ovr with both extensions (SVC, gamma=2: 0.989).
+    Xtr, Xte, ytr, yte = wine
+    clf = DANKClassifier(sigma=0.5, multi_class=multi_class, extension=extension, tol=1e-4)
+    clf.fit(Xtr, ytr)
+    assert clf.score(Xte, yte) >= 0.93
+    n_problems = 3
+    assert len(clf.results_) == len(clf.support_) == len(clf.dual_coef_) == n_problems
+    assert clf.eta_.shape == clf.intercept_.shape == clf.n_iter_.shape == (n_problems,)
+    dec = clf.decision_function(Xte)
+    assert dec.shape == (len(Xte), 3)
+    assert np.array_equal(clf.classes_[dec.argmax(axis=1)], clf.predict(Xte))
+    for p, F_rows in enumerate(clf.F_rows_):
+        assert F_rows.shape == (clf.support_[p].size, clf.problem_indices_[p].size)
+    # a broken label mapping must fail the bar: permute the classes
+    clf.classes_ = clf.classes_[[1, 2, 0]]
+    assert clf.score(Xte, yte) < 0.5
+
+
+def test_ovo_votes_match_pairwise_values(wine):
+    Xtr, Xte, ytr, _ = wine
+    clf = DANKClassifier(sigma=0.5, tol=1e-4, extension="nearest").fit(Xtr, ytr)
+    pair = clf.pairwise_decision_function(Xte)
+    assert pair.shape == (len(Xte), 3)
+    assert clf.problem_classes_ == [(0, 1), (0, 2), (1, 2)]
+    votes = np.zeros((len(Xte), 3), dtype=int)
+    for p, (i, j) in enumerate(clf.problem_classes_):
+        votes[:, j] += pair[:, p] > 0
+        votes[:, i] += pair[:, p] <= 0
+    winners = clf.predict(Xte)
+    enc = np.searchsorted(clf.classes_, winners)
+    assert np.all(votes[np.arange(len(Xte)), enc] == votes.max(axis=1))
+    # each pairwise problem alone: the same as a binary fit on those two classes
+    mask = np.isin(ytr, [0, 2])
+    binary = DANKClassifier(sigma=0.5, tol=1e-4, extension="nearest").fit(Xtr[mask], ytr[mask])
+    np.testing.assert_allclose(binary.decision_function(Xte), pair[:, 1], atol=1e-10)
+
+
+# ------------------------------------------------------------------ binary API
+def test_binary_label_mapping_and_attributes():
+    X, y01 = _moons(80, 0.2)
+    y = np.array(["neg", "pos"])[y01]
+    clf = DANKClassifier(sigma=0.4, tol=1e-4).fit(X, y)
+    assert list(clf.classes_) == ["neg", "pos"]
+    dec = clf.decision_function(X)
+    assert dec.shape == (80,)
+    assert np.array_equal(np.where(dec > 0, "pos", "neg"), clf.predict(X))
+    assert clf.score(X, y) > 0.85
+    res = clf.results_[0]
+    yb = np.where(y01 == 1, 1.0, -1.0)
+    S = clf.support_
+    np.testing.assert_array_equal(S, np.flatnonzero(res.alpha > 0))
+    np.testing.assert_allclose(clf.dual_coef_, res.alpha[S] * yb[S])
+    np.testing.assert_allclose(clf.F_rows_, res.F[S, :])
+    assert clf.intercept_[0] == res.bias
+    assert clf.X_fit_.shape == (80, 2) and clf.n_features_in_ == 2
+    # on the training points the extension matches each point to itself, so the
+    # decision equals (F o K)(a y) + b of the solver (eq. mainrank)
+    np.testing.assert_allclose(dec, res.apply_FK(res.alpha * yb) + res.bias, atol=1e-10)
+
+
+def test_eta_svm_is_squared_norm_of_plain_svm():
+    X, y = _moons(60, 0.2)
+    clf = DANKClassifier(sigma=0.5, tol=1e-4).fit(X, y)
+    svc = SVC(kernel="precomputed", C=1.0, tol=1e-4).fit(rbf_kernel(X, gamma=2.0), y)
+    assert clf.eta_[0] == pytest.approx(np.sum(svc.dual_coef_**2), rel=1e-12)
+    cold = DANKClassifier(sigma=0.5, tol=1e-7, warm_start_svm=False).fit(X, y)
+    warm = DANKClassifier(sigma=0.5, tol=1e-7).fit(X, y)
+    assert warm.n_iter_[0] < cold.n_iter_[0]
+    np.testing.assert_allclose(cold.decision_function(X), warm.decision_function(X), atol=1e-3)
+
+
+@pytest.mark.parametrize("C", [1.0, 10.0])
+def test_large_eta_reduces_to_svc(C):
+    # eta -> inf, tau = 0: F -> 11', so DANK is the plain SVM; "nearest" matches a
+    # training point to itself. Measured max difference: 4e-7 (C=1), 5e-5 (C=10).
+    X, y = make_moons(n_samples=60, noise=0.2, random_state=1)
+    X = MinMaxScaler().fit_transform(X)
+    dank = DANKClassifier(
+        C=C, gamma=2.0, eta=1e8, tau=0.0, tol=1e-9, max_iter=20000, extension="nearest"
+    ).fit(X, y)
+    svc = SVC(C=C, gamma=2.0, tol=1e-10).fit(X, y)
+    np.testing.assert_allclose(dank.decision_function(X), svc.decision_function(X), atol=1e-4)
+    np.testing.assert_array_equal(dank.predict(X), svc.predict(X))
+
+
+def test_sigma_gamma_equivalence():
+    X, y = _moons(50, 0.2)
+    a = DANKClassifier(sigma=0.5, tol=1e-4).fit(X, y)
+    b = DANKClassifier(gamma=2.0, tol=1e-4).fit(X, y)
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-12)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "poly"])
+def test_other_kernels(kernel):
+    X, y = _moons(60, 0.1)
+    clf = DANKClassifier(kernel=kernel, C=10.0, tol=1e-4, max_iter=3000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        assert clf.fit(X, y).score(X, y) > 0.8
+
+
+def test_convergence_warning_propagates():
+    X, y = _moons(60, 0.3)
+    with pytest.warns(ConvergenceWarning, match="did not certify"):
+        DANKClassifier(sigma=0.3, tol=1e-12, max_iter=2, warm_start_svm=False).fit(X, y)
+
+
+# ----------------------------------------------------------------- precomputed
+@pytest.mark.parametrize("extension", ["paper", "nearest"])
+def test_precomputed_matches_rbf(extension):
+    X, y = _moons(80, 0.3)
+    Xtr, ytr, Xte = X[:50], y[:50], X[50:]
+    direct = DANKClassifier(gamma=3.0, tol=1e-6, extension=extension).fit(Xtr, ytr)
+    pre = DANKClassifier(kernel="precomputed", tol=1e-6, extension=extension)
+    pre.fit(rbf_kernel(Xtr, gamma=3.0), ytr)
+    assert pre.__sklearn_tags__().input_tags.pairwise
+    # Gaussian kernel: ranking by the kernel-induced distance == by Euclidean distance
+    np.testing.assert_allclose(
+        pre.decision_function(rbf_kernel(Xte, Xtr, gamma=3.0)),
+        direct.decision_function(Xte),
+        atol=1e-8,
+    )
+    with pytest.raises(ValueError, match="expecting 50 features"):
+        pre.predict(rbf_kernel(Xte, Xte[:5], gamma=3.0))
+
+
+def test_precomputed_nearest_uses_kernel_distance():
+    # linear kernel (non-constant diagonal): "nearest" must be the Euclidean nearest
+    # point, which the kernel-induced distance k(x,x) - 2 k(x,x') + const recovers
+    X, y = _moons(60, 0.3)
+    Xtr, ytr, Xte = X[:40] - 0.5, y[:40], X[40:] - 0.5
+    direct = DANKClassifier(kernel="linear", tol=1e-4, extension="nearest").fit(Xtr, ytr)
+    pre = DANKClassifier(kernel="precomputed", tol=1e-4, extension="nearest")
+    pre.fit(Xtr @ Xtr.T, ytr)
+    np.testing.assert_allclose(
+        pre.decision_function(Xte @ Xtr.T), direct.decision_function(Xte), atol=1e-8
+    )
+
+
+# -------------------------------------------------------------- batch dependence
+@pytest.fixture(scope="module")
+def batch_data():
+    X, y = _moons(120, 0.3, seed=0)
+    return X[:60], y[:60], X[60:]
+
+
+def test_paper_extension_is_batch_dependent(batch_data):
+    Xtr, ytr, Xte = batch_data
+    clf = DANKClassifier(sigma=0.3, C=10.0, tol=1e-4).fit(Xtr, ytr)
+    full = clf.predict(Xte)
+    single = np.array([clf.predict(Xte[j : j + 1])[0] for j in range(len(Xte))])
+    changed = np.flatnonzero(full != single)
+    assert changed.size > 0  # measured: points 7, 21, 43
+    j = changed[0]
+    match_full = match_training_points(Xtr, Xte, "paper")[j]
+    match_one = match_training_points(Xtr, Xte[j : j + 1], "paper")[0]
+    assert match_full != match_one
+    # a batch of one reduces to the nearest training point
+    assert match_one == match_training_points(Xtr, Xte[j : j + 1], "nearest")[0]
+    nearest = clf.set_params(extension="nearest")
+    assert nearest.predict(Xte[j : j + 1])[0] == single[j]
+
+
+@pytest.fixture(scope="module")
+def nearest_model(batch_data):
+    Xtr, ytr, _ = batch_data
+    return DANKClassifier(sigma=0.3, C=10.0, tol=1e-4, extension="nearest").fit(Xtr, ytr)
+
+
+@settings(max_examples=30, deadline=None, database=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    m=st.integers(1, 25),
+    scale=st.floats(0.1, 3.0),
+)
+def test_nearest_extension_is_batch_independent(batch_data, nearest_model, seed, m, scale):
+    rng = np.random.default_rng(seed)
+    Xte = rng.uniform(-0.5, 1.5, size=(m, 2)) * scale
+    dec = nearest_model.decision_function(Xte)
+    single = np.array([nearest_model.decision_function(Xte[j : j + 1])[0] for j in range(m)])
+    # identical matches; only the kernel evaluation's round-off depends on the batch
+    np.testing.assert_allclose(dec, single, rtol=1e-12, atol=1e-12)
+    perm = rng.permutation(m)
+    np.testing.assert_allclose(
+        nearest_model.decision_function(Xte[perm]), dec[perm], rtol=1e-12, atol=1e-12
+    )
+    pred = nearest_model.predict(Xte)
+    assert all(nearest_model.predict(Xte[j : j + 1])[0] == pred[j] for j in range(m))
+
+
+# ------------------------------------------------------------------- bad input
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"C": 0.0}, "'C' parameter"),
+        ({"C": -1.0}, "'C' parameter"),
+        ({"eta": 0.0}, "'eta' parameter"),
+        ({"eta": -2.0}, "'eta' parameter"),
+        ({"eta": "auto"}, "'eta' parameter"),
+        ({"tau": -0.1}, "'tau' parameter"),
+        ({"sigma": 0.0}, "'sigma' parameter"),
+        ({"extension": "knn"}, "'extension' parameter"),
+        ({"multi_class": "crammer"}, "'multi_class' parameter"),
+        ({"sigma": 1.0, "gamma": 1.0}, "either sigma or gamma"),
+    ],
+)
+def test_bad_parameters(params, match):
+    X, y = _moons(20, 0.2)
+    with pytest.raises(ValueError, match=match):
+        DANKClassifier(**params).fit(X, y)
+
+
+def test_bad_data():
+    X, y = _moons(20, 0.2)
+    clf = DANKClassifier(tol=1e-4)
+    Xnan = X.copy()
+    Xnan[3, 1] = np.nan
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        clf.fit(Xnan, y)
+    Xinf = X.copy()
+    Xinf[0, 0] = np.inf
+    with pytest.raises(ValueError, match="Input X contains infinity"):
+        clf.fit(Xinf, y)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        clf.fit(X, y[:-1])
+    with pytest.raises(ValueError, match="only one class"):
+        clf.fit(X, np.zeros(20))
+    with pytest.raises(NotFittedError):  # a failed fit leaves the estimator unfitted
+        clf.predict(X)
+    with pytest.raises(ValueError, match="Unknown label type"):
+        clf.fit(X, np.linspace(0, 1, 20))
+    with pytest.raises(NotFittedError, match="not fitted yet"):
+        clf.predict(X)
+    with pytest.raises(NotFittedError, match="not fitted yet"):
+        clf.decision_function(X)
+    clf.fit(X, y)
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        clf.predict(Xnan)
+    with pytest.raises(ValueError, match="X has 3 features"):
+        clf.predict(np.ones((4, 3)))
+
+
+def test_bad_precomputed_kernel():
+    X, y = _moons(20, 0.2)
+    K = rbf_kernel(X, gamma=2.0)
+    clf = DANKClassifier(kernel="precomputed")
+    with pytest.raises(ValueError, match="not positive semi-definite"):
+        clf.fit(K - 2.0 * np.eye(20), y)
+    with pytest.raises(ValueError, match="must be symmetric"):
+        clf.fit(K + np.triu(np.ones((20, 20)), 1), y)
+    with pytest.raises(ValueError, match="square matrix"):
+        clf.fit(K[:, :10], y)

@@ -1,0 +1,312 @@
+"""The inner minimiser F(a) = J_{tau/2}(11' + Gamma(a)) of Lemma fbound, h(a) and grad h(a).
+
+References used here are coded independently of dank_fast: a dense ``numpy.linalg.eigh``
+soft-threshold, and a cvxpy SDP minimising H(a, F) over PSD F directly.
+"""
+
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dank_fast import KernelData, apply_FK, compute_kernel, inner_minimiser
+from dank_fast._problem import SVMProblem
+
+# ---------------------------------------------------------------- helpers
+
+
+def gaussian_kernel(X: np.ndarray, sigma: float) -> np.ndarray:
+    sq = np.sum((X[:, None, :] - X[None, :, :]) ** 2, axis=-1)
+    return np.exp(-sq / (2 * sigma**2))
+
+
+def ref_F(K: np.ndarray, d: np.ndarray, eta: float, tau: float) -> np.ndarray:
+    """Dense eigenvalue soft-threshold of 11' + D K D / (4 eta)."""
+    n = d.size
+    M = np.ones((n, n)) + np.outer(d, d) * K / (4 * eta)
+    lam, V = np.linalg.eigh(M)
+    mu = np.maximum(lam - tau / 2, 0.0)
+    return (V * mu) @ V.T
+
+
+def H_direct(K, y, a, F, eta, tau) -> float:
+    """H(a, F) = 1'a - 1/2 a'Y(F o K)Ya + eta ||F - 11'||^2 + tau eta tr F (F PSD)."""
+    d = a * y
+    return float(
+        a.sum() - 0.5 * d @ (F * K) @ d + eta * np.sum((F - 1.0) ** 2) + tau * eta * np.trace(F)
+    )
+
+
+def instance(n: int, seed: int, C: float = 1.0, sigma: float = 1.0, frac_zero: float = 0.0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    y[0], y[1] = 1.0, -1.0
+    K = gaussian_kernel(X, sigma)
+    a = rng.uniform(0.05 * C, 0.95 * C, size=n)
+    if frac_zero:
+        a[rng.random(n) < frac_zero] = 0.0
+    return K, y, a
+
+
+# ---------------------------------------------------------------- F(a) vs dense reference
+
+
+@pytest.mark.parametrize("tau", [0.0, 0.01, 1.0, 5.0])
+@pytest.mark.parametrize("eta", [0.05, 1.0, 100.0])
+@pytest.mark.parametrize("frac_zero", [0.0, 0.5])
+def test_F_matches_dense_eigh_soft_threshold(tau, eta, frac_zero):
+    K, y, a = instance(15, seed=1, C=2.0, frac_zero=frac_zero)
+    d = a * y
+    kd = KernelData(K)
+    sol = inner_minimiser(kd, d, eta, tau, route="dense")
+    Fref = ref_F(K, d, eta, tau)
+    F = sol.F.dense()
+    np.testing.assert_allclose(F, Fref, rtol=0, atol=1e-10 * np.abs(Fref).max())
+    # deficit = n^2 - ||F||_F^2 without loss
+    n = d.size
+    assert sol.deficit == pytest.approx(n * n - np.sum(Fref**2), rel=1e-9, abs=1e-9 * n * n)
+    assert sol.missed == 0.0
+    assert sol.route == ("closed" if tau == 0 else "dense")
+    # F PSD and symmetric
+    np.testing.assert_allclose(F, F.T, atol=1e-12 * n)
+    assert np.linalg.eigvalsh(F).min() >= -1e-10 * n
+
+
+def test_F_zero_support_and_threshold_above_n():
+    K, y, _ = instance(7, seed=2)
+    kd = KernelData(K)
+    n = 7
+    # d = 0: M = 11', F = (n - tau/2)/n 11'
+    sol = inner_minimiser(kd, np.zeros(n), 1.0, 0.5, route="dense")
+    np.testing.assert_allclose(sol.F.dense(), (n - 0.25) / n * np.ones((n, n)), atol=1e-13)
+    # tau/2 > n: F = 0, h = 1'a + eta n^2
+    sol = inner_minimiser(kd, np.zeros(n), 1.0, 2 * n + 2, route="dense")
+    np.testing.assert_allclose(sol.F.dense(), 0.0, atol=0)
+    assert sol.deficit == pytest.approx(n * n, rel=1e-14)
+    # all eigenvalues thresholded away with non-zero d as well
+    a = np.full(n, 0.1)
+    sol = inner_minimiser(kd, a * y, 1.0, 4 * n, route="dense")
+    np.testing.assert_allclose(sol.F.dense(), 0.0, atol=0)
+    assert sol.deficit == pytest.approx(n * n, rel=1e-14)
+
+
+# ---------------------------------------------------------------- F(a) vs SDP
+
+
+@pytest.mark.parametrize("tau", [0.0, 0.3, 2.0])
+@pytest.mark.parametrize("eta", [0.2, 2.0])
+def test_F_matches_sdp_minimisation(tau, eta):
+    """min_{F PSD} H(a, F) by an SDP solver agrees with h(a) and F(a)."""
+    n = 4
+    K, y, a = instance(n, seed=5, C=3.0, sigma=0.8)
+    d = a * y
+    W = np.outer(d, d) * K  # a'Y(F o K)Ya = <F, W>
+    F = cp.Variable((n, n), PSD=True)
+    obj = (
+        -0.5 * cp.sum(cp.multiply(F, W))
+        + eta * cp.sum_squares(F - np.ones((n, n)))
+        + tau * eta * cp.trace(F)
+    )
+    prob = cp.Problem(cp.Minimize(obj))
+    prob.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+    assert prob.status == cp.OPTIMAL
+    h_sdp = a.sum() + prob.value
+
+    prob_ = SVMProblem(K, y, C=3.0, eta=eta, tau=tau)
+    ev = prob_.evaluate(a)
+    assert ev.h == pytest.approx(h_sdp, rel=1e-6)
+    np.testing.assert_allclose(ev.inner.F.dense(), F.value, rtol=0, atol=1e-5 * n)
+
+
+# ---------------------------------------------------------------- value h(a)
+
+
+@pytest.mark.parametrize("tau", [0.0, 0.01, 1.0])
+@pytest.mark.parametrize("route", ["dense", "lanczos"])
+def test_h_closed_form_equals_direct_H(tau, route):
+    K, y, a = instance(20, seed=7, C=1.5, frac_zero=0.3)
+    eta = 0.5
+    prob = SVMProblem(K, y, C=1.5, eta=eta, tau=tau)
+    prob.route = route
+    ev = prob.evaluate(a)
+    Fref = ref_F(K, a * y, eta, tau)
+    h_ref = H_direct(K, y, a, Fref, eta, tau)
+    assert ev.h - eta * ev.inner.missed <= h_ref + 1e-9 * abs(h_ref)
+    assert ev.h == pytest.approx(h_ref, rel=1e-9)
+    # and F(a) is the minimiser: H(a, F) >= h(a) for perturbed PSD F
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        G = rng.normal(size=(20, 20)) * 1e-3
+        Fp = Fref + G @ G.T
+        assert H_direct(K, y, a, Fp, eta, tau) >= h_ref
+
+
+def test_h_tau0_formula_from_spec():
+    """tau = 0: h(a) = 1'a - 1/2 (ay)'K(ay) - ||D K D||_F^2 / (16 eta)."""
+    K, y, a = instance(12, seed=8)
+    eta = 0.3
+    d = a * y
+    h = a.sum() - 0.5 * d @ K @ d - np.sum((np.outer(d, d) * K) ** 2) / (16 * eta)
+    ev = SVMProblem(K, y, C=1.0, eta=eta, tau=0.0).evaluate(a)
+    assert ev.inner.route == "closed"
+    assert ev.h == pytest.approx(h, rel=1e-12)
+
+
+# ---------------------------------------------------------------- routes agree
+
+
+@pytest.mark.parametrize("frac_zero", [0.0, 0.4])
+@pytest.mark.parametrize("tau", [1e-3, 0.01, 1.0])
+def test_dense_and_lanczos_routes_agree(tau, frac_zero):
+    K, y, a = instance(60, seed=11, C=2.0, sigma=0.7, frac_zero=frac_zero)
+    eta = 0.5
+    kd = KernelData(K)
+    d = a * y
+    sd = inner_minimiser(kd, d, eta, tau, route="dense")
+    sl = inner_minimiser(kd, d, eta, tau, route="lanczos")
+    assert sd.route == "dense" and sl.route == "lanczos"
+    h_d = a.sum() + eta * sd.deficit
+    h_l = a.sum() + eta * sl.deficit
+    np.testing.assert_allclose(sl.F.dense(), sd.F.dense(), rtol=0, atol=1e-7)
+    assert h_l == pytest.approx(h_d, rel=1e-9)
+    # missed bounds what truncation leaves out: h_l - eta missed <= h_d <= h_l
+    assert sl.missed >= 0.0
+    assert h_l - eta * sl.missed <= h_d + 1e-9 * abs(h_d)
+    assert h_d <= h_l + 1e-9 * abs(h_d)
+    # warm start gives the same answer
+    sw = inner_minimiser(kd, d * 1.001, eta, tau, route="lanczos", warm=sl)
+    sdw = inner_minimiser(kd, d * 1.001, eta, tau, route="dense")
+    np.testing.assert_allclose(sw.F.dense(), sdw.F.dense(), rtol=0, atol=1e-7)
+
+
+def test_lanczos_missed_is_valid_bound_when_truncated():
+    """Many eigenvalues above tau/2: the trace bound must cover what was not computed."""
+    rng = np.random.default_rng(12)
+    n = 40
+    X = rng.normal(size=(n, 3))
+    K = gaussian_kernel(X, 0.05)  # nearly identity: many comparable eigenvalues
+    y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+    a = rng.uniform(1.0, 3.0, size=n)
+    eta, tau = 0.05, 0.5
+    kd = KernelData(K)
+    sd = inner_minimiser(kd, a * y, eta, tau, route="dense")
+    sl = inner_minimiser(kd, a * y, eta, tau, route="lanczos")
+    h_d = a.sum() + eta * sd.deficit
+    h_l = a.sum() + eta * sl.deficit
+    assert h_l - eta * sl.missed <= h_d + 1e-9 * abs(h_d)
+    assert h_d <= h_l + 1e-9 * abs(h_d)
+
+
+@pytest.mark.parametrize("tau", [1e-12, 1e-9])
+def test_tau_to_zero_matches_closed_form(tau):
+    K, y, a = instance(25, seed=13, frac_zero=0.2)
+    kd = KernelData(K)
+    d = a * y
+    s0 = inner_minimiser(kd, d, 0.7, 0.0)
+    st_ = inner_minimiser(kd, d, 0.7, tau, route="dense")
+    assert s0.route == "closed"
+    np.testing.assert_allclose(st_.F.dense(), s0.F.dense(), rtol=0, atol=1e-8)
+    assert s0.deficit == pytest.approx(st_.deficit, rel=1e-6, abs=1e-6)
+
+
+# ---------------------------------------------------------------- apply_FK
+
+
+@pytest.mark.parametrize("tau", [0.0, 0.01, 1.0])
+@pytest.mark.parametrize("pattern", ["dense", "sparse", "single", "zero"])
+def test_apply_FK_matches_dense_product(tau, pattern):
+    K, y, a = instance(30, seed=17, frac_zero=0.5)
+    kd = KernelData(K)
+    sol = inner_minimiser(kd, a * y, 0.4, tau, route="dense")
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=30)
+    if pattern == "sparse":
+        x[rng.random(30) < 0.6] = 0.0
+    elif pattern == "single":
+        x[:] = 0.0
+        x[4] = 2.5
+    elif pattern == "zero":
+        x[:] = 0.0
+    ref = (sol.F.dense() * K) @ x
+    out = apply_FK(sol.F, kd, x)
+    np.testing.assert_allclose(out, ref, rtol=0, atol=1e-11 * max(1.0, np.abs(ref).max()))
+    np.testing.assert_allclose(
+        sol.F.hadamard_matvec(kd, x), ref, rtol=0, atol=1e-11 * max(1.0, np.abs(ref).max())
+    )
+
+
+def test_kernel_data_cache_does_not_leak_between_supports():
+    K, y, a = instance(20, seed=19)
+    kd = KernelData(K)
+    for S in (np.array([1, 3, 5]), np.array([0, 2]), np.array([1, 3, 5])):
+        np.testing.assert_array_equal(kd.columns(S), K[:, S])
+        np.testing.assert_array_equal(kd.block(S), K[np.ix_(S, S)])
+
+
+# ---------------------------------------------------------------- gradient
+
+
+def fd_grad(prob: SVMProblem, a: np.ndarray, step: float) -> np.ndarray:
+    g = np.empty_like(a)
+    for i in range(a.size):
+        e = np.zeros_like(a)
+        e[i] = step
+        g[i] = (prob.evaluate(a + e).h - prob.evaluate(a - e).h) / (2 * step)
+    return g
+
+
+@pytest.mark.parametrize("tau", [0.0, 0.01, 1.0])
+@pytest.mark.parametrize("eta", [0.3, 5.0])
+@pytest.mark.parametrize("route", ["dense", "lanczos"])
+def test_grad_matches_central_differences(tau, eta, route):
+    n, C = 14, 2.0
+    K, y, a = instance(n, seed=23, C=C)
+    assert np.all((a > 0) & (a < C))
+    prob = SVMProblem(K, y, C=C, eta=eta, tau=tau)
+    prob.route = route
+    g = prob.evaluate(a).grad
+    # h = O(n^2 eta) is evaluated to ~1e-16 relative; step 1e-4 balances truncation
+    # (O(step^2)) against round-off (O(eps n^2 eta / step)).
+    g_fd = fd_grad(prob, a, 1e-4 * C)
+    err = np.linalg.norm(g_fd - g) / np.linalg.norm(g)
+    assert err < 1e-5, err
+    # explicit formula of eq. gradf
+    F = ref_F(K, a * y, eta, tau)
+    np.testing.assert_allclose(g, 1.0 - y * ((F * K) @ (a * y)), rtol=0, atol=1e-10)
+
+
+def test_grad_fd_across_support_changes():
+    """h is smooth in a even where coordinates are 0 (the support reduction changes)."""
+    n, C = 12, 1.0
+    K, y, a = instance(n, seed=29, C=C, frac_zero=0.5)
+    assert np.any(a == 0)
+    prob = SVMProblem(K, y, C=C, eta=0.5, tau=0.05)
+    g = prob.evaluate(a).grad
+    err = np.linalg.norm(fd_grad(prob, a, 1e-4) - g) / np.linalg.norm(g)
+    assert err < 1e-5, err
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    st.integers(3, 12),
+    st.sampled_from([0.0, 0.01, 1.0]),
+    st.floats(-1, 2),
+    st.floats(-1, 1),
+    st.integers(0, 2**31 - 1),
+)
+def test_grad_property(n, tau, log_eta, log_sigma, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    K = compute_kernel(X, sigma=10.0**log_sigma)
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    y[:2] = [1.0, -1.0]
+    C = 1.0
+    a = rng.uniform(0.05, 0.95, size=n)
+    prob = SVMProblem(K, y, C=C, eta=10.0**log_eta, tau=tau)
+    g = prob.evaluate(a).grad
+    err = np.linalg.norm(fd_grad(prob, a, 1e-4) - g) / np.linalg.norm(g)
+    assert err < 1e-5, err

@@ -1,0 +1,359 @@
+"""solve_svm: the accelerated solver, the paper's Algorithm ago3 as printed, its variants."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.svm import SVC
+
+import dank_fast._paper as paper_module
+from dank_fast import ConvergenceWarning, compute_kernel, solve_svm, svm_certificate
+from dank_fast._problem import SVMProblem
+
+# ---------------------------------------------------------------- helpers
+
+
+def blobs(n, seed, shift=0.8, sigma=1.0, d=2, n_pos=None):
+    rng = np.random.default_rng(seed)
+    if n_pos is None:
+        y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+    else:
+        y = np.array([1.0] * n_pos + [-1.0] * (n - n_pos))
+    X = rng.normal(size=(n, d)) + shift * y[:, None]
+    return compute_kernel(X, sigma=sigma), y
+
+
+def ref_F(K, d, eta, tau):
+    n = d.size
+    lam, V = np.linalg.eigh(np.ones((n, n)) + np.outer(d, d) * K / (4 * eta))
+    return (V * np.maximum(lam - tau / 2, 0.0)) @ V.T
+
+
+def ref_h_grad(K, y, a, eta, tau):
+    """h(a) = min_F H(a, F) evaluated directly, and grad h = 1 - Y(F o K)Ya (eq. gradf)."""
+    d = a * y
+    F = ref_F(K, d, eta, tau)
+    h = a.sum() - 0.5 * d @ (F * K) @ d + eta * np.sum((F - 1) ** 2) + tau * eta * np.trace(F)
+    return h, 1.0 - y * ((F * K) @ d)
+
+
+def ref_project_exact(z, y, C):
+    """Exact projection onto A by plain bisection on lam (independent of dank_fast)."""
+    lo = float(np.min(np.concatenate([z * y, (z - C) * y]))) - 1.0
+    hi = float(np.max(np.concatenate([z * y, (z - C) * y]))) + 1.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if y @ np.clip(z - mid * y, 0, C) > 0:
+            lo = mid
+        else:
+            hi = mid
+    return np.clip(z - 0.5 * (lo + hi) * y, 0, C)
+
+
+def ref_project_paper(z, y, C):
+    """Section nest: clip to [0, C], then a <- a - (y'a / n) y."""
+    a = np.clip(z, 0, C)
+    return a - (y @ a) / y.size * y
+
+
+def ref_ago3(K, y, C, eta, tau, T, *, projection="paper", sign=-1.0, variant="nesterov"):
+    """Literal transcription of Algorithm ago3 (and the section-nest variants).
+
+    Returns the iterates a_0..a_T and h(a_0..a_T).
+    """
+    n = y.size
+    kappa = np.max(np.abs(K))
+    if variant == "pgm":
+        L = n - tau / 2 + n * C**2 * np.linalg.eigvalsh(K)[-1] / (4 * eta)
+    else:
+        L = kappa * (n + 3 * n * C**2 * np.linalg.norm(K, "fro") / (4 * eta))
+    P = ref_project_paper if projection == "paper" else ref_project_exact
+    a0 = np.zeros(n)
+    a = a0.copy()
+    iterates, hs = [a.copy()], []
+    acc = np.zeros(n)
+    theta_prev, h_prev = None, -np.inf
+    for t in range(T):
+        h, g = ref_h_grad(K, y, a, eta, tau)
+        hs.append(h)
+        if variant == "pgm":
+            a_next = P(a + g / L, y, C)
+        else:
+            theta = P(a + g / L, y, C)
+            if variant == "monotone":
+                cands = [(ref_h_grad(K, y, theta, eta, tau)[0], theta), (h, a)]
+                if theta_prev is not None:
+                    cands.append((h_prev, theta_prev))
+                h_prev, theta = max(cands, key=lambda c: c[0])
+                theta_prev = theta
+            acc = acc + (t + 1) * g
+            beta = P(a0 + sign * acc / (2 * L), y, C)
+            a_next = (t + 1) / (t + 3) * theta + 2 / (t + 3) * beta
+        a = a_next
+        iterates.append(a.copy())
+    hs.append(ref_h_grad(K, y, a, eta, tau)[0])
+    return iterates, np.array(hs), L
+
+
+def feasible(a, y, C, tol=1e-10):
+    return abs(y @ a) <= tol * C * y.size and a.min() >= 0 and a.max() <= C
+
+
+def roundoff(eta, n):
+    """Floating-point resolution of the certified gap: the regulariser terms are O(eta n^2)."""
+    return 1e-13 * (1.0 + eta * n * n)
+
+
+# ---------------------------------------------------------------- eta -> infinity: plain SVM
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("C", [0.5, 1.0])
+def test_large_eta_reproduces_sklearn_svc(seed, C):
+    K, y = blobs(40, seed, shift=0.8)
+    res = solve_svm(K, y, C=C, eta=1e9, tau=0.0, tol=1e-10)
+    assert res.status == "converged"
+    svc = SVC(kernel="precomputed", C=C, tol=1e-12).fit(K, y)
+    assert list(svc.classes_) == [-1.0, 1.0]
+    coef = np.zeros(40)
+    coef[svc.support_] = svc.dual_coef_[0]
+    # non-degenerate: several free support vectors
+    free = (res.alpha > 1e-4 * C) & (res.alpha < C * (1 - 1e-4))
+    assert free.sum() >= 3
+    np.testing.assert_allclose(res.alpha * y, coef, rtol=0, atol=1e-5)
+    assert res.bias == pytest.approx(svc.intercept_[0], abs=1e-5)
+    # decision functions agree
+    f = res.apply_FK(res.alpha * y) + res.bias
+    np.testing.assert_allclose(f, svc.decision_function(K), rtol=0, atol=1e-5)
+
+
+# ---------------------------------------------------------------- Algorithm ago3 as printed
+
+
+def small_instance(n_pos=4):
+    K, y = blobs(6, 42, shift=0.5, sigma=0.9, n_pos=n_pos)
+    return K, y
+
+
+def test_paper_first_iteration_by_hand():
+    """a_0 = 0 => grad = 1; balanced y: theta_0 = 1/L, beta_0 = P(-1/(2L)) = 0, a_1 = 1/(3L)."""
+    K, y = small_instance(n_pos=3)
+    C, eta, tau = 1.0, 1.0, 0.01
+    n = 6
+    L = np.max(np.abs(K)) * (n + 3 * n * C**2 * np.linalg.norm(K) / (4 * eta))
+    res = solve_svm(K, y, C=C, eta=eta, tau=tau, method="paper", max_iter=1)
+    assert res.extra["L"] == pytest.approx(L, rel=1e-14)
+    assert res.n_iter == 1
+    np.testing.assert_allclose(res.alpha, np.full(n, 1 / (3 * L)), rtol=1e-13)
+    assert res.history["step"][0] == pytest.approx(np.sqrt(n) / (3 * L), rel=1e-13)
+    assert res.projection_distance == pytest.approx(0.0, abs=1e-15)
+    # h(0) = eta (n^2 - (n - tau/2)^2)
+    assert res.history["h"][0] == pytest.approx(eta * (n**2 - (n - tau / 2) ** 2), rel=1e-10)
+
+
+@pytest.mark.parametrize("projection", ["paper", "exact"])
+@pytest.mark.parametrize("beta_sign", ["printed", "ascent"])
+@pytest.mark.parametrize("tau", [0.0, 0.01])
+@pytest.mark.parametrize("variant", ["paper", "paper-monotone", "pgm"])
+def test_paper_iterates_match_literal_transcription(projection, beta_sign, tau, variant):
+    K, y = small_instance(n_pos=4)  # unbalanced: the paper's projection is not exact
+    C, eta, T = 1.0, 0.5, 5
+    sign = -1.0 if beta_sign == "printed" else 1.0
+    v = {"paper": "nesterov", "paper-monotone": "monotone", "pgm": "pgm"}[variant]
+    iterates, hs, L = ref_ago3(K, y, C, eta, tau, T, projection=projection, sign=sign, variant=v)
+    opts = dict(
+        C=C, eta=eta, tau=tau, method=variant, projection=projection, beta_sign=beta_sign, eps=0.0
+    )
+    full = solve_svm(K, y, max_iter=T, **opts)
+    assert full.extra["L"] == pytest.approx(L, rel=1e-12)
+    assert full.n_iter == T
+    steps = [np.linalg.norm(iterates[t + 1] - iterates[t]) for t in range(T)]
+    np.testing.assert_allclose(full.history["step"], steps, rtol=1e-9, atol=1e-14)
+    np.testing.assert_allclose(full.history["h"], hs, rtol=1e-10, atol=1e-12 * eta * 36)
+    for k in range(1, T + 1):
+        res = solve_svm(K, y, max_iter=k, **opts)
+        p = ref_project_exact(iterates[k], y, C)
+        np.testing.assert_allclose(res.alpha, p, rtol=0, atol=1e-12)
+        assert res.projection_distance == pytest.approx(
+            np.linalg.norm(iterates[k] - p), rel=1e-8, abs=1e-14
+        )
+
+
+def test_paper_printed_sign_differs_from_ascent_sign():
+    K, y = small_instance()
+    kw = dict(C=1.0, eta=0.5, tau=0.01, method="paper", max_iter=4, eps=0.0)
+    a = solve_svm(K, y, beta_sign="printed", **kw).alpha
+    b = solve_svm(K, y, beta_sign="ascent", **kw).alpha
+    assert np.linalg.norm(a - b) > 1e-3
+
+
+def test_paper_monotone_theta_sequence_nondecreasing(monkeypatch):
+    """Section nest: theta_t = argmax h over {theta_{t-1}, P(a_t + grad/L), a_t}.
+
+    The sequence h(theta_t) must be non-decreasing and each recorded value must be
+    h of the selected point.  Captured by wrapping the ``max`` that _paper.py uses.
+    """
+    chosen = []
+
+    def recording_max(cands, key):
+        best = max(cands, key=key)  # builtin max
+        chosen.append((best[0], np.array(best[1])))
+        return best
+
+    monkeypatch.setattr(paper_module, "max", recording_max, raising=False)
+    K, y = blobs(12, 3, shift=0.5)
+    C, eta, tau = 1.0, 0.5, 0.01
+    for projection in ("paper", "exact"):
+        chosen.clear()
+        res = solve_svm(
+            K,
+            y,
+            C=C,
+            eta=eta,
+            tau=tau,
+            method="paper-monotone",
+            max_iter=40,
+            projection=projection,
+            eps=0.0,
+        )
+        assert len(chosen) == 40
+        hs = np.array([c[0] for c in chosen])
+        assert np.all(np.diff(hs) >= -1e-12 * np.abs(hs[1:]))
+        prob = SVMProblem(K, y, C, eta, tau)
+        for h, theta in chosen[::7]:
+            assert h == pytest.approx(prob.evaluate(theta).h, rel=1e-12)
+            assert h == pytest.approx(ref_h_grad(K, y, theta, eta, tau)[0], rel=1e-9)
+        assert res.lower <= res.upper
+
+
+# ---------------------------------------------------------------- statuses and brackets
+
+
+@pytest.mark.parametrize("method", ["accelerated", "paper", "paper-monotone", "pgm"])
+@pytest.mark.parametrize("tau", [0.0, 0.01])
+def test_all_methods_return_certified_brackets(method, tau):
+    K, y = blobs(30, 5)
+    C, eta = 1.0, 2.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        res = solve_svm(K, y, C=C, eta=eta, tau=tau, method=method, max_iter=300)
+    assert res.lower <= res.upper
+    assert res.gap == pytest.approx(res.upper - res.lower, rel=1e-9, abs=1e-12)
+    assert feasible(res.alpha, y, C)
+    cert = svm_certificate(K, y, res.alpha, C=C, eta=eta, tau=tau)
+    assert cert.lower == pytest.approx(res.lower, rel=1e-10)
+    assert cert.upper == pytest.approx(res.upper, rel=1e-10)
+    if method == "accelerated":
+        assert res.status == "converged" and res.rel_gap <= 1e-6
+    else:
+        assert res.status in ("stopped", "max_iter")
+        assert res.method == method
+    assert res.success == (res.status == "converged")
+
+
+def test_paper_never_claims_convergence():
+    K, y = blobs(20, 6)
+    # stopping rule fires early: "stopped", not "converged", even with a huge tol
+    res = solve_svm(K, y, C=1.0, eta=1.0, method="paper", eps=1e-2, tol=1e9)
+    assert res.status == "stopped" and res.n_iter < 2000
+    assert res.history["step"][-1] <= 1e-2 < min(res.history["step"][:-1], default=1.0)
+    res = solve_svm(K, y, C=1.0, eta=1.0, method="pgm", max_iter=3, eps=0.0)
+    assert res.status == "max_iter" and res.n_iter == 3
+    assert res.rel_gap > 1e-6
+
+
+@pytest.mark.parametrize(
+    "tau, C, eta",
+    [
+        (0.0, 0.1, 0.1),
+        (0.0, 1.0, 10.0),
+        (0.0, 32.0, 1e3),
+        (0.01, 0.1, 1e3),
+        (0.01, 1.0, 1.0),
+        (0.01, 32.0, 10.0),
+        (1.0, 0.1, 10.0),
+        (1.0, 1.0, 1e3),
+        (1.0, 32.0, 0.1),
+    ],
+)
+def test_accelerated_converges(tau, C, eta):
+    K, y = blobs(40, 7, shift=0.6, sigma=0.8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        res = solve_svm(K, y, C=C, eta=eta, tau=tau, tol=1e-6)
+    assert res.status == "converged"
+    assert -roundoff(eta, 40) <= res.gap <= 1e-6 * res.alpha.sum()
+    assert res.rel_gap <= 1e-6
+    assert res.lower <= res.upper + roundoff(eta, 40)
+    assert feasible(res.alpha, y, C)
+    # no feasible point is better than the certified upper bound
+    prob = SVMProblem(K, y, C, eta, tau)
+    rng = np.random.default_rng(0)
+    from dank_fast import project_A
+
+    for _ in range(5):
+        z = project_A(res.alpha + 0.05 * C * rng.normal(size=40), y, C)
+        assert prob.evaluate(z).h <= res.upper + roundoff(eta, 40)
+
+
+def test_gap_is_never_negative():
+    y = np.array([1.0, -1.0, 1.0, -1.0])
+    cert = svm_certificate(np.eye(4), y, np.full(4, 0.1), C=0.1, eta=1e3, tau=1.0)
+    assert cert.lower <= cert.upper
+
+
+def test_solution_is_accepted_by_svm_certificate_nearly_constant_kernel():
+    K = np.array(
+        [
+            [1.0, 1.0, 0.9999997, 0.99999962],
+            [1.0, 1.0, 0.99999968, 0.9999996],
+            [0.9999997, 0.99999968, 1.0, 1.0],
+            [0.99999962, 0.9999996, 1.0, 1.0],
+        ]
+    )
+    y = np.array([-1.0, 1.0, -1.0, -1.0])
+    res = solve_svm(K, y, C=0.01, eta=1.0, tau=0.01)
+    cert = svm_certificate(K, y, res.alpha, C=0.01, eta=1.0, tau=0.01)  # used to raise
+    assert cert.infeasibility <= 1e-15
+
+
+@pytest.mark.parametrize("tau", [0.0, 0.01])
+def test_warm_start_from_accurate_solution(tau):
+    K, y = blobs(40, 8)
+    res = solve_svm(K, y, C=1.0, eta=5.0, tau=tau, tol=1e-10)
+    assert res.status == "converged"
+    res2 = solve_svm(K, y, C=1.0, eta=5.0, tau=tau, tol=1e-7, alpha0=res.alpha)
+    assert res2.status == "converged"
+    assert res2.n_iter <= 2
+
+
+@pytest.mark.parametrize("tau", [0.0, 0.01])
+def test_warm_start_from_solution(tau):
+    K, y = blobs(40, 8)
+    kw = dict(C=1.0, eta=5.0, tau=tau, tol=1e-7)
+    res = solve_svm(K, y, **kw)
+    assert res.status == "converged"
+    res2 = solve_svm(K, y, alpha0=res.alpha, **kw)
+    assert res2.status == "converged"
+    assert res2.n_iter <= 2
+    assert res2.lower >= res.lower - 1e-7 * res.alpha.sum()
+
+
+def test_accelerated_warns_when_not_certified():
+    K, y = blobs(30, 9)
+    with pytest.warns(ConvergenceWarning, match="did not certify"):
+        res = solve_svm(K, y, C=1.0, eta=1.0, tol=1e-14, max_iter=3)
+    assert res.status == "max_iter" and res.n_iter == 3 and not res.success
+    assert res.lower <= res.upper
+
+
+def test_result_F_is_inner_minimiser_at_alpha():
+    K, y = blobs(20, 10)
+    C, eta, tau = 1.0, 1.0, 0.01
+    res = solve_svm(K, y, C=C, eta=eta, tau=tau)
+    np.testing.assert_allclose(res.F, ref_F(K, res.alpha * y, eta, tau), atol=1e-10)
+    mu, U = res.F_factors
+    np.testing.assert_allclose((U * mu) @ U.T, res.F, atol=1e-12)
+    assert res.value == res.lower

@@ -3,6 +3,9 @@
 Public API
 ----------
 solve_svm         P1 (eq. mainrank), certified
+solve_svr         P2 (eq. mainsvr, DANK in SVR), certified
+solve_decomposed  P3 (eqs. mainls, mainlssub), k-means decomposition, joblib
+DANKRegressor     scikit-learn estimator for P2
 svm_certificate   certify any candidate solution of P1
 compute_kernel    initial kernels via scikit-learn's pairwise kernels
 project_A         exact projection onto the dual feasible set
@@ -11,12 +14,16 @@ inner_minimiser   F(a) of Lemma fbound; apply_FK applies F o K to a vector
 
 from ._accelerated import ConvergenceWarning
 from ._result import DANKResult
-from .certificate import Certificate, best_bias, svm_certificate
+from .certificate import Certificate, best_bias, svm_certificate, svr_certificate
+from .decomposed import DecomposedResult, solve_decomposed
 from .estimators import DANKClassifier
 from .inner import KernelData, apply_FK, inner_minimiser
 from .kernels import compute_kernel
 from .projection import project_A, project_box, project_paper, project_sum_box
+from .regressor import DANKRegressor
+from .screening import decomposition_bounds
 from .svm import solve_svm
+from .svr import solve_svr
 
 __version__ = "0.1.0"
 
@@ -24,16 +31,22 @@ __all__ = [
     "Certificate",
     "ConvergenceWarning",
     "DANKClassifier",
+    "DANKRegressor",
     "DANKResult",
+    "DecomposedResult",
     "KernelData",
     "apply_FK",
     "best_bias",
     "compute_kernel",
+    "decomposition_bounds",
     "inner_minimiser",
     "project_A",
     "project_box",
     "project_paper",
     "project_sum_box",
+    "solve_decomposed",
     "solve_svm",
+    "solve_svr",
     "svm_certificate",
+    "svr_certificate",
 ]

@@ -30,10 +30,12 @@ import numpy as np
 from scipy.linalg import LinAlgError, solve
 
 from ._accelerated import accelerated, finish
+from .projection import project_A
 
 __all__ = ["newton"]
 
 _DEBUG = False
+ARC_MIN_STEP = 1.0  # the arc is tried at t = 1 only, then the ratio test
 
 
 def _curvature(problem, ev, free: np.ndarray) -> np.ndarray:
@@ -127,23 +129,44 @@ def newton(
             break
         p = np.zeros(problem.dim)
         p[free] = pF
-        # ratio test: the longest step <= 1 that keeps the free coordinates in the box
-        with np.errstate(divide="ignore", invalid="ignore"):
-            to_bound = np.where(pF > 0, (C - z[free]) / pF, np.where(pF < 0, -z[free] / pF, np.inf))
-        t_max = float(min(1.0, np.min(to_bound))) if to_bound.size else 1.0
-        hit = free[np.argmin(to_bound)] if t_max < 1.0 else -1
-        t = t_max
+        # 1. projection arc on the free coordinates only (binding ones stay put):
+        #    a+_F = P(a_F + t p_F) onto {y_F'a_F = -y_B'a_B, box}, so several bounds
+        #    can become active in one step; t = 1, 1/2, ..., 1/64.
+        # 2. if the arc does not increase h: the ratio test (longest step that keeps
+        #    the free coordinates in the box; one bound becomes active), t halved.
         accepted = False
-        while t > 1e-12 * max(t_max, 1e-300):
-            z_new = z + t * p
-            if t == t_max and hit >= 0:  # land exactly on the bound that was hit
-                z_new[hit] = C if p[hit] > 0 else 0.0
-            z_new = problem.project(z_new)
+        fixed = np.flatnonzero(binding)
+        target = -float(y[fixed] @ z[fixed]) if has_eq else 0.0
+        t = 1.0
+        while t >= ARC_MIN_STEP:
+            z_new = z.copy()
+            if has_eq:
+                z_new[free] = project_A(z[free] + t * pF, y[free], C, target=target)
+            else:
+                z_new[free] = np.clip(z[free] + t * pF, 0.0, C)
             en = problem.evaluate(z_new, warm=ev)
             if en.h > ev.h:
                 accepted = True
                 break
             t *= 0.5
+        if not accepted:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                to_bound = np.where(
+                    pF > 0, (C - z[free]) / pF, np.where(pF < 0, -z[free] / pF, np.inf)
+                )
+            t_max = float(min(1.0, np.min(to_bound)))
+            hit = free[np.argmin(to_bound)] if t_max < 1.0 else -1
+            t = t_max
+            while t > 1e-12 * max(t_max, 1e-300):
+                z_new = z + t * p
+                if t == t_max and hit >= 0:  # land exactly on the bound that was hit
+                    z_new[hit] = C if p[hit] > 0 else 0.0
+                z_new = problem.project(z_new)
+                en = problem.evaluate(z_new, warm=ev)
+                if en.h > ev.h:
+                    accepted = True
+                    break
+                t *= 0.5
         if not accepted:
             break
         step = float(np.linalg.norm(z_new - z))

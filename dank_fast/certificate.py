@@ -31,7 +31,16 @@ import numpy as np
 from ._validation import check_binary_labels, check_kernel_matrix, check_nonnegative, check_positive
 from .inner import InnerSolution, KernelData, apply_FK, inner_minimiser
 
-__all__ = ["Certificate", "best_bias", "kkt_bias", "svm_certificate", "certify_svm"]
+__all__ = [
+    "Certificate",
+    "best_bias",
+    "kkt_bias",
+    "svm_certificate",
+    "certify_svm",
+    "certify_svr",
+    "certify_box",
+    "svr_certificate",
+]
 
 
 @dataclass
@@ -214,3 +223,95 @@ def svm_certificate(K, y, alpha, *, C: float, eta: float, tau: float) -> Certifi
     kd = KernelData(K)
     inner = inner_minimiser(kd, alpha * y, eta, tau, route="dense")
     return certify_svm(kd, y, alpha, C, eta, tau, inner)
+
+
+# --------------------------------------------------------------------------- P2 and P3
+def certify_svr(kd: KernelData, y, z, C, eta, tau, epsilon, inner: InnerSolution, f0=None):
+    """Certificate for P2 (eq. mainsvr) at a feasible ``z = [ah; ac]``.
+
+    With ``d = ah - ac``, ``G = F o K``, ``f0 = G d`` and ``lin = y'd - eps 1'(ah + ac)``:
+
+    * lower bound ``h = lin + eta (n^2 - ||F||^2)``;
+    * upper bound: the epsilon-SVR primal of the fixed kernel ``G`` at the expansion
+      ``w = sum_i d_i phi(x_i)``, ``1/2 d'Gd + C sum_i max(0, |y_i - f0_i - b| - eps)``,
+      plus ``R(F)``, with the exact best ``b`` (:func:`best_bias` with ``eps``).
+
+    For the exact ``F``, ``R(F) = eta (||F||^2 - ... )`` cancels as for P1
+    (``2 eta tr(F Gamma) = q/2``, ``q = d'f0``), so ``gap = q + C loss(b) - lin``: the
+    epsilon-SVR duality gap of the fixed kernel ``G``. Relative gap:
+    ``gap / max(|d'y|, 1'(ah + ac), C)`` (floor ``C``: ``a* = 0`` is optimal when every
+    target fits in the tube, and then the first two scales vanish).
+    """
+    y = np.asarray(y, dtype=np.float64)
+    n = y.size
+    ah, ac = z[:n], z[n:]
+    d = ah - ac
+    if f0 is None:
+        f0 = apply_FK(inner.F, kd, d)
+    b, interval, loss = best_bias(f0, y, eps=epsilon)
+    lin = float(y @ d) - epsilon * float(z.sum())
+    q_half = 0.5 * float(d @ f0)
+    scale = max(abs(float(d @ y)), float(z.sum()), C)
+    infeas = max(abs(float(d.sum())), float(-z.min()), float(z.max() - C), 0.0)
+    return _assemble(lin, q_half, C * loss, inner, eta, tau, b, interval, scale, infeas)
+
+
+def certify_box(kd: KernelData, y, alpha, C, eta, inner: InnerSolution, f0=None):
+    """Certificate for P3 (eq. mainls): box ``0 <= a <= C`` only, no bias, ``tau = 0``.
+
+    As :func:`certify_svm` with the bias fixed at 0: ``gap = q + C sum_i max(0, 1 - y_i f0_i)
+    - 1'a``. ``bias`` and ``bias_interval`` of the result are NaN / (0, 0).
+    """
+    d = alpha * y
+    if f0 is None:
+        f0 = apply_FK(inner.F, kd, d)
+    hinge = float(np.maximum(0.0, 1.0 - y * f0).sum())
+    q_half = 0.5 * float(d @ f0)
+    infeas = max(float(-alpha.min()), float(alpha.max() - C), 0.0)
+    cert = _assemble(
+        float(alpha.sum()), q_half, C * hinge, inner, eta, 0.0, None, (0.0, 0.0),
+        float(alpha.sum()), infeas,
+    )
+    return cert
+
+
+def svr_certificate(K, y, alpha_hat, alpha_check, *, C: float, epsilon: float, eta: float,
+                    tau: float) -> Certificate:
+    """Certify a candidate solution ``(alpha_hat, alpha_check)`` of P2 (eq. mainsvr) from scratch.
+
+    Mirrors :func:`svm_certificate`: the candidate must be feasible for
+    ``{0 <= ah, ac <= C, 1'(ah - ac) = 0}`` up to ``1e-9 C sqrt(n)``, else ``ValueError``.
+    Targets ``y`` must be finite. See :func:`certify_svr` for the bounds.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> K = np.eye(2); y = np.array([1.0, -1.0])
+    >>> cert = svr_certificate(K, y, np.array([0.5, 0.0]), np.array([0.0, 0.5]), C=1.0,
+    ...                        epsilon=0.1, eta=1e6, tau=0.0)
+    >>> bool(cert.lower <= cert.upper)
+    True
+    """
+    from ._validation import check_finite_array
+
+    K = check_kernel_matrix(K)
+    n = K.shape[0]
+    y = check_finite_array(y, "y", ndim=1)
+    if y.size != n:
+        raise ValueError(f"y has {y.size} entries but K has {n} rows")
+    C = check_positive(C, "C")
+    epsilon = check_nonnegative(epsilon, "epsilon")
+    eta = check_positive(eta, "eta")
+    tau = check_nonnegative(tau, "tau")
+    ah = check_finite_array(alpha_hat, "alpha_hat", ndim=1)
+    ac = check_finite_array(alpha_check, "alpha_check", ndim=1)
+    if ah.shape != y.shape or ac.shape != y.shape:
+        raise ValueError("alpha_hat and alpha_check must have the shape of y")
+    z = np.concatenate([ah, ac])
+    tol = 1e-9 * C * np.sqrt(n)
+    infeas = max(abs(float(ah.sum() - ac.sum())), float(-z.min()), float(z.max() - C))
+    if infeas > tol:
+        raise ValueError(f"(alpha_hat, alpha_check) is not feasible (violation {infeas:.3g})")
+    kd = KernelData(K)
+    inner = inner_minimiser(kd, ah - ac, eta, tau, route="dense")
+    return certify_svr(kd, y, z, C, eta, tau, epsilon, inner)

@@ -48,7 +48,7 @@ def _piecewise_root(breaks: np.ndarray, phi) -> float:
     return float(t[lo] + (t[hi] - t[lo]) * f_lo / (f_lo - f_hi))
 
 
-def project_A(z, y, C: float) -> np.ndarray:
+def project_A(z, y, C: float, target: float = 0.0) -> np.ndarray:
     """Exact Euclidean projection onto ``{a : y'a = 0, 0 <= a <= C}``.
 
     Parameters
@@ -56,6 +56,9 @@ def project_A(z, y, C: float) -> np.ndarray:
     z : ndarray of shape (n,)
     y : ndarray of shape (n,), entries in {-1, +1}
     C : float > 0
+    target : float, default 0
+        Project onto ``{y'a = target, 0 <= a <= C}`` instead (used on a subset of
+        coordinates whose complement is held fixed); must be attainable.
 
     Returns
     -------
@@ -72,14 +75,14 @@ def project_A(z, y, C: float) -> np.ndarray:
     y = np.asarray(y, dtype=np.float64)
 
     def phi(lam: float) -> float:
-        return float(y @ np.clip(z - lam * y, 0.0, C))
+        return float(y @ np.clip(z - lam * y, 0.0, C)) - target
 
     # z_i - lam y_i hits 0 at lam = z_i y_i and C at lam = (z_i - C) y_i
     breaks = np.concatenate([z * y, (z - C) * y])
     lam = _piecewise_root(breaks, phi)
     p = np.clip(z - lam * y, 0.0, C)
     # z - lam y loses digits when |z| >> C; restore y'p = 0 on the free coordinates
-    r = float(y @ p)
+    r = float(y @ p) - target
     free = (p > 0.0) & (p < C)
     if r != 0.0 and np.any(free):
         p[free] = np.clip(p[free] - r * y[free] / np.count_nonzero(free), 0.0, C)

@@ -1,0 +1,360 @@
+"""scikit-learn estimator for DANK in SVR (P2, eq. mainsvr).
+
+:class:`DANKRegressor` learns ``F`` jointly with an epsilon-SVR through
+:func:`dank_fast.solve_svr` and predicts unseen points with the out-of-sample extension of
+section ose (a test point borrows the column of ``F`` of a matched training point).
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
+from sklearn.metrics.pairwise import euclidean_distances
+from sklearn.svm import SVR
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._validation import check_kernel_matrix
+from .extension import extended_decision, match_from_distances
+from .kernels import compute_kernel, kernel_params
+from .svr import METHODS, solve_svr
+
+__all__ = ["DANKRegressor", "relative_error"]
+
+_KERNELS = ("rbf", "gaussian", "linear", "poly", "precomputed")
+_ETA_FLOOR = 1e-12
+
+
+def relative_error(y_true, y_pred) -> float:
+    """The paper's regression error ("RMSE", section Regression):
+    ``sum (g(x_i) - y_i)^2 / sum (y_i - mean(y))^2`` (= 1 - R^2). Undefined for constant y."""
+    y_true = np.asarray(y_true, dtype=np.float64)
+    y_pred = np.asarray(y_pred, dtype=np.float64)
+    den = float(np.sum((y_true - y_true.mean()) ** 2))
+    if den == 0.0:
+        raise ValueError("relative error is undefined for constant targets")
+    return float(np.sum((y_pred - y_true) ** 2) / den)
+
+
+class DANKRegressor(RegressorMixin, BaseEstimator):
+    """Data-adaptive non-parametric kernel SVR (DANK in SVR, Liu et al., JMLR 2020).
+
+    Solves eq. mainsvr (with the bias constraint ``1'(ah - ac) = 0``),
+
+    ``max_{ah, ac} min_{F PSD} -1/2 d'(F o K)d + y'd - eps 1'(ah + ac) + eta ||F - 11'||_F^2
+    + tau eta ||F||_*``,  ``d = ah - ac``, ``0 <= ah, ac <= C``,
+
+    and predicts ``f(x_j) = sum_i d_i F_ij k(x_i, x_j) + b`` on training points and, for
+    unseen points, ``f(x'_j) = sum_{i in S} d_i F_{i, j*} k(x_i, x'_j) + b`` where ``j*`` is
+    the matched training point (section ose). With ``eta -> inf`` and ``tau = 0`` it is the
+    plain :class:`sklearn.svm.SVR`.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+    epsilon : float, default=0.1
+        Width of the epsilon-insensitive tube (>= 0). The paper does not state its value.
+    kernel, sigma, gamma, degree, coef0 :
+        Initial kernel, as :class:`dank_fast.DANKClassifier` (``sigma``: Gaussian width of
+        the paper, ``gamma = 1 / (2 sigma^2)``).
+    eta : float or "svr", default="svr"
+        Centering weight. ``"svr"``: ``eta = ||d_SVR||_2^2`` with ``d_SVR`` the dual
+        coefficients ``ah - ac`` of a plain :class:`sklearn.svm.SVR` (precomputed kernel,
+        same ``C`` and ``epsilon``). The paper fixes ``eta = ||alpha||_2^2`` from the SVM for
+        classification and says the regression experiments follow the classification
+        settings; ``alpha = ah - ac`` is the SVR's dual variable (eq. mainsvr). If that norm
+        is below 1e-12 (every target inside the tube), ``eta = 1`` is used. Stored in ``eta_``.
+    tau : float, default=0.01
+    method : {"accelerated", "paper", "paper-monotone", "pgm"}, default="accelerated"
+    tol : float, default=1e-6
+        Target certified relative duality gap.
+    max_iter : int, default=None
+    extension : {"paper", "nearest"}, default="paper"
+        Out-of-sample matching (see :class:`dank_fast.DANKClassifier`; ``"paper"`` is
+        batch-dependent on unseen points).
+    decomposition : int, default=None
+        ``None``: one problem. An integer ``v``: the training set is partitioned by
+        ``KMeans(v, random_state=random_state, n_init=10)`` and one DANK-SVR problem
+        (with its own ``eta`` rule, bias and bias constraint) is solved per cluster -- the
+        k-means decomposition of section knplapp applied to P2, which the paper does not
+        do (its decomposition, eq. mainlssub, is for the SVM and drops the bias; here every
+        cluster keeps its bias because targets have cluster-dependent offsets). A test
+        point is assigned to its nearest k-means centre and predicted by that cluster's
+        model, with the extension restricted to the cluster's training points. Not
+        available with ``kernel="precomputed"``.
+    warm_start_svr : bool, default=True
+        Start from the plain SVR's dual solution when ``eta="svr"`` computes it.
+    random_state : int, RandomState instance or None, default=None
+        Seed of k-means (``decomposition``); the solvers are deterministic.
+    verbose : bool, default=False
+
+    Attributes
+    ----------
+    results_ : list of DANKResult
+        One per problem (one, or one per cluster); ``results_[p].alpha = ah - ac``.
+    model_indices_ : list of ndarray
+        Training indices of every problem.
+    eta_ : ndarray of shape (n_problems,)
+    support_, dual_coef_, F_rows_ : ndarray (one problem) or list of ndarray
+        Support indices (into the training set), ``d_i`` on the support, rows ``F[S, :]``.
+    intercept_ : ndarray of shape (n_problems,)
+    cluster_centers_ : ndarray or None
+        k-means centres when ``decomposition`` is set.
+    n_iter_ : ndarray of shape (n_problems,)
+    X_fit_ : ndarray
+    n_features_in_ : int
+
+    Notes
+    -----
+    Constant targets raise ``ValueError``: every target then lies in the tube, the optimal
+    dual is ``ah = ac = 0``, ``F`` stays at its prior (nothing is learned), the paper's
+    ``eta`` rule gives 0 and the paper's relative error is undefined. ``solve_svr`` itself
+    accepts them (it returns the constant predictor).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dank_fast import DANKRegressor
+    >>> X = np.linspace(-1, 1, 40)[:, None]; y = np.sin(3 * X[:, 0])
+    >>> reg = DANKRegressor(sigma=0.3, epsilon=0.01, C=4.0).fit(X, y)
+    >>> bool(reg.score(X, y) > 0.99)
+    True
+    """
+
+    _parameter_constraints: dict = {
+        "C": [Interval(Real, 0.0, None, closed="neither")],
+        "epsilon": [Interval(Real, 0.0, None, closed="left")],
+        "kernel": [StrOptions(set(_KERNELS))],
+        "sigma": [Interval(Real, 0.0, None, closed="neither"), None],
+        "gamma": [Interval(Real, 0.0, None, closed="neither"), None],
+        "degree": [Interval(Integral, 1, None, closed="left")],
+        "coef0": [Interval(Real, None, None, closed="neither")],
+        "eta": [Interval(Real, 0.0, None, closed="neither"), StrOptions({"svr"})],
+        "tau": [Interval(Real, 0.0, None, closed="left")],
+        "method": [StrOptions(set(METHODS))],
+        "tol": [Interval(Real, 0.0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "extension": [StrOptions({"paper", "nearest"})],
+        "decomposition": [Interval(Integral, 1, None, closed="left"), None],
+        "warm_start_svr": ["boolean"],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self,
+        C=1.0,
+        epsilon=0.1,
+        kernel="rbf",
+        *,
+        sigma=None,
+        gamma=None,
+        degree=3,
+        coef0=1.0,
+        eta="svr",
+        tau=0.01,
+        method="accelerated",
+        tol=1e-6,
+        max_iter=None,
+        extension="paper",
+        decomposition=None,
+        warm_start_svr=True,
+        random_state=None,
+        verbose=False,
+    ):
+        self.C = C
+        self.epsilon = epsilon
+        self.kernel = kernel
+        self.sigma = sigma
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.eta = eta
+        self.tau = tau
+        self.method = method
+        self.tol = tol
+        self.max_iter = max_iter
+        self.extension = extension
+        self.decomposition = decomposition
+        self.warm_start_svr = warm_start_svr
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "results_")
+
+    @property
+    def _precomputed(self) -> bool:
+        return self.kernel == "precomputed"
+
+    def _kernel_kwargs(self) -> dict:
+        return {
+            "kernel": self.kernel,
+            "sigma": self.sigma,
+            "gamma": self.gamma,
+            "degree": self.degree,
+            "coef0": self.coef0,
+        }
+
+    def _kernel(self, A, B=None) -> np.ndarray:
+        return compute_kernel(A, B, **self._kernel_kwargs())
+
+    def _solve(self, K: np.ndarray, y: np.ndarray):
+        alpha0 = None
+        if isinstance(self.eta, str):  # "svr": eta = ||ah - ac||^2 of a plain SVR
+            svr = SVR(kernel="precomputed", C=self.C, epsilon=self.epsilon, tol=1e-4).fit(K, y)
+            d = np.zeros(K.shape[0])
+            d[svr.support_] = svr.dual_coef_.ravel()
+            eta = float(d @ d)
+            if not np.isfinite(eta) or eta < _ETA_FLOOR:
+                eta = 1.0
+            if self.warm_start_svr:
+                alpha0 = d
+        else:
+            eta = float(self.eta)
+        res = solve_svr(
+            K,
+            y,
+            C=self.C,
+            epsilon=self.epsilon,
+            eta=eta,
+            tau=self.tau,
+            method=self.method,
+            tol=self.tol,
+            max_iter=self.max_iter,
+            alpha0=alpha0,
+            check_psd=False,
+        )
+        return res, eta
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Fit DANK-SVR (eq. mainsvr).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data, or the PSD training kernel for ``kernel="precomputed"``.
+        y : array-like of shape (n_samples,)
+            Finite, non-constant real targets.
+
+        Returns
+        -------
+        self : DANKRegressor
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64, order="C", y_numeric=True)
+        y = np.asarray(y, dtype=np.float64)
+        if X.shape[0] < 2:
+            raise ValueError(
+                f"DANKRegressor needs at least 2 samples, got n_samples = {X.shape[0]} (1 sample)"
+            )
+        if np.ptp(y) == 0.0:
+            raise ValueError(
+                "y is constant: every target lies in the epsilon-tube, the optimal SVR dual "
+                "is 0, so F stays at its prior (nothing to learn), the paper's eta rule "
+                "gives eta = 0 and its relative error is undefined; use "
+                "sklearn.dummy.DummyRegressor"
+            )
+        if self._precomputed:
+            if X.shape[0] != X.shape[1]:
+                raise ValueError(
+                    "Precomputed kernel must be a square matrix of shape "
+                    f"(n_samples, n_samples), got {X.shape[0]}x{X.shape[1]}."
+                )
+            X = check_kernel_matrix(X)
+            if self.decomposition is not None:
+                raise ValueError("decomposition needs features for k-means, not a kernel")
+        else:
+            kernel_params(**self._kernel_kwargs(), n_features=X.shape[1])
+        n = X.shape[0]
+        centers = None
+        if self.decomposition is None or self.decomposition == 1:
+            groups = [np.arange(n)]
+        else:
+            from sklearn.cluster import KMeans
+
+            v = min(int(self.decomposition), n)
+            km = KMeans(n_clusters=v, random_state=self.random_state, n_init=10).fit(X)
+            # k-means may leave a cluster empty (duplicate points): drop it
+            keep = [c for c in range(v) if np.any(km.labels_ == c)]
+            centers = km.cluster_centers_[keep]
+            groups = [np.flatnonzero(km.labels_ == c) for c in keep]
+        K_full = X if self._precomputed else self._kernel(X)
+        results, etas, supports, dual, intercepts, F_rows = [], [], [], [], [], []
+        for idx in groups:
+            K = K_full if idx.size == n else K_full[np.ix_(idx, idx)]
+            res, eta = self._solve(K, y[idx])
+            S = np.flatnonzero(res.alpha != 0.0)
+            results.append(res)
+            etas.append(eta)
+            supports.append(idx[S])
+            dual.append(res.alpha[S])
+            intercepts.append(float(res.bias))
+            F_rows.append(np.ascontiguousarray(res.inner.F.column(S).T))
+            if self.verbose:
+                print(
+                    f"[DANKRegressor] n={idx.size}, eta={eta:.4g}, |S|={S.size}, {res.status}, "
+                    f"n_iter={res.n_iter}, rel_gap={res.rel_gap:.2e}"
+                )
+        one = len(groups) == 1
+        self.X_fit_ = X
+        self.results_ = results
+        self.model_indices_ = groups
+        self.cluster_centers_ = centers
+        self.eta_ = np.asarray(etas, dtype=np.float64)
+        self.support_ = supports[0] if one else supports
+        self.dual_coef_ = dual[0] if one else dual
+        self.F_rows_ = F_rows[0] if one else F_rows
+        self.intercept_ = np.asarray(intercepts, dtype=np.float64)
+        self.n_iter_ = np.asarray([r.n_iter for r in results], dtype=np.int64)
+        return self
+
+    def predict(self, X):
+        """Predict with the out-of-sample extension (section ose).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Test data; for ``kernel="precomputed"`` the kernel against the training
+            points, shape (n_samples, n_samples_fit).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
+        one = len(self.results_) == 1
+        supports = [self.support_] if one else self.support_
+        dual = [self.dual_coef_] if one else self.dual_coef_
+        F_rows = [self.F_rows_] if one else self.F_rows_
+        if self.cluster_centers_ is not None:
+            assign = np.argmin(euclidean_distances(X, self.cluster_centers_), axis=1)
+        else:
+            assign = np.zeros(X.shape[0], dtype=np.intp)
+        out = np.empty(X.shape[0])
+        for p, idx in enumerate(self.model_indices_):
+            rows = np.flatnonzero(assign == p)
+            if rows.size == 0:
+                continue
+            Xp = X[rows]
+            if self._precomputed:
+                K_t = Xp[:, idx].T
+                D = np.diag(self.X_fit_)[idx][:, None] - 2.0 * K_t
+                K_S = Xp[:, supports[p]].T
+            else:
+                D = euclidean_distances(self.X_fit_[idx], Xp)
+                if supports[p].size == 0:  # every target of the problem in the tube
+                    K_S = np.zeros((0, rows.size))
+                else:
+                    K_S = self._kernel(self.X_fit_[supports[p]], Xp)
+            match = match_from_distances(D, self.extension)
+            out[rows] = extended_decision(dual[p], F_rows[p], K_S, match, self.intercept_[p])
+        return out

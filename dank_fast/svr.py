@@ -1,0 +1,246 @@
+"""P2, DANK in SVR (eq. mainsvr): ``SVRProblem`` and ``solve_svr``.
+
+    max_{ah, ac} min_{F PSD}  -1/2 d'(F o K)d + y'd - eps 1'(ah + ac) + R(F),   d = ah - ac,
+    0 <= ah, ac <= C,   1'(ah - ac) = 0.
+
+The bias constraint is the standard epsilon-SVR one, ``1'(ah - ac) = 0`` (the paper
+prints ``(ah - ac)'y = 0``; SPEC P2). The variable is ``z = [ah; ac]`` (length 2n).
+
+Gradient (derived here; Proposition theorgradsvr has slips)
+-----------------------------------------------------------
+``h(z) = lin(z) + eta (n^2 - ||F(d)||_F^2)`` with ``lin = y'd - eps 1'(ah + ac)`` and
+``F(d) = J_{tau/2}(11' + Gamma(d))``, ``Gamma = diag(d) K diag(d) / (4 eta)``. By the
+envelope theorem (the inner minimum over F is attained at F(d), and ``H`` is smooth in
+``d`` for fixed F), ``grad_d [min_F H] = -(F o K) d =: -f0``. With ``dd/dah = I`` and
+``dd/dac = -I``:
+
+    grad_ah h = y - eps 1 - f0,        grad_ac h = -y - eps 1 + f0.
+
+The paper prints ``-eps I - (ah - ac) F o K + y`` and ``-eps I - (ah - ac) F o K - y``:
+``I`` should be the vector ``1``, the product should be the matrix-vector product
+``(F o K)(ah - ac)``, and in the second line the sign of the ``(F o K)`` term is wrong
+(it must be ``+``, since ``d`` depends on ``ac`` with a minus sign). The tests check the
+gradient against central finite differences of ``h``.
+
+Lipschitz constant (Theorem theorsvr)
+-------------------------------------
+The theorem states ``||grad h(z1) - grad h(z2)|| <= 2L (||ah1 - ah2|| + ||ac1 - ac2||)`` with
+``L = 2 kappa (n + 9 n C^2 ||K||_F / (4 eta))``, and Algorithm ago3svr steps by ``1/(2L)``
+(theta) and ``1/(4L)`` (beta). The generic Algorithm ago3 implementation
+(:mod:`dank_fast._paper`) steps by ``1/L'`` and ``1/(2 L')``; it is driven with
+``L' = 2L`` so that the steps are exactly the printed ones
+(:meth:`SVRProblem.lipschitz_paper` returns ``2L``; ``result.extra["L_theorem"]`` is ``L``).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ._accelerated import accelerated
+from ._paper import paper
+from ._problem import SVMProblem, _lambda_max
+from ._result import DANKResult
+from ._validation import check_finite_array, check_kernel_matrix, check_nonnegative, check_positive
+from .certificate import Certificate, best_bias, certify_svr
+from .inner import KernelData
+from .projection import project_A, project_paper
+
+__all__ = ["SVRProblem", "solve_svr", "check_targets", "METHODS"]
+
+METHODS = ("accelerated", "paper", "paper-monotone", "pgm")
+
+
+def check_targets(y, n: int | None = None) -> np.ndarray:
+    """Regression targets: a finite 1-D float array (of length ``n``)."""
+    y = check_finite_array(y, "y", ndim=1)
+    if n is not None and y.shape[0] != n:
+        raise ValueError(f"y has {y.shape[0]} entries but K has {n} rows")
+    return y
+
+
+class SVRProblem(SVMProblem):
+    """P2 for the generic solvers: ``z = [ah; ac]``, ``d = ah - ac``."""
+
+    kind = "svr"
+
+    def __init__(self, K, y, C: float, eta: float, tau: float, epsilon: float):
+        super().__init__(K, y, C, eta, tau)
+        self.epsilon = epsilon
+        self.n = y.size
+        self.dim = 2 * y.size
+        self.s = np.concatenate([np.ones(self.n), -np.ones(self.n)])
+
+    def project(self, z: np.ndarray) -> np.ndarray:
+        """Exact projection onto ``{0 <= ah, ac <= C, 1'(ah - ac) = 0}``."""
+        return project_A(z, self.s, self.C)
+
+    def project_paper(self, z: np.ndarray) -> np.ndarray:
+        """The paper's projection (clip, then shift along the constraint normal ``[1; -1]``)."""
+        return project_paper(z, self.s, self.C)
+
+    def d_of(self, z: np.ndarray) -> np.ndarray:
+        return z[: self.n] - z[self.n :]
+
+    def lin(self, z: np.ndarray) -> float:
+        return float(self.y @ self.d_of(z)) - self.epsilon * float(z.sum())
+
+    def grad(self, z: np.ndarray, f0: np.ndarray) -> np.ndarray:
+        """``[y - eps - f0; -y - eps + f0]`` with ``f0 = (F o K)(ah - ac)`` (module doc)."""
+        r = self.y - f0
+        return np.concatenate([r - self.epsilon, -r - self.epsilon])
+
+    def certify(self, ev) -> Certificate:
+        if not ev.inner.exact:
+            ev = self.evaluate(ev.z, route="dense")
+        return certify_svr(
+            self.kd, self.y, ev.z, self.C, self.eta, self.tau, self.epsilon, ev.inner, ev.f0
+        )
+
+    def quick_rel_gap(self, ev) -> float:
+        _, _, loss = best_bias(ev.f0, self.y, eps=self.epsilon)
+        d = self.d_of(ev.z)
+        gap = float(d @ ev.f0) + self.C * loss - self.lin(ev.z)
+        return gap / max(abs(float(d @ self.y)), float(ev.z.sum()), self.C)
+
+    def bias(self, ev, cert: Certificate) -> float:
+        """KKT bias: mean of ``y_i -+ eps - f0_i`` over free ``ah_i`` / ``ac_i``; else the
+        certificate's exact best bias."""
+        n, C = self.n, self.C
+        margin = 1e-8 * C
+        ah, ac = ev.z[:n], ev.z[n:]
+        r = self.y - ev.f0
+        free_h = (ah > margin) & (ah < C - margin)
+        free_c = (ac > margin) & (ac < C - margin)
+        vals = np.concatenate([r[free_h] - self.epsilon, r[free_c] + self.epsilon])
+        if vals.size == 0:
+            return cert.bias
+        return float(np.mean(vals))
+
+    def lipschitz_theorem(self) -> float:
+        """``L = 2 kappa (n + 9 n C^2 ||K||_F / (4 eta))``, Theorem theorsvr."""
+        n, K = self.n, self.kd.K
+        return 2 * self.kd.kappa * (n + 9 * n * self.C**2 * np.linalg.norm(K) / (4 * self.eta))
+
+    def lipschitz_paper(self) -> float:
+        """``2L`` (Theorem theorsvr's bound), so the generic ago3 steps ``1/(2L)``, ``1/(4L)``."""
+        return 2.0 * self.lipschitz_theorem()
+
+    def lipschitz_pgm(self) -> float:
+        """Analogue of eq. pgm for ``z``: ``2 (n - tau/2 + n C^2 lambda_max(K) / (4 eta))``.
+
+        The factor 2 is ``||[I, -I]||^2`` (``d = ah - ac``); the paper gives no pgm rule for P2.
+        """
+        lmax = _lambda_max(self.kd)
+        return 2.0 * (self.n - self.tau / 2 + self.n * self.C**2 * lmax / (4 * self.eta))
+
+
+def _split(res: DANKResult, n: int) -> DANKResult:
+    """Turn the generic result (alpha = z) into the SVR one (alpha = ah - ac)."""
+    z = res.alpha
+    res.extra["alpha_hat"] = z[:n].copy()
+    res.extra["alpha_check"] = z[n:].copy()
+    res.extra["z"] = z
+    res.alpha = z[:n] - z[n:]
+    return res
+
+
+def solve_svr(
+    K,
+    y,
+    *,
+    C: float,
+    epsilon: float,
+    eta: float,
+    tau: float = 0.01,
+    method: str = "accelerated",
+    tol: float = 1e-6,
+    max_iter: int | None = None,
+    alpha0=None,
+    check_psd: bool = True,
+    eig_route: str = "auto",
+    **options,
+) -> DANKResult:
+    """Solve DANK in SVR, eq. mainsvr (bias constraint ``1'(ah - ac) = 0``), certified.
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n) or KernelData
+        PSD initial kernel.
+    y : array_like of shape (n,)
+        Finite real targets. Constant targets are allowed (not degenerate for this
+        problem): every target then fits in the tube, ``ah = ac = 0`` is optimal and the
+        bias is the constant.
+    C : float > 0
+    epsilon : float >= 0
+        Width of the epsilon-insensitive tube.
+    eta : float > 0
+    tau : float >= 0, default 0.01
+    method : {"accelerated", "paper", "paper-monotone", "pgm"}
+        ``"accelerated"``: accelerated projected gradient (backtracking, restart, exact
+        projection), stops on the certified relative gap. ``"paper"``: Algorithm ago3svr
+        as printed (L of Theorem theorsvr, steps ``1/(2L)`` and ``1/(4L)``,
+        ``t_max = 2000``, ``eps = 1e-4``; options ``projection``, ``beta_sign`` as
+        :func:`dank_fast.solve_svm`).
+    tol : float, default 1e-6
+        Target certified relative gap ``gap / max(|d'y|, 1'(ah + ac), C)``.
+    max_iter : int, optional
+    alpha0 : array_like of shape (n,) or (2n,), optional
+        Warm start: ``d`` (split as ``ah = max(d, 0)``, ``ac = max(-d, 0)``) or ``[ah; ac]``;
+        projected onto the feasible set.
+
+    Returns
+    -------
+    DANKResult
+        ``alpha = ah - ac`` (the decision function is ``f = (F o K) alpha + bias``),
+        ``extra["alpha_hat"]``, ``extra["alpha_check"]``, the certificate fields.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dank_fast import solve_svr, compute_kernel
+    >>> X = np.linspace(-1, 1, 30)[:, None]; y = np.sin(3 * X[:, 0])
+    >>> res = solve_svr(compute_kernel(X, sigma=0.5), y, C=1.0, epsilon=0.05, eta=10.0)
+    >>> res.status, bool(res.lower <= res.upper), abs(float(res.alpha.sum())) < 1e-9
+    ('converged', True, True)
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if isinstance(K, KernelData):
+        kd = K
+    else:
+        kd = KernelData(check_kernel_matrix(K, check_psd=check_psd))
+    y = check_targets(y, kd.n)
+    C = check_positive(C, "C")
+    epsilon = check_nonnegative(epsilon, "epsilon")
+    eta = check_positive(eta, "eta")
+    tau = check_nonnegative(tau, "tau")
+    tol = check_positive(tol, "tol")
+    if max_iter is not None:
+        if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral):
+            raise TypeError(f"max_iter must be an integer, got {type(max_iter).__name__}")
+        if max_iter < 1:
+            raise ValueError(f"max_iter must be >= 1, got {max_iter!r}")
+        max_iter = int(max_iter)
+    if eig_route not in ("auto", "dense", "lanczos"):
+        raise ValueError(f"eig_route must be 'auto', 'dense' or 'lanczos', got {eig_route!r}")
+    n = kd.n
+    if alpha0 is not None:
+        alpha0 = np.asarray(alpha0, dtype=np.float64)
+        if not np.all(np.isfinite(alpha0)) or alpha0.shape not in ((n,), (2 * n,)):
+            raise ValueError("alpha0 must be a finite array of shape (n,) or (2n,)")
+        if alpha0.shape == (n,):
+            alpha0 = np.concatenate([np.maximum(alpha0, 0.0), np.maximum(-alpha0, 0.0)])
+    problem = SVRProblem(kd, y, C, eta, tau, epsilon)
+    problem.route = eig_route
+    if method == "accelerated":
+        res = accelerated(problem, tol=tol, max_iter=max_iter or 5000, alpha0=alpha0, **options)
+    else:
+        variant = {"paper": "nesterov", "paper-monotone": "monotone", "pgm": "pgm"}[method]
+        res = paper(
+            problem, variant=variant, t_max=max_iter or 2000, alpha0=alpha0, tol=tol, **options
+        )
+        res.extra["L_theorem"] = problem.lipschitz_theorem()
+    res.extra["epsilon"] = epsilon
+    return _split(res, n)

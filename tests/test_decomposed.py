@@ -1,0 +1,123 @@
+"""Tests of P3, the decomposition (:func:`dank_fast.solve_decomposed`) and the screening
+quantities of Theorems theorappf / theorsv."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from threadpoolctl import threadpool_limits
+
+from dank_fast import compute_kernel, decomposition_bounds, solve_decomposed
+from dank_fast._accelerated import accelerated
+from dank_fast.decomposed import DecomposedProblem, block_kernel
+from dank_fast.inner import KernelData
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _single_blas_thread():
+    with threadpool_limits(limits=1):
+        yield
+
+
+def _blobs(n=60, seed=0):
+    rng = np.random.default_rng(seed)
+    h = n // 2
+    X = np.vstack([rng.normal(-2, 1, (h, 2)), rng.normal(2, 1, (n - h, 2))])
+    y = np.where(X[:, 0] + X[:, 1] + rng.normal(size=n) > 0, 1.0, -1.0)
+    return X, y, compute_kernel(X, sigma=1.0)
+
+
+def test_one_cluster_is_undecomposed_problem():
+    X, y, K = _blobs()
+    res = solve_decomposed(K, y, C=1.0, eta=5.0, tol=1e-9)
+    direct = accelerated(DecomposedProblem(KernelData(K), y, 1.0, 5.0), tol=1e-9)
+    assert len(res.blocks) == 1
+    # the same problem solved twice (K is symmetrised by the validation: round-off differs)
+    assert np.max(np.abs(res.alpha - direct.alpha)) < 1e-6
+    assert res.lower == pytest.approx(res.full_value, abs=1e-12)  # Kbar = K
+    assert abs(res.lower - direct.lower) <= res.gap + direct.gap
+    # P3 has no bias: one class only is allowed
+    r1 = solve_decomposed(K[:10, :10], np.ones(10), C=1.0, eta=5.0)
+    assert r1.success and r1.bias is None
+
+
+@pytest.mark.parametrize("backend", ["threading", "loky"])
+def test_parallel_equals_serial(backend):
+    X, y, K = _blobs(n=60, seed=1)
+    kw = {"C": 1.0, "eta": 5.0, "n_clusters": 3, "X": X, "random_state": 0}
+    serial = solve_decomposed(K, y, n_jobs=1, **kw)
+    par = solve_decomposed(K, y, n_jobs=2, backend=backend, **kw)
+    assert np.array_equal(serial.labels, par.labels)
+    assert np.max(np.abs(serial.alpha - par.alpha)) <= 1e-12
+    assert serial.gap == pytest.approx(par.gap, abs=1e-12)
+
+
+def test_lemma_lemmalink_and_corrected_Fbar():
+    X, y, K = _blobs(n=50, seed=2)
+    res = solve_decomposed(K, y, C=1.0, eta=5.0, n_clusters=3, X=X, random_state=0, tol=1e-8)
+    # the concatenation is optimal for P3 on Kbar: its certificate there is small
+    assert res.success and res.rel_gap <= 1e-8
+    assert res.gap <= sum(r.gap for r in res.results) + 1e-10  # separable: gaps add up
+    assert res.lower == pytest.approx(sum(r.lower for r in res.results), rel=1e-12)
+    # solving P3 on Kbar in one piece gives the same value
+    Kb = block_kernel(K, res.labels)
+    joint = accelerated(DecomposedProblem(KernelData(Kb), y, 1.0, 5.0), tol=1e-9)
+    assert abs(joint.lower - res.lower) <= joint.gap + res.gap + 1e-9
+    # Fbar: the true minimiser has 1 off the blocks; the lemma's block-diagonal one costs
+    # eta * (#off-block entries) more in Hbar(abar, .)
+    F, F_lemma = res.F, res.F_lemma
+    off = res.labels[:, None] != res.labels[None, :]
+    assert np.all(F[off] == 1.0) and np.all(F_lemma[off] == 0.0)
+    d = res.alpha * y
+
+    def Hbar(F):
+        return res.alpha.sum() - 0.5 * d @ ((F * Kb) @ d) + 5.0 * np.sum((F - 1) ** 2)
+
+    assert Hbar(F) == pytest.approx(res.lower, rel=1e-10)
+    assert Hbar(F_lemma) - Hbar(F) == pytest.approx(5.0 * off.sum(), rel=1e-10)
+    # full problem: h(abar) on K is a lower bound, bracketed by the full certificate
+    fc = res.full_certificate
+    assert fc.lower == pytest.approx(res.full_value) and fc.lower <= fc.upper
+
+
+def test_agrees_with_reference():
+    import dank_ref
+
+    X, y, K = _blobs(n=16, seed=3)
+    labels = np.arange(16) % 2
+    ref = dank_ref.solve_decomposed(K, y, labels, C=1.0, eta=5.0, method="blocks")
+    res = solve_decomposed(K, y, C=1.0, eta=5.0, labels=labels, tol=1e-9)
+    assert abs(ref.lower - res.lower) <= ref.gap + res.gap + 1e-6
+    assert np.max(np.abs(ref.F - res.F)) < 1e-4
+
+
+def test_screening_quantities():
+    X, y, K = _blobs(n=60, seed=4)
+    res = solve_decomposed(K, y, C=1.0, eta=5.0, n_clusters=3, X=X, random_state=0)
+    full = solve_decomposed(K, y, C=1.0, eta=5.0, tol=1e-9)
+    rep = decomposition_bounds(K, y, res.labels, res.alpha, C=1.0, eta=5.0,
+                               alpha_star=full.alpha)
+    same = res.labels[:, None] == res.labels[None, :]
+    assert rep.Q == pytest.approx(np.abs(K)[~same].sum())
+    assert 0 < rep.B1 <= 1.0 <= rep.B2 and rep.B == pytest.approx(rep.B2 - rep.B1)
+    # Theorem theorappf on this instance
+    assert rep.value_gap <= rep.bound
+    # gradient of Hbar at (abar, Fbar): 1 - y (Fbar o Kbar)(abar y)
+    Fb = res.F
+    g = 1.0 - y * ((Fb * block_kernel(K, res.labels)) @ (res.alpha * y))
+    assert np.allclose(rep.grad, g)
+    # Theorem theorsv: every screened point is a non-support vector of the full problem
+    assert rep.violations.size == 0
+    assert np.all(rep.threshold < 0)
+
+
+def test_bad_input():
+    X, y, K = _blobs(n=10)
+    with pytest.raises(ValueError, match="-1 and \\+1"):
+        solve_decomposed(K, y * 2, C=1.0, eta=1.0)
+    with pytest.raises(ValueError, match="features X"):
+        solve_decomposed(K, y, C=1.0, eta=1.0, n_clusters=2)
+    with pytest.raises(ValueError):
+        solve_decomposed(K, y, C=1.0, eta=1.0, labels=np.zeros(3))
+    with pytest.raises(ValueError):
+        solve_decomposed(K, y, C=-1.0, eta=1.0)

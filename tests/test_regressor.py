@@ -1,0 +1,98 @@
+"""Tests of the scikit-learn estimator :class:`dank_fast.DANKRegressor`."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.model_selection import GridSearchCV, train_test_split
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import MinMaxScaler
+from sklearn.svm import SVR
+from sklearn.utils.estimator_checks import parametrize_with_checks
+from threadpoolctl import threadpool_limits
+
+from dank_fast import DANKRegressor, compute_kernel
+from dank_fast.regressor import relative_error
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _single_blas_thread():
+    # tiny problems: multi-threaded BLAS only adds overhead on a loaded 2-core machine
+    with threadpool_limits(limits=1):
+        yield
+
+
+def _expected_failed_checks(estimator):
+    return {}
+
+
+@parametrize_with_checks(
+    [
+        DANKRegressor(tol=1e-4),
+        DANKRegressor(tol=1e-4, extension="nearest", tau=0.0, eta=10.0),
+        DANKRegressor(tol=1e-4, decomposition=2, random_state=0),
+    ],
+    expected_failed_checks=_expected_failed_checks,
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def _data(n=80, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, (n, 2))
+    y = np.sin(3 * X[:, 0]) + X[:, 1] ** 2 + 0.05 * rng.normal(size=n)
+    return X, y
+
+
+def test_pipeline_and_grid_search():
+    X, y = _data()
+    Xtr, Xte, ytr, yte = train_test_split(X, y, random_state=0)
+    pipe = Pipeline([("scale", MinMaxScaler()), ("dank", DANKRegressor(sigma=0.3, C=4.0,
+                                                                        epsilon=0.02, tol=1e-4))])
+    assert pipe.fit(Xtr, ytr).score(Xte, yte) > 0.8
+    grid = GridSearchCV(pipe, {"dank__C": [1.0, 4.0]}, cv=3, error_score="raise")
+    grid.fit(Xtr, ytr)
+    assert grid.score(Xte, yte) > 0.8
+
+
+def test_eta_svr_rule_and_training_fit():
+    X, y = _data(n=50)
+    reg = DANKRegressor(sigma=0.5, C=2.0, epsilon=0.05, extension="nearest").fit(X, y)
+    K = compute_kernel(X, sigma=0.5)
+    svr = SVR(kernel="precomputed", C=2.0, epsilon=0.05, tol=1e-4).fit(K, y)
+    assert reg.eta_[0] == pytest.approx(np.sum(svr.dual_coef_**2))
+    # on the training points the extension matches each point to itself
+    res = reg.results_[0]
+    assert np.allclose(reg.predict(X), res.apply_FK(res.alpha) + res.bias)
+    assert relative_error(y, reg.predict(X)) < 0.05
+
+
+def test_decomposition_and_precomputed():
+    X, y = _data(n=60)
+    reg = DANKRegressor(sigma=0.5, decomposition=3, random_state=0, tol=1e-4).fit(X, y)
+    assert len(reg.results_) == 3 and reg.cluster_centers_.shape == (3, 2)
+    assert sorted(np.concatenate(reg.model_indices_).tolist()) == list(range(60))
+    assert reg.score(X, y) > 0.8
+    K = compute_kernel(X, sigma=0.5)
+    a = DANKRegressor(kernel="precomputed", extension="nearest", tol=1e-6).fit(K, y)
+    b = DANKRegressor(sigma=0.5, extension="nearest", tol=1e-6).fit(X, y)
+    assert np.allclose(a.predict(K), b.predict(X), atol=1e-8)
+    with pytest.raises(ValueError, match="decomposition"):
+        DANKRegressor(kernel="precomputed", decomposition=2).fit(K, y)
+
+
+def test_bad_input():
+    X, y = _data(n=20)
+    y_nan = y.copy()
+    y_nan[0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        DANKRegressor().fit(X, y_nan)
+    with pytest.raises(ValueError, match="constant"):
+        DANKRegressor().fit(X, np.full(20, 3.0))
+    with pytest.raises(ValueError, match="epsilon"):
+        DANKRegressor(epsilon=-0.1).fit(X, y)
+    with pytest.raises(ValueError, match="C"):
+        DANKRegressor(C=0.0).fit(X, y)
+    with pytest.raises(ValueError):
+        relative_error(np.ones(3), np.zeros(3))

@@ -54,10 +54,13 @@ def solve_svm(
         Weight of the centering regulariser ``||F - 11'||_F^2``.
     tau : float >= 0, default 0.01
         Nuclear-norm weight (relative to eta).
-    method : {"accelerated", "paper", "paper-monotone", "pgm"}
+    method : {"accelerated", "newton", "paper", "paper-monotone", "pgm"}
         ``"accelerated"`` (default): accelerated projected gradient with
         backtracking and restart, exact projection, stops on the certified
-        relative gap ``tol``. ``"paper"``: Algorithm ago3 as printed (options
+        relative gap ``tol``. ``"newton"``: projected Newton on the free set
+        (:mod:`dank_fast._newton`; not in the paper), fastest from a warm start
+        such as the plain SVM's solution; hands over to ``"accelerated"`` if a
+        Newton step fails to increase ``h``. ``"paper"``: Algorithm ago3 as printed (options
         ``projection``, ``beta_sign``, ``t_max``, ``eps``, see
         :mod:`dank_fast._paper`); ``"paper-monotone"`` its monotone variant;
         ``"pgm"`` the projected gradient of eq. pgm.
@@ -65,7 +68,9 @@ def solve_svm(
         Target certified relative gap ``gap / 1'a`` (accelerated); for the
         paper's methods it only decides the reported status.
     max_iter : int, optional
-        Iteration limit (default 5000 for accelerated; the paper's ``t_max = 2000``).
+        Iteration limit (default 5000 for accelerated; the paper's ``t_max = 2000``;
+        for newton: 100 Newton steps, and ``max_iter`` (default 5000) iterations of
+        the accelerated fallback).
     alpha0 : array_like, optional
         Warm start (projected onto ``A``); e.g. a plain SVM's dual solution.
     eig_route : {"auto", "dense", "lanczos"}
@@ -119,6 +124,7 @@ def solve_svm(
             problem, tol=tol, max_iter=max_iter or 5000, alpha0=alpha0, **options
         )
     if method == "newton":
+        options.setdefault("fallback_iter", max_iter or 5000)
         return newton(problem, tol=tol, max_iter=max_iter or 100, alpha0=alpha0, **options)
     variant = {"paper": "nesterov", "paper-monotone": "monotone", "pgm": "pgm"}[method]
     return paper(

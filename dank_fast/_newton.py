@@ -38,24 +38,35 @@ _DEBUG = False
 ARC_MIN_STEP = 1.0  # the arc is tried at t = 1 only, then the ratio test
 
 
+def _coordinates(problem, free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Map free coordinates of ``z`` to indices of ``d`` and the signs ``dd/dz``.
+
+    P1/P3: ``d = a * y`` (index ``i``, sign ``y_i``); P2: ``z = [ah; ac]``,
+    ``d = ah - ac`` (index ``i mod n``, sign +1 for ``ah``, -1 for ``ac``).
+    """
+    if problem.kind == "svr":
+        return free % problem.n, problem.s[free]
+    return free, problem.y[free]
+
+
 def _curvature(problem, ev, free: np.ndarray) -> np.ndarray:
-    """``-hess h`` restricted to ``free`` (in the a-coordinates of P1/P3)."""
+    """``-hess h`` restricted to ``free`` (in the coordinates ``z`` of the problem)."""
     kd = problem.kd
     d = problem.d_of(ev.z)
-    KFF = kd.K[np.ix_(free, free)]
+    dix, sv = _coordinates(problem, free)
+    KFF = kd.K[np.ix_(dix, dix)]
     F = ev.inner.F
     if hasattr(F, "mu"):
-        UF = F.U[free]
+        UF = F.U[dix]
         FFF = (UF * F.mu) @ UF.T
     else:
-        FFF = 1.0 + np.outer(d[free], d[free]) * KFF / (4 * problem.eta)
-    K2F = kd.columns(free) ** 2  # (n, |free|)
-    dF = d[free]
+        FFF = 1.0 + np.outer(d[dix], d[dix]) * KFF / (4 * problem.eta)
+    K2F = kd.columns(dix) ** 2  # (n, |free|)
+    dF = d[dix]
     corr = np.outer(dF, dF) * (KFF * KFF)
     corr[np.diag_indices_from(corr)] += (d * d) @ K2F
     Hd = FFF * KFF + corr / (4 * problem.eta)
-    yF = problem.y[free] if problem.kind != "svr" else np.ones(free.size)
-    return yF[:, None] * Hd * yF[None, :]
+    return sv[:, None] * Hd * sv[None, :]
 
 
 def _newton_step(problem, ev, free, g, has_eq):
@@ -65,7 +76,7 @@ def _newton_step(problem, ev, free, g, has_eq):
     gF = g[free]
     try:
         if has_eq:
-            yF = problem.y[free]
+            yF = problem.eq_vector[free]
             k = free.size
             KKT = np.zeros((k + 1, k + 1))
             KKT[:k, :k] = Hf
@@ -89,14 +100,18 @@ def newton(
 ) -> object:
     t_start = time.perf_counter()
     C = problem.C
-    y = problem.y
-    has_eq = problem.kind == "svm"
+    y = problem.eq_vector  # normal of the equality constraint (None for P3)
+    has_eq = y is not None
     z = problem.project(np.zeros(problem.dim) if alpha0 is None else np.asarray(alpha0, float))
     ev = problem.evaluate(z)
     hist = {"h": [ev.h], "step": [], "gap": [], "L": []}
     status, cert = "max_iter", None
     it = 0
     for it in range(1, max_iter + 1):
+        if problem.kind == "svr":  # ah_i, ac_i > 0 together is never optimal for eps > 0
+            z_norm = problem.normalize(z)
+            if z_norm is not z:
+                z, ev = z_norm, problem.evaluate(z_norm, warm=ev)
         quick = problem.quick_rel_gap(ev)
         if quick <= tol:
             cert = problem.certify(ev)

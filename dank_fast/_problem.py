@@ -58,6 +58,11 @@ class SVMProblem:
         self.dim = y.size
         self.route = "auto"
 
+    @property
+    def eq_vector(self) -> np.ndarray | None:
+        """Normal of the equality constraint (``y'a = 0``); None when there is none."""
+        return self.y
+
     def project(self, z: np.ndarray) -> np.ndarray:
         return project_A(z, self.y, self.C)
 
@@ -102,7 +107,7 @@ class SVMProblem:
         _, _, hinge = best_bias(ev.f0, self.y)
         lin = self.lin(ev.z)
         gap = float(self.d_of(ev.z) @ ev.f0) + self.C * hinge - lin
-        return gap / max(lin, np.finfo(float).tiny)
+        return gap / lin if lin > 0 else np.inf
 
     def bias(self, ev: Evaluation, cert: Certificate) -> float:
         from .certificate import kkt_bias

@@ -52,9 +52,9 @@ class Certificate:
     lower, upper, gap : float
         ``gap = upper - lower`` (computed without cancellation, see module doc).
     rel_gap : float
-        ``gap / max(1'a, tiny)``: relative to the SVM-side scale (SPEC).
+        ``gap / 1'a`` (inf when 1'a = 0): relative to the SVM-side scale (SPEC).
     rel_gap_value : float
-        ``gap / max(|lower|, tiny)``: relative to the objective (can flatter the
+        ``gap / |lower|``: relative to the objective (can flatter the
         solution when the regulariser dominates ``|h|``).
     bias : float
         The exact minimiser of the primal over ``b`` (midpoint if flat).
@@ -132,6 +132,13 @@ def kkt_bias(f0: np.ndarray, y: np.ndarray, alpha: np.ndarray, C: float) -> floa
     return float(np.mean(y[free] - f0[free]))
 
 
+def _ratio(num: float, den: float) -> float:
+    """``num / den`` with ``den <= 0`` meaning "no scale": inf unless ``num`` is 0."""
+    if den > 0:
+        return float(num / den)
+    return 0.0 if num == 0 else float(np.copysign(np.inf, num))
+
+
 def _assemble(lin, q_half, loss, inner: InnerSolution, eta, tau, bias, interval, scale, infeas):
     """Combine the pieces; see the module docstring for the two gap formulas."""
     F = inner.F
@@ -146,13 +153,12 @@ def _assemble(lin, q_half, loss, inner: InnerSolution, eta, tau, bias, interval,
         upper_reg = eta * ((F.frob2() - n * n) - 2.0 * (F.sum_all() - n * n) + tau * F.trace())
         gap = q_half + loss + upper_reg - lin - eta * inner.deficit
     upper = lower + gap
-    tiny = np.finfo(float).tiny
     return Certificate(
         lower=float(lower),
         upper=float(upper),
         gap=float(gap),
-        rel_gap=float(gap / max(scale, tiny)),
-        rel_gap_value=float(gap / max(abs(lower), tiny)),
+        rel_gap=_ratio(gap, scale),
+        rel_gap_value=_ratio(gap, abs(lower)),
         bias=float(bias) if bias is not None else float("nan"),
         bias_interval=interval,
         missed=float(inner.missed),

@@ -67,6 +67,11 @@ class DecomposedProblem(SVMProblem):
     def __init__(self, K, y: np.ndarray, C: float, eta: float):
         super().__init__(K, y, C, eta, 0.0)
 
+    @property
+    def eq_vector(self) -> None:
+        """P3 has no bias, hence no equality constraint (box only)."""
+        return None
+
     def project(self, z: np.ndarray) -> np.ndarray:
         return project_box(z, self.C)
 

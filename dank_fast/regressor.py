@@ -67,7 +67,7 @@ class DANKRegressor(RegressorMixin, BaseEstimator):
         settings; ``alpha = ah - ac`` is the SVR's dual variable (eq. mainsvr). If that norm
         is below 1e-12 (every target inside the tube), ``eta = 1`` is used. Stored in ``eta_``.
     tau : float, default=0.01
-    method : {"accelerated", "paper", "paper-monotone", "pgm"}, default="accelerated"
+    method : {"newton", "accelerated", "paper", "paper-monotone", "pgm"}, default="newton"
     tol : float, default=1e-6
         Target certified relative duality gap.
     max_iter : int, default=None
@@ -155,7 +155,7 @@ class DANKRegressor(RegressorMixin, BaseEstimator):
         coef0=1.0,
         eta="svr",
         tau=0.01,
-        method="accelerated",
+        method="newton",
         tol=1e-6,
         max_iter=None,
         extension="paper",

@@ -39,6 +39,7 @@ import numbers
 import numpy as np
 
 from ._accelerated import accelerated
+from ._newton import newton
 from ._paper import paper
 from ._problem import SVMProblem, _lambda_max
 from ._result import DANKResult
@@ -49,7 +50,7 @@ from .projection import project_A, project_paper
 
 __all__ = ["SVRProblem", "solve_svr", "check_targets", "METHODS"]
 
-METHODS = ("accelerated", "paper", "paper-monotone", "pgm")
+METHODS = ("accelerated", "newton", "paper", "paper-monotone", "pgm")
 
 
 def check_targets(y, n: int | None = None) -> np.ndarray:
@@ -71,6 +72,19 @@ class SVRProblem(SVMProblem):
         self.n = y.size
         self.dim = 2 * y.size
         self.s = np.concatenate([np.ones(self.n), -np.ones(self.n)])
+
+    @property
+    def eq_vector(self) -> np.ndarray:
+        """Normal ``[1; -1]`` of the bias constraint ``1'(ah - ac) = 0``."""
+        return self.s
+
+    def normalize(self, z: np.ndarray) -> np.ndarray:
+        """Remove ``min(ah_i, ac_i)`` from both: same ``d``, still feasible, ``lin`` not lower."""
+        n = self.n
+        m = np.minimum(z[:n], z[n:])
+        if not np.any(m > 0):
+            return z
+        return z - np.concatenate([m, m])
 
     def project(self, z: np.ndarray) -> np.ndarray:
         """Exact projection onto ``{0 <= ah, ac <= C, 1'(ah - ac) = 0}``."""
@@ -177,7 +191,7 @@ def solve_svr(
         Width of the epsilon-insensitive tube.
     eta : float > 0
     tau : float >= 0, default 0.01
-    method : {"accelerated", "paper", "paper-monotone", "pgm"}
+    method : {"accelerated", "newton", "paper", "paper-monotone", "pgm"}
         ``"accelerated"``: accelerated projected gradient (backtracking, restart, exact
         projection), stops on the certified relative gap. ``"paper"``: Algorithm ago3svr
         as printed (L of Theorem theorsvr, steps ``1/(2L)`` and ``1/(4L)``,
@@ -236,6 +250,9 @@ def solve_svr(
     problem.route = eig_route
     if method == "accelerated":
         res = accelerated(problem, tol=tol, max_iter=max_iter or 5000, alpha0=alpha0, **options)
+    elif method == "newton":
+        options.setdefault("fallback_iter", max_iter or 5000)
+        res = newton(problem, tol=tol, max_iter=max_iter or 100, alpha0=alpha0, **options)
     else:
         variant = {"paper": "nesterov", "paper-monotone": "monotone", "pgm": "pgm"}[method]
         res = paper(

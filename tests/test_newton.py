@@ -1,0 +1,86 @@
+"""The projected Newton method (not in the paper): curvature, agreement, fallback."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dank_fast import compute_kernel, solve_svm, solve_svr
+from dank_fast._newton import _curvature
+from dank_fast._problem import SVMProblem
+from dank_fast.svr import SVRProblem
+
+
+def _data(n, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)
+    return compute_kernel(X, sigma=1.0), y, X
+
+
+@pytest.mark.parametrize("eta", [0.3, 5.0])
+def test_curvature_is_exact_hessian_for_tau0(eta):
+    """For tau = 0 the model is -hess h: compare with central differences of grad h."""
+    K, y, _ = _data(14, seed=1)
+    rng = np.random.default_rng(2)
+    pr = SVMProblem(K, y, 1.0, eta, 0.0)
+    a = rng.uniform(0.1, 0.9, 14)
+    ev = pr.evaluate(a)
+    free = np.arange(14)
+    H = _curvature(pr, ev, free)
+    e = 1e-6
+    Hfd = np.empty((14, 14))
+    for j in range(14):
+        v = np.zeros(14)
+        v[j] = e
+        Hfd[:, j] = -(pr.evaluate(a + v).grad - pr.evaluate(a - v).grad) / (2 * e)
+    np.testing.assert_allclose(H, Hfd, rtol=1e-5, atol=1e-7 * np.abs(H).max())
+
+
+@pytest.mark.parametrize("tau", [0.0, 0.01, 1.0])
+@pytest.mark.parametrize("C", [0.5, 20.0])
+def test_newton_agrees_with_accelerated(tau, C):
+    K, y, _ = _data(40, seed=3)
+    nw = solve_svm(K, y, C=C, eta=5.0, tau=tau, method="newton", tol=1e-9)
+    ac = solve_svm(K, y, C=C, eta=5.0, tau=tau, method="accelerated", tol=1e-9, max_iter=20000)
+    assert nw.success and nw.lower <= nw.upper
+    # the two certified brackets of the same saddle value must overlap
+    assert nw.lower <= ac.upper + 1e-9 * abs(ac.upper)
+    assert ac.lower <= nw.upper + 1e-9 * abs(nw.upper)
+    assert nw.extra["newton_iter"] < 40
+
+
+def test_newton_respects_max_iter_with_fallback():
+    K, y, _ = _data(40, seed=4)
+    with pytest.warns(UserWarning, match="did not certify"):
+        res = solve_svm(K, y, C=10.0, eta=1.0, tau=0.01, method="newton", tol=1e-14, max_iter=1)
+    assert res.status in ("max_iter", "stalled") and res.n_iter <= 3
+
+
+@pytest.mark.parametrize("C", [1.0, 30.0])
+def test_svr_newton_agrees_with_accelerated(C):
+    rng = np.random.default_rng(5)
+    X = rng.uniform(-2, 2, (30, 1))
+    y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=30)
+    K = compute_kernel(X, sigma=0.5)
+    nw = solve_svr(K, y, C=C, epsilon=0.05, eta=2.0, tau=0.01, method="newton", tol=1e-9)
+    ac = solve_svr(
+        K, y, C=C, epsilon=0.05, eta=2.0, tau=0.01, method="accelerated", tol=1e-7,
+        max_iter=20000,
+    )
+    assert nw.success
+    assert nw.lower <= ac.upper + 1e-9 * abs(ac.upper)
+    assert ac.lower <= nw.upper + 1e-9 * abs(nw.upper)
+    np.testing.assert_allclose(nw.extra["alpha_hat"] * nw.extra["alpha_check"], 0.0, atol=1e-12)
+
+
+def test_svr_normalize_keeps_d_and_does_not_lower_h():
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(10, 1))
+    y = rng.normal(size=10)
+    pr = SVRProblem(compute_kernel(X, sigma=1.0), y, 1.0, 1.0, 0.01, 0.1)
+    z = pr.project(rng.uniform(0, 1, 20))
+    zn = pr.normalize(z)
+    np.testing.assert_allclose(pr.d_of(zn), pr.d_of(z), atol=1e-15)
+    assert np.all(np.minimum(zn[:10], zn[10:]) == 0)
+    assert pr.evaluate(zn).h >= pr.evaluate(z).h

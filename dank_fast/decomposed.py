@@ -40,6 +40,7 @@ import numpy as np
 from joblib import Parallel, delayed
 
 from ._accelerated import accelerated
+from ._newton import newton
 from ._paper import paper
 from ._problem import SVMProblem, _lambda_max
 from ._result import DANKResult
@@ -50,7 +51,7 @@ from .projection import project_box
 
 __all__ = ["DecomposedProblem", "DecomposedResult", "solve_decomposed", "block_kernel", "METHODS"]
 
-METHODS = ("accelerated", "paper", "paper-monotone", "pgm")
+METHODS = ("accelerated", "newton", "paper", "paper-monotone", "pgm")
 
 
 def block_kernel(K: np.ndarray, labels) -> np.ndarray:
@@ -86,7 +87,7 @@ class DecomposedProblem(SVMProblem):
         hinge = float(np.maximum(0.0, 1.0 - self.y * ev.f0).sum())
         lin = float(ev.z.sum())
         gap = float(self.d_of(ev.z) @ ev.f0) + self.C * hinge - lin
-        return gap / max(lin, np.finfo(float).tiny)
+        return gap / lin if lin > 0 else np.inf
 
     def bias(self, ev, cert):  # no bias in P3
         return None
@@ -193,6 +194,9 @@ def _solve_block(K, y, C, eta, method, tol, max_iter, options) -> DANKResult:
     problem = DecomposedProblem(KernelData(K), y, C, eta)
     if method == "accelerated":
         return accelerated(problem, tol=tol, max_iter=max_iter or 5000, **options)
+    if method == "newton":
+        opts = {"fallback_iter": max_iter or 5000, **options}
+        return newton(problem, tol=tol, max_iter=max_iter or 100, **opts)
     variant = {"paper": "nesterov", "paper-monotone": "monotone", "pgm": "pgm"}[method]
     return paper(problem, variant=variant, t_max=max_iter or 2000, tol=tol, **options)
 

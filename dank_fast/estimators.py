@@ -111,9 +111,20 @@ class DANKClassifier(ClassifierMixin, BaseEstimator):
     warm_start_svm : bool, default=True
         Start the DANK solver from the plain SVM's dual solution when
         ``eta="svm"`` computes it anyway (ignored otherwise).
+    decomposition : int, default=None
+        Train by the decomposition of section knplapp instead (eqs. mainls,
+        mainlssub): each binary problem's training set is split into
+        ``decomposition`` clusters by k-means, and each cluster solves P3
+        independently (no bias, ``tau`` ignored = 0, box constraint only; see
+        :func:`dank_fast.solve_decomposed`). Prediction: a test point is assigned
+        to its nearest k-means centre and the out-of-sample extension is applied
+        *within that cluster* (the paper leaves this unspecified; it is the
+        reading consistent with the block-diagonal ``Fbar`` of Lemma lemmalink),
+        ``f(x') = sum_{i in c} a_i y_i Fbar_{i, j*} k(x_i, x')`` with no bias.
+        Not available with ``kernel="precomputed"`` (k-means needs features).
     random_state : int, RandomState instance or None, default=None
-        Accepted for API stability only: all solvers of P1 (and the plain SVM
-        used by ``eta="svm"``) are deterministic, so it has no effect.
+        Seed of k-means when ``decomposition`` is set; the solvers of P1 (and
+        the plain SVM used by ``eta="svm"``) are deterministic.
     verbose : bool, default=False
         Print one line per binary problem (solver status and certified gap).
 
@@ -202,6 +213,7 @@ class DANKClassifier(ClassifierMixin, BaseEstimator):
         "extension": [StrOptions({"paper", "nearest"})],
         "multi_class": [StrOptions({"ovo", "ovr"})],
         "warm_start_svm": ["boolean"],
+        "decomposition": [Interval(Integral, 1, None, closed="left"), None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
@@ -223,6 +235,7 @@ class DANKClassifier(ClassifierMixin, BaseEstimator):
         extension="paper",
         multi_class="ovo",
         warm_start_svm=True,
+        decomposition=None,
         random_state=None,
         verbose=False,
     ):
@@ -240,6 +253,7 @@ class DANKClassifier(ClassifierMixin, BaseEstimator):
         self.extension = extension
         self.multi_class = multi_class
         self.warm_start_svm = warm_start_svm
+        self.decomposition = decomposition
         self.random_state = random_state
         self.verbose = verbose
 
@@ -348,12 +362,28 @@ class DANKClassifier(ClassifierMixin, BaseEstimator):
                 "DANKClassifier needs samples of at least two classes, but the data "
                 f"contain only one class: {classes[0]!r}"
             )
+        if self.decomposition is not None and self._precomputed:
+            raise ValueError("decomposition needs features for k-means, not a precomputed kernel")
         K_full = X if self._precomputed else self._kernel(X)
+        centers = []
 
         results, etas, supports, dual, intercepts, F_rows = [], [], [], [], [], []
         pairs, indices = [], []
         for pair, idx, yb in self._problems(y_enc, n_classes):
             K = K_full if idx.size == y_enc.size else K_full[np.ix_(idx, idx)]
+            if self.decomposition is not None:
+                res, eta, F_S, cen = self._solve_decomposed(K, yb, X[idx])
+                S = np.flatnonzero(res.alpha > 0)
+                results.append(res)
+                etas.append(eta)
+                pairs.append(pair)
+                indices.append(idx)
+                supports.append(idx[S])
+                dual.append(res.alpha[S] * yb[S])
+                intercepts.append(0.0)
+                F_rows.append(F_S[S])
+                centers.append(cen)
+                continue
             res, eta = self._solve_binary(K, yb)
             S = np.flatnonzero(res.alpha > 0)
             results.append(res)
@@ -383,8 +413,41 @@ class DANKClassifier(ClassifierMixin, BaseEstimator):
         self.dual_coef_ = dual[0] if binary else dual
         self.F_rows_ = F_rows[0] if binary else F_rows
         self.intercept_ = np.asarray(intercepts, dtype=np.float64)
-        self.n_iter_ = np.asarray([r.n_iter for r in results], dtype=np.int64)
+        self.n_iter_ = np.asarray(
+            [sum(c.n_iter for c in r.results) if hasattr(r, "results") else r.n_iter
+             for r in results],
+            dtype=np.int64,
+        )
+        if self.decomposition is not None:
+            self.cluster_centers_ = centers
+            self.cluster_labels_ = [r.labels for r in results]
         return self
+
+    def _solve_decomposed(self, K: np.ndarray, y: np.ndarray, X: np.ndarray):
+        """P3 by k-means decomposition; returns the result, eta, Fbar rows, centres."""
+        from sklearn.cluster import KMeans
+
+        from .decomposed import solve_decomposed
+
+        v = min(int(self.decomposition), y.size)
+        km = KMeans(n_clusters=v, random_state=self.random_state, n_init=10).fit(X)
+        if isinstance(self.eta, str):
+            svc = SVC(kernel="precomputed", C=self.C, tol=1e-4).fit(K, y)
+            eta = float(np.sum(svc.dual_coef_**2))
+            if not np.isfinite(eta) or eta < _ETA_FLOOR:
+                eta = 1.0
+        else:
+            eta = float(self.eta)
+        method = self.method if self.method in ("accelerated", "newton") else "accelerated"
+        res = solve_decomposed(
+            K, y, C=self.C, eta=eta, labels=km.labels_, method=method, tol=self.tol,
+            max_iter=self.max_iter, check_psd=False,
+        )
+        # Fbar of Lemma lemmalink: 11' + Gamma inside each block, 0 across blocks
+        d = res.alpha * y
+        same = km.labels_[:, None] == km.labels_[None, :]
+        F_bar = np.where(same, 1.0 + np.outer(d, d) * K / (4.0 * eta), 0.0)
+        return res, eta, F_bar, km.cluster_centers_
 
     # ------------------------------------------------------------------ predict
     def _problem_decisions(self, X) -> np.ndarray:
@@ -407,9 +470,23 @@ class DANKClassifier(ClassifierMixin, BaseEstimator):
                 X_p = self.X_fit_[idx]
                 D = euclidean_distances(X_p, X)
                 K_S = self._kernel(self.X_fit_[supports[p]], X)
-            match = match_from_distances(D, self.extension)
+            if self.decomposition is not None:
+                match = self._match_within_clusters(D, X, p)
+            else:
+                match = match_from_distances(D, self.extension)
             out[:, p] = extended_decision(dual[p], F_rows[p], K_S, match, self.intercept_[p])
         return out
+
+    def _match_within_clusters(self, D: np.ndarray, X: np.ndarray, p: int) -> np.ndarray:
+        """Nearest k-means centre first, then the extension scheme inside that cluster."""
+        labels = self.cluster_labels_[p]
+        assign = np.argmin(euclidean_distances(X, self.cluster_centers_[p]), axis=1)
+        match = np.empty(X.shape[0], dtype=np.intp)
+        for c in np.unique(assign):
+            tr = np.flatnonzero(labels == c)
+            te = np.flatnonzero(assign == c)
+            match[te] = tr[match_from_distances(D[np.ix_(tr, te)], self.extension)]
+        return match
 
     def decision_function(self, X):
         """Decision values with the out-of-sample extension (section ose).

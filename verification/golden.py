@@ -1,9 +1,10 @@
-"""Golden vectors: small P1 / P3 instances with certified reference solutions.
+"""Golden vectors: small P1 / P2 / P3 instances with certified reference solutions.
 
 Each vector is ``golden/<name>_instance.npz`` + ``golden/<name>_solution.npz`` in the oracle
 format (:mod:`verification.formats`; loadable with numpy alone) and an entry of
 ``golden/MANIFEST.json`` (sha256 of both files, certified gap, how it was produced).
-P1 references: dank_fast ``newton`` (tol 1e-12) checked by dank_ref's independent certificate;
+P1 and P2 references: dank_fast ``newton`` (tol 1e-12) checked by dank_ref's independent
+certificate;
 P3: the verification FISTA + dank_ref polish.  ``dank-verify vectors`` regenerates every
 vector and compares: checksums of the stored files, the stored solution re-certified, and the
 regenerated solution within 1e-6 (relative) of the stored one in value.
@@ -48,6 +49,14 @@ def _specs():
     # large C: no point at the bound
     out.append(("p1_large_C", dict(task="svm", K=gaussian_kernel(X, 0.3), y=y, C=1e3, eta=5.0,
                                    tau=0.01)))
+    # P2 (SVR): a smooth target, and one whose targets all fit in the tube (a* = 0)
+    Xr = np.linspace(-1.0, 1.0, 12)[:, None]
+    yr = np.sin(3.0 * Xr[:, 0])
+    out.append(("p2_basic", dict(task="svr", K=gaussian_kernel(Xr, 0.5), y=yr, C=1.0,
+                                 epsilon=0.05, eta=5.0, tau=0.01)))
+    out.append(("p2_inside_tube", dict(task="svr", K=gaussian_kernel(Xr, 0.5),
+                                       y=0.01 * yr + 0.3, C=1.0, epsilon=0.1, eta=1.0,
+                                       tau=0.0)))
     out.append(("p3_two_clusters", dict(task="decomposed", K=gaussian_kernel(X, 0.5), y=y, C=1.0,
                                         eta=10.0, tau=0.0,
                                         labels=(X[:, 0] > 0.5).astype(int))))
@@ -68,6 +77,18 @@ def _solve(spec):
             c = rc.svm_certificate(spec["K"], spec["y"], a, C=spec["C"], eta=spec["eta"],
                                    tau=spec["tau"])
             return dict(alpha=c.alpha, bias=c.bias, F=c.F), c, "dank_fast newton tol 1e-12"
+        if spec["task"] == "svr":
+            from dank_fast import solve_svr
+
+            r = solve_svr(spec["K"], spec["y"], C=spec["C"], epsilon=spec["epsilon"],
+                          eta=spec["eta"], tau=spec["tau"], method="newton", tol=1e-12)
+            import dank_ref.certificate as rc
+
+            c = rc.svr_certificate(spec["K"], spec["y"], r.extra["alpha_hat"],
+                                   r.extra["alpha_check"], C=spec["C"], epsilon=spec["epsilon"],
+                                   eta=spec["eta"], tau=spec["tau"])
+            return (dict(alpha_hat=c.alpha_hat, alpha_check=c.alpha_check, bias=c.bias, F=c.F),
+                    c, "dank_fast newton tol 1e-12")
         from .claims.decomposition import block_kernel, solve_p3
 
         Kb = block_kernel(spec["K"], spec["labels"])

@@ -12,6 +12,7 @@ import numbers
 import numpy as np
 
 __all__ = [
+    "check_solver_options",
     "check_positive",
     "check_nonnegative",
     "check_kernel_matrix",
@@ -100,3 +101,17 @@ def check_binary_labels(y, n: int | None = None) -> np.ndarray:
     if vals.size < 2:
         raise ValueError("y contains only one class; DANK-SVM needs both -1 and +1")
     return y
+
+
+def check_solver_options(tol, max_iter, eig_route: str) -> tuple[float, int | None]:
+    """Validate the options every ``solve_*`` entry point shares; returns ``(tol, max_iter)``."""
+    if max_iter is not None:
+        if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral):
+            raise TypeError(f"max_iter must be an integer, got {type(max_iter).__name__}")
+        if max_iter < 1:
+            raise ValueError(f"max_iter must be >= 1, got {max_iter!r}")
+        max_iter = int(max_iter)
+    tol = check_positive(tol, "tol")
+    if eig_route not in ("auto", "dense", "lanczos"):
+        raise ValueError(f"eig_route must be 'auto', 'dense' or 'lanczos', got {eig_route!r}")
+    return tol, max_iter

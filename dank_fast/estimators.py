@@ -18,9 +18,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import _ovr_decision_function, check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._estimator_base import KernelEstimatorMixin
 from ._validation import check_kernel_matrix
 from .extension import extended_decision, match_from_distances
-from .kernels import compute_kernel, kernel_params
+from .kernels import kernel_params
 from .svm import METHODS, solve_svm
 
 __all__ = ["DANKClassifier"]
@@ -29,7 +30,7 @@ _KERNELS = ("rbf", "gaussian", "linear", "poly", "precomputed")
 _ETA_FLOOR = 1e-12  # below this the plain SVM's ||a||^2 is treated as degenerate
 
 
-class DANKClassifier(ClassifierMixin, BaseEstimator):
+class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Data-adaptive non-parametric kernel SVM (DANK, Liu et al., JMLR 2020).
 
     Solves the saddle problem of eq. mainrank,
@@ -256,33 +257,6 @@ class DANKClassifier(ClassifierMixin, BaseEstimator):
         self.decomposition = decomposition
         self.random_state = random_state
         self.verbose = verbose
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = self.kernel == "precomputed"
-        return tags
-
-    def __sklearn_is_fitted__(self) -> bool:
-        # n_features_in_ is set by validate_data even when fit fails later
-        return hasattr(self, "results_")
-
-    # ------------------------------------------------------------------ helpers
-    @property
-    def _precomputed(self) -> bool:
-        return self.kernel == "precomputed"
-
-    def _kernel_kwargs(self) -> dict:
-        return {
-            "kernel": self.kernel,
-            "sigma": self.sigma,
-            "gamma": self.gamma,
-            "degree": self.degree,
-            "coef0": self.coef0,
-        }
-
-    def _kernel(self, A, B=None) -> np.ndarray:
-        """``[k(a_i, b_j)]`` for the fitted kernel parameters (not for precomputed)."""
-        return compute_kernel(A, B, **self._kernel_kwargs())
 
     def _solve_binary(self, K: np.ndarray, y: np.ndarray):
         """One binary DANK problem on kernel ``K`` with labels in {-1, +1}."""

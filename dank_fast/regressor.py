@@ -16,9 +16,10 @@ from sklearn.svm import SVR
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._estimator_base import KernelEstimatorMixin
 from ._validation import check_kernel_matrix
 from .extension import extended_decision, match_from_distances
-from .kernels import compute_kernel, kernel_params
+from .kernels import kernel_params
 from .svr import METHODS, solve_svr
 
 __all__ = ["DANKRegressor", "relative_error"]
@@ -38,7 +39,7 @@ def relative_error(y_true, y_pred) -> float:
     return float(np.sum((y_pred - y_true) ** 2) / den)
 
 
-class DANKRegressor(RegressorMixin, BaseEstimator):
+class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
     """Data-adaptive non-parametric kernel SVR (DANK in SVR, Liu et al., JMLR 2020).
 
     Solves eq. mainsvr (with the bias constraint ``1'(ah - ac) = 0``),
@@ -181,30 +182,6 @@ class DANKRegressor(RegressorMixin, BaseEstimator):
         self.warm_start_svr = warm_start_svr
         self.random_state = random_state
         self.verbose = verbose
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = self.kernel == "precomputed"
-        return tags
-
-    def __sklearn_is_fitted__(self) -> bool:
-        return hasattr(self, "results_")
-
-    @property
-    def _precomputed(self) -> bool:
-        return self.kernel == "precomputed"
-
-    def _kernel_kwargs(self) -> dict:
-        return {
-            "kernel": self.kernel,
-            "sigma": self.sigma,
-            "gamma": self.gamma,
-            "degree": self.degree,
-            "coef0": self.coef0,
-        }
-
-    def _kernel(self, A, B=None) -> np.ndarray:
-        return compute_kernel(A, B, **self._kernel_kwargs())
 
     def _solve(self, K: np.ndarray, y: np.ndarray):
         alpha0 = None

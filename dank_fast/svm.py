@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from ._accelerated import accelerated
@@ -16,6 +14,7 @@ from ._validation import (
     check_kernel_matrix,
     check_nonnegative,
     check_positive,
+    check_solver_options,
 )
 from .inner import KernelData
 
@@ -104,15 +103,7 @@ def solve_svm(
     C = check_positive(C, "C")
     eta = check_positive(eta, "eta")
     tau = check_nonnegative(tau, "tau")
-    if max_iter is not None:
-        if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral):
-            raise TypeError(f"max_iter must be an integer, got {type(max_iter).__name__}")
-        if max_iter < 1:
-            raise ValueError(f"max_iter must be >= 1, got {max_iter!r}")
-        max_iter = int(max_iter)
-    tol = check_positive(tol, "tol")
-    if eig_route not in ("auto", "dense", "lanczos"):
-        raise ValueError(f"eig_route must be 'auto', 'dense' or 'lanczos', got {eig_route!r}")
+    tol, max_iter = check_solver_options(tol, max_iter, eig_route)
     if alpha0 is not None:
         alpha0 = np.asarray(alpha0, dtype=np.float64)
         if alpha0.shape != y.shape or not np.all(np.isfinite(alpha0)):

@@ -34,8 +34,6 @@ The theorem states ``||grad h(z1) - grad h(z2)|| <= 2L (||ah1 - ah2|| + ||ac1 - 
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from ._accelerated import accelerated
@@ -43,7 +41,13 @@ from ._newton import newton
 from ._paper import paper
 from ._problem import SVMProblem, _lambda_max
 from ._result import DANKResult
-from ._validation import check_finite_array, check_kernel_matrix, check_nonnegative, check_positive
+from ._validation import (
+    check_finite_array,
+    check_kernel_matrix,
+    check_nonnegative,
+    check_positive,
+    check_solver_options,
+)
 from .certificate import Certificate, best_bias, certify_svr
 from .inner import KernelData
 from .projection import project_A, project_paper
@@ -231,14 +235,7 @@ def solve_svr(
     eta = check_positive(eta, "eta")
     tau = check_nonnegative(tau, "tau")
     tol = check_positive(tol, "tol")
-    if max_iter is not None:
-        if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral):
-            raise TypeError(f"max_iter must be an integer, got {type(max_iter).__name__}")
-        if max_iter < 1:
-            raise ValueError(f"max_iter must be >= 1, got {max_iter!r}")
-        max_iter = int(max_iter)
-    if eig_route not in ("auto", "dense", "lanczos"):
-        raise ValueError(f"eig_route must be 'auto', 'dense' or 'lanczos', got {eig_route!r}")
+    tol, max_iter = check_solver_options(tol, max_iter, eig_route)
     n = kd.n
     if alpha0 is not None:
         alpha0 = np.asarray(alpha0, dtype=np.float64)

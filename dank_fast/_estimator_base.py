@@ -1,0 +1,39 @@
+"""Plumbing shared by :class:`DANKClassifier` and :class:`DANKRegressor`."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .kernels import compute_kernel
+
+__all__ = ["KernelEstimatorMixin"]
+
+
+class KernelEstimatorMixin:
+    """Kernel parameters, the ``pairwise`` tag and the fitted check of the DANK estimators."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
+
+    def __sklearn_is_fitted__(self) -> bool:
+        # n_features_in_ is set by validate_data even when fit fails later
+        return hasattr(self, "results_")
+
+    @property
+    def _precomputed(self) -> bool:
+        return self.kernel == "precomputed"
+
+    def _kernel_kwargs(self) -> dict:
+        return {
+            "kernel": self.kernel,
+            "sigma": self.sigma,
+            "gamma": self.gamma,
+            "degree": self.degree,
+            "coef0": self.coef0,
+        }
+
+    def _kernel(self, A, B=None) -> np.ndarray:
+        """``[k(a_i, b_j)]`` for the fitted kernel parameters (not for precomputed)."""
+        return compute_kernel(A, B, **self._kernel_kwargs())

@@ -30,6 +30,7 @@ class Evaluation:
     _problem: object
     _f0: np.ndarray | None = None
     _grad: np.ndarray | None = None
+    exact_twin: Evaluation | None = None  # the dense re-evaluation made to certify this point
 
     @property
     def f0(self) -> np.ndarray:
@@ -93,7 +94,7 @@ class SVMProblem:
     def certify(self, ev: Evaluation) -> Certificate:
         """Certificate at ``ev.z``; an inexact (Lanczos) ``F`` is recomputed exactly first."""
         if not ev.inner.exact:
-            ev = self.evaluate(ev.z, route="dense")
+            ev = ev.exact_twin = self.evaluate(ev.z, route="dense")
         return certify_svm(self.kd, self.y, ev.z, self.C, self.eta, self.tau, ev.inner, ev.f0)
 
     def quick_rel_gap(self, ev: Evaluation) -> float:

@@ -111,7 +111,7 @@ class SVRProblem(SVMProblem):
 
     def certify(self, ev) -> Certificate:
         if not ev.inner.exact:
-            ev = self.evaluate(ev.z, route="dense")
+            ev = ev.exact_twin = self.evaluate(ev.z, route="dense")
         return certify_svr(
             self.kd, self.y, ev.z, self.C, self.eta, self.tau, self.epsilon, ev.inner, ev.f0
         )

@@ -175,8 +175,14 @@ def run_all(out="dank-verify-out", seed=0, budget=1, groups=GROUPS, make_figures
         rows = solver_crosscheck(np.random.default_rng([seed, 99]), budget)
     figs = {}
     if make_figures:
-        log("figures ...")
-        figs = figures(out, np.random.default_rng([seed, 98]), emp_data)
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            log("matplotlib is not installed: figures skipped "
+                "(install the report extra: pip install 'dank[report]')")
+        else:
+            log("figures ...")
+            figs = figures(out, np.random.default_rng([seed, 98]), emp_data)
     elapsed = time.perf_counter() - t0
     results = dict(seed=seed, budget=budget, seconds=elapsed,
                    verdicts=[v.to_dict() for v in verdicts], solvers=rows, figures=figs)

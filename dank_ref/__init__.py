@@ -13,19 +13,19 @@ Every result is certified by dank_ref's own code; ``status == "optimal"`` iff
 ``rel_gap <= certify_tol`` (1e-6); otherwise ``"inaccurate"`` plus
 :class:`InaccurateSolutionWarning`.  Solver failures raise :class:`SolverError`.
 
-Measured size / time (P1, 2 cores, Gaussian kernel on uniform 2-D data, C=1, eta=1, tau=0.01;
-"raw" = conic solve + dual recovery, "polished" = + Newton polishing; rel_gap = certified
-gap / 1'a; peak RSS of the whole Python process)::
+Measured size / time (P1, 2 cores, Gaussian kernel (sigma 0.5) on uniform 2-D data, C=1,
+eta=1, tau=0.01; "raw" = conic solve + dual recovery, "polished" = + Newton polishing;
+rel_gap = certified gap / 1'a; re-measured with the final code)::
 
-    n    solver     raw time  raw rel_gap  polished time  polished rel_gap  peak RSS
-    20   CLARABEL     0.27 s    3.4e-07        0.24 s         1.4e-16        130 MB
-    20   SCS          0.05 s    2.8e-11        0.07 s         5.7e-16        127 MB
-    30   CLARABEL     1.01 s    1.3e-06        1.08 s         0.0            154 MB
-    30   SCS          0.19 s    2.4e-09        1.94 s         2.8e-16        130 MB
-    40   CLARABEL     4.41 s    3.7e-07        5.46 s         6.4e-16        214 MB
-    40   SCS          0.53 s    7.5e-09        0.84 s         8.6e-16        133 MB
-    60   CLARABEL    16.96 s    7.8e-07       26.89 s         8.2e-16        535 MB
-    60   SCS          5.13 s    1.0e-08       10.22 s         1.3e-15        143 MB
+    n    solver     raw time  raw rel_gap  polished time  polished rel_gap
+    20   SCS          0.22 s    5.1e-11        0.15 s         0
+    20   CLARABEL     0.14 s    3.0e-07        0.14 s         0
+    40   SCS          0.31 s    5.8e-09        0.41 s         5.6e-16
+    40   CLARABEL     1.54 s    2.4e-07        1.68 s         7.5e-16
+    60   SCS          1.47 s    1.3e-08        1.60 s         9.0e-16
+    60   CLARABEL     9.17 s    1.6e-06        8.61 s         9.0e-16   (raw: "inaccurate")
+    100  SCS             -         -           3.46 s         1.2e-15
+    200  SCS             -         -          22.99 s         2.3e-15
 
 Default solver: **SCS** (``eps_abs = eps_rel = 1e-8``): 3-8x faster than Clarabel and two orders
 of magnitude more accurate before polishing on these instances, with O(n^2) memory.  Clarabel

@@ -355,7 +355,7 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
                 supports.append(idx[S])
                 dual.append(res.alpha[S] * yb[S])
                 intercepts.append(0.0)
-                F_rows.append(F_S[S])
+                F_rows.append(F_S)
                 centers.append(cen)
                 continue
             res, eta = self._solve_binary(K, yb)
@@ -398,7 +398,7 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         return self
 
     def _solve_decomposed(self, K: np.ndarray, y: np.ndarray, X: np.ndarray):
-        """P3 by k-means decomposition; returns the result, eta, Fbar rows, centres."""
+        """P3 by k-means decomposition; returns the result, eta, ``Fbar[S, :]``, centres."""
         from sklearn.cluster import KMeans
 
         from .decomposed import solve_decomposed
@@ -417,11 +417,14 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
             K, y, C=self.C, eta=eta, labels=km.labels_, method=method, tol=self.tol,
             max_iter=self.max_iter, check_psd=False,
         )
-        # Fbar of Lemma lemmalink: 11' + Gamma inside each block, 0 across blocks
+        # rows S of Fbar (Lemma lemmalink): 11' + Gamma inside each block, 0 across blocks
         d = res.alpha * y
-        same = km.labels_[:, None] == km.labels_[None, :]
-        F_bar = np.where(same, 1.0 + np.outer(d, d) * K / (4.0 * eta), 0.0)
-        return res, eta, F_bar, km.cluster_centers_
+        S = np.flatnonzero(res.alpha > 0)
+        lab = km.labels_
+        F_rows = np.where(
+            lab[S, None] == lab[None, :], 1.0 + np.outer(d[S], d) * K[S] / (4.0 * eta), 0.0
+        )
+        return res, eta, F_rows, km.cluster_centers_
 
     # ------------------------------------------------------------------ predict
     def _problem_decisions(self, X) -> np.ndarray:

@@ -35,26 +35,13 @@ from .projection import project_A
 
 __all__ = ["newton"]
 
-_DEBUG = False
-ARC_MIN_STEP = 1.0  # the arc is tried at t = 1 only, then the ratio test
-
-
-def _coordinates(problem, free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Map free coordinates of ``z`` to indices of ``d`` and the signs ``dd/dz``.
-
-    P1/P3: ``d = a * y`` (index ``i``, sign ``y_i``); P2: ``z = [ah; ac]``,
-    ``d = ah - ac`` (index ``i mod n``, sign +1 for ``ah``, -1 for ``ac``).
-    """
-    if problem.kind == "svr":
-        return free % problem.n, problem.s[free]
-    return free, problem.y[free]
 
 
 def _curvature(problem, ev, free: np.ndarray) -> np.ndarray:
     """``-hess h`` restricted to ``free`` (in the coordinates ``z`` of the problem)."""
     kd = problem.kd
     d = problem.d_of(ev.z)
-    dix, sv = _coordinates(problem, free)
+    dix, sv = problem.d_coordinates(free)
     KFF = kd.K[np.ix_(dix, dix)]
     F = ev.inner.F
     if hasattr(F, "mu"):
@@ -62,10 +49,11 @@ def _curvature(problem, ev, free: np.ndarray) -> np.ndarray:
         FFF = (UF * F.mu) @ UF.T
     else:
         FFF = 1.0 + np.outer(d[dix], d[dix]) * KFF / (4 * problem.eta)
-    K2F = kd.columns(dix) ** 2  # (n, |free|)
     dF = d[dix]
     corr = np.outer(dF, dF) * (KFF * KFF)
-    corr[np.diag_indices_from(corr)] += (d * d) @ K2F
+    S = np.flatnonzero(d)  # diag((K o K) d^2) only needs the support rows of K
+    dS2 = d[S] * d[S]
+    corr[np.diag_indices_from(corr)] += dS2 @ (kd.K[np.ix_(S, dix)] ** 2)
     Hd = FFF * KFF + corr / (4 * problem.eta)
     return sv[:, None] * Hd * sv[None, :]
 
@@ -119,10 +107,9 @@ def newton(
     status, cert = "max_iter", None
     it = 0
     for it in range(1, max_iter + 1):
-        if problem.kind == "svr":  # ah_i, ac_i > 0 together is never optimal for eps > 0
-            z_norm = problem.normalize(z)
-            if z_norm is not z:
-                z, ev = z_norm, problem.evaluate(z_norm, warm=ev)
+        z_norm = problem.normalize(z)  # SVR: ah_i, ac_i > 0 together is never optimal
+        if z_norm is not z:
+            z, ev = z_norm, problem.evaluate(z_norm, warm=ev)
         quick = problem.quick_rel_gap(ev)
         if quick <= tol:
             cert = problem.certify(ev)
@@ -155,26 +142,20 @@ def newton(
             break
         p = np.zeros(problem.dim)
         p[free] = pF
-        # 1. projection arc on the free coordinates only (binding ones stay put):
-        #    a+_F = P(a_F + t p_F) onto {y_F'a_F = -y_B'a_B, box}, so several bounds
-        #    can become active in one step; t = 1, 1/2, ..., 1/64.
-        # 2. if the arc does not increase h: the ratio test (longest step that keeps
-        #    the free coordinates in the box; one bound becomes active), t halved.
-        accepted = False
+        # 1. the full step projected on the free coordinates only (binding ones stay
+        #    put): a+_F = P(a_F + p_F) onto {y_F'a_F = -y_B'a_B, box}, so several
+        #    bounds can become active at once (shorter arcs were measured to stall);
+        # 2. otherwise the ratio test (longest step that keeps the free coordinates
+        #    in the box; one bound becomes active), halved until accepted.
         fixed = np.flatnonzero(binding)
-        target = -float(y[fixed] @ z[fixed]) if has_eq else 0.0
-        t = 1.0
-        while t >= ARC_MIN_STEP:
-            z_new = z.copy()
-            if has_eq:
-                z_new[free] = project_A(z[free] + t * pF, y[free], C, target=target)
-            else:
-                z_new[free] = np.clip(z[free] + t * pF, 0.0, C)
-            en = problem.evaluate(z_new, warm=ev)
-            if _better(problem, en, ev, quick):
-                accepted = True
-                break
-            t *= 0.5
+        z_new = z.copy()
+        if has_eq:
+            target = -float(y[fixed] @ z[fixed])
+            z_new[free] = project_A(z[free] + pF, y[free], C, target=target)
+        else:
+            z_new[free] = np.clip(z[free] + pF, 0.0, C)
+        en = problem.evaluate(z_new, warm=ev)
+        accepted = _better(problem, en, ev, quick)
         if not accepted:
             with np.errstate(divide="ignore", invalid="ignore"):
                 to_bound = np.where(
@@ -200,8 +181,6 @@ def newton(
         if record_history:
             hist["h"].append(ev.h)
             hist["step"].append(step)
-        if _DEBUG:
-            print(it, free.size, t, quick, ev.h)
     if status != "converged":
         # hand over to the first-order method from where Newton stopped
         res = accelerated(problem, tol=tol, max_iter=fallback_iter, alpha0=z)

@@ -64,6 +64,14 @@ class SVMProblem:
         """Normal of the equality constraint (``y'a = 0``); None when there is none."""
         return self.y
 
+    def d_coordinates(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Indices of ``d`` that coordinates ``idx`` of ``z`` move, and ``dd/dz`` there."""
+        return idx, self.y[idx]
+
+    def normalize(self, z: np.ndarray) -> np.ndarray:
+        """A point with the same ``d`` and no lower ``h`` (identity here; see SVR)."""
+        return z
+
     def project(self, z: np.ndarray) -> np.ndarray:
         return project_A(z, self.y, self.C)
 
@@ -94,7 +102,9 @@ class SVMProblem:
     def certify(self, ev: Evaluation) -> Certificate:
         """Certificate at ``ev.z``; an inexact (Lanczos) ``F`` is recomputed exactly first."""
         if not ev.inner.exact:
-            ev = ev.exact_twin = self.evaluate(ev.z, route="dense")
+            twin = self.evaluate(ev.z, route="dense")
+            ev.exact_twin = twin  # finish() reuses it instead of decomposing again
+            ev = twin
         return certify_svm(self.kd, self.y, ev.z, self.C, self.eta, self.tau, ev.inner, ev.f0)
 
     def quick_rel_gap(self, ev: Evaluation) -> float:

@@ -82,6 +82,10 @@ class SVRProblem(SVMProblem):
         """Normal ``[1; -1]`` of the bias constraint ``1'(ah - ac) = 0``."""
         return self.s
 
+    def d_coordinates(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``z = [ah; ac]``: coordinate ``i`` moves ``d_(i mod n)`` with sign +1 (ah) or -1 (ac)."""
+        return idx % self.n, self.s[idx]
+
     def normalize(self, z: np.ndarray) -> np.ndarray:
         """Remove ``min(ah_i, ac_i)`` from both: same ``d``, still feasible, ``lin`` not lower."""
         n = self.n
@@ -111,7 +115,9 @@ class SVRProblem(SVMProblem):
 
     def certify(self, ev) -> Certificate:
         if not ev.inner.exact:
-            ev = ev.exact_twin = self.evaluate(ev.z, route="dense")
+            twin = self.evaluate(ev.z, route="dense")
+            ev.exact_twin = twin  # finish() reuses it instead of decomposing again
+            ev = twin
         return certify_svr(
             self.kd, self.y, ev.z, self.C, self.eta, self.tau, self.epsilon, ev.inner, ev.f0
         )

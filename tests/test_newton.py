@@ -84,3 +84,22 @@ def test_svr_normalize_keeps_d_and_does_not_lower_h():
     np.testing.assert_allclose(pr.d_of(zn), pr.d_of(z), atol=1e-15)
     assert np.all(np.minimum(zn[:10], zn[10:]) == 0)
     assert pr.evaluate(zn).h >= pr.evaluate(z).h
+
+
+def test_final_certificate_reuses_the_exact_decomposition(monkeypatch):
+    """The dense eigendecomposition made to certify the last iterate is not repeated."""
+    import dank_fast.inner as inner
+
+    K, y, _ = _data(150, seed=7)
+    calls = []
+    real = inner._eig_dense
+
+    def counting(*args):
+        calls.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(inner, "_eig_dense", counting)
+    monkeypatch.setattr(inner, "DENSE_LIMIT", 10)  # iterations on the Lanczos route
+    res = solve_svm(K, y, C=1.0, eta=5.0, tau=0.01, method="newton", tol=1e-8)
+    assert res.success and res.inner.exact
+    assert len(calls) == 1

@@ -30,7 +30,7 @@ import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
 from ._accelerated import accelerated, finish
-from .inner import _THREADS
+from .inner import ROW_BLOCK, blas_threads
 from .projection import project_A
 
 __all__ = ["newton"]
@@ -38,24 +38,49 @@ __all__ = ["newton"]
 
 
 def _curvature(problem, ev, free: np.ndarray) -> np.ndarray:
-    """``-hess h`` restricted to ``free`` (in the coordinates ``z`` of the problem)."""
+    """``-hess h`` restricted to ``free`` (in the coordinates ``z`` of the problem).
+
+    Built in row blocks straight into one ``|free| x |free|`` array (the only matrix of that
+    size; block temporaries are ``ROW_BLOCK x n``): ``O(|free|^2 (r + 1))`` time for a rank-``r``
+    ``F``, ``O(|free|^2)`` memory.
+    """
     kd = problem.kd
+    K = kd.K
     d = problem.d_of(ev.z)
     dix, sv = problem.d_coordinates(free)
-    KFF = kd.K[np.ix_(dix, dix)]
+    f = dix.size
     F = ev.inner.F
-    if hasattr(F, "mu"):
-        UF = F.U[dix]
-        FFF = (UF * F.mu) @ UF.T
-    else:
-        FFF = 1.0 + np.outer(d[dix], d[dix]) * KFF / (4 * problem.eta)
+    low_rank = hasattr(F, "mu")
+    c = 1.0 / (4.0 * problem.eta)
     dF = d[dix]
-    corr = np.outer(dF, dF) * (KFF * KFF)
-    S = np.flatnonzero(d)  # diag((K o K) d^2) only needs the support rows of K
-    dS2 = d[S] * d[S]
-    corr[np.diag_indices_from(corr)] += dS2 @ (kd.K[np.ix_(S, dix)] ** 2)
-    Hd = FFF * KFF + corr / (4 * problem.eta)
-    return sv[:, None] * Hd * sv[None, :]
+    d2 = d * d
+    H = np.empty((f, f))
+    if low_rank:
+        UFmu = F.U[dix] * F.mu
+        UF = F.U[dix]
+    with blas_threads(f):
+        for lo in range(0, f, ROW_BLOCK):
+            rows = slice(lo, min(lo + ROW_BLOCK, f))
+            Krows = K[dix[rows]]  # b x n
+            KB = Krows[:, dix]  # b x f
+            out = H[rows]
+            if low_rank:
+                np.matmul(UFmu[rows], UF.T, out=out)  # F[rows, free]
+            else:
+                np.multiply.outer(dF[rows], dF, out=out)
+                out *= c * KB
+                out += 1.0
+            out *= KB  # (F o K)[rows, free]
+            KB *= KB
+            KB *= np.multiply.outer(dF[rows], dF)
+            out += c * KB  # (d d') o K o K
+            np.square(Krows, out=Krows)
+            diag = c * (Krows @ d2)  # diag((K o K) d^2) on these rows
+            idx = np.arange(rows.start, rows.stop)
+            out[idx - lo, idx] += diag
+    H *= sv[:, None]
+    H *= sv[None, :]
+    return H
 
 
 def _better(problem, en, ev, quick: float) -> bool:
@@ -67,16 +92,17 @@ def _better(problem, en, ev, quick: float) -> bool:
 def _newton_step(problem, ev, free, g, has_eq):
     """Solve ``max g_F'p - 1/2 p'H p`` s.t. ``y_F'p = 0``, or None if ``H`` is not PD.
 
-    Cholesky of ``H`` and the Schur complement of the equality constraint:
-    ``p = H^-1 (g - nu y)``, ``nu = y'H^-1 g / y'H^-1 y``. Single-threaded BLAS: at
-    these sizes it is as fast, and it does not collapse when cores are shared.
+    Cholesky of ``H`` (in place) and the Schur complement of the equality constraint:
+    ``p = H^-1 (g - nu y)``, ``nu = y'H^-1 g / y'H^-1 y``. Single-threaded BLAS below
+    ``PARALLEL_MIN`` (as fast there, and immune to busy-waiting threads on shared cores),
+    every core above: ``O(|free|^3 / 3)`` time, ``O(|free|^2)`` memory.
     """
     Hf = _curvature(problem, ev, free)
     Hf[np.diag_indices_from(Hf)] += 1e-12 * max(1.0, float(np.max(np.diag(Hf))))
     gF = g[free]
     try:
-        with _THREADS.limit(limits=1, user_api="blas"):
-            fac = cho_factor(Hf, check_finite=False)
+        with blas_threads(free.size):
+            fac = cho_factor(Hf, check_finite=False, overwrite_a=True)
             if not has_eq:
                 return cho_solve(fac, gF, check_finite=False)
             yF = problem.eq_vector[free]

@@ -1,25 +1,30 @@
-"""Certified duality gaps for DANK solutions (SPEC, "Certificates").
+"""Certified duality gaps for DANK solutions (docs/MATH.md, "Certificates").
 
-For a feasible ``a`` with ``F = F(a)`` (Lemma fbound):
+For a feasible ``a``, with ``F^`` the PSD matrix computed by :func:`dank_fast.inner.inner_minimiser`
+(the exact ``F(a)`` of Lemma fbound, or its certified Ritz approximation):
 
-* lower bound: ``h(a) = 1'a + eta (n^2 - ||F||_F^2) <= v*``;
-* upper bound: ``v* <= g(F) <= Primal(a, b) + R(F)`` for every bias ``b``, where
-  ``Primal`` is the SVM primal for the fixed kernel ``F o K`` at the expansion
-  ``w = sum_i a_i y_i phi(x_i)``:
-  ``1/2 q + C sum_i max(0, 1 - y_i f_i)``, ``q = (a y)'(F o K)(a y)``,
-  ``f = (F o K)(a y) + b``, and ``R(F) = eta ||F - 11'||_F^2 + tau eta tr F``.
+* lower bound: ``lin(a) + eta * deficit <= h(a) <= v*``, where ``deficit`` is the inner
+  solution's rigorous lower bound of ``n^2 - ||F(a)||_F^2``;
+* upper bound: ``v* <= g(F^) <= Primal(a, b) + R(F^)`` for every bias ``b``, where ``Primal`` is
+  the SVM primal for the fixed kernel ``F^ o K`` (PSD by the Schur product theorem) at the
+  expansion ``w = sum_i a_i y_i phi(x_i)``: ``1/2 q + C sum_i max(0, 1 - y_i f_i)``,
+  ``q = (a y)'(F^ o K)(a y)``, ``f = (F^ o K)(a y) + b``, and
+  ``R(F) = eta ||F - 11'||_F^2 + tau eta tr F``.
 
-The best bias minimises a convex piecewise-linear function of one variable and
-is found exactly by sorting its breakpoints (:func:`best_bias`).
+The best bias minimises a convex piecewise-linear function of one variable and is found exactly
+by sorting its breakpoints (:func:`best_bias`).
 
-When ``F`` is the exact minimiser ``F(a)``, the optimality of ``F`` gives
-``eta (2 (||F||^2 - 1'F1) + tau tr F) = 2 eta tr(F Gamma) = q / 2``, so
+With ``phi(F) = ||F - M||^2 + tau tr F`` (``M = 11' + Gamma``), ``R(F^) = eta (phi(F^) - 2 1'Gamma 1
+- ||Gamma||^2) + q / 2`` because ``2 eta tr(F^ Gamma) = q / 2``, so the two bounds differ by
 
-    gap = q + C hinge(b) - 1'a,
+    gap = (q + C hinge(b) - 1'a) + eta * excess,
 
-the SVM duality gap of the fixed kernel ``F o K``: no terms at the scale
-``eta n^2`` cancel, and it is zero exactly at a saddle point. For an inexact
-(Lanczos) ``F`` the general formula ``upper - lower`` is used.
+the SVM duality gap of the fixed kernel ``F^ o K`` (>= 0 by weak duality, computed without any
+``eta n^2`` term) plus ``eta`` times the inner solution's bound on ``phi(F^) - phi*`` (0 when
+``F^ = F(a)`` exactly). The gap is zero exactly at a saddle point; it is computed from these
+non-negative pieces, so ``lower <= upper`` holds by construction (a rounding-level negative SVM
+gap is reported as 0). All sums are formed without cancellation of large terms; the bracket is
+exact up to the floating-point rounding of those sums (relative ~ n * 1e-16).
 """
 
 from __future__ import annotations
@@ -60,8 +65,9 @@ class Certificate:
         The exact minimiser of the primal over ``b`` (midpoint if flat).
     bias_interval : tuple of float
         All minimisers.
-    missed : float
-        Trace-bound correction for eigenvalues not computed (0 if exact).
+    inner_excess : float
+        ``eta * excess``: the part of the gap due to an inexact ``F^`` (0 when ``F^ = F(a)``;
+        see :mod:`dank_fast.inner`).
     infeasibility : float
         ``max(|y'a|, -min a, max a - C)`` of the certified point.
     """
@@ -73,7 +79,7 @@ class Certificate:
     rel_gap_value: float
     bias: float
     bias_interval: tuple[float, float]
-    missed: float
+    inner_excess: float
     infeasibility: float
 
 
@@ -140,28 +146,20 @@ def _ratio(num: float, den: float) -> float:
 
 
 def _assemble(lin, q_half, loss, inner: InnerSolution, eta, tau, bias, interval, scale, infeas):
-    """Combine the pieces; see the module docstring for the two gap formulas."""
-    F = inner.F
+    """Combine the pieces; see the module docstring for the gap formula."""
     lower = lin + eta * inner.deficit
-    if inner.exact:
-        # F = F(a): eta (2 (||F||^2 - 1'F1) + tau tr F) = 2 eta tr(F Gamma) = q/2 exactly,
-        # so the gap is the SVM duality gap of the fixed kernel F o K (no eta n^2 terms)
-        gap = 2.0 * q_half + loss - lin
-    else:
-        # any PSD F gives a valid upper bound; ||F - E||^2 = ||F||^2 - 2 1'F1 + n^2
-        n = F.U.shape[0] if hasattr(F, "U") else F.d.size
-        upper_reg = eta * ((F.frob2() - n * n) - 2.0 * (F.sum_all() - n * n) + tau * F.trace())
-        gap = q_half + loss + upper_reg - lin - eta * inner.deficit
+    svm_gap = max(2.0 * q_half + loss - lin, 0.0)  # >= 0 exactly (weak duality for F^ o K PSD)
+    gap = svm_gap + eta * inner.excess
     upper = lower + gap
     return Certificate(
         lower=float(lower),
-        upper=float(upper),
+        upper=float(max(upper, lower)),
         gap=float(gap),
         rel_gap=_ratio(gap, scale),
         rel_gap_value=_ratio(gap, abs(lower)),
         bias=float(bias) if bias is not None else float("nan"),
         bias_interval=interval,
-        missed=float(inner.missed),
+        inner_excess=float(eta * inner.excess),
         infeasibility=float(infeas),
     )
 
@@ -184,7 +182,8 @@ def certify_svm(kd: KernelData, y, alpha, C, eta, tau, inner: InnerSolution, f0=
     )
 
 
-def svm_certificate(K, y, alpha, *, C: float, eta: float, tau: float) -> Certificate:
+def svm_certificate(K, y, alpha, *, C: float, eta: float, tau: float,
+                    route: str = "auto") -> Certificate:
     """Certify a candidate solution ``alpha`` of P1 (eq. mainrank) from scratch.
 
     Parameters
@@ -199,10 +198,13 @@ def svm_certificate(K, y, alpha, *, C: float, eta: float, tau: float) -> Certifi
     C, eta : float > 0
     tau : float >= 0
 
+    route : {"auto", "dense", "lanczos"}
+        How ``F(alpha)`` is computed (:func:`dank_fast.inner.inner_minimiser`); every route
+        gives a rigorous bracket, ``"dense"`` (``O(n^3)``) is exact.
+
     Returns
     -------
     Certificate
-        Uses the exact (dense) inner minimiser.
 
     Examples
     --------
@@ -227,7 +229,7 @@ def svm_certificate(K, y, alpha, *, C: float, eta: float, tau: float) -> Certifi
     if infeas > tol:
         raise ValueError(f"alpha is not feasible for A (violation {infeas:.3g} > {tol:.3g})")
     kd = KernelData(K)
-    inner = inner_minimiser(kd, alpha * y, eta, tau, route="dense")
+    inner = inner_minimiser(kd, alpha * y, eta, tau, route=route)
     return certify_svm(kd, y, alpha, C, eta, tau, inner)
 
 

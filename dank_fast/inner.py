@@ -1,46 +1,76 @@
-"""The inner minimiser ``F(a)`` of DANK and the one place where ``F o K`` is applied.
+"""The inner minimiser ``F(a)`` of DANK, its certified value, and the one ``F o K`` product.
 
 Lemma fbound: for ``d = a * y`` (SVR: ``d = ah - ac``),
 
-    F(a) = argmin_{F PSD} H(a, F) = J_{tau/2}(M(a)),   M(a) = 11' + Gamma(a),
-    Gamma(a) = D K D / (4 eta),  D = diag(d),
+    F(a) = argmin_{F PSD} H(a, F) = J_{tau/2}(M),   M = 11' + Gamma,   Gamma = D K D / (4 eta),
 
-where ``J_{tau/2}`` soft-thresholds the eigenvalues of the PSD matrix ``M`` by
-``tau/2``. The inner minimum has the closed form (SPEC, "Structure worth exploiting")
+where ``J_{tau/2}`` soft-thresholds the eigenvalues of the PSD matrix ``M`` by ``t = tau/2``.
+Write ``phi(F) = ||F - M||_F^2 + tau tr F``; then ``H(a, F) = lin(a) - eta (2 1'Gamma 1 +
+||Gamma||_F^2) + eta phi(F)`` and the inner minimum is, eigenvalue by eigenvalue,
 
-    h(a) = lin(a) + eta (n^2 - ||F(a)||_F^2),
+    phi* = min_{F PSD} phi(F) = sum_j psi(l_j),   psi(l) = l^2 (l <= t),  2 t l - t^2 (l > t),
+    h(a) = lin(a) + eta * deficit,
+    deficit = n^2 - ||F(a)||_F^2 = -(2 1'Gamma 1 + ||Gamma||_F^2) + phi*,
 
-with ``lin(a) = 1'a`` for P1/P3 and ``y'd - eps 1'(ah + ac)`` for P2.
+with ``lin(a) = 1'a`` (P1/P3) or ``y'd - eps 1'(ah + ac)`` (P2). Both Gamma sums are computed
+exactly from ``K``; ``psi`` has slope at most ``tau``, so the eigenvalue ``~n`` enters only as
+``tau * l_1``: no ``eta n^2`` cancellation anywhere.
 
-Three routes compute ``F(a)``:
+Support reduction
+-----------------
+``Gamma`` lives on ``S x S``, ``S = {i : d_i != 0}``. Of the ``n_total`` points of the problem
+(``n_total >= kd.n``: a working set may leave points out of ``K`` altogether, they have ``d = 0``),
+``M`` acts on ``span{e_i : i in S} + span{1_{S^c}}`` and vanishes on the rest: in the orthonormal
+basis ``[e_S, 1_{S^c} / sqrt(m)]`` (``m = n_total - |S|``) it is ``vv' + Gamma_SS`` with
+``v = [1_S; sqrt(m)]``, of size ``N = |S| + 1``.
 
-* ``tau == 0``: ``F = 11' + Gamma`` exactly (already PSD); no eigensolver.
-* ``"dense"``: ``Gamma`` lives on ``S x S`` with ``S = {i : d_i != 0}``, so ``M``
-  acts on ``span{e_i : i in S} + span{1_{S^c}}`` and vanishes on the rest; its
-  eigendecomposition is exact at size ``|S| + 1`` (divide and conquer driver).
-* ``"lanczos"``: the top eigenpairs of that reduced operator, matrix-free
-  (ARPACK, warm-started).
+Routes
+------
+* ``tau == 0`` (``"closed"``): ``F = 11' + Gamma`` exactly (already PSD); no eigensolver.
+* ``"dense"``: full eigendecomposition of the reduced matrix (``O(N^3)`` time, ``O(N^2)`` memory).
+* ``"lanczos"``: the top ``k`` eigenpairs (ARPACK, warm-started), then a Rayleigh-Ritz clean-up and
+  a **certified bound** (below): ``O(N^2 k)`` time per evaluation (``|S|^2`` via ``K``), ``O(N k)``
+  memory beyond ``K``.
 
-On the dense route the value is computed without the cancellation of
-``n^2 - ||F||^2``: with ``psi(l) = l^2`` for ``l <= tau/2`` and
-``tau l - tau^2/4`` above (the inner minimum per eigenvalue),
+Certified bound without a full eigendecomposition
+-------------------------------------------------
+Let ``U`` (``N x k``, orthonormal) hold Ritz vectors with Rayleigh quotients ``theta_j = u_j'Mu_j``
+(``U'MU = diag(theta)`` after the Rayleigh-Ritz step), ``P = UU'``, residual ``R = MU - U
+diag(theta)`` and the compressed tail ``G = (I - P) M (I - P)`` (PSD, as a compression of ``M``).
 
-    n^2 - ||F(a)||_F^2 = -(2 1'Gamma 1 + ||Gamma||_F^2) + sum_j psi(l_j),
+*Lower bound.* For any symmetric ``B <= 2t I`` (i.e. ``Z = 2t I - B`` PSD), weak duality of
+``min_{F PSD} ||F - M||^2 + <2t I - Z, F>`` gives ``phi* >= <B, M> - ||B||_F^2 / 4`` (the
+unconstrained minimum over ``F`` of the Lagrangian). Take ``B = 2 sum_j b_j u_j u_j' + 2 c G``
+with ``b_j = min(theta_j, t)`` and ``c = min(1, t / g)``, ``g >= lambda_max(G)``; ``B`` is
+block-diagonal in ``P (+) (I - P)`` and ``<G, M> = ||G||_F^2``, so
 
-where both Gamma terms are computed exactly from ``K`` and every ``psi >= 0``.
-On the Lanczos route a missed eigenvalue above ``tau/2`` would make ``h`` too
-large; ``missed`` bounds the error: the missed eigenvalues are non-negative and
-sum to ``T_r`` (the trace of ``M``, known exactly, minus the computed ones), so
-``sum_missed (l - tau/2)_+^2 <= (T_r - tau/2)_+^2``. Certificates are always
-taken on the exact routes (``InnerSolution.exact``); Lanczos serves iterations.
+    phi* >= sum_j psi(theta_j) + (2c - c^2) ||G||_F^2.
+
+*Upper bound.* ``F^ = sum_{theta_j > t} (theta_j - t) u_j u_j'`` is PSD, and splitting
+``F^ - M`` into the blocks of ``P`` and ``I - P`` gives exactly
+
+    phi(F^) = sum_j psi(theta_j) + 2 ||R||_F^2 + ||G||_F^2,
+
+so ``0 <= phi(F^) - phi* <= excess := 2 ||R||_F^2 + (1 - c)^2 ||G||_F^2``.
+
+``g`` is ``min(||G||_F, tr G)`` (both bound the largest eigenvalue of a PSD matrix), with
+``tr G = tr M - sum_j theta_j`` and, for ``w = (I - P) v``,
+``||G||_F^2 = ||w||^4 + 2 w'Gamma w + ||Gamma||_F^2 - 2 ||Gamma U||_F^2 + ||U'Gamma U||_F^2``:
+all exact quantities plus products of ``Gamma`` with ``k + 1`` vectors. When the computed
+eigenvalues include every one above ``t`` (``g <= t``), ``c = 1`` and the excess is the
+Ritz residual alone (``~1e-20`` relative at ARPACK's tolerance). :class:`InnerSolution` reports
+``deficit`` (a rigorous lower bound, so ``lin + eta * deficit <= h(a)``) and ``excess``
+(``h(a) <= lin + eta * (deficit + excess)``, and the certificate's inner term,
+see :mod:`dank_fast.certificate`). The dense route is kept as the check (``excess = 0``).
 """
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.linalg import eigh
+from scipy.linalg import eigh, qr
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 from threadpoolctl import ThreadpoolController
 
@@ -51,30 +81,59 @@ __all__ = [
     "InnerSolution",
     "inner_minimiser",
     "apply_FK",
+    "blas_threads",
 ]
 
 # reduced size up to which a dense eigh is as fast as warm-started Lanczos
 # (measured: 0.49 vs 0.46 ms at 100, 5.9 vs 0.85 ms at 300)
 DENSE_LIMIT = 100
-# Small dense eigendecompositions run single-threaded: faster at these sizes (measured 13 ms
-# vs 28 ms at 340) and immune to the 100x slow-downs of busy-waiting BLAS threads when the
-# cores are shared with other processes (seen: 8 ms -> 1 s per call).
+# Dense work below this size runs single-threaded: faster (measured 13 ms vs 28 ms for an
+# eigh at 340) and immune to the 100x slow-downs of busy-waiting BLAS threads when cores are
+# shared (seen: 8 ms -> 1 s per call). Above it every core is used.
+PARALLEL_MIN = 1500
+# the Lanczos route switches to a dense decomposition when it needs half the spectrum
+DENSE_FALLBACK = 3000
+# rows per block when a pass over K is done piecewise (bounded temporaries)
+ROW_BLOCK = 1024
 _THREADS = ThreadpoolController()
+
+
+def blas_threads(size: int):
+    """Single-threaded BLAS for work of dimension ``size < PARALLEL_MIN``, else all cores."""
+    if size < PARALLEL_MIN:
+        return _THREADS.limit(limits=1, user_api="blas")
+    return nullcontext()
 
 
 class KernelData:
     """A kernel matrix with the derived quantities the solvers reuse.
 
-    Caches ``K[:, S]`` and ``K[S][:, S]`` for the last support ``S`` (the
-    support stabilises early, so the copies are made a handful of times), and
-    ``K o K`` lazily for the ``tau = 0`` route.
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Kernel of the points that may carry weight (``d_i != 0``).
+    n_total : int, optional
+        Number of points of the whole problem (default ``n``). Points ``n .. n_total - 1`` are
+        not in ``K`` and have ``d = 0`` (a working set leaves them out); they enter ``M = 11' +
+        Gamma`` only through the all-ones vector.
+
+    Notes
+    -----
+    Memory: ``K`` is used in place. ``K[:, S]`` and ``K[S][:, S]`` are copied (and cached for the
+    last ``S``) only while ``|S| <= 0.6 n``; above that, products go through ``K`` itself with
+    zero-padded vectors (``n^2`` instead of ``|S|^2`` work, no copy).
     """
 
-    def __init__(self, K: np.ndarray):
+    COPY_FRACTION = 0.6
+
+    def __init__(self, K: np.ndarray, *, n_total: int | None = None):
         self.K = K
         self.n = K.shape[0]
+        self.n_total = self.n if n_total is None else int(n_total)
+        if self.n_total < self.n:
+            raise ValueError(f"n_total = {self.n_total} < n = {self.n}")
         self.diag = np.ascontiguousarray(np.diag(K))
-        self.kappa = float(np.max(np.abs(K)))
+        self.kappa = float(max(np.max(K), -np.min(K))) if self.n else 0.0
         self._K2: np.ndarray | None = None
         self._cols_key: bytes | None = None
         self._cols: np.ndarray | None = None
@@ -83,13 +142,16 @@ class KernelData:
 
     @property
     def K2(self) -> np.ndarray:
-        """Elementwise square ``K o K`` (used by the tau = 0 route)."""
+        """Elementwise square ``K o K`` (used by the tau = 0 route on large supports)."""
         if self._K2 is None:
             self._K2 = self.K * self.K
         return self._K2
 
+    def _copy(self, S: np.ndarray) -> bool:
+        return S.size <= self.COPY_FRACTION * self.n
+
     def columns(self, S: np.ndarray) -> np.ndarray:
-        """``K[:, S]`` (cached for the last ``S``)."""
+        """``K[:, S]`` (cached for the last ``S``; ``K`` itself when ``S`` is everything)."""
         if S.size == self.n:
             return self.K
         key = S.tobytes()
@@ -108,13 +170,55 @@ class KernelData:
             self._block_key = key
         return self._block
 
+    def support_product(self, S: np.ndarray, X: np.ndarray) -> np.ndarray:
+        """``K[:, S] @ X`` for ``X`` of shape ``(|S|,)`` or ``(|S|, b)``, without copying ``K``
+        when ``S`` is large."""
+        if self._copy(S):
+            return self.columns(S) @ X
+        full = np.zeros((self.n,) + X.shape[1:])
+        full[S] = X
+        return self.K @ full
+
+    def block_product(self, S: np.ndarray, X: np.ndarray) -> np.ndarray:
+        """``K[S][:, S] @ X`` (see :meth:`support_product`)."""
+        if self._copy(S):
+            return self.block(S) @ X
+        return self.support_product(S, X)[S]
+
+    def gamma_sums(self, S: np.ndarray, dS: np.ndarray) -> tuple[float, float, float]:
+        """``(d'Kd, sum_ij d_i^2 d_j^2 K_ij^2, sum_i d_i^2 K_ii)`` over ``S``, exactly.
+
+        ``1'Gamma 1``, ``||Gamma||_F^2`` and ``tr Gamma`` are these divided by ``4 eta``,
+        ``16 eta^2`` and ``4 eta``. One pass over ``K[S][:, S]`` in row blocks (bounded
+        temporaries, no ``K o K``).
+        """
+        if S.size == 0:
+            return 0.0, 0.0, 0.0
+        d2 = dS * dS
+        quad = 0.0
+        sq = 0.0
+        src = self.block(S) if self._copy(S) else None
+        for lo in range(0, S.size, ROW_BLOCK):
+            rows = slice(lo, min(lo + ROW_BLOCK, S.size))
+            B = src[rows] if src is not None else self.K[np.ix_(S[rows], S)]
+            quad += float(dS[rows] @ (B @ dS))
+            sq += float(d2[rows] @ ((B * B) @ d2))
+        tr = float(d2 @ self.diag[S])
+        return quad, sq, tr
+
 
 @dataclass
 class LowRankF:
-    """``F = U diag(mu) U'`` with ``mu > 0``: the eigenvalues that survive the threshold."""
+    """``F = U diag(mu) U'`` with ``mu > 0``: the eigenvalues that survive the threshold.
+
+    ``U`` has one row per point of ``K``; ``ghost`` (shape ``(r,)``) is the row shared by every
+    point outside the support (all such rows of ``U`` are equal), including points of the
+    problem that are not in ``K`` at all (working sets). ``None`` when there is no such point.
+    """
 
     mu: np.ndarray
     U: np.ndarray
+    ghost: np.ndarray | None = None
 
     @property
     def rank(self) -> int:
@@ -127,33 +231,23 @@ class LowRankF:
         S = np.flatnonzero(x)
         if S.size == 0:
             return np.zeros(kd.n)
-        if S.size > 0.7 * kd.n:
-            S = np.arange(kd.n)
-        block = kd.columns(S) @ (self.U[S] * x[S, None])
+        with blas_threads(S.size):
+            block = kd.support_product(S, self.U[S] * x[S, None])
         return np.einsum("ik,ik,k->i", self.U, block, self.mu)
 
     def dense(self) -> np.ndarray:
         return (self.U * self.mu) @ self.U.T
 
     def column(self, j) -> np.ndarray:
-        """Columns ``F[:, j]`` (``j`` an int or an index array)."""
-        return self.U @ (self.mu[:, None] * np.atleast_2d(self.U[j]).T).reshape(self.mu.size, -1)
+        """Columns ``F[:, j]`` (``j`` an int or an index array): shape ``(n, len(j))``."""
+        j = np.atleast_1d(j)
+        return (self.U * self.mu) @ self.U[j].T
 
     def frob2(self) -> float:
         return float(self.mu @ self.mu)
 
     def trace(self) -> float:
         return float(self.mu.sum())
-
-    def sum_all(self) -> float:
-        """``1'F1``."""
-        s = self.U.sum(axis=0)
-        return float(self.mu @ (s * s))
-
-    def excess(self) -> float:
-        """``||F||_F^2 - 1'F1`` (enters the gap)."""
-        s = self.U.sum(axis=0)
-        return float(self.mu @ (self.mu - s * s))
 
 
 @dataclass
@@ -173,10 +267,12 @@ class CenteredF:
         S = np.flatnonzero(x)
         if S.size == 0:
             return np.zeros(kd.n)
-        if S.size > 0.7 * kd.n:
-            return kd.K @ x + self.d * (kd.K2 @ (self.d * x)) / (4 * self.eta)
+        xs = x[S]
+        if not kd._copy(S):
+            with blas_threads(kd.n):
+                return kd.K @ x + self.d * (kd.K2 @ (self.d * x)) / (4 * self.eta)
         KS = kd.columns(S)
-        return KS @ x[S] + self.d * ((KS * KS) @ (self.d[S] * x[S])) / (4 * self.eta)
+        return KS @ xs + self.d * ((KS * KS) @ (self.d[S] * xs)) / (4 * self.eta)
 
     def dense(self) -> np.ndarray:
         return 1.0 + np.outer(self.d, self.d) * self._kd.K / (4 * self.eta)
@@ -185,123 +281,141 @@ class CenteredF:
         j = np.atleast_1d(j)
         return 1.0 + self.d[:, None] * self.d[j][None, :] * self._kd.K[:, j] / (4 * self.eta)
 
-    def _gamma_sums(self) -> tuple[float, float, float]:
-        d = self.d
-        S = np.flatnonzero(d)
-        if S.size == 0:
-            return 0.0, 0.0, 0.0
-        KSS = self._kd.block(S)
-        dS = d[S]
-        one_g_one = float(dS @ KSS @ dS) / (4 * self.eta)
-        d2 = dS * dS
-        g_frob2 = float(d2 @ (KSS * KSS) @ d2) / (16 * self.eta**2)
-        g_tr = float(d2 @ self._kd.diag[S]) / (4 * self.eta)
-        return one_g_one, g_frob2, g_tr
-
-    def frob2(self) -> float:
-        n = self.d.size
-        a, b, _ = self._gamma_sums()
-        return n * n + 2 * a + b
-
-    def trace(self) -> float:
-        return self.d.size + self._gamma_sums()[2]
-
-    def sum_all(self) -> float:
-        n = self.d.size
-        return n * n + self._gamma_sums()[0]
-
-    def excess(self) -> float:
-        a, b, _ = self._gamma_sums()
-        return a + b
-
 
 @dataclass
 class InnerSolution:
-    """``F(a)`` and the quantities derived from it.
+    """``F(a)`` and the certified quantities derived from it.
 
     Attributes
     ----------
     F : LowRankF or CenteredF
+        The computed minimiser ``F^`` (exact on the ``"closed"`` and ``"dense"`` routes; the
+        Ritz approximation of the module docstring on ``"lanczos"``). Always PSD.
     deficit : float
-        ``n^2 - ||F||_F^2`` (without cancellation on the exact routes), so that
-        ``h(a) = lin(a) + eta * deficit``; on the Lanczos route
-        ``lin(a) + eta * (deficit - missed)`` is a rigorous lower bound.
-    missed : float
-        Bound on ``sum (l - tau/2)_+^2`` over eigenvalues the Lanczos route did
-        not compute (0 for the exact routes).
+        Rigorous lower bound of ``n^2 - ||F(a)||_F^2``, so ``h = lin + eta * deficit <= h(a)``.
+    excess : float
+        Bound on ``phi(F^) - phi*`` (0 on the exact routes): ``h(a) <= lin + eta * (deficit +
+        excess)``, and the inner part of the duality gap.
     eigvals : ndarray
-        Computed eigenvalues of ``M(a)`` (descending); empty for tau = 0.
+        Computed eigenvalues (Ritz values) of ``M(a)``, descending; empty for tau = 0.
     route : str
         ``"closed"``, ``"dense"`` or ``"lanczos"``.
+    tail_bound : float
+        Upper bound ``g`` of the largest eigenvalue not computed (0 on the exact routes).
     """
 
     F: LowRankF | CenteredF
     deficit: float
-    missed: float
+    excess: float
     eigvals: np.ndarray
     route: str
+    tail_bound: float = 0.0
 
     @property
     def exact(self) -> bool:
         """True when ``F`` is the exact minimiser (closed form or full eigendecomposition)."""
         return self.route in ("closed", "dense")
 
-
-def _reduced_operator(kd: KernelData, d: np.ndarray, S: np.ndarray, eta: float):
-    """Matrix of ``M = 11' + Gamma`` in the orthonormal basis ``[e_S, 1_{S^c}/sqrt(m)]``."""
-    n, s = kd.n, S.size
-    m = n - s
-    dS = d[S]
-    KSS = kd.block(S)
-    if m > 0:
-        rm = np.sqrt(m)
-        size = s + 1
-    else:
-        rm = 0.0
-        size = s
-    return KSS, dS, m, rm, size
+    @property
+    def certified(self) -> bool:
+        """True when ``deficit`` and ``excess`` are rigorous (every route produces this)."""
+        return True
 
 
-def _eig_dense(kd, d, S, eta):
-    KSS, dS, m, rm, size = _reduced_operator(kd, d, S, eta)
-    s = S.size
-    B = np.empty((size, size))
-    B[:s, :s] = 1.0 + np.outer(dS, dS) * KSS / (4 * eta)
-    if m > 0:
-        B[:s, s] = rm
-        B[s, :s] = rm
-        B[s, s] = m
-    with _THREADS.limit(limits=1, user_api="blas"):
+class _Reduced:
+    """``M = vv' + Gamma_SS`` in the basis ``[e_S, 1_{S^c} / sqrt(m)]`` (module docstring)."""
+
+    def __init__(self, kd: KernelData, d: np.ndarray, S: np.ndarray, eta: float):
+        self.kd, self.S, self.eta = kd, S, eta
+        self.s = S.size
+        self.m = kd.n_total - self.s
+        self.N = self.s + (1 if self.m > 0 else 0)
+        self.dS = d[S]
+        self.v = np.ones(self.N)
+        if self.m > 0:
+            self.v[-1] = np.sqrt(self.m)
+        self.c = 1.0 / (4.0 * eta)
+
+    def gamma(self, X: np.ndarray) -> np.ndarray:
+        """``Gamma_red @ X`` for ``X`` of shape ``(N,)`` or ``(N, b)``."""
+        out = np.zeros_like(X, dtype=np.float64)
+        dS = self.dS if X.ndim == 1 else self.dS[:, None]
+        with blas_threads(self.s):
+            out[: self.s] = self.c * dS * self.kd.block_product(self.S, dS * X[: self.s])
+        return out
+
+    def matmat(self, X: np.ndarray) -> np.ndarray:
+        return np.multiply.outer(self.v, self.v @ X) + self.gamma(X)
+
+    def dense(self) -> np.ndarray:
+        s = self.s
+        B = np.outer(self.v, self.v)
+        B[:s, :s] += self.c * np.outer(self.dS, self.dS) * self.kd.block(self.S)
+        return B
+
+
+def _psi(theta: np.ndarray, t: float) -> np.ndarray:
+    """``min_{f >= 0} (f - theta)^2 + 2 t f``: ``theta^2`` below ``t``, else ``2 t theta - t^2``."""
+    return np.where(theta <= t, theta * theta, 2.0 * t * theta - t * t)
+
+
+def _eig_dense(red: _Reduced):
+    B = red.dense()
+    with blas_threads(red.N):
         lam, W = eigh(B, driver="evd", overwrite_a=True, check_finite=False)
     return lam[::-1], W[:, ::-1]
 
 
-def _eig_lanczos(kd, d, S, eta, k, v0):
-    KSS, dS, m, rm, size = _reduced_operator(kd, d, S, eta)
-    s = S.size
-    c = 1.0 / (4 * eta)
-
-    def mv(v):
-        v = np.asarray(v).ravel()
-        out = np.empty(size)
-        vs = v[:s]
-        tot = vs.sum() + (rm * v[s] if m > 0 else 0.0)
-        out[:s] = tot + c * dS * (KSS @ (dS * vs))
-        if m > 0:
-            out[s] = rm * tot
-        return out
-
-    op = LinearOperator((size, size), matvec=mv, dtype=np.float64)
-    k = min(k, size - 1)
+def _eig_lanczos(red: _Reduced, k: int, v0):
+    N = red.N
+    op = LinearOperator((N, N), matvec=red.matmat, matmat=red.matmat, dtype=np.float64)
+    k = min(k, N - 1)
     try:
-        with _THREADS.limit(limits=1, user_api="blas"):
-            lam, W = eigsh(op, k=k, which="LA", v0=v0, tol=1e-13, maxiter=50 * size)
+        lam, W = eigsh(op, k=k, which="LA", v0=v0, tol=1e-13, maxiter=50 * N)
     except ArpackNoConvergence as exc:  # fall back to what converged, if anything
         if exc.eigenvalues.size == 0:
             raise
         lam, W = exc.eigenvalues, exc.eigenvectors
     order = np.argsort(lam)[::-1]
     return lam[order], W[:, order]
+
+
+@dataclass
+class _Ritz:
+    theta: np.ndarray
+    U: np.ndarray
+    deficit_part: float  # sum psi(theta) + (2c - c^2) ||G||^2
+    excess: float
+    tail_bound: float
+
+
+def _certify_ritz(red: _Reduced, W: np.ndarray, t: float, g_frob2: float, g_trace: float):
+    """Rayleigh-Ritz on ``span(W)`` and the certified bounds of the module docstring."""
+    Q, _ = qr(W, mode="economic", check_finite=False)
+    GQ = red.gamma(Q)
+    vQ = red.v @ Q
+    MQ = np.multiply.outer(red.v, vQ) + GQ
+    T = Q.T @ MQ
+    theta, Z = eigh(0.5 * (T + T.T))
+    theta, Z = theta[::-1], Z[:, ::-1]
+    U = Q @ Z
+    GU = GQ @ Z
+    vU = vQ @ Z
+    R = np.multiply.outer(red.v, vU) + GU - U * theta
+    r2 = float(np.sum(R * R))
+    w = red.v - U @ vU
+    Gw = red.gamma(w)
+    UGU = U.T @ GU
+    A2 = g_frob2 - 2.0 * float(np.sum(GU * GU)) + float(np.sum(UGU * UGU))
+    ww = float(w @ w)
+    G2 = ww * ww + 2.0 * float(w @ Gw) + max(A2, 0.0)
+    trace_M = red.kd.n_total + g_trace
+    trG = max(trace_M - float(theta.sum()), 0.0)
+    g = min(np.sqrt(G2), trG)
+    c = 1.0 if g <= t else t / g
+    part = float(np.sort(_psi(theta, t)).sum()) + (2.0 * c - c * c) * G2
+    excess = 2.0 * r2 + (1.0 - c) ** 2 * G2
+    return _Ritz(theta, U, part, excess, g)
 
 
 def inner_minimiser(
@@ -313,99 +427,110 @@ def inner_minimiser(
     route: str = "auto",
     warm: InnerSolution | None = None,
 ) -> InnerSolution:
-    """Inner minimiser ``F(a) = J_{tau/2}(11' + Gamma(a))``, Lemma fbound.
+    """Inner minimiser ``F(a) = J_{tau/2}(11' + Gamma(a))``, Lemma fbound, with certified value.
 
     Parameters
     ----------
     kd : KernelData
-    d : ndarray of shape (n,)
-        ``a * y`` (P1/P3) or ``ah - ac`` (P2).
+    d : ndarray of shape (kd.n,)
+        ``a * y`` (P1/P3) or ``ah - ac`` (P2) on the points of ``kd`` (the ``n_total - n``
+        points outside ``kd`` have ``d = 0``).
     eta : float > 0
     tau : float >= 0
     route : {"auto", "dense", "lanczos"}
-        Ignored when ``tau == 0`` (closed form). ``"auto"`` uses the dense
-        reduced eigendecomposition up to size ``DENSE_LIMIT``, Lanczos above.
+        Ignored when ``tau == 0`` (closed form). ``"auto"`` uses the dense reduced
+        eigendecomposition up to size ``DENSE_LIMIT``, the certified Lanczos route above.
     warm : InnerSolution, optional
-        Previous solution; its rank sizes the Lanczos block and its leading
-        eigenvector starts it.
+        Previous solution; its rank sizes the Lanczos block and its leading eigenvector starts it.
 
     Returns
     -------
     InnerSolution
+        ``lin + eta * deficit`` is a rigorous lower bound of ``h(a)``; see the module docstring.
+
+    Notes
+    -----
+    Cost with ``s = |S|``: ``"dense"`` ``O(s^3)`` time and ``O(s^2)`` memory; ``"lanczos"``
+    ``O(s^2 k)`` time (products with ``K[S][:, S]``; ``k`` ~ the rank of ``F`` + 6), ``O(s k)``
+    memory beyond ``K``; ``tau = 0`` ``O(s^2)``.
     """
-    n = kd.n
-    if tau == 0.0:
-        F = CenteredF(d=d, eta=eta, _kd=kd)
-        a, b, _ = F._gamma_sums()
-        return InnerSolution(F, -(2 * a + b), 0.0, np.empty(0), "closed")
+    n = kd.n_total
     S = np.flatnonzero(d)
     s = S.size
-    thr = tau / 2.0
-    if s == 0:  # M = 11'
-        mu = np.array([n - thr]) if n > thr else np.empty(0)
-        U = np.full((n, mu.size), 1.0 / np.sqrt(n))
-        F = LowRankF(mu, U)
-        psi = tau * n - tau * tau / 4.0 if n > thr else float(n) ** 2
-        return InnerSolution(F, psi, 0.0, np.array([float(n)]), "dense")
-    m = n - s
-    size = s + 1 if m > 0 else s
-    use_dense = route == "dense" or (route == "auto" and size <= DENSE_LIMIT) or size <= 8
-    if use_dense:
-        lam, W = _eig_dense(kd, d, S, eta)
-        missed = 0.0
-        used = "dense"
-    else:
-        k = 8 if warm is None or warm.F.rank == 0 else min(size - 1, warm.F.rank + 6)
-        v0 = None
-        if warm is not None and isinstance(warm.F, LowRankF) and warm.F.rank > 0:
-            U0 = warm.F.U
-            v0 = np.empty(size)
-            v0[:s] = U0[S] @ warm.F.mu
-            if m > 0:
-                Sc = np.setdiff1d(np.arange(n), S, assume_unique=True)
-                v0[s] = (U0[Sc] @ warm.F.mu).sum() / np.sqrt(m)
-            if not np.any(v0):
-                v0 = None
-        while True:
-            lam, W = _eig_lanczos(kd, d, S, eta, k, v0)
-            if lam[-1] <= thr or k >= size - 1:
-                break
-            k = min(size - 1, 2 * k)
-        trace_M = n + float(d[S] ** 2 @ kd.diag[S]) / (4 * eta)
-        rest = trace_M - float(lam.sum())
-        # missed eigenvalues are >= 0 and sum to rest: sum (l - tau/2)_+^2 <= (rest - tau/2)_+^2
-        missed = max(rest - thr, 0.0) ** 2 if lam.size < size else 0.0
-        if rest - thr <= 1e-12 * n:  # round-off of the trace subtraction
-            missed = 0.0
-        used = "lanczos"
-    keep = lam > thr
-    mu = lam[keep] - thr
-    Wk = W[:, keep]
-    U = np.empty((n, mu.size))
-    U[S] = Wk[:s]
-    if m > 0:
-        Sc = np.setdiff1d(np.arange(n), S, assume_unique=True)
-        U[Sc] = Wk[s] / np.sqrt(m)
-    F = LowRankF(mu, U)
-    if used == "dense":
-        lam_pos = np.maximum(lam, 0.0)
-        psi = np.where(lam_pos <= thr, lam_pos**2, tau * lam_pos - tau * tau / 4.0)
-        one_g_one, g_frob2 = _gamma_sums(kd, d, S, eta)
-        deficit = -(2.0 * one_g_one + g_frob2) + float(np.sort(psi).sum())
-    else:
-        # exact unless an eigenvalue above tau/2 was missed (bounded by ``missed``)
-        deficit = n * n - F.frob2()
-    return InnerSolution(F, deficit, missed, lam, used)
-
-
-def _gamma_sums(kd: KernelData, d: np.ndarray, S: np.ndarray, eta: float) -> tuple[float, float]:
-    """``1'Gamma 1`` and ``||Gamma||_F^2``, exactly from ``K`` (no eigenvalues)."""
-    if S.size == 0:
-        return 0.0, 0.0
-    KSS = kd.block(S)
     dS = d[S]
-    d2 = dS * dS
-    return float(dS @ KSS @ dS) / (4 * eta), float(d2 @ (KSS * KSS) @ d2) / (16 * eta**2)
+    quad, sq, tr = kd.gamma_sums(S, dS)
+    one_g_one, g_frob2, g_trace = quad / (4 * eta), sq / (16 * eta * eta), tr / (4 * eta)
+    if tau == 0.0:
+        F = CenteredF(d=d, eta=eta, _kd=kd)
+        return InnerSolution(F, -(2 * one_g_one + g_frob2), 0.0, np.empty(0), "closed")
+    t = tau / 2.0
+    if s == 0:  # M = 11': one eigenvalue n with eigenvector 1/sqrt(n)
+        mu = np.array([n - t]) if n > t else np.empty(0)
+        U = np.full((kd.n, mu.size), 1.0 / np.sqrt(n))
+        F = LowRankF(mu, U, np.full(mu.size, 1.0 / np.sqrt(n)))
+        return InnerSolution(F, float(_psi(np.array([float(n)]), t)[0]), 0.0,
+                             np.array([float(n)]), "dense")
+    red = _Reduced(kd, d, S, eta)
+    N = red.N
+    use_dense = route == "dense" or (route == "auto" and N <= DENSE_LIMIT) or N <= 8
+    base = -(2.0 * one_g_one + g_frob2)
+    if use_dense:
+        lam, W = _eig_dense(red)
+        lam_pos = np.maximum(lam, 0.0)
+        deficit = base + float(np.sort(_psi(lam_pos, t)).sum())
+        excess, tail, used = 0.0, 0.0, "dense"
+        theta, Uk = lam, W
+    else:
+        k = 8 if warm is None or warm.F.rank == 0 else min(N - 1, warm.F.rank + 6)
+        v0 = _warm_vector(warm, red) if warm is not None else None
+        rz = None
+        while True:
+            lam, W = _eig_lanczos(red, k, v0)
+            if lam[-1] <= t or k >= N - 1:
+                rz = _certify_ritz(red, W, t, g_frob2, g_trace)
+                if rz.tail_bound <= t or k >= N - 1:
+                    break
+            # the threshold lies beyond what was computed, or an eigenvalue above t may be
+            # missing: widen the block (or decompose densely once half the spectrum is needed)
+            k = min(N - 1, 2 * k)
+            if route == "auto" and 2 * k >= N and N <= DENSE_FALLBACK:
+                rz = None
+                break
+        if rz is None:
+            lam, W = _eig_dense(red)
+            lam_pos = np.maximum(lam, 0.0)
+            deficit = base + float(np.sort(_psi(lam_pos, t)).sum())
+            excess, tail, used = 0.0, 0.0, "dense"
+            theta, Uk = lam, W
+        else:
+            theta, Uk = rz.theta, rz.U
+            deficit = base + rz.deficit_part
+            excess, tail, used = rz.excess, rz.tail_bound, "lanczos"
+    keep = theta > t
+    mu = theta[keep] - t
+    Wk = Uk[:, keep]
+    U = np.empty((kd.n, mu.size))
+    U[S] = Wk[:s]
+    ghost = None
+    if red.m > 0:
+        ghost = Wk[s] / np.sqrt(red.m)
+        rest = np.ones(kd.n, dtype=bool)
+        rest[S] = False
+        U[rest] = ghost
+    return InnerSolution(LowRankF(mu, U, ghost), deficit, excess, theta, used, tail)
+
+
+def _warm_vector(warm: InnerSolution, red: _Reduced) -> np.ndarray | None:
+    """Start vector in the reduced basis: ``F_prev`` applied to its leading direction."""
+    F = warm.F
+    if not isinstance(F, LowRankF) or F.rank == 0:
+        return None
+    v0 = np.empty(red.N)
+    v0[: red.s] = F.U[red.S] @ F.mu
+    if red.m > 0:
+        g = F.ghost if F.ghost is not None else np.zeros(F.rank)
+        v0[red.s] = float(g @ F.mu) * np.sqrt(red.m)
+    return v0 if np.any(v0) else None
 
 
 def apply_FK(F: LowRankF | CenteredF, kd: KernelData, x: np.ndarray) -> np.ndarray:

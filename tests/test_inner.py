@@ -69,7 +69,7 @@ def test_F_matches_dense_eigh_soft_threshold(tau, eta, frac_zero):
     # deficit = n^2 - ||F||_F^2 without loss
     n = d.size
     assert sol.deficit == pytest.approx(n * n - np.sum(Fref**2), rel=1e-9, abs=1e-9 * n * n)
-    assert sol.missed == 0.0
+    assert sol.excess == 0.0
     assert sol.route == ("closed" if tau == 0 else "dense")
     # F PSD and symmetric
     np.testing.assert_allclose(F, F.T, atol=1e-12 * n)
@@ -135,7 +135,9 @@ def test_h_closed_form_equals_direct_H(tau, route):
     ev = prob.evaluate(a)
     Fref = ref_F(K, a * y, eta, tau)
     h_ref = H_direct(K, y, a, Fref, eta, tau)
-    assert ev.h - eta * ev.inner.missed <= h_ref + 1e-9 * abs(h_ref)
+    # h is a rigorous lower bound, h + eta * excess an upper bound of h(a)
+    assert ev.h <= h_ref + 1e-9 * abs(h_ref)
+    assert h_ref <= ev.h + eta * ev.inner.excess + 1e-9 * abs(h_ref)
     assert ev.h == pytest.approx(h_ref, rel=1e-9)
     # and F(a) is the minimiser: H(a, F) >= h(a) for perturbed PSD F
     rng = np.random.default_rng(0)
@@ -173,18 +175,18 @@ def test_dense_and_lanczos_routes_agree(tau, frac_zero):
     h_l = a.sum() + eta * sl.deficit
     np.testing.assert_allclose(sl.F.dense(), sd.F.dense(), rtol=0, atol=1e-7)
     assert h_l == pytest.approx(h_d, rel=1e-9)
-    # missed bounds what truncation leaves out: h_l - eta missed <= h_d <= h_l
-    assert sl.missed >= 0.0
-    assert h_l - eta * sl.missed <= h_d + 1e-9 * abs(h_d)
-    assert h_d <= h_l + 1e-9 * abs(h_d)
+    # the Lanczos value is a certified bracket of the exact one: h_l <= h_d <= h_l + eta excess
+    assert sl.excess >= 0.0
+    assert h_l <= h_d + 1e-9 * abs(h_d)
+    assert h_d <= h_l + eta * sl.excess + 1e-9 * abs(h_d)
     # warm start gives the same answer
     sw = inner_minimiser(kd, d * 1.001, eta, tau, route="lanczos", warm=sl)
     sdw = inner_minimiser(kd, d * 1.001, eta, tau, route="dense")
     np.testing.assert_allclose(sw.F.dense(), sdw.F.dense(), rtol=0, atol=1e-7)
 
 
-def test_lanczos_missed_is_valid_bound_when_truncated():
-    """Many eigenvalues above tau/2: the trace bound must cover what was not computed."""
+def test_lanczos_bound_is_valid_when_many_eigenvalues_exceed_the_threshold():
+    """Many eigenvalues above tau/2: the certified bracket must still contain the exact value."""
     rng = np.random.default_rng(12)
     n = 40
     X = rng.normal(size=(n, 3))
@@ -195,10 +197,89 @@ def test_lanczos_missed_is_valid_bound_when_truncated():
     kd = KernelData(K)
     sd = inner_minimiser(kd, a * y, eta, tau, route="dense")
     sl = inner_minimiser(kd, a * y, eta, tau, route="lanczos")
-    h_d = a.sum() + eta * sd.deficit
-    h_l = a.sum() + eta * sl.deficit
-    assert h_l - eta * sl.missed <= h_d + 1e-9 * abs(h_d)
-    assert h_d <= h_l + 1e-9 * abs(h_d)
+    assert sl.deficit <= sd.deficit + 1e-9 * abs(sd.deficit)
+    assert sd.deficit <= sl.deficit + sl.excess + 1e-9 * abs(sd.deficit)
+
+
+def _exact_phi_star(K, d, eta, tau):
+    """n^2 - ||F(a)||^2 by a dense numpy eigendecomposition of the full n x n matrix."""
+    n = d.size
+    F = ref_F(K, d, eta, tau)
+    return n * n - float(np.sum(F * F))
+
+
+@pytest.mark.parametrize("k", [1, 2, 4, 8])
+@pytest.mark.parametrize("subspace", ["random", "perturbed", "exact"])
+def test_ritz_bound_is_rigorous_for_any_subspace(k, subspace):
+    """The bound of inner.py holds for ANY orthonormal block, however poor: deficit_lb <= exact
+    <= deficit_lb + excess; it is tight (excess ~ 0) when the block holds the top eigenvectors
+    and the tail lies below the threshold."""
+    from dank_fast.inner import _certify_ritz, _psi, _Reduced
+
+    rng = np.random.default_rng(k)
+    n = 30
+    X = rng.normal(size=(n, 2))
+    K = gaussian_kernel(X, 0.6)
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    a = rng.uniform(0.0, 2.0, size=n)
+    a[rng.random(n) < 0.3] = 0.0
+    d = a * y
+    eta, tau = 0.3, 0.05
+    t = tau / 2
+    kd = KernelData(K)
+    S = np.flatnonzero(d)
+    red = _Reduced(kd, d, S, eta)
+    quad, sq, tr = kd.gamma_sums(S, d[S])
+    g_frob2, g_trace = sq / (16 * eta**2), tr / (4 * eta)
+    lam, V = np.linalg.eigh(red.dense())
+    V = V[:, ::-1]
+    if subspace == "random":
+        W = rng.normal(size=(red.N, k))
+    elif subspace == "perturbed":
+        W = V[:, :k] + 1e-3 * rng.normal(size=(red.N, k))
+    else:
+        W = V[:, :k]
+    rz = _certify_ritz(red, W, t, g_frob2, g_trace)
+    base = -(2 * quad / (4 * eta) + g_frob2)
+    exact = _exact_phi_star(K, d, eta, tau)
+    lb = base + rz.deficit_part
+    scale = max(1.0, abs(exact))
+    assert lb <= exact + 1e-10 * scale
+    assert exact <= lb + rz.excess + 1e-10 * scale
+    assert rz.excess >= 0.0
+    # the exact route's formula
+    assert exact == pytest.approx(base + float(_psi(np.maximum(lam, 0), t).sum()), rel=1e-10)
+    if subspace == "exact" and lam[::-1][k] <= t and rz.tail_bound <= t:
+        assert rz.excess <= 1e-18 * scale
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.integers(12, 40),
+    st.floats(-2, 2),
+    st.floats(-2, 1),
+    st.sampled_from([1e-3, 0.01, 0.3, 3.0]),
+    st.floats(0.0, 0.7),
+    st.integers(0, 2**31 - 1),
+)
+def test_lanczos_route_brackets_dense_property(n, log_eta, log_sigma, tau, frac_zero, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    K = compute_kernel(X, sigma=10.0**log_sigma)
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    a = rng.uniform(0.0, 2.0, size=n)
+    a[rng.random(n) < frac_zero] = 0.0
+    eta = 10.0**log_eta
+    kd = KernelData(K)
+    sd = inner_minimiser(kd, a * y, eta, tau, route="dense")
+    sl = inner_minimiser(kd, a * y, eta, tau, route="lanczos")
+    scale = 1e-9 * max(1.0, abs(sd.deficit), n)
+    assert sl.deficit <= sd.deficit + scale
+    assert sd.deficit <= sl.deficit + sl.excess + scale
+    # F^ is PSD and, when the tail is certified below the threshold, close to F(a)
+    assert np.all(sl.F.mu > 0)
+    if sl.tail_bound <= tau / 2:
+        assert sl.excess <= 1e-12 * max(1.0, n)
 
 
 @pytest.mark.parametrize("tau", [1e-12, 1e-9])

@@ -86,9 +86,12 @@ def test_svr_normalize_keeps_d_and_does_not_lower_h():
     assert pr.evaluate(zn).h >= pr.evaluate(z).h
 
 
-def test_final_certificate_reuses_the_exact_decomposition(monkeypatch):
-    """The dense eigendecomposition made to certify the last iterate is not repeated."""
+def test_certificate_needs_no_dense_decomposition(monkeypatch):
+    """Above the dense limit the iterations AND the certificate use the Lanczos route only
+    (issue: a 6,656-size eigh dominated a 7,490-point solve); the certified bracket contains the
+    dense route's value of h at the same alpha."""
     import dank_fast.inner as inner
+    from dank_fast import svm_certificate
 
     K, y, _ = _data(150, seed=7)
     calls = []
@@ -101,5 +104,10 @@ def test_final_certificate_reuses_the_exact_decomposition(monkeypatch):
     monkeypatch.setattr(inner, "_eig_dense", counting)
     monkeypatch.setattr(inner, "DENSE_LIMIT", 10)  # iterations on the Lanczos route
     res = solve_svm(K, y, C=1.0, eta=5.0, tau=0.01, method="newton", tol=1e-8)
-    assert res.success and res.inner.exact
+    assert res.success and res.inner.route == "lanczos"
+    assert len(calls) == 0
+    dense = svm_certificate(K, y, res.alpha, C=1.0, eta=5.0, tau=0.01, route="dense")
     assert len(calls) == 1
+    assert res.lower <= dense.lower + 1e-12 * abs(dense.lower)
+    assert dense.lower <= res.lower + res.certificate.inner_excess + 1e-12 * abs(dense.lower)
+    assert res.rel_gap <= 1e-8 and dense.rel_gap <= 1e-8

@@ -58,9 +58,10 @@ def _curvature(problem, ev, free: np.ndarray) -> np.ndarray:
     if low_rank:
         UFmu = F.U[dix] * F.mu
         UF = F.U[dix]
+    step = max(64, min(ROW_BLOCK, (1 << 21) // max(kd.n, 1)))  # temporaries <= 16 MiB each
     with blas_threads(f):
-        for lo in range(0, f, ROW_BLOCK):
-            rows = slice(lo, min(lo + ROW_BLOCK, f))
+        for lo in range(0, f, step):
+            rows = slice(lo, min(lo + step, f))
             Krows = K[dix[rows]]  # b x n
             KB = Krows[:, dix]  # b x f
             out = H[rows]
@@ -102,7 +103,9 @@ def _newton_step(problem, ev, free, g, has_eq):
     gF = g[free]
     try:
         with blas_threads(free.size):
-            fac = cho_factor(Hf, check_finite=False, overwrite_a=True)
+            # Hf is symmetric: its transpose is the same matrix in Fortran order, which LAPACK
+            # factorises in place (no |free|^2 copy)
+            fac = cho_factor(Hf.T, check_finite=False, overwrite_a=True)
             if not has_eq:
                 return cho_solve(fac, gF, check_finite=False)
             yF = problem.eq_vector[free]

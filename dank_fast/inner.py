@@ -66,12 +66,13 @@ see :mod:`dank_fast.certificate`). The dense route is kept as the check (``exces
 
 from __future__ import annotations
 
+import warnings
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.linalg import eigh, qr
-from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
+from scipy.sparse.linalg import LinearOperator, lobpcg
 from threadpoolctl import ThreadpoolController
 
 __all__ = [
@@ -197,12 +198,18 @@ class KernelData:
         d2 = dS * dS
         quad = 0.0
         sq = 0.0
-        src = self.block(S) if self._copy(S) else None
-        for lo in range(0, S.size, ROW_BLOCK):
-            rows = slice(lo, min(lo + ROW_BLOCK, S.size))
-            B = src[rows] if src is not None else self.K[np.ix_(S[rows], S)]
-            quad += float(dS[rows] @ (B @ dS))
-            sq += float(d2[rows] @ ((B * B) @ d2))
+        if self._copy(S):
+            src, rows_of, dv, d2v = self.block(S), S, dS, d2
+        else:  # contiguous row slices of K itself, d zero-padded: no fancy-indexed copies
+            src, rows_of = self.K, np.arange(self.n)
+            dv = np.zeros(self.n)
+            dv[S] = dS
+            d2v = dv * dv
+        for lo in range(0, rows_of.size, ROW_BLOCK):
+            rows = slice(lo, min(lo + ROW_BLOCK, rows_of.size))
+            B = src[rows]
+            quad += float(dv[rows] @ (B @ dv))
+            sq += float(d2v[rows] @ ((B * B) @ d2v))
         tr = float(d2 @ self.diag[S])
         return quad, sq, tr
 
@@ -366,16 +373,13 @@ def _eig_dense(red: _Reduced):
     return lam[::-1], W[:, ::-1]
 
 
-def _eig_lanczos(red: _Reduced, k: int, v0):
+def _eig_block(red: _Reduced, X0: np.ndarray, tol: float, maxiter: int):
+    """Top eigenpairs of the reduced ``M`` by LOBPCG from the block ``X0`` (block products)."""
     N = red.N
     op = LinearOperator((N, N), matvec=red.matmat, matmat=red.matmat, dtype=np.float64)
-    k = min(k, N - 1)
-    try:
-        lam, W = eigsh(op, k=k, which="LA", v0=v0, tol=1e-13, maxiter=50 * N)
-    except ArpackNoConvergence as exc:  # fall back to what converged, if anything
-        if exc.eigenvalues.size == 0:
-            raise
-        lam, W = exc.eigenvalues, exc.eigenvectors
+    with warnings.catch_warnings():  # convergence is judged by the certificate, not by lobpcg
+        warnings.simplefilter("ignore", UserWarning)
+        lam, W = lobpcg(op, X0, largest=True, tol=tol, maxiter=maxiter)
     order = np.argsort(lam)[::-1]
     return lam[order], W[:, order]
 
@@ -389,8 +393,26 @@ class _Ritz:
     tail_bound: float
 
 
+def _tail_frob2(red: _Reduced, U, GU, vU, g_frob2: float) -> float:
+    """``||(I - P) M (I - P)||_F^2`` for ``P = UU'`` (module docstring formula)."""
+    w = red.v - U @ vU
+    Gw = red.gamma(w)
+    UGU = U.T @ GU
+    A2 = g_frob2 - 2.0 * float(np.sum(GU * GU)) + float(np.sum(UGU * UGU))
+    ww = float(w @ w)
+    return ww * ww + 2.0 * float(w @ Gw) + max(A2, 0.0)
+
+
 def _certify_ritz(red: _Reduced, W: np.ndarray, t: float, g_frob2: float, g_trace: float):
-    """Rayleigh-Ritz on ``span(W)`` and the certified bounds of the module docstring."""
+    """Rayleigh-Ritz on ``span(W)`` and the certified bounds of the module docstring.
+
+    ``P`` is spanned by the Ritz vectors with ``theta > t`` (those in ``F^``); the other Ritz
+    vectors ``V`` of the block sharpen the bound on ``lambda_max(G)``: in the basis ``[V, the
+    complement of the block]``, ``G = [[diag(theta_V), R_V'], [R_V, G_b]]`` (joint Rayleigh-Ritz
+    makes every residual orthogonal to the whole block), so ``lambda_max(G)`` is at most the
+    largest eigenvalue of ``[[max theta_V, ||R_V||], [||R_V||, g_b]]`` with
+    ``g_b = min(||G_b||_F, tr G_b)`` for the compression ``G_b`` off the whole block.
+    """
     Q, _ = qr(W, mode="economic", check_finite=False)
     GQ = red.gamma(Q)
     vQ = red.v @ Q
@@ -402,20 +424,88 @@ def _certify_ritz(red: _Reduced, W: np.ndarray, t: float, g_frob2: float, g_trac
     GU = GQ @ Z
     vU = vQ @ Z
     R = np.multiply.outer(red.v, vU) + GU - U * theta
-    r2 = float(np.sum(R * R))
-    w = red.v - U @ vU
-    Gw = red.gamma(w)
-    UGU = U.T @ GU
-    A2 = g_frob2 - 2.0 * float(np.sum(GU * GU)) + float(np.sum(UGU * UGU))
-    ww = float(w @ w)
-    G2 = ww * ww + 2.0 * float(w @ Gw) + max(A2, 0.0)
     trace_M = red.kd.n_total + g_trace
-    trG = max(trace_M - float(theta.sum()), 0.0)
-    g = min(np.sqrt(G2), trG)
+    keep = theta > t
+    # compression off the whole block
+    Gb2 = _tail_frob2(red, U, GU, vU, g_frob2)
+    gb = min(np.sqrt(Gb2), max(trace_M - float(theta.sum()), 0.0))
+    # compression off P = span(U[:, keep])
+    GP2 = _tail_frob2(red, U[:, keep], GU[:, keep], vU[keep], g_frob2)
+    trGP = max(trace_M - float(theta[keep].sum()), 0.0)
+    g = min(np.sqrt(GP2), trGP)
+    if not np.all(keep):
+        a = float(theta[~keep].max())
+        beta = float(np.sqrt(np.sum(R[:, ~keep] ** 2)))
+        g = min(g, 0.5 * (a + gb) + np.hypot(0.5 * (a - gb), beta))
     c = 1.0 if g <= t else t / g
-    part = float(np.sort(_psi(theta, t)).sum()) + (2.0 * c - c * c) * G2
-    excess = 2.0 * r2 + (1.0 - c) ** 2 * G2
+    r2 = float(np.sum(R[:, keep] ** 2))
+    part = float(np.sort(_psi(theta[keep], t)).sum()) + (2.0 * c - c * c) * GP2
+    excess = 2.0 * r2 + (1.0 - c) ** 2 * GP2
     return _Ritz(theta, U, part, excess, g)
+
+
+def _iterate(red: _Reduced, warm, t, g_frob2, g_trace, excess_tol, route):
+    """Certified top eigenpairs: LOBPCG blocks grown until the bound's excess is small enough.
+
+    Returns None when the dense decomposition is the better tool (the block would need a fifth
+    of the spectrum and ``N <= DENSE_FALLBACK``, route ``"auto"``).
+    """
+    N = red.N
+    rank = 0 if warm is None else warm.F.rank
+    b = max(6, rank + 4)
+    X0 = _start_block(red, warm, b)
+    maxiter = 40
+    rz = None
+    for _ in range(6):
+        if 5 * b >= N:  # beyond lobpcg's range (a fifth of the spectrum)
+            if route == "auto" and N <= DENSE_FALLBACK:
+                return None  # the dense decomposition is the better tool
+            lam, V = _eig_dense(red)  # explicit "lanczos" on a small problem: exact Ritz blocks
+            b = min(max(b, int(np.count_nonzero(lam > t)) + 2), N)
+            while True:
+                rz = _certify_ritz(red, V[:, :b], t, g_frob2, g_trace)
+                if rz.excess <= excess_tol or b == N:
+                    return rz
+                b = min(N, 2 * b)
+        tol = max(np.sqrt(max(excess_tol, 0.0) / (8.0 * b)), 1e-14 * N)
+        lam, W = _eig_block(red, X0, tol, maxiter)
+        rz = _certify_ritz(red, W, t, g_frob2, g_trace)
+        full = rz.theta[-1] > t  # every computed eigenvalue is above t: some may be missing
+        if not full and rz.excess <= excess_tol:
+            break
+        if full or (rz.tail_bound > t and (1.0 - t / rz.tail_bound) ** 2 * rz.tail_bound ** 2
+                    > 0.5 * excess_tol):
+            b *= 2  # the tail holds eigenvalues above t: widen the block
+        else:
+            maxiter *= 2  # residuals dominate: iterate longer
+        X0 = _pad(red, rz.U, b)
+    return rz
+
+
+def _start_block(red: _Reduced, warm, b: int) -> np.ndarray:
+    """``b`` start vectors: the previous Ritz vectors (reduced basis), ``v``, then seeded noise."""
+    cols = []
+    F = None if warm is None else warm.F
+    if isinstance(F, LowRankF) and F.rank > 0:
+        Wp = np.empty((red.N, F.rank))
+        Wp[: red.s] = F.U[red.S]
+        if red.m > 0:
+            g = F.ghost if F.ghost is not None else np.zeros(F.rank)
+            Wp[red.s] = g * np.sqrt(red.m)
+        cols.append(Wp)
+    cols.append(red.v[:, None])
+    return _pad(red, np.hstack(cols), b)
+
+
+def _pad(red: _Reduced, W: np.ndarray, b: int) -> np.ndarray:
+    """An orthonormal block of ``b`` columns: the independent directions of ``W`` first,
+    completed by deterministic random vectors (lobpcg rejects dependent start blocks)."""
+    rng = np.random.default_rng(1000 * b + W.shape[1])
+    W = np.hstack([W[:, :b], rng.standard_normal((red.N, b))])
+    Q, R, piv = qr(W, mode="economic", pivoting=True, check_finite=False)
+    diag = np.abs(np.diag(R))
+    indep = diag > 1e-10 * diag[0]
+    return Q[:, indep][:, :b]
 
 
 def inner_minimiser(
@@ -426,6 +516,7 @@ def inner_minimiser(
     *,
     route: str = "auto",
     warm: InnerSolution | None = None,
+    excess_tol: float | None = None,
 ) -> InnerSolution:
     """Inner minimiser ``F(a) = J_{tau/2}(11' + Gamma(a))``, Lemma fbound, with certified value.
 
@@ -441,7 +532,11 @@ def inner_minimiser(
         Ignored when ``tau == 0`` (closed form). ``"auto"`` uses the dense reduced
         eigendecomposition up to size ``DENSE_LIMIT``, the certified Lanczos route above.
     warm : InnerSolution, optional
-        Previous solution; its rank sizes the Lanczos block and its leading eigenvector starts it.
+        Previous solution; its Ritz vectors start the iterative route's block.
+    excess_tol : float, optional
+        Target for ``excess`` on the iterative route (default ``1e-12 * n_total``): the block
+        grows, or iterates longer, until the certified excess is below it (or the route's limits
+        are reached; the bound stays rigorous either way).
 
     Returns
     -------
@@ -474,38 +569,18 @@ def inner_minimiser(
     N = red.N
     use_dense = route == "dense" or (route == "auto" and N <= DENSE_LIMIT) or N <= 8
     base = -(2.0 * one_g_one + g_frob2)
-    if use_dense:
+    if excess_tol is None:
+        excess_tol = 1e-12 * n
+    rz = None if use_dense else _iterate(red, warm, t, g_frob2, g_trace, excess_tol, route)
+    if rz is None:
         lam, W = _eig_dense(red)
-        lam_pos = np.maximum(lam, 0.0)
-        deficit = base + float(np.sort(_psi(lam_pos, t)).sum())
+        deficit = base + float(np.sort(_psi(np.maximum(lam, 0.0), t)).sum())
         excess, tail, used = 0.0, 0.0, "dense"
         theta, Uk = lam, W
     else:
-        k = 8 if warm is None or warm.F.rank == 0 else min(N - 1, warm.F.rank + 6)
-        v0 = _warm_vector(warm, red) if warm is not None else None
-        rz = None
-        while True:
-            lam, W = _eig_lanczos(red, k, v0)
-            if lam[-1] <= t or k >= N - 1:
-                rz = _certify_ritz(red, W, t, g_frob2, g_trace)
-                if rz.tail_bound <= t or k >= N - 1:
-                    break
-            # the threshold lies beyond what was computed, or an eigenvalue above t may be
-            # missing: widen the block (or decompose densely once half the spectrum is needed)
-            k = min(N - 1, 2 * k)
-            if route == "auto" and 2 * k >= N and N <= DENSE_FALLBACK:
-                rz = None
-                break
-        if rz is None:
-            lam, W = _eig_dense(red)
-            lam_pos = np.maximum(lam, 0.0)
-            deficit = base + float(np.sort(_psi(lam_pos, t)).sum())
-            excess, tail, used = 0.0, 0.0, "dense"
-            theta, Uk = lam, W
-        else:
-            theta, Uk = rz.theta, rz.U
-            deficit = base + rz.deficit_part
-            excess, tail, used = rz.excess, rz.tail_bound, "lanczos"
+        theta, Uk = rz.theta, rz.U
+        deficit = base + rz.deficit_part
+        excess, tail, used = rz.excess, rz.tail_bound, "lanczos"
     keep = theta > t
     mu = theta[keep] - t
     Wk = Uk[:, keep]
@@ -518,19 +593,6 @@ def inner_minimiser(
         rest[S] = False
         U[rest] = ghost
     return InnerSolution(LowRankF(mu, U, ghost), deficit, excess, theta, used, tail)
-
-
-def _warm_vector(warm: InnerSolution, red: _Reduced) -> np.ndarray | None:
-    """Start vector in the reduced basis: ``F_prev`` applied to its leading direction."""
-    F = warm.F
-    if not isinstance(F, LowRankF) or F.rank == 0:
-        return None
-    v0 = np.empty(red.N)
-    v0[: red.s] = F.U[red.S] @ F.mu
-    if red.m > 0:
-        g = F.ghost if F.ghost is not None else np.zeros(F.rank)
-        v0[red.s] = float(g @ F.mu) * np.sqrt(red.m)
-    return v0 if np.any(v0) else None
 
 
 def apply_FK(F: LowRankF | CenteredF, kd: KernelData, x: np.ndarray) -> np.ndarray:

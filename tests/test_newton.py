@@ -93,7 +93,7 @@ def test_certificate_needs_no_dense_decomposition(monkeypatch):
     import dank_fast.inner as inner
     from dank_fast import svm_certificate
 
-    K, y, _ = _data(150, seed=7)
+    K, y, _ = _data(300, seed=7)
     calls = []
     real = inner._eig_dense
 
@@ -103,6 +103,7 @@ def test_certificate_needs_no_dense_decomposition(monkeypatch):
 
     monkeypatch.setattr(inner, "_eig_dense", counting)
     monkeypatch.setattr(inner, "DENSE_LIMIT", 10)  # iterations on the Lanczos route
+    monkeypatch.setattr(inner, "DENSE_FALLBACK", 10)
     res = solve_svm(K, y, C=1.0, eta=5.0, tau=0.01, method="newton", tol=1e-8)
     assert res.success and res.inner.route == "lanczos"
     assert len(calls) == 0

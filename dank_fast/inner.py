@@ -72,7 +72,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.linalg import eigh, qr
-from scipy.sparse.linalg import LinearOperator, lobpcg
+from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh, lobpcg
 from threadpoolctl import ThreadpoolController
 
 __all__ = [
@@ -94,6 +94,8 @@ DENSE_LIMIT = 100
 PARALLEL_MIN = 1500
 # the Lanczos route switches to a dense decomposition when it needs half the spectrum
 DENSE_FALLBACK = 3000
+# reduced size from which the iterative route uses LOBPCG blocks rather than ARPACK
+LOBPCG_MIN = 1500
 # rows per block when a pass over K is done piecewise (bounded temporaries)
 ROW_BLOCK = 1024
 _THREADS = ThreadpoolController()
@@ -122,10 +124,12 @@ class KernelData:
     -----
     Memory: ``K`` is used in place. ``K[:, S]`` and ``K[S][:, S]`` are copied (and cached for the
     last ``S``) only while ``|S| <= 0.6 n``; above that, products go through ``K`` itself with
-    zero-padded vectors (``n^2`` instead of ``|S|^2`` work, no copy).
+    zero-padded vectors (``n^2`` instead of ``|S|^2`` work, no copy), unless the block is
+    small (``|S|^2 <= 2^23`` entries, 64 MiB).
     """
 
     COPY_FRACTION = 0.6
+    COPY_ENTRIES = 1 << 23  # blocks up to 64 MiB are always copied (faster products)
 
     def __init__(self, K: np.ndarray, *, n_total: int | None = None):
         self.K = K
@@ -149,7 +153,7 @@ class KernelData:
         return self._K2
 
     def _copy(self, S: np.ndarray) -> bool:
-        return S.size <= self.COPY_FRACTION * self.n
+        return S.size <= self.COPY_FRACTION * self.n or S.size * S.size <= self.COPY_ENTRIES
 
     def columns(self, S: np.ndarray) -> np.ndarray:
         """``K[:, S]`` (cached for the last ``S``; ``K`` itself when ``S`` is everything)."""
@@ -347,8 +351,7 @@ class _Reduced:
         """``Gamma_red @ X`` for ``X`` of shape ``(N,)`` or ``(N, b)``."""
         out = np.zeros_like(X, dtype=np.float64)
         dS = self.dS if X.ndim == 1 else self.dS[:, None]
-        with blas_threads(self.s):
-            out[: self.s] = self.c * dS * self.kd.block_product(self.S, dS * X[: self.s])
+        out[: self.s] = self.c * dS * self.kd.block_product(self.S, dS * X[: self.s])
         return out
 
     def matmat(self, X: np.ndarray) -> np.ndarray:
@@ -368,9 +371,24 @@ def _psi(theta: np.ndarray, t: float) -> np.ndarray:
 
 def _eig_dense(red: _Reduced):
     B = red.dense()
-    with blas_threads(red.N):
-        lam, W = eigh(B, driver="evd", overwrite_a=True, check_finite=False)
+    lam, W = eigh(B, driver="evd", overwrite_a=True, check_finite=False)
     return lam[::-1], W[:, ::-1]
+
+
+def _eig_arpack(red: _Reduced, k: int, v0: np.ndarray, tol: float):
+    """Top ``k`` eigenpairs of the reduced ``M`` by ARPACK (matrix-free, one product per step)."""
+    N = red.N
+    op = LinearOperator((N, N), matvec=red.matmat, matmat=red.matmat, dtype=np.float64)
+    k = min(k, N - 2)
+    try:
+        lam, W = eigsh(op, k=k, which="LA", v0=v0 if np.any(v0) else None, tol=tol,
+                       maxiter=50 * N)
+    except ArpackNoConvergence as exc:  # certify what converged (the bound stays rigorous)
+        if exc.eigenvalues.size == 0:
+            raise
+        lam, W = exc.eigenvalues, exc.eigenvectors
+    order = np.argsort(lam)[::-1]
+    return lam[order], W[:, order]
 
 
 def _eig_block(red: _Reduced, X0: np.ndarray, tol: float, maxiter: int):
@@ -445,30 +463,40 @@ def _certify_ritz(red: _Reduced, W: np.ndarray, t: float, g_frob2: float, g_trac
 
 
 def _iterate(red: _Reduced, warm, t, g_frob2, g_trace, excess_tol, route):
-    """Certified top eigenpairs: LOBPCG blocks grown until the bound's excess is small enough.
+    """Certified top eigenpairs: blocks grown until the bound's excess is below ``excess_tol``.
 
-    Returns None when the dense decomposition is the better tool (the block would need a fifth
-    of the spectrum and ``N <= DENSE_FALLBACK``, route ``"auto"``).
+    The eigen-engine is ARPACK (implicitly restarted Lanczos, one vector at a time: least
+    overhead) below ``PARALLEL_MIN`` and LOBPCG (block products, warm-started from the previous
+    Ritz block: fewest passes over ``K``) above. Returns None when the dense decomposition is the
+    better tool (route ``"auto"``, the block would need a fifth of the spectrum and
+    ``N <= DENSE_FALLBACK``).
     """
     N = red.N
     rank = 0 if warm is None else warm.F.rank
     b = max(6, rank + 4)
     X0 = _start_block(red, warm, b)
-    maxiter = 40
+    use_lobpcg = N >= LOBPCG_MIN
+    maxiter, arpack_tol = 40, 1e-13
     rz = None
-    for _ in range(6):
-        if 5 * b >= N:  # beyond lobpcg's range (a fifth of the spectrum)
+    for _ in range(8):
+        if 5 * b >= N:  # a fifth of the spectrum or more
             if route == "auto" and N <= DENSE_FALLBACK:
                 return None  # the dense decomposition is the better tool
-            lam, V = _eig_dense(red)  # explicit "lanczos" on a small problem: exact Ritz blocks
-            b = min(max(b, int(np.count_nonzero(lam > t)) + 2), N)
-            while True:
-                rz = _certify_ritz(red, V[:, :b], t, g_frob2, g_trace)
-                if rz.excess <= excess_tol or b == N:
-                    return rz
-                b = min(N, 2 * b)
-        tol = max(np.sqrt(max(excess_tol, 0.0) / (8.0 * b)), 1e-14 * N)
-        lam, W = _eig_block(red, X0, tol, maxiter)
+            if N <= DENSE_FALLBACK:  # explicit "lanczos" on a small problem: exact Ritz blocks
+                lam, V = _eig_dense(red)
+                b = min(max(b, int(np.count_nonzero(lam > t)) + 2), N)
+                while True:
+                    rz = _certify_ritz(red, V[:, :b], t, g_frob2, g_trace)
+                    if rz.excess <= excess_tol or b == N:
+                        return rz
+                    b = min(N, 2 * b)
+            use_lobpcg = False
+            b = min(b, N - 2)
+        if use_lobpcg:
+            tol = max(np.sqrt(max(excess_tol, 0.0) / (8.0 * b)), 1e-14 * N)
+            lam, W = _eig_block(red, X0, tol, maxiter)
+        else:
+            lam, W = _eig_arpack(red, b, X0[:, : max(rank, 1)].sum(axis=1), arpack_tol)
         rz = _certify_ritz(red, W, t, g_frob2, g_trace)
         full = rz.theta[-1] > t  # every computed eigenvalue is above t: some may be missing
         if not full and rz.excess <= excess_tol:
@@ -476,9 +504,11 @@ def _iterate(red: _Reduced, warm, t, g_frob2, g_trace, excess_tol, route):
         if full or (rz.tail_bound > t and (1.0 - t / rz.tail_bound) ** 2 * rz.tail_bound ** 2
                     > 0.5 * excess_tol):
             b *= 2  # the tail holds eigenvalues above t: widen the block
-        else:
-            maxiter *= 2  # residuals dominate: iterate longer
+        else:  # residuals dominate: iterate longer
+            maxiter *= 2
+            arpack_tol = max(arpack_tol * 1e-2, 1e-16)
         X0 = _pad(red, rz.U, b)
+        rank = int(np.count_nonzero(rz.theta > t))
     return rz
 
 
@@ -549,8 +579,13 @@ def inner_minimiser(
     ``O(s^2 k)`` time (products with ``K[S][:, S]``; ``k`` ~ the rank of ``F`` + 6), ``O(s k)``
     memory beyond ``K``; ``tau = 0`` ``O(s^2)``.
     """
-    n = kd.n_total
     S = np.flatnonzero(d)
+    with blas_threads(S.size):  # one thread policy for all the dense work below
+        return _inner(kd, d, S, eta, tau, route, warm, excess_tol)
+
+
+def _inner(kd, d, S, eta, tau, route, warm, excess_tol) -> InnerSolution:
+    n = kd.n_total
     s = S.size
     dS = d[S]
     quad, sq, tr = kd.gamma_sums(S, dS)

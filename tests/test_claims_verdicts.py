@@ -306,3 +306,25 @@ def test_t4_check_reports_vacuous_with_margin():
     assert d["min_gradient_minus_threshold"] >= 1.0          # proven: at least 1
     assert d["min_excess_over_proven_bound"] >= -1e-9
     assert "never" in t4.vacuity and "B2" in t4.vacuity
+
+
+def test_guided_search_writes_nothing_to_the_working_directory(monkeypatch):
+    """Hypothesis' storage points into a temporary directory during the search, removed after
+    (dank-verify must not create .hypothesis/ wherever the user runs it)."""
+    import os
+    import tempfile
+
+    from hypothesis.configuration import storage_directory
+
+    monkeypatch.delenv("HYPOTHESIS_STORAGE_DIRECTORY", raising=False)
+    seen = []
+
+    def evaluate(arr, par):
+        seen.append(storage_directory("x", intent_to_write=False).home_directory)
+        return EVALUATORS["HW"](arr, par)
+
+    guided_search("HW", evaluate, Tracker("HW"), seed=0, max_examples=5)
+    assert seen and all(str(p).startswith(tempfile.gettempdir()) for p in seen)
+    assert "dank-verify-hypothesis-" in str(seen[0]) and not os.path.exists(seen[0])
+    assert "dank-verify-hypothesis-" not in str(storage_directory(
+        "x", intent_to_write=False).home_directory)                 # restored afterwards

@@ -13,11 +13,17 @@ Two ways to make a counterexample small, used by :func:`verification.claims.boun
   the feasible points onto the smaller feasible set) while it stays a violation of the same
   kind; used for the counterexamples of the seeded search.
 
-Both are deterministic given their seed; the Hypothesis example database is disabled (nothing
-is written to disk).
+Both are deterministic given their seed.  Nothing is left on disk: the example database is
+disabled and Hypothesis' own storage (its cache of constants) goes to a temporary directory
+unless ``HYPOTHESIS_STORAGE_DIRECTORY`` is set (otherwise ``dank-verify`` would create
+``.hypothesis/`` in the user's working directory).
 """
 
 from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
 
 import numpy as np
 
@@ -86,6 +92,25 @@ def _strategy(claim: str, max_n: int):
     return cases()
 
 
+@contextlib.contextmanager
+def _private_storage():
+    """Point Hypothesis' storage at a temporary directory for the duration of a search."""
+    try:
+        from hypothesis.configuration import set_hypothesis_home_dir
+    except ImportError:  # pragma: no cover - older Hypothesis
+        yield
+        return
+    if os.getenv("HYPOTHESIS_STORAGE_DIRECTORY"):
+        yield
+        return
+    with tempfile.TemporaryDirectory(prefix="dank-verify-hypothesis-") as d:
+        set_hypothesis_home_dir(d)
+        try:
+            yield
+        finally:
+            set_hypothesis_home_dir(None)
+
+
 def guided_search(claim: str, evaluate, tracker, seed: int, max_examples: int = 300,
                   max_n: int = 10, scale: float = 1.0):
     """Hypothesis search for a substantive violation of ``claim``; records every evaluation.
@@ -136,7 +161,8 @@ def guided_search(claim: str, evaluate, tracker, seed: int, max_examples: int = 
         hseed(int(seed))(given(_strategy(claim, max_n))(run_case)))
     out = dict(found=False, n=None, ratio=None, examples=0, error=None)
     try:
-        test()
+        with _private_storage():
+            test()
     except _Found as exc:  # Hypothesis re-raises the shrunk (minimal) failing example last
         arr, par, where, lhs, rhs, mag = exc.case
         tracker.offer_counterexample("violated", lhs, rhs, dict(where, shrunk=True), arr, par,

@@ -377,7 +377,7 @@ def render_report(verdicts, rows, figs, seed, budget, elapsed, t_checks=None) ->
     L += ["", "What the verdicts mean:", ""]
     L += [f"- **{s}**: {m}" for s, m in STATUS_MEANING.items()]
     L += ["", "\"lhs/rhs\" is the claimed inequality's left side over its right side, formed "
-          "only when the right side is positive; values are relative to a tolerance of "
+          "only when the right side is positive; comparisons use a relative tolerance of "
           f"{verdicts[0].tolerance if verdicts else 1e-8:g}.", ""]
     for v in verdicts:
         L += [f"## {v.claim} — {display_name(v.claim)}: {v.status}", "",

@@ -534,6 +534,8 @@ class Tracker:
             status = "HOLDS"
             head = (f"worst lhs/rhs = {fmt_ratio(self.worst)}" if self.worst is not None
                     else "no evaluation with rhs > 0")
+            if self.worst is not None and self.worst > 1:
+                head += " (above 1 only within the rounding tolerance)"
         if self.has_premise and status not in ("VACUOUS", "INCONCLUSIVE"):
             head += f"; premise met in {self.n_premise} of {self.n}"
         if headline_suffix:

@@ -291,6 +291,10 @@ def check_bound(claim, rng, budget=1, scale=1.0, out_dir=None, instances=None, g
                                     dict(c.where, n=int(arrays["y"].size), reduced_from=c.size),
                                     arrays, c.params, size=arrays["y"].size, preferred=True)
     extra = ""
+    if claim == "HW":
+        extra = ("Both sides are differences of numbers of size n^2 (eigenvalues of F near n), so "
+                 "they are compared with a tolerance relative to n^2 + ||F||_F^2; the bound is "
+                 "tight (equality up to rounding) when Gamma is tiny.")
     if claim == "L3":
         extra = ("The middle link ||F1 - F2||_F <= ||Gamma1 - Gamma2||_F (non-expansiveness of "
                  "J_{tau/2}) is implied when the final bound holds with ratio < 1.")

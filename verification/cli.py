@@ -34,15 +34,11 @@ def _run(argv):
     if a.budget is not None and a.budget < 1:
         p.error("--budget must be >= 1")
     budget = a.budget or (6 if a.full else 1)
-    from .claims._common import fmt_ratio
     from .runner import run_all
 
     res = run_all(out=a.out, seed=a.seed, budget=budget, make_figures=not a.no_figures)
     for v in res["verdicts"]:
-        r = v["worst_ratio"]
-        worst = (f"worst lhs/rhs {fmt_ratio(r)}" if r is not None
-                 else "no lhs/rhs (rhs <= 0 or none)")
-        print(f"{v['claim']:12s} {v['status']:20s} {worst}")
+        print(f"{v['claim']:12s} {v['status']:20s} {v['headline']}")
     return 0
 
 

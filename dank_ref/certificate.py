@@ -28,7 +28,8 @@ For a feasible ``a`` let ``F_hat = F(a) = J_{tau/2}(11' + Gamma(a))`` (Lemma fbo
   exactly by sorting the breakpoints (:func:`best_bias`).
 * ``a`` is first projected exactly onto the feasible set (:func:`project_box_hyperplane`); the
   Euclidean projection distance is reported.
-* relative gaps: SVM and P3 ``gap / max(1'a, tiny)`` (the SVM-side scale, see SPEC); SVR
+* relative gaps: SVM and P3 ``gap / max(1'a, tiny)`` (the SVM-side scale, ``docs/MATH.md``
+  section 5); SVR
   ``gap / max(|b'y|, 1'(alpha_hat + alpha_check), C)`` (``b'y`` is the SVR analogue of
   ``1'a``: at a saddle point ``b'y - eps 1'(ah+ac) = b'Gb + C loss``).
 """

@@ -18,8 +18,8 @@ complement (``Q`` PSD, ``v in range(Q)``, ``s >= v'Q^+ v``  <=>  ``[[Q, v], [v',
     v* = min_{F PSD, t, lam, nu >= 0, delta >= 0}  t + R(F)
          s.t.  [[ F o (yy' o K),  v ], [ v',  2 (t - C 1'delta) ]]  PSD.
 
-This is the SPEC's form; it is checked numerically in the tests (SDP value = closed-form
-``h(a*)``, and = sklearn's SVM as ``eta -> inf``).
+This is the form of ``docs/MATH.md`` (section 4); it is checked numerically in the tests (SDP
+value = closed-form ``h(a*)``, and = sklearn's SVM as ``eta -> inf``).
 
 Recovering ``a*`` and the bias
 ------------------------------
@@ -193,7 +193,8 @@ def finish(*, kind: str, a_raw, certify, polisher, polish: bool, certify_tol: fl
 
 def build_svm_problem(K: np.ndarray, y: np.ndarray, *, C: float, eta: float, tau: float,
                       equality: bool = True):
-    """CVXPY problem of the SPEC's exact convex form (``equality=False``: P3, no ``lam``)."""
+    """CVXPY problem of the exact convex form of ``docs/MATH.md``, section 4 (``equality=False``:
+    P3, no ``lam``)."""
     n = K.shape[0]
     F = cp.Variable((n, n), PSD=True, name="F")
     t = cp.Variable(name="t")

@@ -1,7 +1,7 @@
 r"""Exact reference solver for P2, DANK in SVR (eq. mainsvr), as ONE convex program.
 
 Bias constraint: ``1'(ah - ac) = 0`` (the standard epsilon-SVR constraint; the paper prints
-``(ah - ac)'y = 0``, see SPEC).
+``(ah - ac)'y = 0``, see ``docs/MATH.md``, section 2).
 
 Derivation
 ----------

@@ -61,8 +61,10 @@ def test_decomposition_planted():
     inst = decomposition_instance(rng, n=12)
     inst["v"] = 2
     t3, t4 = check_decomposition(rng, instances=[inst], scale_T3=1e6, scale_T4=1.0)
-    assert t3.status == "HOLDS" and t4.status == "HOLDS"
-    t3b, t4b = check_decomposition(rng, instances=[inst], scale_T3=0.0, scale_T4=0.0)
+    assert t3.status == "HOLDS"
+    # the rule as printed never screens anything: nothing tested, and said so
+    assert t4.status == "VACUOUS" and t4.n_premise_met == 0 and "never" in t4.vacuity
+    t3b, t4b = check_decomposition(rng, instances=[inst], scale_T3=1e-6, scale_T4=0.0)
     assert t3b.status == "VIOLATED"
     # scale 0: the rule reduces to "abar_i = 0 and grad_i <= 0", i.e. every sub-problem
     # non-support vector; some of these are support vectors of the full problem here (seed 5)
@@ -82,4 +84,6 @@ def test_sd_planted():
     (ok,) = check_SD(np.random.default_rng(0), instances=inst)
     assert ok.status == "HOLDS"
     (bad,) = check_SD(np.random.default_rng(0), instances=inst, scale=-1.0)
-    assert bad.status == "VIOLATED"
+    # a negative planted bound fails, but only as a degenerate (rhs <= 0) violation
+    assert bad.status == "VIOLATED-DEGENERATE" and bad.n_degenerate == 1
+    assert bad.n_violations == 0 and bad.degenerate_counterexample_path is None  # no out_dir

@@ -1,20 +1,19 @@
 """Claim checks: one function per claim group, each returning a list of :class:`Verdict`.
 
-Claim ids follow SPEC's table: L1, L2, T1, PG, L3, T2, T3, T4, NR, SD, HW, EMP
-(plus ``NR[printed]``: Algorithm ago3 with line 7's sign as printed).
+Claim ids (the paper's numbering and a description of each: :mod:`.paper`, and the table in
+``docs/MATH.md``): L1, L2, T1, PG, L3, T2, T3, T4, NR, SD, HW, EMP (plus ``NR[printed]``:
+Algorithm ago3 with line 7's sign as printed).  Verdict kinds: :mod:`._common`.
 """
 
 from __future__ import annotations
 
-import json
-
-import numpy as np
-
-from ._common import STATUSES, Verdict, violated
+from ._common import STATUSES, Verdict, classify, describe, ratio, violated
+from ._io import load_counterexample as _load_strict
 from .bounds import EVALUATORS, check_bound
 from .decomposition import check_decomposition, reproduce_T3, reproduce_T4
 from .empirical import check_EMP
 from .nesterov import check_NR, check_SD, reproduce_NR, reproduce_SD
+from .paper import CLAIMS, display_name
 
 CLAIM_IDS = ("L1", "L2", "T1", "PG", "L3", "T2", "T3", "T4", "NR", "SD", "HW", "EMP")
 
@@ -43,23 +42,37 @@ GROUPS = ("L1", "HW", "L2", "T1", "PG", "L3", "T2", "NR", "SD", "T3T4", "EMP")
 
 
 def load_counterexample(path):
-    """Load a counterexample file written by a check (``allow_pickle=False``)."""
-    with np.load(path, allow_pickle=False) as z:
-        claim = str(z["claim"])
-        params = json.loads(str(z["params_json"]))
-        arrays = {k: np.asarray(z[k]) for k in z.files
-                  if k not in ("claim", "params_json", "format_version")}
-    return claim, arrays, params
+    """Load and validate a counterexample file (``allow_pickle=False``, header-checked,
+    ``docs/validity.md``); returns ``(claim, arrays, params)``.  Raises ``ValueError`` /
+    ``TypeError`` with a message naming the file and the problem."""
+    return _load_strict(path, known=REPRODUCERS)
+
+
+def reproduce_report(path) -> dict:
+    """Re-evaluate a counterexample file.
+
+    Returns
+    -------
+    dict
+        ``claim``, ``lhs``, ``rhs``, ``magnitude``, ``kind`` (``"holds"``, ``"violated"``
+        or ``"degenerate"``, :func:`classify`), ``ratio`` (``lhs / rhs``, only when
+        ``rhs > 0``, else ``None``) and ``text`` (one line, same convention as the report).
+    """
+    claim, arrays, params = load_counterexample(path)
+    lhs, rhs, mag = REPRODUCERS[claim](arrays, params)
+    lhs, rhs, mag = float(lhs), float(rhs), float(mag)
+    kind = classify(lhs, rhs, mag)
+    return dict(claim=claim, lhs=lhs, rhs=rhs, magnitude=mag, kind=kind,
+                ratio=ratio(lhs, rhs), text=f"{claim}: {describe(lhs, rhs, mag)}")
 
 
 def reproduce(path):
-    """Re-evaluate a counterexample; returns ``(claim, lhs, rhs, still_violated)``."""
-    claim, arrays, params = load_counterexample(path)
-    if claim not in REPRODUCERS:
-        raise ValueError(f"no reproducer for claim {claim!r}")
-    lhs, rhs, mag = REPRODUCERS[claim](arrays, params)
-    return claim, float(lhs), float(rhs), bool(violated(lhs, rhs, mag))
+    """Re-evaluate a counterexample; returns ``(claim, lhs, rhs, still_violated)`` where
+    ``still_violated`` is true for a substantive or a degenerate violation."""
+    r = reproduce_report(path)
+    return r["claim"], r["lhs"], r["rhs"], r["kind"] != "holds"
 
 
-__all__ = ["Verdict", "STATUSES", "CLAIM_IDS", "GROUPS", "run_group", "reproduce",
-           "load_counterexample"]
+__all__ = ["Verdict", "STATUSES", "CLAIM_IDS", "CLAIMS", "GROUPS", "run_group", "reproduce",
+           "reproduce_report", "load_counterexample", "display_name", "classify", "describe",
+           "violated"]

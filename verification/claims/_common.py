@@ -5,36 +5,79 @@ so that a claim check does not rely only on the code under test:
 
 * ``F(d) = J_{tau/2}(11' + diag(d) K diag(d) / (4 eta))`` (Lemma fbound), for any vector ``d``
   (``d = a * y`` for P1/P3, ``d = ah - ac`` for P2);
-* ``h = lin + eta (n^2 - ||F||_F^2)`` (inner minimum in closed form, SPEC);
+* ``h = lin + eta (n^2 - ||F||_F^2)`` (inner minimum in closed form, ``docs/MATH.md`` section 3);
 * ``grad_a h = 1 - Y (F o K) Y a`` (P1, eq. gradf), P2 partial gradients
   ``y - eps - (F o K) b`` and ``-y - eps + (F o K) b`` (derived; finite-difference tested).
+
+Verdicts
+--------
+Every claim is an inequality ``lhs <= rhs`` (possibly under a premise).  One evaluation is
+classified by :func:`classify`:
+
+* ``"holds"``: ``lhs <= rhs`` up to the relative tolerance :data:`RTOL`;
+* ``"violated"`` (substantive): ``rhs > 0`` and ``lhs > rhs`` beyond the tolerance; its
+  ratio ``lhs / rhs > 1`` measures by how much the bound fails;
+* ``"degenerate"``: ``rhs <= 0`` and ``lhs > rhs``: the printed bound is not positive (e.g.
+  ``tau / 2`` larger than every other term), so it fails trivially; reported apart;
+* evaluations whose premise is not met do not count either way.
+
+A claim's :class:`Verdict` is then VIOLATED (some substantive violation), VIOLATED-DEGENERATE
+(only degenerate ones), VACUOUS (the premise was never met), HOLDS, or INCONCLUSIVE (no
+trustworthy evaluation).  Ratios are only ever formed with ``rhs > 0``; nothing prints ``inf``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
-STATUSES = ("HOLDS", "VIOLATED", "INCONCLUSIVE")
+STATUSES = ("HOLDS", "VIOLATED", "VIOLATED-DEGENERATE", "VACUOUS", "INCONCLUSIVE")
 RTOL = 1e-8  # relative tolerance of every inequality check (relative to the magnitudes involved)
+RESULTS_VERSION = 2  # results.json layout (version 1 had no version field, see runner.py)
 
 
 @dataclass
 class Verdict:
     """Outcome of one claim check.
 
-    ``worst_ratio`` is the largest ``lhs / rhs`` seen (``> 1 + tolerance`` means violated);
-    ``where`` describes the instance that attained it.
+    Attributes
+    ----------
+    claim : str
+        Claim id (``"L1"``, ``"PG"``, ..., see :mod:`verification.claims.paper`).
+    status : str
+        One of :data:`STATUSES`.
+    worst_ratio : float or None
+        Largest ``lhs / rhs`` over the evaluations with ``rhs > 0`` whose premise was met
+        (``> 1`` means a substantive violation); ``None`` when there was none.
+    where : dict
+        The instance attaining ``worst_ratio`` (parameters, ``lhs``, ``rhs``).
+    n_instances : int
+        Number of evaluations (instance, point) made, including those whose premise failed.
+    tolerance : float
+        Relative tolerance of the comparison.
+    counterexample_path : str or None
+        File of the smallest substantive counterexample (``dank-verify reproduce FILE``).
+    n_violations, n_degenerate : int
+        Number of substantive and of degenerate violations.
+    n_premise_met : int or None
+        Evaluations whose premise held (``None``: the claim has no premise).
+    degenerate_where, degenerate_counterexample_path
+        The smallest degenerate violation and its file.
+    headline : str
+        One interpretable line for the summary table.
+    vacuity : str
+        For a VACUOUS verdict: whether the premise can be met at all, and why.
     """
 
     claim: str
     status: str
-    worst_ratio: float
+    worst_ratio: float | None
     where: dict
     n_instances: int
     tolerance: float
@@ -43,29 +86,41 @@ class Verdict:
     statement: str = ""
     details: dict = field(default_factory=dict)
     seconds: float = 0.0
+    n_violations: int = 0
+    n_degenerate: int = 0
+    n_premise_met: int | None = None
+    degenerate_where: dict | None = None
+    degenerate_counterexample_path: str | None = None
+    headline: str = ""
+    vacuity: str = ""
 
     def __post_init__(self):
         if self.status not in STATUSES:
             raise ValueError(f"status must be one of {STATUSES}, got {self.status!r}")
+        if self.worst_ratio is not None:
+            self.worst_ratio = float(self.worst_ratio)
+            if not math.isfinite(self.worst_ratio):
+                raise ValueError(f"worst_ratio must be finite or None, got {self.worst_ratio!r}")
 
     def to_dict(self) -> dict:
         return _jsonable(dataclasses.asdict(self))
 
 
 def _jsonable(x):
+    """Plain JSON types; non-finite floats become ``None`` (JSON has no inf/nan)."""
     if isinstance(x, dict):
         return {str(k): _jsonable(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
         return [_jsonable(v) for v in x]
     if isinstance(x, np.ndarray):
         return _jsonable(x.tolist())
+    if isinstance(x, (np.bool_, bool)):
+        return bool(x)
     if isinstance(x, (np.floating, float)):
         v = float(x)
-        return v if np.isfinite(v) else str(v)
+        return v if math.isfinite(v) else None
     if isinstance(x, (np.integer,)):
         return int(x)
-    if isinstance(x, np.bool_):
-        return bool(x)
     return x
 
 
@@ -74,12 +129,65 @@ def violated(lhs: float, rhs: float, magnitude: float = 0.0, rtol: float = RTOL)
     return (lhs - rhs) > rtol * max(abs(lhs), abs(rhs), abs(magnitude), np.finfo(float).tiny)
 
 
-def ratio(lhs: float, rhs: float) -> float:
+def classify(lhs: float, rhs: float, magnitude: float = 0.0, rtol: float = RTOL) -> str:
+    """Classify one evaluation of ``lhs <= rhs``: ``"holds"``, ``"violated"`` or ``"degenerate"``.
+
+    ``"violated"`` needs ``rhs > 0`` (a positive bound that fails, with a finite ratio
+    ``lhs / rhs``); a failing bound with ``rhs <= 0`` is ``"degenerate"``.
+
+    Raises
+    ------
+    ValueError
+        If ``lhs`` or ``rhs`` is not a finite number.
+    """
+    lhs, rhs = float(lhs), float(rhs)
+    if not (math.isfinite(lhs) and math.isfinite(rhs)):
+        raise ValueError(f"lhs and rhs must be finite, got lhs={lhs!r}, rhs={rhs!r}")
+    if not violated(lhs, rhs, magnitude, rtol):
+        return "holds"
+    return "violated" if rhs > 0 else "degenerate"
+
+
+def ratio(lhs: float, rhs: float) -> float | None:
+    """``lhs / rhs`` when ``rhs > 0``, else ``None`` (a ratio to a non-positive bound means
+    nothing: see :func:`classify`)."""
+    return float(lhs / rhs) if rhs > 0 else None
+
+
+def fmt(x: float, digits: int = 6) -> str:
+    """``%g`` formatting without ``-0`` (negative zero prints as ``0``)."""
+    x = float(x)
+    if x == 0.0:
+        x = 0.0
+    return f"{x:.{digits}g}"
+
+
+def fmt_ratio(r: float | None, digits: int = 4) -> str:
+    """A ratio with enough digits not to round to exactly 1 when it is not 1 (0.99999 must
+    not print as ``1``); ``"none"`` for ``None``."""
+    if r is None:
+        return "none"
+    s = fmt(r, digits)
+    while float(s) == 1.0 and r != 1.0 and digits < 17:
+        digits += 1
+        s = fmt(r, digits)
+    return s
+
+
+def describe(lhs: float, rhs: float, magnitude: float = 0.0, rtol: float = RTOL) -> str:
+    """One line: ``lhs``, ``rhs``, the ratio (only when ``rhs > 0``) and the classification.
+
+    This is the convention of the report and of ``dank-verify reproduce``.
+    """
+    kind = classify(lhs, rhs, magnitude, rtol)
+    s = f"lhs = {fmt(lhs, 10)}, rhs = {fmt(rhs, 10)}"
     if rhs > 0:
-        return float(lhs / rhs)
-    if lhs <= rhs:
-        return 0.0 if rhs == 0 else float("-inf") if lhs < 0 else 0.0
-    return float("inf")
+        s += f", lhs/rhs = {fmt_ratio(lhs / rhs, 6)}"
+    else:
+        s += " (rhs <= 0: no ratio)"
+    word = {"holds": "holds", "violated": "VIOLATED (substantive: rhs > 0)",
+            "degenerate": "VIOLATED-DEGENERATE (the bound is <= 0)"}[kind]
+    return f"{s} -> {word}"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -133,26 +241,48 @@ def kappa(K):
 # feasible sets
 # ----------------------------------------------------------------------------------------------
 def project_A(z, y, C):
-    """Exact Euclidean projection onto ``{y'a = 0, 0 <= a <= C}`` (bisection on the shift)."""
+    """Exact Euclidean projection onto ``{y'a = 0, 0 <= a <= C}`` (``y`` with nonzero entries).
+
+    The projection is ``clip(z - lam y, 0, C)`` with ``lam`` a root of the non-increasing,
+    piecewise-linear ``phi(lam) = y' clip(z - lam y, 0, C)`` (``docs/MATH.md``, "Projection").
+    Its kinks are ``z_i / y_i`` and ``(z_i - C) / y_i``: a bisection over the sorted kinks
+    brackets the root between two consecutive kinks, where ``phi`` is linear, so the root is
+    then exact (up to rounding).  ``O(n log n)``.
+    """
     z = np.asarray(z, float)
     y = np.asarray(y, float)
 
     def phi(lam):
         return float(y @ np.clip(z - lam * y, 0.0, C))
 
-    lo, hi = -(np.max(np.abs(z)) + C + 1.0), np.max(np.abs(z)) + C + 1.0
-    for _ in range(200):  # phi is non-increasing in lam
-        mid = 0.5 * (lo + hi)
-        if phi(mid) > 0:
-            lo = mid
-        else:
-            hi = mid
-    a = np.clip(z - 0.5 * (lo + hi) * y, 0.0, C)
-    # remove the residual of y'a exactly on free coordinates where possible
+    bp = np.unique(np.concatenate([z / y, (z - C) / y]))
+    lo, hi = 0, bp.size - 1
+    f_lo, f_hi = phi(bp[lo]), phi(bp[hi])
+    if f_lo <= 0.0:  # phi is constant left of the first kink: it is the root
+        lam = bp[lo]
+    elif f_hi >= 0.0:
+        lam = bp[hi]
+    else:  # invariant: phi(bp[lo]) > 0 > phi(bp[hi])
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            f_mid = phi(bp[mid])
+            if f_mid > 0.0:
+                lo, f_lo = mid, f_mid
+            elif f_mid < 0.0:
+                hi, f_hi = mid, f_mid
+            else:
+                lo = hi = mid
+                break
+        if lo == hi:
+            lam = bp[lo]
+        else:  # phi is linear on [bp[lo], bp[hi]]
+            lam = bp[lo] + f_lo * (bp[hi] - bp[lo]) / (f_lo - f_hi)
+    a = np.clip(z - lam * y, 0.0, C)
+    # remove the rounding residual of y'a on free coordinates where possible
     r = float(y @ a)
     free = (a > 0) & (a < C)
     if free.any() and r != 0.0:
-        a[free] -= r * y[free] / free.sum()
+        a[free] -= r * y[free] / float(y[free] @ y[free])
         a = np.clip(a, 0.0, C)
     return a
 
@@ -263,12 +393,21 @@ def where_of(inst, **extra):
 COUNTEREXAMPLE_VERSION = 1
 
 
-def save_counterexample(out_dir, claim, arrays: dict, params: dict) -> str | None:
-    """Write ``<out_dir>/counterexample_<claim>.npz`` (plain arrays only: allow_pickle=False)."""
+def counterexample_name(claim: str, kind: str = "violated") -> str:
+    """File name of a claim's counterexample (``kind="degenerate"`` gets its own file)."""
+    base = claim.replace("[", "_").replace("]", "")
+    return f"counterexample_{base}{'_degenerate' if kind == 'degenerate' else ''}.npz"
+
+
+def save_counterexample(out_dir, claim, arrays: dict, params: dict, kind: str = "violated"
+                        ) -> str | None:
+    """Write ``<out_dir>/counterexample_<claim>[_degenerate].npz`` (plain float arrays, a
+    string claim id, an integer format version and the parameters as JSON: loadable with
+    ``allow_pickle=False``)."""
     if out_dir is None:
         return None
     os.makedirs(out_dir, exist_ok=True)
-    path = os.path.join(out_dir, f"counterexample_{claim.replace('[', '_').replace(']', '')}.npz")
+    path = os.path.join(out_dir, counterexample_name(claim, kind))
     payload = {k: np.asarray(v, dtype=float) for k, v in arrays.items()}
     payload["claim"] = np.array(claim)
     payload["format_version"] = np.array(COUNTEREXAMPLE_VERSION)
@@ -277,57 +416,143 @@ def save_counterexample(out_dir, claim, arrays: dict, params: dict) -> str | Non
     return path
 
 
-class Tracker:
-    """Keeps the worst ratio seen and the smallest violating instance."""
+@dataclass
+class _Cex:
+    key: tuple
+    size: int
+    arrays: dict
+    params: dict
+    where: dict
+    lhs: float
+    rhs: float
 
-    def __init__(self, claim, rtol=RTOL):
+
+class Tracker:
+    """Accumulates the evaluations of one claim and turns them into a :class:`Verdict`.
+
+    Keeps the counts of each kind (:func:`classify`), the worst ratio with ``rhs > 0``, and
+    the smallest counterexample of each kind (fewest points; a ``preferred`` one, e.g. shrunk
+    by Hypothesis or reduced point by point, wins ties; then the larger violation).
+
+    Parameters
+    ----------
+    claim : str
+        Claim id.
+    rtol : float
+        Relative tolerance of the comparisons.
+    premise : bool
+        Whether the claim has a premise (then :meth:`record` takes ``premise_met`` and a
+        claim whose premise is never met is VACUOUS).
+    """
+
+    def __init__(self, claim, rtol=RTOL, premise=False):
         self.claim = claim
         self.rtol = rtol
-        self.worst = -np.inf
-        self.where = {}
+        self.has_premise = bool(premise)
         self.n = 0
-        self.best_cex = None  # (size, arrays, params, where)
-        self.worst_pos = -np.inf  # worst ratio among evaluations with a positive rhs
-        self.where_pos = {}
+        self.n_premise = 0
+        self.n_viol = 0
+        self.n_deg = 0
+        self.worst: float | None = None
+        self.where: dict = {}
+        self.cex: dict[str, _Cex | None] = {"violated": None, "degenerate": None}
         self.t0 = time.perf_counter()
 
-    def record(self, lhs, rhs, magnitude, where, arrays=None, params=None, size=None):
+    def record(self, lhs, rhs, magnitude, where, arrays=None, params=None, size=None,
+               premise_met=True, preferred=False) -> str:
+        """Record one evaluation; returns its kind (``"premise not met"`` when not met)."""
         self.n += 1
+        if not premise_met:
+            return "premise not met"
+        self.n_premise += 1
+        kind = classify(lhs, rhs, magnitude, self.rtol)
+        lhs, rhs = float(lhs), float(rhs)
         r = ratio(lhs, rhs)
-        if rhs > 0 and r > self.worst_pos:
-            self.worst_pos, self.where_pos = r, dict(where, lhs=float(lhs), rhs=float(rhs))
-        if r > self.worst or not self.where:
-            self.worst, self.where = r, dict(where, lhs=float(lhs), rhs=float(rhs))
-        if violated(lhs, rhs, magnitude, self.rtol) and arrays is not None:
-            size = size if size is not None else len(where and [0])
-            if self.best_cex is None or size < self.best_cex[0] or (
-                size == self.best_cex[0] and r > ratio(*self.best_cex[4])
-            ):
-                self.best_cex = (size, arrays, params, dict(where), (lhs, rhs))
-        return r
+        if r is not None and (self.worst is None or r > self.worst):
+            self.worst, self.where = r, dict(where, lhs=lhs, rhs=rhs)
+        if kind == "violated":
+            self.n_viol += 1
+        elif kind == "degenerate":
+            self.n_deg += 1
+        if kind != "holds" and arrays is not None:
+            self.offer_counterexample(kind, lhs, rhs, where, arrays, params, size, preferred)
+        return kind
 
-    def verdict(self, statement, out_dir=None, message="", inconclusive=None, details=None):
-        path = None
+    def offer_counterexample(self, kind, lhs, rhs, where, arrays, params, size=None,
+                             preferred=False):
+        """Keep ``arrays`` as the counterexample of ``kind`` if it is smaller (fewer points;
+        then ``preferred``, i.e. minimised; then the larger violation) than the current one.
+        Does not count an evaluation."""
+        lhs, rhs = float(lhs), float(rhs)
+        r = ratio(lhs, rhs)
+        size = int(size if size is not None else where.get("n", 0))
+        strength = -(r if r is not None else (lhs - rhs) / max(abs(lhs), abs(rhs), 1e-300))
+        key = (size, 0 if preferred else 1, strength)
+        old = self.cex[kind]
+        if old is None or key < old.key:
+            self.cex[kind] = _Cex(key, size, arrays, params, dict(where), lhs, rhs)
+
+    def verdict(self, statement, out_dir=None, message="", inconclusive=None, details=None,
+                vacuity="", degenerate_note="", headline_suffix="") -> Verdict:
+        """Build the verdict (and write the counterexample files into ``out_dir``).
+
+        ``vacuity`` (kept for a VACUOUS verdict) says whether the premise can be met at all;
+        ``degenerate_note`` explains when the bound is <= 0; ``headline_suffix`` is appended
+        to the one-line summary."""
         details = dict(details or {})
-        if self.worst_pos > -np.inf and self.worst_pos != self.worst:
-            details["worst_ratio_positive_rhs"] = self.worst_pos
-            details["where_positive_rhs"] = self.where_pos
-            message = (message + f" Worst ratio among instances with rhs > 0: "
-                       f"{self.worst_pos:.4g}.").strip()
-        if self.best_cex is not None:
-            status = "VIOLATED"
-            size, arrays, params, where, (lhs, rhs) = self.best_cex
-            path = save_counterexample(out_dir, self.claim, arrays, params)
-            message = (f"smallest counterexample (n={size}): lhs={lhs:.6g} > rhs={rhs:.6g} "
-                       f"(ratio {ratio(lhs, rhs):.6g}). " + message)
-            details = dict(details or {}, counterexample_where=where)
-        elif inconclusive:
+        notes = []
+        paths = {}
+        for kind in ("violated", "degenerate"):
+            c = self.cex[kind]
+            if c is None:
+                continue
+            paths[kind] = save_counterexample(out_dir, self.claim, c.arrays, c.params, kind)
+            label = "substantive" if kind == "violated" else "degenerate"
+            notes.append(f"Smallest {label} counterexample (n={c.size}): "
+                         f"{describe(c.lhs, c.rhs, 0.0, self.rtol)}.")
+            details[f"{label}_counterexample_where"] = c.where
+        deg = self.cex["degenerate"]
+        if inconclusive or self.n == 0:
             status = "INCONCLUSIVE"
-            message = inconclusive + (" " + message if message else "")
+            head = inconclusive or "no evaluation"
+        elif self.n_viol:
+            status = "VIOLATED"
+            head = (f"lhs/rhs = {fmt_ratio(self.worst, 3)} at worst; {self.n_viol} of "
+                    f"{self.n_premise} evaluations violate")
+            if self.n_deg:
+                head += f" (+{self.n_deg} degenerate, rhs <= 0)"
+        elif self.n_deg:
+            status = "VIOLATED-DEGENERATE"
+            head = (f"only where the bound is <= 0 ({self.n_deg} of {self.n_premise}, e.g. "
+                    f"rhs = {fmt(deg.rhs, 3)} < lhs = {fmt(deg.lhs, 3)}); ")
+            head += (f"worst lhs/rhs with rhs > 0: {fmt_ratio(self.worst)}"
+                     if self.worst is not None else "no evaluation with rhs > 0")
+        elif self.has_premise and self.n_premise == 0:
+            status = "VACUOUS"
+            head = f"premise met in 0 of {self.n} evaluations"
         else:
             status = "HOLDS"
-        return Verdict(claim=self.claim, status=status, worst_ratio=float(self.worst),
+            head = (f"worst lhs/rhs = {fmt_ratio(self.worst)}" if self.worst is not None
+                    else "no evaluation with rhs > 0")
+            if self.worst is not None and self.worst > 1:
+                head += " (above 1 only within the rounding tolerance)"
+        if self.has_premise and status not in ("VACUOUS", "INCONCLUSIVE"):
+            head += f"; premise met in {self.n_premise} of {self.n}"
+        if headline_suffix:
+            head += f"; {headline_suffix}"
+        if status == "VIOLATED-DEGENERATE" and degenerate_note:
+            notes.append(degenerate_note)
+        if status == "INCONCLUSIVE" and inconclusive:
+            notes.insert(0, inconclusive)
+        msg = " ".join(notes + ([message] if message else [])).strip()
+        return Verdict(claim=self.claim, status=status, worst_ratio=self.worst,
                        where=_jsonable(self.where), n_instances=self.n, tolerance=self.rtol,
-                       counterexample_path=path, message=message, statement=statement,
-                       details=_jsonable(details or {}),
-                       seconds=time.perf_counter() - self.t0)
+                       counterexample_path=paths.get("violated"), message=msg,
+                       statement=statement, details=_jsonable(details),
+                       seconds=time.perf_counter() - self.t0, n_violations=self.n_viol,
+                       n_degenerate=self.n_deg,
+                       n_premise_met=self.n_premise if self.has_premise else None,
+                       degenerate_where=_jsonable(deg.where | {"lhs": deg.lhs, "rhs": deg.rhs})
+                       if deg else None,
+                       degenerate_counterexample_path=paths.get("degenerate"),
+                       headline=head, vacuity=vacuity if status == "VACUOUS" else "")

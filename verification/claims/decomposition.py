@@ -7,14 +7,19 @@ Reading of the theorems used here (the paper's text is ambiguous; see each docst
   ``(abar, Fbar)``: optimal solution of eq. mainlslemma on ``Kbar = K o [pi(i) = pi(j)]``
   (Lemma lemmalink: the concatenated sub-problem solutions), ``Fbar = 11' + Gamma_Kbar(abar)``.
 * ``B1 = min_ij max(F*_ij, Fbar_ij)``, ``B2 = max_ij max(F*_ij, Fbar_ij)`` (the tightest
-  constants of the theorem's assumption), ``B = B2 - B1``, ``kappa = max |K_ij|``.
+  constants of the theorem's assumption as printed), ``B = B2 - B1``, ``kappa = max |K_ij|``.
+  The proof of Theorem theorappf uses ``|F*_ij - Fbar_ij| <= B``, which needs both entries in
+  ``[B1, B2]``; that reading (``B1 = min_ij min(F*_ij, Fbar_ij)``) is reported beside it.
+* Premises: T3 needs ``0 < B1``; T4 is about the points its rule screens (``abar_i = 0`` and
+  the gradient below the threshold), so an instance on which nothing is screened does not
+  test it.  T4's premise can in fact never be met (:data:`T4_VACUITY`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._common import Tracker, gaussian_kernel, kappa, where_of
+from ._common import Tracker, fmt, fmt_ratio, gaussian_kernel, kappa, where_of
 
 TAU0 = 0.0
 
@@ -135,10 +140,11 @@ def solve_pair(inst, labels, tol=1e-9):
 STATEMENT_T3 = (
     "Theorem theorappf (P3: no bias, tau = 0): for every partition pi, with (a*, F*) optimal for "
     "eq. mainls on K and (abar, Fbar) optimal for eq. mainlslemma on Kbar, "
-    "|H(a*, F*) - Hbar(abar, Fbar)| <= 1/2 B C^2 Q(pi), Q(pi) = sum_{pi(i) != pi(j)} |K_ij|, "
-    "B = B2 - B1 with the tightest B1 <= max(F*_ij, Fbar_ij) <= B2. Both values are certified "
-    "saddle values; lhs is reduced by the two certified gaps before comparing (a violation "
-    "is therefore certain).")
+    "|H(a*, F*) - H(abar, Fbar)| <= 1/2 B C^2 Q(pi), H the objective of eq. mainls (kernel K), "
+    "Q(pi) = sum_{pi(i) != pi(j)} |K_ij|, B = B2 - B1 with the tightest "
+    "B1 <= max(F*_ij, Fbar_ij) <= B2 (premise: B1 > 0). H(a*, F*) is known to lie in a "
+    "certified interval; lhs is the distance from H(abar, Fbar) to it (a violation is "
+    "therefore certain).")
 
 STATEMENT_T4 = (
     "Theorem theorsv: for every partition and every i with abar_i = 0 and "
@@ -147,6 +153,15 @@ STATEMENT_T4 = (
 
 
 def _eval_T3(inst, labels, Kb, full, blk, scale):
+    """T3 at one solved pair: ``(lhs, rhs, info)``.
+
+    ``lhs`` is the theorem as printed, ``|H(a*, F*) - H(abar, Fbar)|`` with ``H`` the full
+    objective of eq. mainls (kernel ``K``) evaluated at the sub-problems' solution; the
+    saddle value ``H(a*, F*)`` is only known to lie in the certified ``[lower, upper]``, so
+    ``lhs`` is the distance from ``H(abar, Fbar)`` to that interval (a violation is certain).
+    ``info["lhs_subproblem_value"]`` is the other reading, ``|v*(K) - v*(Kbar)|`` (the
+    sub-problems' value ``Hbar(abar, Fbar)``), reduced by both certified gaps.
+    """
     K, y, C, eta = inst["K"], inst["y"], inst["C"], inst["eta"]
     a_s, a_b = full[0], blk[0]
     Fs = 1.0 + np.outer(a_s * y, a_s * y) * K / (4 * eta)
@@ -154,11 +169,18 @@ def _eval_T3(inst, labels, Kb, full, blk, scale):
     M = np.maximum(Fs, Fb)
     B1, B2 = float(M.min()), float(M.max())
     B = B2 - B1
+    B_both = B2 - float(np.minimum(Fs, Fb).min())  # both entries in [B1, B2] (the proof's use)
     Q = Q_of(K, labels)
+    d = a_b * y
+    H_bar_full = float(a_b.sum() - 0.5 * d @ ((Fb * K) @ d) + eta * np.sum((Fb - 1.0) ** 2))
+    lhs = max(full[1] - H_bar_full, H_bar_full - full[2], 0.0)
     diff = abs(full[1] - blk[1])
     slack = full[3] + blk[3]
-    return max(diff - slack, 0.0), scale * 0.5 * B * C**2 * Q, dict(B1=B1, B2=B2, Q=Q,
-                                                                   diff=diff, slack=slack)
+    return lhs, scale * 0.5 * B * C**2 * Q, dict(
+        B1=B1, B2=B2, Q=Q, H_star_lower=full[1], H_star_upper=full[2],
+        H_abar_Fbar=H_bar_full, subproblem_value=blk[1],
+        lhs_subproblem_value=max(diff - slack, 0.0),
+        rhs_both_entries=scale * 0.5 * B_both * C**2 * Q)
 
 
 def reproduce_T3(arr, p):
@@ -170,7 +192,11 @@ def reproduce_T3(arr, p):
 
 
 def screening(inst, labels, Kb, full, blk, scale=1.0):
-    """Screened set of Theorem theorsv and its violations; returns dict."""
+    """Screened set of Theorem theorsv and its violations; returns a dict.
+
+    Also ``excess = grad - thr`` (how far each gradient is above the threshold; the rule
+    screens ``i`` only when it is <= 0) and ``excess_bound = 1 + B C ||Kbar_i||_1 + (B + B2) C
+    kappa``, its proven lower bound (:data:`T4_VACUITY`)."""
     K, y, C, eta = inst["K"], inst["y"], inst["C"], inst["eta"]
     a_s, a_b = full[0], blk[0]
     Fs = 1.0 + np.outer(a_s * y, a_s * y) * K / (4 * eta)
@@ -179,14 +205,31 @@ def screening(inst, labels, Kb, full, blk, scale=1.0):
     B1, B2 = float(M.min()), float(M.max())
     B = B2 - B1
     gbar = 1.0 - y * ((Fb * Kb) @ (a_b * y))
-    thr = -(B + B2) * C * (np.abs(Kb).sum(0) + kappa(K))
+    k1 = np.abs(Kb).sum(0)
+    thr = -(B + B2) * C * (k1 + kappa(K))
     zero_bar = a_b <= 1e-9 * C
     S = zero_bar & (gbar <= scale * thr)
     nonsv = a_s <= 1e-4 * C
     bad = S & ~nonsv
-    return dict(S=S, bad=bad, gbar=gbar, thr=thr, B=B, B2=B2, nonsv=nonsv,
+    return dict(S=S, bad=bad, gbar=gbar, thr=thr, B=B, B2=B2, nonsv=nonsv, zero_bar=zero_bar,
+                excess=gbar - scale * thr,
+                excess_bound=1.0 + B * C * k1 + (B + B2) * C * kappa(K) if scale == 1.0 else None,
                 fraction=float(S.sum() / max(nonsv.sum(), 1)),
                 max_bad=float(a_s[bad].max()) if bad.any() else 0.0)
+
+
+T4_VACUITY = (
+    "The premise can never be met. Fbar is positive semi-definite (11' plus D Kbar D / (4 eta), "
+    "Kbar block-diagonal with PSD blocks; the same holds for any PSD minimiser), so |Fbar_ij| <= "
+    "sqrt(Fbar_ii Fbar_jj) <= B2 for all i, j, because B2 bounds every entry, diagonal ones "
+    "included. With 0 <= abar_j <= C this gives (grad Hbar(abar, Fbar))_i = 1 - y_i sum_j "
+    "Fbar_ij Kbar_ij y_j abar_j >= 1 - B2 C ||Kbar_i||_1, while the threshold "
+    "-(B + B2) C (||Kbar_i||_1 + kappa) is at most -B2 C ||Kbar_i||_1 - B2 C kappa. So every "
+    "gradient exceeds its threshold by at least 1 + B C ||Kbar_i||_1 + (B + B2) C kappa >= 1, "
+    "for every instance, partition and point: the screening rule never fires and the theorem "
+    "is vacuously true. (The paper's remark bounds the gradient below by the looser "
+    "1 - n B2 kappa C, which hides this; its experiment in section bound compares the gradient "
+    "with +442.3, a positive threshold, which is not condition gradsvc.)")
 
 
 def reproduce_T4(arr, p):
@@ -201,13 +244,17 @@ def check_decomposition(rng, budget=1, scale_T3=1.0, scale_T4=1.0, out_dir=None,
                         instances=None, tol=1e-6):
     """Run T3 and T4 on the same solved pairs; returns ``[Verdict T3, Verdict T4]``.
 
-    Adversarial part: for each instance every v in {2, 3, 4} and C, eta multiplied by
-    {1, 10} (T3's ratio grows with eta since B -> 0 while the values differ)."""
-    t3, t4 = Tracker("T3"), Tracker("T4")
+    Adversarial part: for each instance v in {2, 3} and C, eta multiplied by {1, 4} x {1, 30}
+    (T3's ratio grows with eta since B -> 0 while the values differ).  T3's premise is
+    ``B1 > 0``; T4's is that the rule screens at least one point.  For T4 the smallest
+    ``gradient - threshold`` over all points is recorded, with its proven lower bound."""
+    t3, t4 = Tracker("T3", premise=True), Tracker("T4", premise=True)
     insts = instances if instances is not None else [
         decomposition_instance(rng) for _ in range(2 * budget)]
     uncert = 0
-    screened_total, vacuous = 0, 0
+    screened_total, zero_points, points = 0, 0, 0
+    min_excess, min_slack = np.inf, np.inf  # slack: excess minus its proven lower bound
+    worst_both = worst_sub = None
     for inst in insts:
         variants = [inst] if instances is not None else [
             dict(inst, C=inst["C"] * fc, eta=inst["eta"] * fe) for fc in (1, 4) for fe in (1, 30)]
@@ -223,17 +270,54 @@ def check_decomposition(rng, budget=1, scale_T3=1.0, scale_T4=1.0, out_dir=None,
                 w = where_of(v_inst, v=int(v))
                 lhs, rhs, info = _eval_T3(v_inst, labels, Kb, full, blk, scale_T3)
                 t3.record(lhs, rhs, rhs, dict(w, **info), arrays, dict(par, scale=scale_T3),
-                          size=v_inst["y"].size)
+                          size=v_inst["y"].size, premise_met=info["B1"] > 0)
+                if info["B1"] > 0 and rhs > 0:
+                    r_sub = info["lhs_subproblem_value"] / rhs
+                    worst_sub = r_sub if worst_sub is None else max(worst_sub, r_sub)
+                if info["B1"] > 0 and info["rhs_both_entries"] > 0:
+                    r = lhs / info["rhs_both_entries"]
+                    worst_both = r if worst_both is None else max(worst_both, r)
                 sc = screening(v_inst, labels, Kb, full, blk, scale_T4)
-                screened_total += int(sc["S"].sum())
-                vacuous += int(sc["S"].sum() == 0)
+                n_s = int(sc["S"].sum())
+                screened_total += n_s
+                zero_points += int(sc["zero_bar"].sum())
+                points += int(v_inst["y"].size)
+                min_excess = min(min_excess, float(sc["excess"].min()))
+                if sc["excess_bound"] is not None:
+                    min_slack = min(min_slack, float((sc["excess"] - sc["excess_bound"]).min()))
                 t4.record(sc["max_bad"], 1e-4 * v_inst["C"], 1e-4 * v_inst["C"],
-                          dict(w, screened=int(sc["S"].sum()), fraction=sc["fraction"]),
-                          arrays, dict(par, scale=scale_T4), size=v_inst["y"].size)
+                          dict(w, screened=n_s, fraction=sc["fraction"]),
+                          arrays, dict(par, scale=scale_T4), size=v_inst["y"].size,
+                          premise_met=n_s > 0)
     inc = (f"{uncert} solve pair(s) not certified to rel. gap {tol}; none certified."
            if t3.n == 0 else None)
     msg3 = f"{uncert} uncertified pair(s) skipped." if uncert else ""
-    msg4 = (f"screened {screened_total} point(s) in total; the rule screened nothing on "
-            f"{vacuous} of {t4.n} solved pairs (vacuous there).")
-    return [t3.verdict(STATEMENT_T3, out_dir, msg3, inconclusive=inc),
-            t4.verdict(STATEMENT_T4, out_dir, msg4, inconclusive=inc)]
+    if t3.n_viol:
+        msg3 += (" Why it fails: as eta grows, F* and Fbar tend to 11' and B -> 0, so the bound "
+                 "tends to 0, while the two problems tend to the bias-free SVMs on K and on "
+                 "Kbar, whose values differ whenever Q(pi) > 0. In the proof, the step "
+                 "H(abar, F*) <= H(abar, Fbar) is unjustified (Fbar minimises Hbar(abar, .), not "
+                 "H(abar, .)).")
+    if worst_sub is not None:
+        msg3 += (" Reading H(abar, Fbar) as the sub-problems' value Hbar(abar, Fbar) instead "
+                 f"of the full objective, the worst lhs/rhs is {fmt_ratio(worst_sub)}.")
+    if worst_both is not None:
+        msg3 += (f" With B read as the proof uses it (both F*_ij and Fbar_ij in [B1, B2]), "
+                 f"the worst lhs/rhs is {fmt_ratio(worst_both)}.")
+    d4 = dict(points=points, points_with_abar_zero=zero_points, screened=screened_total,
+              min_gradient_minus_threshold=min_excess if points else None,
+              min_excess_over_proven_bound=min_slack if np.isfinite(min_slack) else None)
+    msg4 = (f"{points} points on {t4.n} certified solve pairs, {zero_points} with abar_i = 0; "
+            f"screened {screened_total}.")
+    if points:
+        msg4 += (f" Smallest gradient - threshold over all points: {fmt(min_excess, 4)} "
+                 "(the rule needs <= 0)")
+        msg4 += (f"; it exceeds its proven lower bound 1 + B C ||Kbar_i||_1 + (B + B2) C kappa "
+                 f"by at least {fmt(min_slack, 3)} on every point." if np.isfinite(min_slack)
+                 else ".")
+    return [t3.verdict(STATEMENT_T3, out_dir, msg3.strip(), inconclusive=inc),
+            t4.verdict(STATEMENT_T4, out_dir, msg4, inconclusive=inc, details=d4,
+                       vacuity=T4_VACUITY,
+                       headline_suffix=(f"{zero_points} points with abar_i = 0, "
+                                        f"0 below the threshold; provably never met")
+                       if screened_total == 0 and points else "")]

@@ -344,7 +344,7 @@ def test_warm_start_from_solution(tau):
 def test_accelerated_warns_when_not_certified():
     K, y = blobs(30, 9)
     with pytest.warns(ConvergenceWarning, match="did not certify"):
-        res = solve_svm(K, y, C=1.0, eta=1.0, tol=1e-14, max_iter=3)
+        res = solve_svm(K, y, C=1.0, eta=1.0, tol=1e-14, max_iter=3, method="accelerated")
     assert res.status == "max_iter" and res.n_iter == 3 and not res.success
     assert res.lower <= res.upper
 
@@ -357,3 +357,20 @@ def test_result_F_is_inner_minimiser_at_alpha():
     mu, U = res.F_factors
     np.testing.assert_allclose((U * mu) @ U.T, res.F, atol=1e-12)
     assert res.value == res.lower
+
+
+@pytest.mark.parametrize("C", [0.5, 32.0])
+@pytest.mark.parametrize("tau", [0.0, 0.01])
+def test_auto_is_the_default_and_starts_from_the_svc_solution(C, tau):
+    """method="auto": Newton from the SVC dual it computes itself; same certified value as the
+    accelerated method; a given alpha0 is used instead of the SVC fit."""
+    K, y = blobs(60, 21)
+    eta = 3.0
+    res = solve_svm(K, y, C=C, eta=eta, tau=tau, tol=1e-9)
+    assert res.method == "auto" and res.extra["warm_start"] == "svc"
+    assert res.success and res.rel_gap <= 1e-9 and res.lower <= res.upper
+    ref = solve_svm(K, y, C=C, eta=eta, tau=tau, tol=1e-9, method="accelerated", max_iter=20000)
+    assert res.lower <= ref.upper + 1e-12 * abs(ref.upper)
+    assert ref.lower <= res.upper + 1e-12 * abs(res.upper)
+    again = solve_svm(K, y, C=C, eta=eta, tau=tau, tol=1e-9, alpha0=res.alpha)
+    assert again.extra["warm_start"] == "given" and again.success and again.n_iter <= 1

@@ -1,0 +1,177 @@
+"""Kernels given by features: ``K`` evaluated block by block, never as an ``n x n`` array.
+
+:class:`FeatureKernel` describes ``K_ij = k(x_i, x_j)`` for a PSD kernel function (Gaussian,
+linear, or polynomial with ``coef0 >= 0``) and the features ``X``. The large-scale routes ask it
+for the blocks they need: ``K[W][:, W]`` of a working set, ``K[I][:, S] @ V`` for the gradient
+outside it, one cluster's block. Memory is bounded by ``block_bytes`` per temporary.
+
+PSD-ness holds by construction, so no ``O(n^3)`` test is needed (docs/validity.md): the Gaussian
+kernel is PSD for every ``gamma > 0``; ``<x, z>`` is a Gram matrix; ``(gamma <x, z> + c)^p`` with
+``c >= 0`` and integer ``p >= 1`` is a sum of products of PSD kernels (Schur product theorem).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.metrics.pairwise import pairwise_kernels
+
+from ._validation import check_finite_array
+from .kernels import kernel_params
+
+__all__ = ["FeatureKernel"]
+
+
+class FeatureKernel:
+    """A PSD kernel matrix described by features, evaluated in blocks.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+        Features (finite).
+    kernel : {"rbf", "gaussian", "linear", "poly"}, default="rbf"
+        Kernel function; ``"rbf"`` and ``"gaussian"`` are the paper's Gaussian kernel.
+    sigma, gamma : float, optional
+        Gaussian width ``k = exp(-||x - x'||^2 / (2 sigma^2))`` or ``gamma = 1/(2 sigma^2)``
+        (at most one; default ``gamma = 1 / d``); ``gamma`` also scales the polynomial kernel.
+    degree : int, default=3
+    coef0 : float, default=1.0
+        Polynomial kernel ``(gamma <x, z> + coef0)^degree``; ``coef0 < 0`` is refused (not PSD).
+    block_bytes : int, default=64 MiB
+        Largest temporary a blockwise product allocates.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Kf = FeatureKernel(np.array([[0.0], [1.0], [3.0]]), sigma=1.0)
+    >>> Kf.n, Kf.kappa
+    (3, 1.0)
+    >>> np.allclose(Kf.block([0, 2], [1]), np.exp(-np.array([[1.0], [4.0]]) / 2))
+    True
+    """
+
+    def __init__(
+        self,
+        X,
+        kernel: str = "rbf",
+        *,
+        sigma: float | None = None,
+        gamma: float | None = None,
+        degree: int = 3,
+        coef0: float = 1.0,
+        block_bytes: int = 64 << 20,
+    ):
+        X = check_finite_array(X, "X", ndim=2)
+        if X.shape[0] == 0:
+            raise ValueError("X has no rows")
+        if kernel == "precomputed":
+            raise ValueError("FeatureKernel needs a kernel function, not 'precomputed'")
+        if kernel == "poly" and (
+            isinstance(coef0, bool) or not isinstance(coef0, numbers.Real) or coef0 < 0
+        ):
+            raise ValueError(
+                f"the polynomial kernel with coef0 = {coef0!r} < 0 is not PSD in general; "
+                "DANK needs a PSD kernel"
+            )
+        self.X = np.ascontiguousarray(X)
+        self.kernel = kernel
+        self.spec = dict(kernel=kernel, sigma=sigma, gamma=gamma, degree=degree, coef0=coef0)
+        self.params = kernel_params(
+            kernel, sigma=sigma, gamma=gamma, degree=degree, coef0=coef0, n_features=X.shape[1]
+        )
+        if isinstance(block_bytes, bool) or not isinstance(block_bytes, numbers.Integral) or (
+            block_bytes < 1 << 16
+        ):
+            raise ValueError(f"block_bytes must be an integer >= 65536, got {block_bytes!r}")
+        self.block_bytes = int(block_bytes)
+        self.n = X.shape[0]
+        self._diag: np.ndarray | None = None
+
+    # ------------------------------------------------------------------ entries
+    def block(self, rows, cols) -> np.ndarray:
+        """``K[rows][:, cols]`` as a dense array (``len(rows) * len(cols)`` memory)."""
+        A = self.X[np.asarray(rows)]
+        B = self.X[np.asarray(cols)]
+        return self._eval(A, B)
+
+    def cross(self, Z, cols=None) -> np.ndarray:
+        """``[k(z_i, x_j)]`` for new points ``Z`` (and training columns ``cols``)."""
+        B = self.X if cols is None else self.X[np.asarray(cols)]
+        return self._eval(np.asarray(Z, dtype=np.float64), B)
+
+    def _eval(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+        p = dict(self.params)
+        metric = p.pop("metric")
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = pairwise_kernels(A, B, metric=metric, **p)
+        if not np.all(np.isfinite(out)):
+            raise ValueError(
+                f"the {self.kernel} kernel overflowed (parameters {self.spec}); rescale X or "
+                "change the kernel parameters"
+            )
+        return out
+
+    def diag(self) -> np.ndarray:
+        """``K_ii`` for every point (``O(n d)``)."""
+        if self._diag is None:
+            X = self.X
+            metric = self.params["metric"]
+            if metric == "rbf":
+                self._diag = np.ones(self.n)
+            elif metric == "linear":
+                self._diag = np.einsum("ij,ij->i", X, X)
+            else:
+                g, c, p = self.params["gamma"], self.params["coef0"], self.params["degree"]
+                self._diag = (g * np.einsum("ij,ij->i", X, X) + c) ** p
+        return self._diag
+
+    @property
+    def kappa(self) -> float:
+        """``max |K_ij|`` = the largest diagonal entry (``|K_ij| <= sqrt(K_ii K_jj)`` for PSD K)."""
+        return float(np.max(self.diag()))
+
+    def rows_per_block(self, ncols: int) -> int:
+        """Rows of a ``rows x ncols`` temporary within ``block_bytes``."""
+        return max(1, self.block_bytes // (8 * max(ncols, 1)))
+
+    def product(self, rows, cols, V: np.ndarray) -> np.ndarray:
+        """``K[rows][:, cols] @ V`` computed in row blocks (never more than ``block_bytes``).
+
+        ``O(len(rows) * len(cols) * (d + b))`` time for ``V`` of shape ``(len(cols), b)``.
+        """
+        rows = np.asarray(rows)
+        cols = np.asarray(cols)
+        V = np.asarray(V, dtype=np.float64)
+        out = np.empty((rows.size,) + V.shape[1:])
+        if rows.size == 0:
+            return out
+        B = self.X[cols]
+        step = self.rows_per_block(cols.size)
+        for lo in range(0, rows.size, step):
+            sl = slice(lo, lo + step)
+            out[sl] = self._eval(self.X[rows[sl]], B) @ V
+        return out
+
+    def dense(self, max_bytes: int = 8 << 30) -> np.ndarray:
+        """The whole ``n x n`` matrix (refused above ``max_bytes``, default 8 GiB)."""
+        need = 8 * self.n * self.n
+        if need > max_bytes:
+            raise MemoryError(
+                f"the {self.n} x {self.n} kernel needs {need / 2**30:.1f} GiB > "
+                f"max_bytes = {max_bytes / 2**30:.1f} GiB; use the blockwise routes"
+            )
+        return self._eval(self.X, self.X)
+
+    def subset(self, idx) -> FeatureKernel:
+        """The kernel of the points ``idx`` (same function and parameters)."""
+        return FeatureKernel(self.X[np.asarray(idx)], block_bytes=self.block_bytes, **self.spec)
+
+    def svc_params(self) -> dict:
+        """Keyword arguments of :class:`sklearn.svm.SVC` for the same kernel."""
+        p = dict(self.params)
+        metric = p.pop("metric")
+        return {"kernel": metric, **p}
+
+    def __repr__(self) -> str:
+        return f"FeatureKernel(n={self.n}, d={self.X.shape[1]}, {self.params})"

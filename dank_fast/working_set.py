@@ -1,0 +1,272 @@
+"""P1 on all ``n`` points without an ``n x n`` kernel: working sets over a :class:`FeatureKernel`.
+
+Structure (docs/MATH.md, "support reduction"): when ``a_i = 0`` outside a working set ``W``,
+``Gamma(a)`` lives on ``W x W`` and ``M = 11' + Gamma`` acts on ``span{e_i : i in W} +
+span{1_{W^c}}``. So
+
+* ``h(a)``, ``F(a)`` and the gradient on ``W`` are those of P1 restricted to ``W`` with the
+  ``n - |W|`` other points kept as "ghosts" of zero weight (:class:`dank_fast.inner.KernelData`
+  with ``n_total = n``): exact for the full problem, from ``K[W][:, W]`` alone;
+* outside ``W`` every row of ``F`` is the same (``F_ij = phi_j``), so the decision values there
+  are one kernel expansion ``f_i = sum_{j in S} K_ij (phi_j d_j) + b``, computed in row blocks
+  from the features (``K[W^c][:, S] @ v``: ``O((n - |W|) |S| d)`` time, bounded memory);
+* the certificate is the full problem's: lower bound ``h(a)`` (exact, above) and upper bound the
+  SVM primal of ``F^ o K`` over all ``n`` points with the exact best bias.
+
+Algorithm (chunking with a certified stop): start from the plain SVM's support (``W = {a_SVM >
+0}``); solve P1 on ``W`` (:mod:`dank_fast._newton`, certified on ``W``); evaluate the decision
+values of every other point; stop when the full problem's certified relative gap is ``<= tol``;
+else add the points that violate the margin most (``y_i f_i < 1``: there ``a_i = 0`` is not
+optimal), drop points of ``W`` that are inactive and far from the margin, and repeat.
+
+Cost per round: ``|W|^2`` kernel entries and memory, the Newton solve on ``W`` (``|free|^3 / 3``
+flops, ``|free|^2`` memory), one pass over ``(n - |W|) x |S|`` kernel entries in blocks.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._newton import newton
+from ._problem import SVMProblem
+from ._result import DANKResult
+from .certificate import _assemble, best_bias
+from .feature_kernel import FeatureKernel
+from .inner import CenteredF, KernelData, LowRankF, apply_FK
+from .projection import project_A
+
+__all__ = ["solve_svm_working_set", "WorkingSetResult"]
+
+
+@dataclass(repr=False)
+class WorkingSetResult(DANKResult):
+    """:class:`DANKResult` of the full problem solved on working sets.
+
+    ``alpha`` has all ``n`` entries; ``inner`` (``F`` in factored form) and ``kernel`` belong to
+    the final working set ``working_set`` (sorted indices), with the other points as ghosts:
+    :attr:`F_factors` expands the factors to all ``n`` rows (``n x rank`` memory); the dense
+    ``F`` (``n x n``) is refused above 2 GiB.
+    """
+
+    working_set: np.ndarray = field(default=None)
+    feature_kernel: FeatureKernel | None = field(default=None)
+    rounds: list = field(default_factory=list)
+
+    @property
+    def F_factors(self):
+        F = self.inner.F
+        if not isinstance(F, LowRankF):
+            return None
+        n = self.alpha.size
+        U = np.empty((n, F.rank))
+        U[:] = F.ghost if F.ghost is not None else 0.0
+        U[self.working_set] = F.U
+        return F.mu, U
+
+    def F_rows(self, rows) -> np.ndarray:
+        """``F[rows, :]`` for indices ``rows`` (``len(rows) x n`` memory)."""
+        rows = np.atleast_1d(rows)
+        F = self.inner.F
+        n = self.alpha.size
+        if isinstance(F, LowRankF):
+            mu, U = self.F_factors
+            return (U[rows] * mu) @ U.T
+        # tau = 0: F = 11' + Gamma, Gamma supported on the working set
+        d = self.alpha * self.extra["y"]
+        out = np.ones((rows.size, n))
+        S = np.flatnonzero(d)
+        KrS = self.feature_kernel.block(rows, S)
+        out[:, S] += d[rows][:, None] * d[S][None, :] * KrS / (4 * self.extra["eta"])
+        return out
+
+    @property
+    def F(self) -> np.ndarray:
+        n = self.alpha.size
+        if 8 * n * n > 2 << 30:
+            raise MemoryError(f"F is {n} x {n}; use F_factors or F_rows")
+        return self.F_rows(np.arange(n))
+
+    def apply_FK(self, x) -> np.ndarray:
+        """``(F o K) x`` over all ``n`` points, blockwise from the features."""
+        x = np.asarray(x, dtype=np.float64)
+        S = np.flatnonzero(x)
+        n = x.size
+        kern = self.feature_kernel
+        if S.size == 0:
+            return np.zeros(n)
+        F = self.inner.F
+        if isinstance(F, LowRankF):
+            mu, U = self.F_factors
+            block = kern.product(np.arange(n), S, U[S] * x[S, None])
+            return np.einsum("ik,ik,k->i", U, block, mu)
+        d = self.alpha * self.extra["y"]
+        c = 1.0 / (4 * self.extra["eta"])
+        out = kern.product(np.arange(n), S, x[S])
+        # + d_i sum_j K_ij^2 d_j x_j c: rows in blocks
+        step = kern.rows_per_block(S.size)
+        for lo in range(0, n, step):
+            rows = np.arange(lo, min(lo + step, n))
+            B = kern.block(rows, S)
+            out[rows] += c * d[rows] * ((B * B) @ (d[S] * x[S]))
+        return out
+
+
+def _ghost_coefficients(F, dW: np.ndarray, S: np.ndarray) -> np.ndarray:
+    """``phi_j d_j`` on ``S``: the expansion giving ``(F o K) d`` at every point outside W."""
+    if isinstance(F, CenteredF):
+        return dW[S].copy()  # F_ij = 1 + Gamma_ij = 1 off the working set
+    if F.rank == 0 or F.ghost is None:
+        return np.zeros(S.size)
+    return dW[S] * (F.U[S] @ (F.mu * F.ghost))
+
+
+def solve_svm_working_set(
+    kernel: FeatureKernel,
+    y,
+    *,
+    C: float,
+    eta: float,
+    tau: float = 0.01,
+    tol: float = 1e-6,
+    alpha0=None,
+    max_rounds: int = 30,
+    max_add: int | None = None,
+    max_iter: int = 100,
+    verbose: bool = False,
+) -> WorkingSetResult:
+    """Solve P1 (eq. mainrank) on all points of a :class:`FeatureKernel`, certified.
+
+    Parameters
+    ----------
+    kernel : FeatureKernel
+        The kernel of the ``n`` training points (never formed as an ``n x n`` array).
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    C, eta, tau : floats
+        As in :func:`dank_fast.solve_svm`.
+    tol : float
+        Target certified relative gap of the *full* problem.
+    alpha0 : ndarray of shape (n,), optional
+        Start (e.g. the plain SVM's dual). Default: :class:`sklearn.svm.SVC` on the features
+        (same kernel, ``C``, ``tol=1e-4``), whose support is the first working set.
+    max_rounds : int
+        Working-set rounds.
+    max_add : int, optional
+        Points added per round (default ``max(500, |W| / 2)``, most violating first).
+    max_iter : int
+        Newton steps per round.
+    verbose : bool
+        One line per round on stderr (size of W, gap, violators, time).
+
+    Returns
+    -------
+    WorkingSetResult
+        ``status="converged"`` iff the full problem's certified relative gap is ``<= tol``.
+
+    Notes
+    -----
+    Memory: ``8 |W|^2`` bytes for ``K[W][:, W]`` plus ``8 |free|^2`` for the Newton system
+    plus ``kernel.block_bytes``; time per round ``O(|W|^2 d + |free|^3 + (n - |W|) |S| d)``.
+    """
+    t0 = time.perf_counter()
+    n = kernel.n
+    y = np.asarray(y, dtype=np.float64)
+    if y.shape != (n,):
+        raise ValueError(f"y has shape {y.shape}, expected ({n},)")
+    warm = "given"
+    if alpha0 is None:
+        from sklearn.svm import SVC
+
+        svc = SVC(C=C, tol=1e-4, cache_size=500, **kernel.svc_params()).fit(kernel.X, y)
+        alpha0 = np.zeros(n)
+        alpha0[svc.support_] = np.abs(svc.dual_coef_.ravel())
+        warm = "svc"
+        if verbose:
+            _log(f"SVC warm start: {svc.support_.size} support vectors, "
+                 f"{time.perf_counter() - t0:.1f} s")
+    a = project_A(np.minimum(np.asarray(alpha0, dtype=np.float64), C), y, C)
+    W = np.flatnonzero(a > 0)
+    if W.size == 0 or np.unique(y[W]).size < 2:  # seed with a few points of each class
+        W = np.union1d(W, np.concatenate([np.flatnonzero(y > 0)[:5], np.flatnonzero(y < 0)[:5]]))
+    status, rounds, n_iter = "max_iter", [], 0
+    res_W = cert = None
+    for r in range(1, max_rounds + 1):
+        tr = time.perf_counter()
+        kd = KernelData(kernel.block(W, W), n_total=n)
+        prob = SVMProblem(kd, y[W], C, eta, tau)
+        res_W = newton(prob, tol=tol, max_iter=max_iter, alpha0=a[W], record_history=False)
+        n_iter += res_W.n_iter
+        a = np.zeros(n)
+        a[W] = res_W.alpha
+        dW = res_W.alpha * y[W]
+        S = np.flatnonzero(dW)
+        f0 = np.empty(n)
+        f0[W] = apply_FK(res_W.inner.F, kd, dW)
+        out = np.setdiff1d(np.arange(n), W, assume_unique=True)
+        if out.size and S.size:
+            f0[out] = kernel.product(out, W[S], _ghost_coefficients(res_W.inner.F, dW, S))
+        elif out.size:
+            f0[out] = 0.0
+        b, interval, hinge = best_bias(f0, y)
+        lin = float(a.sum())
+        infeas = max(abs(float(y @ a)), float(-a.min()), float(a.max() - C), 0.0)
+        cert = _assemble(lin, 0.5 * float(dW @ f0[W]), C * hinge, res_W.inner, eta, tau, b,
+                         interval, lin, infeas)
+        margin = y * (f0 + b)
+        viol = out[margin[out] < 1.0]
+        rounds.append(dict(round=r, W=int(W.size), support=int(S.size), violators=int(viol.size),
+                           rel_gap=float(cert.rel_gap), newton=int(res_W.n_iter),
+                           time=time.perf_counter() - tr))
+        if verbose:
+            _log(f"round {r}: |W| = {W.size}, |S| = {S.size}, certified rel. gap "
+                 f"{cert.rel_gap:.2e}, {viol.size} margin violators outside W, "
+                 f"{time.perf_counter() - tr:.1f} s")
+        if cert.rel_gap <= tol:
+            status = "converged"
+            break
+        if viol.size == 0:  # gap not closed on W itself: the inner solve stopped early
+            status = "stalled" if res_W.status != "converged" else status
+            if res_W.status != "converged":
+                break
+        add = max_add or max(500, W.size // 2)
+        viol = viol[np.argsort(margin[viol], kind="stable")[:add]]
+        keep = W[(a[W] > 0) | (margin[W] < 1.0 + 1e-3)]  # shrink: drop inactive, well-classified
+        W = np.union1d(keep, viol)
+    bias = float(b)
+    res = WorkingSetResult(
+        alpha=a,
+        bias=bias,
+        lower=cert.lower,
+        upper=cert.upper,
+        gap=cert.gap,
+        rel_gap=cert.rel_gap,
+        status=status,
+        n_iter=n_iter,
+        time=time.perf_counter() - t0,
+        method="working-set",
+        certificate=cert,
+        inner=res_W.inner,
+        kernel=kd,
+        message=f"{status}: certified relative gap {cert.rel_gap:.2e} (tol {tol:.1e}) after "
+        f"{len(rounds)} working-set rounds",
+        extra={"warm_start": warm, "y": y, "eta": eta, "C": C, "tau": tau},
+        working_set=W,
+        feature_kernel=kernel,
+        rounds=rounds,
+    )
+    if status != "converged":
+        import warnings
+
+        from ._accelerated import ConvergenceWarning
+
+        warnings.warn(f"DANK working-set solver did not certify tol={tol:g}: {res.message}",
+                      ConvergenceWarning, stacklevel=2)
+    return res
+
+
+def _log(msg: str) -> None:
+    print(f"[dank working-set] {msg}", file=sys.stderr, flush=True)

@@ -72,7 +72,7 @@ def not_psd(K):
         (lambda K: K[:, :5], ValueError, "K must be a square matrix"),
         (lambda K: K[0], ValueError, "K must be 2-dimensional"),
         (lambda K: np.zeros((0, 0)), ValueError, "K is empty"),
-        (lambda K: [["a"] * 6] * 6, TypeError, "K must be a numeric array"),
+        (lambda K: [["a"] * 6] * 6, TypeError, "K must be a real numeric array"),
     ],
 )
 def test_bad_kernel_matrix(entry, bad_K, exc, match):
@@ -103,7 +103,7 @@ def test_psd_check_can_be_skipped_but_symmetry_cannot():
         (np.array([1.0, 2.0, 1.0, -1.0, 1.0, -1.0]), ValueError, "only -1 and \\+1"),
         (np.array([1.0, -1.0, 1.0, -1.0, 1.0]), ValueError, "y has 5 entries but K has 6 rows"),
         (np.ones((6, 1)), ValueError, "y must be 1-dimensional"),
-        (np.array(["a", "b", "a", "b", "a", "b"]), TypeError, "y must be a numeric array"),
+        (np.array(["a", "b", "a", "b", "a", "b"]), TypeError, "y must be a real numeric array"),
     ],
 )
 def test_bad_labels(entry, bad_y, exc, match):

@@ -39,6 +39,19 @@ def relative_error(y_true, y_pred) -> float:
     return float(np.sum((y_pred - y_true) ** 2) / den)
 
 
+def _F_rows(F, S: np.ndarray, n: int) -> np.ndarray:
+    """Rows ``F[S, :]`` of the learned ``F``; zeros when ``F = 0``.
+
+    ``F = J_{tau/2}(11' + Gamma)`` vanishes when ``tau/2`` exceeds every eigenvalue of
+    ``11' + Gamma`` (e.g. ``tau >= 2n`` at ``a = 0``); its factorisation is then empty (rank 0)
+    and the prediction is the bias alone.
+    """
+    mu = getattr(F, "mu", None)
+    if (mu is not None and mu.size == 0) or S.size == 0:
+        return np.zeros((S.size, n))
+    return np.ascontiguousarray(F.column(S).T)
+
+
 class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
     """Data-adaptive non-parametric kernel SVR (DANK in SVR, Liu et al., JMLR 2020).
 
@@ -274,7 +287,7 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
             supports.append(idx[S])
             dual.append(res.alpha[S])
             intercepts.append(float(res.bias))
-            F_rows.append(np.ascontiguousarray(res.inner.F.column(S).T))
+            F_rows.append(_F_rows(res.inner.F, S, idx.size))
             if self.verbose:
                 print(
                     f"[DANKRegressor] n={idx.size}, eta={eta:.4g}, |S|={S.size}, {res.status}, "

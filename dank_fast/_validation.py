@@ -58,9 +58,9 @@ REPRESENTABLE_RANGE = (1e-100, 1e100)
 #: A candidate is feasible when its violation is at most ``FEASIBILITY_RTOL * C * sqrt(n)``.
 FEASIBILITY_RTOL = 1e-9
 
-# exact rationals of the range ends (10^-100 and 10^100 are not floats)
-_LO_EXACT = Fraction(1, 10**100)
-_HI_EXACT = Fraction(10**100)
+# the range ends as exact rationals of the doubles 1e-100 and 1e100 (what a user types)
+_LO_EXACT = Fraction(REPRESENTABLE_RANGE[0])
+_HI_EXACT = Fraction(REPRESENTABLE_RANGE[1])
 _REAL_KINDS = "fiu"
 
 
@@ -75,7 +75,7 @@ def _real_scalar(value, name: str) -> float:
     try:
         return float(value)
     except OverflowError:  # an int beyond the float range
-        return math.copysign(math.inf, value)
+        return math.inf if value > 0 else -math.inf
 
 
 def check_positive(value, name: str) -> float:
@@ -193,7 +193,8 @@ def check_finite_array(a, name: str, ndim: int | None = None, *, allow_bool: boo
         raise ValueError(f"{name} must be {ndim}-dimensional, got shape {raw.shape}")
     if raw.dtype.kind == "f" and not np.all(np.isfinite(raw)):
         raise ValueError(f"{name} contains NaN or infinity")
-    arr = np.asarray(raw, dtype=np.float64)
+    with np.errstate(over="ignore"):
+        arr = np.asarray(raw, dtype=np.float64)
     if not np.all(np.isfinite(arr)):  # longdouble / huge integers beyond the float64 range
         raise ValueError(f"{name} has entries beyond the float64 range (about 1.8e308)")
     return arr
@@ -256,7 +257,8 @@ def check_kernel_matrix(K, *, check_psd: bool = True, name: str = "K") -> np.nda
         raise ValueError(f"{name} contains NaN or infinity")
     eps_sym = symmetry_tolerance(raw.dtype)
     eps_psd = psd_tolerance(raw.dtype)
-    A = np.asarray(raw, dtype=np.float64)
+    with np.errstate(over="ignore"):
+        A = np.asarray(raw, dtype=np.float64)
     s = kernel_scale(A)
     if not math.isfinite(s):
         raise ValueError(f"{name} has entries beyond the float64 range (about 1.8e308)")
@@ -316,9 +318,11 @@ def check_representable(C: float, eta: float, kernel_scale: float, n: int) -> No
     ``1e-100 <= C s n <= 1e100``  (the SVM scale: quadratic term against ``1'a``) and
     ``1e-100 <= eta / (C^2 s) <= 1e100``  (the inverse scale of ``Gamma = D K D / (4 eta)``).
 
-    The comparisons are exact (rational arithmetic on the float inputs), so the boundary is
-    where the written rule puts it. ``s = 0`` (``K = 0``) is always representable. Both
-    quantities are invariant under the exact rescaling laws of eq. mainrank
+    The comparisons are exact (rational arithmetic on the float inputs and on the doubles
+    ``1e-100`` and ``1e100``), so the boundary is where the written rule puts it: ``C = 1e-100``
+    with ``max|K| = 1``, ``n = 1`` is accepted, the next smaller double is not. ``s = 0``
+    (``K = 0``) is always representable. Both quantities are invariant under the exact
+    rescaling laws of eq. mainrank
     (``v*(K, C, eta) = c v*(cK, C/c, eta/c)``, ``v*(sK, C, eta) = v*(K, sC, s eta)/s``), so
     no rescaling can bring an instance outside the range into it.
 
@@ -413,20 +417,25 @@ def check_cluster_labels(labels, n: int) -> np.ndarray:
     ndarray of shape (n,)
         The labels as an array (object dtype for mixed values).
     """
-    try:
-        arr = np.asarray(labels)
-    except (TypeError, ValueError):
-        arr = None
-    if (arr is None or arr.ndim != 1) and not isinstance(labels, np.ndarray):
-        # a sequence of tuples (or of mixed objects) is one label per entry
+    if isinstance(labels, np.ndarray):
+        arr = labels
+    else:
         try:
             items = list(labels)
         except TypeError as exc:
             raise TypeError(f"labels must be a 1-D array of length {n}: {exc}") from exc
-        arr = np.empty(len(items), dtype=object)
-        arr[:] = [None] * len(items)
-        for i, v in enumerate(items):
-            arr[i] = v
+        try:
+            arr = np.asarray(items)
+        except (TypeError, ValueError):  # ragged: tuples, lists, mixed objects
+            arr = None
+        # numpy turns [0, nan, "a"] into the strings "0", "nan", "a" and a list of tuples into
+        # a 2-D array: keep one Python object per label instead
+        if arr is None or arr.ndim != 1 or (
+            arr.dtype.kind in "US" and not all(isinstance(v, str | bytes) for v in items)
+        ):
+            arr = np.empty(len(items), dtype=object)
+            for i, v in enumerate(items):
+                arr[i] = v
     if arr.ndim != 1 or arr.shape[0] != n:
         raise ValueError(f"labels must be a 1-D array of length {n}, got shape {arr.shape}")
     kind = arr.dtype.kind

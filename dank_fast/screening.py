@@ -141,7 +141,7 @@ def decomposition_bounds(
     non_support = np.flatnonzero(alpha_star <= zero_tol * C)
     violations = screened[alpha_star[screened] > zero_tol * C]
     return ScreeningReport(
-        Q=Q, B1=B1, B2=B2, B=B, bound=0.5 * B * C**2 * Q, value_gap=abs(H_star - H_bar),
+        Q=Q, B1=B1, B2=B2, B=B, bound=0.5 * B * C * C * Q, value_gap=abs(H_star - H_bar),
         H_star=H_star, H_bar=H_bar, grad=grad, threshold=threshold, screened=screened,
         non_support=non_support, violations=violations, kappa=kappa,
     )

@@ -147,8 +147,8 @@ class SVRProblem(SVMProblem):
 
     def lipschitz_theorem(self) -> float:
         """``L = 2 kappa (n + 9 n C^2 ||K||_F / (4 eta))``, Theorem theorsvr."""
-        n, K = self.n, self.kd.K
-        return 2 * self.kd.kappa * (n + 9 * n * self.C**2 * np.linalg.norm(K) / (4 * self.eta))
+        n, K, C = self.n, self.kd.K, self.C
+        return 2 * self.kd.kappa * (n + 9 * n * C * C * np.linalg.norm(K) / (4 * self.eta))
 
     def lipschitz_paper(self) -> float:
         """``2L`` (Theorem theorsvr's bound), so the generic ago3 steps ``1/(2L)``, ``1/(4L)``."""
@@ -160,7 +160,7 @@ class SVRProblem(SVMProblem):
         The factor 2 is ``||[I, -I]||^2`` (``d = ah - ac``); the paper gives no pgm rule for P2.
         """
         lmax = _lambda_max(self.kd)
-        return 2.0 * (self.n - self.tau / 2 + self.n * self.C**2 * lmax / (4 * self.eta))
+        return 2.0 * (self.n - self.tau / 2 + self.n * self.C * self.C * lmax / (4 * self.eta))
 
 
 def _restore_equality(p: np.ndarray, z: np.ndarray, e: np.ndarray, C: float) -> np.ndarray:
@@ -331,7 +331,33 @@ def solve_svr(
     -------
     DANKResult
         ``alpha = ah - ac`` (the decision function is ``f = (F o K) alpha + bias``),
-        ``extra["alpha_hat"]``, ``extra["alpha_check"]``, the certificate fields.
+        ``extra["alpha_hat"]``, ``extra["alpha_check"]`` and ``extra["z"] = [ah; ac]``: exactly
+        the point the certificate (``lower``, ``upper``, ``gap``) is computed at, feasible to
+        ``1e-9 C sqrt(n)``. It is *not* normalised: ``ah_i`` and ``ac_i`` may both be positive
+        (typically after ``method="paper"``). ``extra["overlap"] = sum_i min(ah_i, ac_i)``:
+        removing the overlap from both keeps ``d`` and ``F`` (so ``upper``) and raises the
+        lower bound by exactly ``2 epsilon overlap`` (``lin = y'd - eps 1'(ah + ac)``); a
+        certificate of the normalised point (as ``dank_ref.certificate.svr_certificate``
+        computes) is therefore tighter but certifies a different point.
+        ``extra["rescale"] = c`` when the canonical instance was solved (see Notes).
+
+    Raises
+    ------
+    TypeError, ValueError
+        Invalid input (docs/validity.md), including an instance outside the representable
+        range (:func:`dank_fast._validation.check_representable`):
+        ``1e-100 <= C max|K| n <= 1e100`` and ``1e-100 <= eta / (C^2 max|K|) <= 1e100``.
+
+    Notes
+    -----
+    The problem is solved in the canonical form ``(cK, C/c, eta/c)`` with the power of two
+    ``c`` of :func:`_canonical_factor` (``c = 1`` for a kernel whose largest entry is 1): by
+    the exact law ``v*(K, C, eta) = c v*(cK, C/c, eta/c)`` (``y``, ``epsilon``, ``tau``
+    unchanged; substitute ``a = c a''`` in eq. mainsvr) the values, gaps and dual variables are
+    multiplied back by ``c`` and ``F``, the bias and all relative gaps are unchanged; with
+    ``c`` a power of two these products are exact. The paper's stopping rule
+    ``||a_t - a_{t-1}|| <= eps`` is applied to the original ``a``. A ``callback`` receives the
+    original ``z`` and the evaluation of the canonical instance.
 
     Examples
     --------
@@ -393,6 +419,7 @@ def solve_svr(
     res.extra["epsilon"] = epsilon
     res = _split(res, n)
     z = res.extra["z"]
+    res.extra["overlap"] = float(np.minimum(z[:n], z[n:]).sum())
     infeas = feasibility_violation(z, C, problem.s)
     if not infeas <= FEASIBILITY_RTOL * C * math.sqrt(n):
         raise RuntimeError(  # a solver bug, never a valid certificate: do not return it

@@ -239,7 +239,10 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
         -------
         self : DANKRegressor
         """
-        X, y = validate_data(self, X, y, dtype=np.float64, order="C", y_numeric=True)
+        # a precomputed kernel keeps float32/float16 here: the validity rule takes its
+        # tolerances from the input dtype (check_kernel_matrix returns float64)
+        dtype = (np.float64, np.float32, np.float16) if self._precomputed else np.float64
+        X, y = validate_data(self, X, y, dtype=dtype, order="C", y_numeric=True)
         y = np.asarray(y, dtype=np.float64)
         if X.shape[0] < 2:
             raise ValueError(

@@ -140,3 +140,15 @@ def test_out_of_range_eta_is_refused_by_the_estimator():
     X, y = _data(n=20)
     with pytest.raises(ValueError, match="representable range"):
         DANKRegressor(sigma=0.5, eta=1e-300).fit(X, y)
+
+
+def test_precomputed_kernel_tolerance_follows_its_dtype():
+    # lambda_min = -0.5 u32 n: inside float32's tolerance (u32 n s), outside float64's (1e-8 n s)
+    n = 4
+    u32 = float(np.finfo(np.float32).eps)
+    K32 = np.diag(np.array([1.0, 1.0, 1.0, -0.5 * u32 * n], dtype=np.float32))
+    y = np.array([0.0, 1.0, 0.5, -1.0])
+    reg = DANKRegressor(kernel="precomputed", C=1.0, epsilon=0.01, eta=1.0).fit(K32, y)
+    assert reg.results_[0].lower <= reg.results_[0].upper
+    with pytest.raises(ValueError, match="not positive semi-definite"):
+        DANKRegressor(kernel="precomputed", eta=1.0).fit(K32.astype(np.float64), y)

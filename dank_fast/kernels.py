@@ -7,8 +7,13 @@ scikit-learn's ``rbf`` kernel is ``exp(-gamma ||x - x'||^2)``, so
 
 from __future__ import annotations
 
+import math
+import numbers
+
 import numpy as np
 from sklearn.metrics.pairwise import pairwise_kernels
+
+from ._validation import check_positive
 
 __all__ = ["KERNELS", "compute_kernel", "sigma_to_gamma", "kernel_params"]
 
@@ -16,10 +21,26 @@ KERNELS = ("rbf", "gaussian", "linear", "poly", "precomputed")
 
 
 def sigma_to_gamma(sigma: float) -> float:
-    """Convert the paper's Gaussian width ``sigma`` to scikit-learn's ``gamma``."""
-    if not np.isfinite(sigma) or sigma <= 0:
-        raise ValueError(f"sigma must be a finite number > 0, got {sigma!r}")
-    return 1.0 / (2.0 * float(sigma) ** 2)
+    """Convert the paper's Gaussian width ``sigma`` to scikit-learn's ``gamma = 1/(2 sigma^2)``."""
+    sigma = check_positive(sigma, "sigma")
+    denom = 2.0 * sigma * sigma  # never raises: under/overflows to 0 / inf
+    g = 1.0 / denom if denom > 0.0 else math.inf
+    if not (math.isfinite(g) and g > 0.0):
+        raise ValueError(f"sigma = {sigma!r} gives gamma = 1/(2 sigma^2) = {g!r}, not a finite "
+                         "number > 0")
+    return g
+
+
+def _check_degree(degree) -> int:
+    """The polynomial degree: a positive integer (an integral float such as 2.0 is accepted)."""
+    if isinstance(degree, bool | np.bool_) or not isinstance(degree, numbers.Real):
+        raise TypeError(f"degree must be a positive integer, got {type(degree).__name__}")
+    if not (math.isfinite(float(degree)) and int(degree) == degree and degree >= 1):
+        raise ValueError(
+            f"degree must be a positive integer, got {degree!r} (a non-integer power of "
+            "<x, z> is not a positive semi-definite kernel in general)"
+        )
+    return int(degree)
 
 
 def kernel_params(
@@ -31,33 +52,64 @@ def kernel_params(
     coef0: float = 1.0,
     n_features: int | None = None,
 ) -> dict:
-    """Resolve the keyword arguments passed to ``pairwise_kernels``.
+    """Resolve and validate the keyword arguments passed to ``pairwise_kernels``.
 
-    For the Gaussian kernel exactly one of ``sigma`` and ``gamma`` may be set;
-    with neither, ``gamma = 1 / n_features`` (scikit-learn's ``"scale"``-free default).
+    For the Gaussian kernel exactly one of ``sigma`` and ``gamma`` may be set; with neither,
+    ``gamma = 1 / n_features``. The polynomial kernel ``(gamma <x, z> + coef0)^degree`` is
+    positive semi-definite for every data set only when ``gamma > 0``, ``coef0 >= 0`` and the
+    degree is a positive integer (then it is a sum of non-negative multiples of powers of the
+    linear kernel, Schur product theorem); otherwise it is rejected: DANK's saddle problem is
+    convex-concave, and its certificate meaningful, only for a PSD ``K`` (docs/validity.md).
+
+    Raises
+    ------
+    ValueError
+        Unknown kernel, both ``sigma`` and ``gamma``, a non-positive width, or a polynomial
+        kernel that is not PSD (``coef0 < 0``, non-integer or non-positive degree).
+    TypeError
+        A parameter that is not a real number (or is a bool).
     """
-    if kernel not in KERNELS:
+    if not isinstance(kernel, str) or kernel not in KERNELS:
         raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
-    if kernel in ("rbf", "gaussian"):
+    if kernel == "poly" and sigma is not None:
+        raise ValueError(
+            "sigma is the width of the Gaussian kernel; the polynomial kernel takes gamma"
+        )
+    if kernel in ("rbf", "gaussian", "poly"):
         if sigma is not None and gamma is not None:
             raise ValueError("give either sigma or gamma for the Gaussian kernel, not both")
         if sigma is not None:
             g = sigma_to_gamma(sigma)
         elif gamma is not None:
-            g = float(gamma)
-            if not np.isfinite(g) or g <= 0:
-                raise ValueError(f"gamma must be a finite number > 0, got {gamma!r}")
+            g = check_positive(gamma, "gamma")
         else:
             g = 1.0 / max(1, n_features or 1)
+    if kernel in ("rbf", "gaussian"):
         return {"metric": "rbf", "gamma": g}
     if kernel == "linear":
         return {"metric": "linear"}
     if kernel == "poly":
-        g = 1.0 / max(1, n_features or 1) if gamma is None else float(gamma)
-        if int(degree) != degree or degree < 1:
-            raise ValueError(f"degree must be a positive integer, got {degree!r}")
-        return {"metric": "poly", "gamma": g, "degree": int(degree), "coef0": float(coef0)}
+        deg = _check_degree(degree)
+        if isinstance(coef0, bool | np.bool_) or not isinstance(coef0, numbers.Real):
+            raise TypeError(f"coef0 must be a real number, got {type(coef0).__name__}")
+        c0 = float(coef0)
+        if not math.isfinite(c0):
+            raise ValueError(f"coef0 must be a finite number >= 0, got {coef0!r}")
+        if c0 < 0.0:
+            raise ValueError(
+                f"coef0 = {coef0!r} < 0: the polynomial kernel (gamma <x, z> + coef0)^degree "
+                "is not positive semi-definite when coef0 < 0 (the points 0 and x with "
+                "gamma |x|^2 = -coef0 have the Gram matrix [[c, c], [c, 0]], c = coef0^degree, "
+                "whose determinant -c^2 is negative), and DANK needs a PSD kernel for its "
+                "saddle problem to be convex-concave and its certificate to mean anything; "
+                "use coef0 >= 0"
+            )
+        return {"metric": "poly", "gamma": g, "degree": deg, "coef0": c0}
     return {"metric": "precomputed"}
+
+
+def _describe(params: dict) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in params.items())
 
 
 def compute_kernel(
@@ -75,15 +127,25 @@ def compute_kernel(
     Parameters
     ----------
     X : array_like of shape (n, d)
+        Finite real features (booleans are accepted as 0/1).
     Z : array_like of shape (m, d), optional
     kernel : {"rbf", "gaussian", "linear", "poly", "precomputed"}
     sigma, gamma : float, optional
-        Gaussian width (paper) or scikit-learn's ``gamma = 1/(2 sigma^2)``.
-    degree, coef0 : polynomial kernel ``(gamma <x, z> + coef0)^degree``.
+        Gaussian width (paper) or scikit-learn's ``gamma = 1/(2 sigma^2)``; for ``"poly"``,
+        the coefficient ``gamma > 0`` of ``<x, z>`` (``sigma`` is refused there).
+    degree, coef0 : polynomial kernel ``(gamma <x, z> + coef0)^degree``; ``coef0 >= 0`` and
+        an integer degree (else the kernel is not PSD and a ``ValueError`` says so).
 
     Returns
     -------
     ndarray of shape (n, m)
+
+    Raises
+    ------
+    ValueError
+        Bad parameters (:func:`kernel_params`), non-finite ``X``/``Z``, or a kernel whose
+        values overflow although ``X`` and ``Z`` are finite (the message names the kernel and
+        its parameters: e.g. a high ``degree`` on large features).
 
     Examples
     --------
@@ -94,9 +156,9 @@ def compute_kernel(
     """
     from ._validation import check_finite_array
 
-    X = check_finite_array(X, "X", ndim=2)
+    X = check_finite_array(X, "X", ndim=2, allow_bool=True)
     if Z is not None:
-        Z = check_finite_array(Z, "Z", ndim=2)
+        Z = check_finite_array(Z, "Z", ndim=2, allow_bool=True)
         if kernel != "precomputed" and Z.shape[1] != X.shape[1]:
             raise ValueError(f"X has {X.shape[1]} features but Z has {Z.shape[1]}")
     params = kernel_params(
@@ -105,4 +167,12 @@ def compute_kernel(
     if params["metric"] == "precomputed":
         return X if Z is None else Z
     metric = params.pop("metric")
-    return pairwise_kernels(X, Z, metric=metric, **params)
+    with np.errstate(over="ignore", invalid="ignore"):
+        K = pairwise_kernels(X, Z, metric=metric, **params)
+    if not np.all(np.isfinite(K)):
+        raise ValueError(
+            f"the {kernel!r} kernel overflowed ({_describe(params)}): some kernel values are "
+            "not finite although X is finite (|values| beyond about 1.8e308); lower the degree "
+            "or gamma, or scale the features"
+        )
+    return K

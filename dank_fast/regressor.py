@@ -39,6 +39,19 @@ def relative_error(y_true, y_pred) -> float:
     return float(np.sum((y_pred - y_true) ** 2) / den)
 
 
+def _F_rows(F, S: np.ndarray, n: int) -> np.ndarray:
+    """Rows ``F[S, :]`` of the learned ``F``; zeros when ``F = 0``.
+
+    ``F = J_{tau/2}(11' + Gamma)`` vanishes when ``tau/2`` exceeds every eigenvalue of
+    ``11' + Gamma`` (e.g. ``tau >= 2n`` at ``a = 0``); its factorisation is then empty (rank 0)
+    and the prediction is the bias alone.
+    """
+    mu = getattr(F, "mu", None)
+    if (mu is not None and mu.size == 0) or S.size == 0:
+        return np.zeros((S.size, n))
+    return np.ascontiguousarray(F.column(S).T)
+
+
 class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
     """Data-adaptive non-parametric kernel SVR (DANK in SVR, Liu et al., JMLR 2020).
 
@@ -226,7 +239,10 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
         -------
         self : DANKRegressor
         """
-        X, y = validate_data(self, X, y, dtype=np.float64, order="C", y_numeric=True)
+        # a precomputed kernel keeps float32/float16 here: the validity rule takes its
+        # tolerances from the input dtype (check_kernel_matrix returns float64)
+        dtype = (np.float64, np.float32, np.float16) if self._precomputed else np.float64
+        X, y = validate_data(self, X, y, dtype=dtype, order="C", y_numeric=True)
         y = np.asarray(y, dtype=np.float64)
         if X.shape[0] < 2:
             raise ValueError(
@@ -274,7 +290,7 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
             supports.append(idx[S])
             dual.append(res.alpha[S])
             intercepts.append(float(res.bias))
-            F_rows.append(np.ascontiguousarray(res.inner.F.column(S).T))
+            F_rows.append(_F_rows(res.inner.F, S, idx.size))
             if self.verbose:
                 print(
                     f"[DANKRegressor] n={idx.size}, eta={eta:.4g}, |S|={S.size}, {res.status}, "

@@ -26,6 +26,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._validation import (
+    check_cluster_labels,
+    check_feasible,
+    check_finite_array,
+    check_kernel_matrix,
+    check_labels_pm1,
+    check_nonnegative,
+    check_positive,
+    check_representable,
+    kernel_scale,
+)
 from .decomposed import DecomposedProblem, block_kernel, solve_decomposed
 from .inner import KernelData
 
@@ -63,6 +74,15 @@ def _H(K, y, a, F, eta) -> float:
     return float(a.sum() - 0.5 * d @ ((F * K) @ d) + eta * np.sum((F - 1.0) ** 2))
 
 
+def _box_feasible(a, name: str, n: int, C: float) -> np.ndarray:
+    """A finite real vector of length ``n`` in the box of P3 up to ``1e-9 C sqrt(n)``."""
+    a = check_finite_array(a, name, ndim=1)
+    if a.shape[0] != n:
+        raise ValueError(f"{name} has {a.shape[0]} entries but K has {n} rows")
+    check_feasible(a, C, n, name=name)
+    return a
+
+
 def decomposition_bounds(
     K, y, labels, abar, *, C: float, eta: float, alpha_star=None, tol: float = 1e-6,
     zero_tol: float = 1e-10,
@@ -80,14 +100,27 @@ def decomposition_bounds(
         Solution of the full problem mainls; solved (one cluster, ``tol``) when omitted.
     zero_tol : float
         ``a_i <= zero_tol * C`` counts as ``a_i = 0``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Invalid input by docs/validity.md (kernel, +-1 labels, cluster labels without
+        NaN/None, an ``abar``/``alpha_star`` outside the box ``[0, C]`` beyond
+        ``1e-9 C sqrt(n)``, an instance outside the representable range).
     """
-    K = np.asarray(K, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    labels = np.asarray(labels)
-    abar = np.asarray(abar, dtype=np.float64)
+    K = check_kernel_matrix(K)
+    n = K.shape[0]
+    y = check_labels_pm1(y, n, require_both=False)
+    labels = check_cluster_labels(labels, n)
+    C = check_positive(C, "C")
+    eta = check_positive(eta, "eta")
+    tol = check_positive(tol, "tol")
+    zero_tol = check_nonnegative(zero_tol, "zero_tol")
+    check_representable(C, eta, kernel_scale(K), n)
+    abar = _box_feasible(abar, "abar", n, C)
     if alpha_star is None:
         alpha_star = solve_decomposed(K, y, C=C, eta=eta, tol=tol).alpha
-    alpha_star = np.asarray(alpha_star, dtype=np.float64)
+    alpha_star = _box_feasible(alpha_star, "alpha_star", n, C)
     same = labels[:, None] == labels[None, :]
     Kbar = block_kernel(K, labels)
     Q = float(np.abs(K)[~same].sum())
@@ -108,7 +141,7 @@ def decomposition_bounds(
     non_support = np.flatnonzero(alpha_star <= zero_tol * C)
     violations = screened[alpha_star[screened] > zero_tol * C]
     return ScreeningReport(
-        Q=Q, B1=B1, B2=B2, B=B, bound=0.5 * B * C**2 * Q, value_gap=abs(H_star - H_bar),
+        Q=Q, B1=B1, B2=B2, B=B, bound=0.5 * B * C * C * Q, value_gap=abs(H_star - H_bar),
         H_star=H_star, H_bar=H_bar, grad=grad, threshold=threshold, screened=screened,
         non_support=non_support, violations=violations, kappa=kappa,
     )

@@ -34,6 +34,9 @@ The theorem states ``||grad h(z1) - grad h(z2)|| <= 2L (||ah1 - ah2|| + ||ac1 - 
 
 from __future__ import annotations
 
+import dataclasses
+import math
+
 import numpy as np
 
 from ._accelerated import accelerated
@@ -42,27 +45,23 @@ from ._paper import paper
 from ._problem import SVMProblem, _lambda_max
 from ._result import DANKResult
 from ._validation import (
+    FEASIBILITY_RTOL,
     check_finite_array,
     check_kernel_matrix,
     check_nonnegative,
     check_positive,
+    check_representable,
     check_solver_options,
+    check_targets,
+    feasibility_violation,
 )
 from .certificate import Certificate, best_bias, certify_svr
-from .inner import KernelData
+from .inner import CenteredF, KernelData
 from .projection import project_A, project_paper
 
 __all__ = ["SVRProblem", "solve_svr", "check_targets", "METHODS"]
 
 METHODS = ("accelerated", "newton", "paper", "paper-monotone", "pgm")
-
-
-def check_targets(y, n: int | None = None) -> np.ndarray:
-    """Regression targets: a finite 1-D float array (of length ``n``)."""
-    y = check_finite_array(y, "y", ndim=1)
-    if n is not None and y.shape[0] != n:
-        raise ValueError(f"y has {y.shape[0]} entries but K has {n} rows")
-    return y
 
 
 class SVRProblem(SVMProblem):
@@ -95,8 +94,12 @@ class SVRProblem(SVMProblem):
         return z - np.concatenate([m, m])
 
     def project(self, z: np.ndarray) -> np.ndarray:
-        """Exact projection onto ``{0 <= ah, ac <= C, 1'(ah - ac) = 0}``."""
-        return project_A(z, self.s, self.C)
+        """Projection onto ``{0 <= ah, ac <= C, 1'(ah - ac) = 0}`` that is always feasible.
+
+        :func:`dank_fast.project_A` (exact), then :func:`_restore_equality` when its result
+        misses the equality constraint (gradient steps much longer than ``C``, see there).
+        """
+        return _restore_equality(project_A(z, self.s, self.C), z, self.s, self.C)
 
     def project_paper(self, z: np.ndarray) -> np.ndarray:
         """The paper's projection (clip, then shift along the constraint normal ``[1; -1]``)."""
@@ -144,8 +147,8 @@ class SVRProblem(SVMProblem):
 
     def lipschitz_theorem(self) -> float:
         """``L = 2 kappa (n + 9 n C^2 ||K||_F / (4 eta))``, Theorem theorsvr."""
-        n, K = self.n, self.kd.K
-        return 2 * self.kd.kappa * (n + 9 * n * self.C**2 * np.linalg.norm(K) / (4 * self.eta))
+        n, K, C = self.n, self.kd.K, self.C
+        return 2 * self.kd.kappa * (n + 9 * n * C * C * np.linalg.norm(K) / (4 * self.eta))
 
     def lipschitz_paper(self) -> float:
         """``2L`` (Theorem theorsvr's bound), so the generic ago3 steps ``1/(2L)``, ``1/(4L)``."""
@@ -157,7 +160,117 @@ class SVRProblem(SVMProblem):
         The factor 2 is ``||[I, -I]||^2`` (``d = ah - ac``); the paper gives no pgm rule for P2.
         """
         lmax = _lambda_max(self.kd)
-        return 2.0 * (self.n - self.tau / 2 + self.n * self.C**2 * lmax / (4 * self.eta))
+        return 2.0 * (self.n - self.tau / 2 + self.n * self.C * self.C * lmax / (4 * self.eta))
+
+
+def _restore_equality(p: np.ndarray, z: np.ndarray, e: np.ndarray, C: float) -> np.ndarray:
+    """Make ``e'p = 0`` hold for a box-feasible ``p`` returned by the projection of ``z``.
+
+    ``P(z) = clip(z - lam e, 0, C)`` with ``e`` in {-1, +1}. When the entries of ``z`` are far
+    larger than ``C`` (a gradient step of length ``1/L >> C``: the SVM scale ``C max|K| n``
+    is tiny, e.g. ``C = 1e-95``), ``z_i - C`` rounds to ``z_i`` and the breakpoints of
+    ``lam`` collapse; :func:`dank_fast.project_A` can then return a point of the box with
+    ``e'p`` as large as ``C`` (seen: ``|1'(ah - ac)| = C`` at ``C = 1e-95``, certified with
+    ``lower > upper``). The residual ``r = e'p`` is removed the way the exact projection would
+    remove it, by moving ``lam`` further: as ``lam`` increases (``r > 0``) the coordinates with
+    ``e_i = +1`` leave ``C`` at ``lam = w_i - C`` and those with ``e_i = -1`` leave 0 at
+    ``lam = w_i`` (``w = e z``); they absorb ``r`` in that order, each up to its room. When
+    those thresholds are more than ``C`` apart (the only case where this runs), this is the
+    exact projection to working precision; in every case the result is feasible up to
+    ``O(u C n)``. Does nothing when ``|e'p| <= 1e-12 C sqrt(n)`` (the normal case).
+    """
+    r = float(e @ p)
+    if abs(r) <= 1e-3 * FEASIBILITY_RTOL * C * math.sqrt(p.size):
+        return p
+    p = p.copy()
+    w = e * z
+    if r > 0:  # lower e'p: plus-coordinates decrease, minus-coordinates increase
+        cand = np.flatnonzero(((e > 0) & (p > 0)) | ((e < 0) & (p < C)))
+        thr = np.where(e[cand] > 0, w[cand] - C, w[cand])
+        order = cand[np.argsort(thr, kind="stable")]
+    else:  # raise e'p: plus-coordinates increase, minus-coordinates decrease
+        cand = np.flatnonzero(((e > 0) & (p < C)) | ((e < 0) & (p > 0)))
+        thr = np.where(e[cand] > 0, w[cand], w[cand] + C)
+        order = cand[np.argsort(-thr, kind="stable")]
+    # the room of each coordinate in the direction that reduces |r|
+    down = (e[order] > 0) == (r > 0)  # True: p_i decreases
+    room = np.where(down, p[order], C - p[order])
+    need = abs(r)
+    before = np.concatenate([[0.0], np.cumsum(room)[:-1]])
+    take = np.clip(need - before, 0.0, room)
+    p[order] = np.where(down, p[order] - take, p[order] + take)
+    return np.clip(p, 0.0, C)
+
+
+# exponent bound (log2 of 1e150) of C, max|K| and eta in the instance the solvers see: their
+# squares (eta**2, K o K, C**2 in Python floats) then stay inside the float range
+_EXP2_BOUND = 150.0 * math.log2(10.0)
+
+
+def _canonical_factor(C: float, eta: float, s: float) -> float:
+    """The power of two ``c`` of the canonical instance ``(cK, C/c, eta/c)`` solved internally.
+
+    Preferred: ``c ~ 1/max|K|`` (a kernel of scale 1, where the solvers' step-size and
+    Lipschitz safeguards are tuned; ``c = 1`` for every kernel whose largest entry is 1, such
+    as the Gaussian). That ``c`` is moved, if needed, until ``C/c``, ``c max|K|`` and ``eta/c``
+    all lie within ``2^(+-498) ~ 1e(+-150)``, which is always possible inside the representable
+    range (the worst case, ``C max|K| n = 1e100`` with ``eta / (C^2 max|K|) = 1e-100``, needs
+    exactly ``1e150``); otherwise (never for valid input) the ``c`` minimising the largest of
+    the three exponents.
+    """
+    if s == 0.0:
+        return 1.0
+    a, b, e = math.log2(C), math.log2(s), math.log2(eta)
+    lo = max(a - _EXP2_BOUND, -b - _EXP2_BOUND, e - _EXP2_BOUND)
+    hi = min(a + _EXP2_BOUND, -b + _EXP2_BOUND, e + _EXP2_BOUND)
+    if lo <= hi:
+        t = min(max(-b, lo), hi)
+    else:  # minimax of max(|a - t|, |b + t|, |e - t|) (convex, piecewise linear)
+        cands = [a, e, -b, (a - b) / 2, (e - b) / 2, (a + e) / 2]
+        t = min(cands, key=lambda u: max(abs(a - u), abs(b + u), abs(e - u)))
+    k = round(t)
+    if not lo <= k <= hi and lo <= hi:  # rounding left the interval: take its inner integer
+        k = math.ceil(lo) if k < lo else math.floor(hi)
+    return math.ldexp(1.0, k)
+
+
+def _unscale(res: DANKResult, c: float, kd: KernelData, eta: float) -> DANKResult:
+    """Map the solution of the canonical instance ``(cK, C/c, eta/c)`` back (``a = c a''``).
+
+    ``v*(K, C, eta) = c v*(cK, C/c, eta/c)`` (docs/validity.md; the same law holds for P2 with
+    ``y`` and ``epsilon`` unchanged): values, gaps, dual variables, distances and the
+    infeasibility scale by ``c``; ``F``, the gradient ``(y - eps - (F o K) d)``, the bias and
+    every relative gap are invariant; Lipschitz estimates (gradient change per unit of ``z``)
+    scale by ``1/c``. With ``c`` a power of two every product above is exact in floating point.
+    """
+    if c == 1.0:
+        return res
+    res.alpha = res.alpha * c
+    res.lower, res.upper, res.gap = res.lower * c, res.upper * c, res.gap * c
+    cert = res.certificate
+    res.certificate = dataclasses.replace(
+        cert, lower=cert.lower * c, upper=cert.upper * c, gap=cert.gap * c,
+        infeasibility=cert.infeasibility * c,
+    )
+    F = res.inner.F
+    if isinstance(F, CenteredF):  # F = 11' + diag(d) K diag(d) / (4 eta): same matrix
+        F = CenteredF(d=F.d * c, eta=eta, _kd=kd)
+    res.inner = dataclasses.replace(res.inner, F=F)
+    res.kernel = kd
+    res.projection_distance *= c
+    hist = res.history
+    for key in ("h", "step"):
+        if key in hist:
+            hist[key] = [v * c for v in hist[key]]
+    if "gap" in hist:
+        hist["gap"] = [(it, g * c) for it, g in hist["gap"]]
+    if "L" in hist:
+        hist["L"] = [v / c for v in hist["L"]]
+    for key in ("L", "L_theorem"):
+        if key in res.extra:
+            res.extra[key] = res.extra[key] / c
+    res.extra["rescale"] = c
+    return res
 
 
 def _split(res: DANKResult, n: int) -> DANKResult:
@@ -218,7 +331,33 @@ def solve_svr(
     -------
     DANKResult
         ``alpha = ah - ac`` (the decision function is ``f = (F o K) alpha + bias``),
-        ``extra["alpha_hat"]``, ``extra["alpha_check"]``, the certificate fields.
+        ``extra["alpha_hat"]``, ``extra["alpha_check"]`` and ``extra["z"] = [ah; ac]``: exactly
+        the point the certificate (``lower``, ``upper``, ``gap``) is computed at, feasible to
+        ``1e-9 C sqrt(n)``. It is *not* normalised: ``ah_i`` and ``ac_i`` may both be positive
+        (typically after ``method="paper"``). ``extra["overlap"] = sum_i min(ah_i, ac_i)``:
+        removing the overlap from both keeps ``d`` and ``F`` (so ``upper``) and raises the
+        lower bound by exactly ``2 epsilon overlap`` (``lin = y'd - eps 1'(ah + ac)``); a
+        certificate of the normalised point (as ``dank_ref.certificate.svr_certificate``
+        computes) is therefore tighter but certifies a different point.
+        ``extra["rescale"] = c`` when the canonical instance was solved (see Notes).
+
+    Raises
+    ------
+    TypeError, ValueError
+        Invalid input (docs/validity.md), including an instance outside the representable
+        range (:func:`dank_fast._validation.check_representable`):
+        ``1e-100 <= C max|K| n <= 1e100`` and ``1e-100 <= eta / (C^2 max|K|) <= 1e100``.
+
+    Notes
+    -----
+    The problem is solved in the canonical form ``(cK, C/c, eta/c)`` with the power of two
+    ``c`` of :func:`_canonical_factor` (``c = 1`` for a kernel whose largest entry is 1): by
+    the exact law ``v*(K, C, eta) = c v*(cK, C/c, eta/c)`` (``y``, ``epsilon``, ``tau``
+    unchanged; substitute ``a = c a''`` in eq. mainsvr) the values, gaps and dual variables are
+    multiplied back by ``c`` and ``F``, the bias and all relative gaps are unchanged; with
+    ``c`` a power of two these products are exact. The paper's stopping rule
+    ``||a_t - a_{t-1}|| <= eps`` is applied to the original ``a``. A ``callback`` receives the
+    original ``z`` and the evaluation of the canonical instance.
 
     Examples
     --------
@@ -235,22 +374,34 @@ def solve_svr(
         kd = K
     else:
         kd = KernelData(check_kernel_matrix(K, check_psd=check_psd))
-    y = check_targets(y, kd.n)
+    n = kd.n
+    y = check_targets(y, n)
     C = check_positive(C, "C")
     epsilon = check_nonnegative(epsilon, "epsilon")
     eta = check_positive(eta, "eta")
     tau = check_nonnegative(tau, "tau")
-    tol = check_positive(tol, "tol")
     tol, max_iter = check_solver_options(tol, max_iter, eig_route)
-    n = kd.n
+    check_representable(C, eta, kd.kappa, n)
     if alpha0 is not None:
-        alpha0 = np.asarray(alpha0, dtype=np.float64)
-        if not np.all(np.isfinite(alpha0)) or alpha0.shape not in ((n,), (2 * n,)):
-            raise ValueError("alpha0 must be a finite array of shape (n,) or (2n,)")
+        alpha0 = check_finite_array(alpha0, "alpha0")
+        if alpha0.shape not in ((n,), (2 * n,)):
+            raise ValueError(
+                f"alpha0 must be a finite array of shape (n,) or (2n,) = ({n},) or "
+                f"({2 * n},), got {alpha0.shape}"
+            )
         if alpha0.shape == (n,):
             alpha0 = np.concatenate([np.maximum(alpha0, 0.0), np.maximum(-alpha0, 0.0)])
-    problem = SVRProblem(kd, y, C, eta, tau, epsilon)
+    # solve the canonical instance (cK, C/c, eta/c) with a power of two c (kernel of scale ~1):
+    # exact (docs/validity.md), and the solvers' numbers stay representable whatever the scales
+    c = _canonical_factor(C, eta, kd.kappa)
+    kd_c = kd if c == 1.0 else KernelData(kd.K * c)
+    problem = SVRProblem(kd_c, y, C / c, eta / c, tau, epsilon)
     problem.route = eig_route
+    if alpha0 is not None:
+        alpha0 = alpha0 / c
+    if c != 1.0 and options.get("callback") is not None:
+        user_callback = options["callback"]
+        options["callback"] = lambda z, ev: user_callback(z * c, ev)
     if method == "accelerated":
         res = accelerated(problem, tol=tol, max_iter=max_iter or 5000, alpha0=alpha0, **options)
     elif method == "newton":
@@ -258,9 +409,22 @@ def solve_svr(
         res = newton(problem, tol=tol, max_iter=max_iter or 100, alpha0=alpha0, **options)
     else:
         variant = {"paper": "nesterov", "paper-monotone": "monotone", "pgm": "pgm"}[method]
+        # the printed stopping rule ||a_t - a_{t-1}|| <= eps is absolute: keep it on a = c a''
+        options["eps"] = check_positive(options.get("eps", 1e-4), "eps") / c
         res = paper(
             problem, variant=variant, t_max=max_iter or 2000, alpha0=alpha0, tol=tol, **options
         )
         res.extra["L_theorem"] = problem.lipschitz_theorem()
+    res = _unscale(res, c, kd, eta)
     res.extra["epsilon"] = epsilon
-    return _split(res, n)
+    res = _split(res, n)
+    z = res.extra["z"]
+    res.extra["overlap"] = float(np.minimum(z[:n], z[n:]).sum())
+    infeas = feasibility_violation(z, C, problem.s)
+    if not infeas <= FEASIBILITY_RTOL * C * math.sqrt(n):
+        raise RuntimeError(  # a solver bug, never a valid certificate: do not return it
+            f"solve_svr({method!r}) ended at an infeasible point (violation {infeas:.3g} > "
+            f"1e-9 C sqrt(n) = {FEASIBILITY_RTOL * C * math.sqrt(n):.3g}); its certificate "
+            "would not bound v*. Please report this instance."
+        )
+    return res

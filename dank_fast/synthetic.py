@@ -35,6 +35,7 @@ Note: with ``a = 0.05`` the printed step function is almost exactly the line ``s
 from __future__ import annotations
 
 import argparse
+import numbers
 import time
 import warnings
 
@@ -45,6 +46,7 @@ from sklearn.svm import SVR
 from threadpoolctl import threadpool_limits
 
 from ._accelerated import ConvergenceWarning
+from ._validation import check_finite_array, check_integer, check_positive
 from .kernels import sigma_to_gamma
 from .regressor import DANKRegressor, relative_error
 
@@ -54,8 +56,11 @@ GRID = 2.0 ** np.arange(-5, 6)
 
 
 def step_function(x, s: float = 3.0, w: float = 2.0, a: float = 0.05) -> np.ndarray:
-    """The paper's 1-D step function ``g(s, w, a, x)``."""
-    x = np.asarray(x, dtype=np.float64)
+    """The paper's 1-D step function ``g(s, w, a, x)`` (``w, a > 0``; ``a = 0`` divides by 0)."""
+    s = _finite(s, "s")
+    w = check_positive(w, "w")
+    a = check_positive(a, "a")
+    x = check_finite_array(np.atleast_1d(x), "x").reshape(np.shape(x))
     fl = np.floor(x / w)
     return (np.tanh(a * x / w - a * fl - a / 2) / (2 * np.tanh(a / 2)) + 0.5 + fl) * s
 
@@ -68,13 +73,28 @@ def cherkassky(u, v) -> np.ndarray:
     return 42.659 * (0.1 + (u - 0.5) * (g1 + 0.05))
 
 
+def _finite(v, name: str) -> float:
+    """A finite real number of either sign (bool and str rejected)."""
+    if isinstance(v, bool | np.bool_) or not isinstance(v, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(v).__name__}")
+    if not np.isfinite(float(v)):
+        raise ValueError(f"{name} must be finite, got {v!r}")
+    return float(v)
+
+
 def make_step(n_train: int = 100, n_test: int = 1000, a: float = 0.05):
+    """Training grid and test grid of the step case on ``[-5, 5]`` (``n_train, n_test >= 2``)."""
+    n_train = check_integer(n_train, "n_train", 2)
+    n_test = check_integer(n_test, "n_test", 1)
     Xtr = np.linspace(-5, 5, n_train)[:, None]
     Xte = np.linspace(-5, 5, n_test)[:, None]
     return Xtr, step_function(Xtr[:, 0], a=a), Xte, step_function(Xte[:, 0], a=a)
 
 
 def make_cherkassky(n_train: int = 400, n_test: int = 2000, seed: int = 0):
+    """Uniform samples of :func:`cherkassky` on the unit square (``n_train >= 2``)."""
+    n_train = check_integer(n_train, "n_train", 2)
+    n_test = check_integer(n_test, "n_test", 1)
     rng = np.random.default_rng(seed)
     Xtr = rng.uniform(0, 1, (n_train, 2))
     Xte = rng.uniform(0, 1, (n_test, 2))

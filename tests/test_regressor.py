@@ -96,3 +96,59 @@ def test_bad_input():
         DANKRegressor(C=0.0).fit(X, y)
     with pytest.raises(ValueError):
         relative_error(np.ones(3), np.zeros(3))
+
+
+def _eps_loss(y, b, eps):
+    return float(np.maximum(0.0, np.abs(y - b) - eps).sum())
+
+
+@pytest.mark.parametrize("extension", ["paper", "nearest"])
+@pytest.mark.parametrize("decomposition", [None, 2])
+def test_zero_F_fits_and_predicts_the_bias(extension, decomposition):
+    """Issue: tau >= ~2n makes F = 0 and fit crashed ("cannot reshape array of size 0")."""
+    X, y = _data(n=40, seed=3)
+    reg = DANKRegressor(sigma=0.5, epsilon=0.05, tau=100.0, extension=extension,
+                        decomposition=decomposition, random_state=0).fit(X, y)
+    X_new = np.random.default_rng(4).uniform(-1, 1, (15, 2))
+    for p, (res, idx) in enumerate(zip(reg.results_, reg.model_indices_, strict=True)):
+        assert res.inner.F.rank == 0 and not np.any(res.F)  # F = J_{50}(11' + Gamma) = 0
+        assert res.success
+        # with F = 0 the model is the constant b, the best constant for the eps-loss
+        b = reg.intercept_[p]
+        grid = np.linspace(y[idx].min(), y[idx].max(), 2001)
+        assert _eps_loss(y[idx], b, 0.05) <= min(_eps_loss(y[idx], g, 0.05) for g in grid) + 1e-9
+    pred_train, pred_new = reg.predict(X), reg.predict(X_new)
+    if decomposition is None:
+        np.testing.assert_array_equal(pred_train, reg.intercept_[0])
+        np.testing.assert_array_equal(pred_new, reg.intercept_[0])
+    else:
+        assert set(np.unique(pred_new)) <= set(reg.intercept_)
+
+
+def test_precomputed_kernel_is_validated_by_the_rule():
+    X, y = _data(n=20)
+    K = compute_kernel(X, sigma=0.5)
+    with pytest.raises(ValueError, match="not positive semi-definite"):
+        DANKRegressor(kernel="precomputed").fit(1e-12 * (K - 2.0 * np.eye(20)), y)
+    reg = DANKRegressor(kernel="precomputed", extension="nearest", tol=1e-6)
+    a = reg.fit(K.astype(np.float32), y).predict(K)  # float32 rounding is within tolerance
+    b = DANKRegressor(kernel="precomputed", extension="nearest", tol=1e-6).fit(K, y).predict(K)
+    np.testing.assert_allclose(a, b, atol=1e-4)
+
+
+def test_out_of_range_eta_is_refused_by_the_estimator():
+    X, y = _data(n=20)
+    with pytest.raises(ValueError, match="representable range"):
+        DANKRegressor(sigma=0.5, eta=1e-300).fit(X, y)
+
+
+def test_precomputed_kernel_tolerance_follows_its_dtype():
+    # lambda_min = -0.5 u32 n: inside float32's tolerance (u32 n s), outside float64's (1e-8 n s)
+    n = 4
+    u32 = float(np.finfo(np.float32).eps)
+    K32 = np.diag(np.array([1.0, 1.0, 1.0, -0.5 * u32 * n], dtype=np.float32))
+    y = np.array([0.0, 1.0, 0.5, -1.0])
+    reg = DANKRegressor(kernel="precomputed", C=1.0, epsilon=0.01, eta=1.0).fit(K32, y)
+    assert reg.results_[0].lower <= reg.results_[0].upper
+    with pytest.raises(ValueError, match="not positive semi-definite"):
+        DANKRegressor(kernel="precomputed", eta=1.0).fit(K32.astype(np.float64), y)

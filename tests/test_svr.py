@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -190,3 +191,239 @@ def test_agrees_with_reference():  # ~1 s
     # both certified brackets contain v*
     assert abs(ref.lower - res.lower) <= ref.gap + res.gap + 1e-6
     assert max(ref.lower, res.lower) <= min(ref.upper, res.upper) + 1e-9
+
+
+# --------------------------------------------------------------------------- validation, scaling
+def _feasible(res, C, tol_factor=1e-9):
+    z = res.extra["z"]
+    n = z.size // 2
+    viol = max(abs(z[:n].sum() - z[n:].sum()), -z.min(), z.max() - C)
+    return viol <= tol_factor * C * np.sqrt(n)
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        ({"eta": 1e-300}, r"eta / \(C\^2 \* max\|K\|\) = 1e-300"),
+        ({"eta": 1e300}, r"eta / \(C\^2 \* max\|K\|\) = 1e\+300"),
+        ({"C": 1e-300}, r"C \* max\|K\| \* n = 1\.6e-299"),
+    ],
+)
+def test_outside_the_representable_range_is_refused(kw, match):
+    """Issue: eta = 1e-300 / 1e300 and C = 1e-300 crashed (ZeroDivision/Overflow/LinAlgError)."""
+    K, y = _data(n=16)
+    args = {"C": 1.0, "epsilon": 0.1, "eta": 1.0, **kw}
+    with pytest.raises(ValueError, match="representable range") as info:
+        solve_svr(K, y, **args)
+    msg = str(info.value)
+    assert re.search(match, msg), msg
+    assert "C = " in msg and "eta = " in msg and "max|K| = 1" in msg
+
+
+# (C, kernel scale s, eta) inside the representable range, with an equivalent moderate
+# instance (K, C s, eta s) by v*(sK, C, eta) = v*(K, sC, s eta) / s
+IN_RANGE_EXTREMES = [
+    (1.0, 1e-90, 1.0),  # C max|K| n ~ 1e-89
+    (1e40, 1e-40, 1e40),  # kernel 1e-40, C 1e40
+    (1e-95, 1.0, 1e-100),  # C max|K| n ~ 1e-94: the projection used to lose 1'(ah - ac) = 0
+    (1.0, 1.0, 1e90),  # eta / (C^2 max|K|) = 1e90
+    (1e-300, 1e290, 1e-300),
+    (1e5, 1e-100, 1e-105),
+]
+
+
+@pytest.mark.parametrize("C, s, eta", IN_RANGE_EXTREMES)
+@pytest.mark.parametrize("method, tol", [("newton", 1e-7), ("accelerated", 1e-6)])
+def test_in_range_extremes_are_solved_and_certified(C, s, eta, method, tol):
+    K, y = _data(n=20, seed=5)
+    res = solve_svr(s * K, y, C=C, epsilon=0.1, eta=eta, method=method, tol=tol, max_iter=3000)
+    assert res.success and res.rel_gap <= tol
+    assert _feasible(res, C)
+    assert np.all(np.isfinite(res.alpha)) and np.isfinite(res.bias)
+    scale = max(abs(res.lower), abs(res.upper))
+    assert res.lower <= res.upper + 1e-12 * scale  # never lower > upper (seen at C = 1e-95)
+    assert res.gap <= 10 * tol * scale  # the bracket is tight relative to the value itself
+    # the certificate of the returned point, recomputed from scratch on the given data
+    # (svr_certificate squares eta in Python floats: see the xfail test below)
+    if 1e-150 < eta < 1e150:
+        ah, ac = res.extra["alpha_hat"], res.extra["alpha_check"]
+        cert = svr_certificate(s * K, y, ah, ac, C=C, epsilon=0.1, eta=eta, tau=0.01)
+        assert cert.lower == pytest.approx(res.lower, rel=1e-9)
+        assert cert.upper == pytest.approx(res.upper, rel=1e-9)
+    # the equivalent moderate instance brackets the same v* (times s)
+    mod = solve_svr(K, y, C=C * s, epsilon=0.1, eta=eta * s, method=method, tol=tol,
+                    max_iter=3000)
+    lo = max(res.lower, mod.lower / s)
+    hi = min(res.upper, mod.upper / s)
+    assert lo <= hi + 1e-9 * scale
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.xfail(
+    strict=True, raises=ZeroDivisionError,
+    reason="dank_fast.inner._gamma_sums divides by 16 * eta**2, which underflows to 0 for "
+    "eta < 1e-154 although the instance is in the representable range (lead's file)",
+)
+def test_certificate_from_scratch_at_tiny_eta_in_range():
+    K, y = _data(n=20, seed=5)
+    C, s, eta = 1e-300, 1e290, 1e-300  # C max|K| n = 2e-9, eta / (C^2 max|K|) = 1e-10
+    res = solve_svr(s * K, y, C=C, epsilon=0.1, eta=eta, method="newton", tol=1e-7)
+    assert res.success
+    cert = svr_certificate(s * K, y, res.extra["alpha_hat"], res.extra["alpha_check"], C=C,
+                           epsilon=0.1, eta=eta, tau=0.01)
+    assert cert.lower == pytest.approx(res.lower, rel=1e-9)
+
+
+@pytest.mark.parametrize("k", [-30, -3, 5, 12])
+@pytest.mark.parametrize("tau", [0.0, 0.01])
+def test_power_of_two_rescaling_is_exact(k, tau):
+    """v*(sK, C, eta) = v*(K, sC, s eta)/s, a* likewise: bit for bit when s = 2^k."""
+    K, y = _data(n=25, seed=6)
+    s = 2.0**k
+    kw = {"epsilon": 0.05, "tau": tau, "tol": 1e-8, "method": "newton"}
+    a = solve_svr(s * K, y, C=0.7, eta=3.0, **kw)
+    b = solve_svr(K, y, C=0.7 * s, eta=3.0 * s, **kw)
+    np.testing.assert_array_equal(a.alpha * s, b.alpha)
+    np.testing.assert_array_equal(a.extra["z"] * s, b.extra["z"])
+    assert (a.lower * s, a.upper * s, a.gap * s) == (b.lower, b.upper, b.gap)
+    assert a.bias == b.bias and a.rel_gap == b.rel_gap
+    assert a.certificate.infeasibility * s == b.certificate.infeasibility
+    np.testing.assert_array_equal(a.F, b.F)
+    # decision values (F o K) d are invariant: (F o sK)(d / s) = (F o K) d
+    np.testing.assert_array_equal(a.apply_FK(a.alpha), b.apply_FK(b.alpha))
+
+
+@pytest.mark.parametrize("tau", [0.0, 0.05])
+@pytest.mark.parametrize("method", ["newton", "paper"])
+def test_rescaled_result_describes_the_given_problem(tau, method):
+    """A linear kernel (max|K| != 1) is solved in canonical form; everything is mapped back."""
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(20, 3)) * 3.0
+    y = X @ np.array([1.0, -2.0, 0.5]) + rng.normal(size=20)
+    K = compute_kernel(X, kernel="linear")
+    C, eps, eta = 2.0, 0.2, 40.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        res = solve_svr(K, y, C=C, epsilon=eps, eta=eta, tau=tau, method=method, max_iter=300)
+    assert res.extra["rescale"] != 1.0  # the canonical instance was used
+    assert _feasible(res, C)
+    ah, ac = res.extra["alpha_hat"], res.extra["alpha_check"]
+    np.testing.assert_array_equal(res.alpha, ah - ac)
+    cert = svr_certificate(K, y, ah, ac, C=C, epsilon=eps, eta=eta, tau=tau)
+    assert cert.lower == pytest.approx(res.lower, rel=1e-10, abs=1e-12)
+    assert cert.upper == pytest.approx(res.upper, rel=1e-10, abs=1e-12)
+    # F and F o K are those of the given K and eta (the tau = 0 form keeps d, eta and K)
+    d = res.alpha
+    Gam = np.outer(d, d) * K / (4 * eta)
+    lam, U = np.linalg.eigh(1.0 + Gam)
+    F = (U * np.maximum(lam - tau / 2, 0)) @ U.T
+    np.testing.assert_allclose(res.F, F, atol=1e-9 * np.abs(F).max())
+    np.testing.assert_allclose(res.apply_FK(d), (F * K) @ d, atol=1e-8 * np.abs(K).max())
+    if method == "paper":  # the printed stopping rule ||a_t - a_{t-1}|| <= 1e-4 on a itself
+        assert res.extra["L"] == pytest.approx(
+            2 * SVRProblem(KernelData(K), y, C, eta, tau, eps).lipschitz_theorem(), rel=1e-12)
+
+
+@pytest.mark.parametrize("method", ["accelerated", "newton", "paper", "paper-monotone", "pgm"])
+def test_certifies_exactly_the_returned_point(method):
+    """Issue: for solve_svr(method="paper") dank_fast certified lower 1.075, dank_ref 1.737.
+
+    dank_fast certifies the point it returns; the other number is the certificate of the
+    normalised point (min(ah_i, ac_i) removed from both), which is higher by exactly
+    2 eps sum_i min(ah_i, ac_i) with the same upper bound.
+    """
+    K, y = _data(n=20, seed=8)
+    eps, C, eta, tau = 0.1, 1.0, 5.0, 0.01
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        res = solve_svr(K, y, C=C, epsilon=eps, eta=eta, tau=tau, method=method, max_iter=300)
+    ah, ac = res.extra["alpha_hat"], res.extra["alpha_check"]
+    cert = svr_certificate(K, y, ah, ac, C=C, epsilon=eps, eta=eta, tau=tau)
+    assert cert.lower == pytest.approx(res.lower, rel=1e-12, abs=1e-14)
+    assert cert.upper == pytest.approx(res.upper, rel=1e-12, abs=1e-14)
+    overlap = np.minimum(ah, ac)
+    assert res.extra["overlap"] == pytest.approx(overlap.sum(), rel=1e-12, abs=1e-300)
+    norm = svr_certificate(K, y, ah - overlap, ac - overlap, C=C, epsilon=eps, eta=eta, tau=tau)
+    assert norm.lower - cert.lower == pytest.approx(2 * eps * overlap.sum(), rel=1e-9, abs=1e-12)
+    assert norm.upper == pytest.approx(cert.upper, rel=1e-12)
+    if method == "paper":  # the printed method does leave ah_i, ac_i > 0 together
+        assert overlap.sum() > 0.1
+
+
+def test_projection_keeps_the_equality_when_steps_dwarf_C():
+    """SVRProblem.project is feasible even when z >> C (breakpoints z_i - C round to z_i)."""
+    rng = np.random.default_rng(9)
+    n, C = 6, 1e-95
+    p = SVRProblem(KernelData(np.eye(n)), np.zeros(n), C, 1.0, 0.0, 0.1)
+    for _ in range(20):
+        z = rng.normal(size=2 * n) * 0.05
+        x = p.project(z)
+        assert x.min() >= 0.0 and x.max() <= C
+        assert abs(x[:n].sum() - x[n:].sum()) <= 1e-12 * C
+        np.testing.assert_allclose(x, _exact_projection(z, p.s, C), rtol=0, atol=1e-12 * C)
+
+
+def test_projection_is_project_A_in_the_normal_case():
+    from dank_fast import project_A
+
+    rng = np.random.default_rng(10)
+    n = 15
+    p = SVRProblem(KernelData(np.eye(n)), np.zeros(n), 1.0, 1.0, 0.0, 0.1)
+    for _ in range(20):
+        z = rng.normal(size=2 * n)
+        np.testing.assert_array_equal(p.project(z), project_A(z, p.s, 1.0))
+
+
+def _exact_projection(z, e, C):
+    """Euclidean projection onto {0 <= x <= C, e'x = 0} in exact rational arithmetic."""
+    from fractions import Fraction
+
+    zq = [Fraction(float(v)) for v in z]
+    Cq = Fraction(float(C))
+    eq = [int(v) for v in e]
+
+    def x_of(lam):
+        return [min(max(zi - lam * ei, Fraction(0)), Cq) for zi, ei in zip(zq, eq, strict=True)]
+
+    def phi(lam):
+        return sum(ei * xi for ei, xi in zip(eq, x_of(lam), strict=True))
+
+    breaks = sorted({zi * ei for zi, ei in zip(zq, eq, strict=True)}
+                    | {(zi - Cq) * ei for zi, ei in zip(zq, eq, strict=True)})
+    # phi is non-increasing and piecewise linear: find the piece holding its root
+    vals = [phi(t) for t in breaks]
+    for t0, t1, f0, f1 in zip(breaks[:-1], breaks[1:], vals[:-1], vals[1:], strict=True):
+        if f0 >= 0 >= f1:
+            lam = t0 if f0 == f1 else t0 + (t1 - t0) * f0 / (f0 - f1)
+            return np.array([float(v) for v in x_of(lam)])
+    lam = breaks[0] if vals[0] <= 0 else breaks[-1]
+    return np.array([float(v) for v in x_of(lam)])
+
+
+@pytest.mark.parametrize(
+    "kw, exc, match",
+    [
+        ({"y": np.array([1.0 + 1j] * 8)}, TypeError, "y must be a real numeric array"),
+        ({"y": np.ones(8, dtype=bool)}, TypeError, "booleans"),
+        ({"alpha0": np.zeros(8) + 0j}, TypeError, "alpha0 must be a real numeric array"),
+        ({"alpha0": np.zeros(5)}, ValueError, r"alpha0 must be a finite array of shape"),
+        ({"alpha0": np.full(8, np.nan)}, ValueError, "alpha0 contains NaN"),
+        ({"C": True}, TypeError, "C must be a real number"),
+        ({"epsilon": "0.1"}, TypeError, "epsilon must be a real number"),
+        ({"max_iter": 2.0}, TypeError, "max_iter must be an integer"),
+        ({"tol": 0.0}, ValueError, "tol must be a finite number > 0"),
+        ({"eps": -1.0, "method": "paper"}, ValueError, "eps must be a finite number > 0"),
+    ],
+)
+def test_bad_inputs_name_the_problem(kw, exc, match):
+    K, y = _data(n=8)
+    args = {"C": 1.0, "epsilon": 0.1, "eta": 1.0, "y": y, **kw}
+    y = args.pop("y")
+    with pytest.raises(exc, match=match):
+        solve_svr(K, y, **args)
+
+
+def test_zero_kernel_is_valid_and_solved():
+    y = np.linspace(-1, 1, 10)
+    res = solve_svr(np.zeros((10, 10)), y, C=1.0, epsilon=0.1, eta=1.0, tol=1e-9)
+    assert res.success and res.lower <= res.upper + 1e-12

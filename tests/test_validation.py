@@ -72,7 +72,7 @@ def not_psd(K):
         (lambda K: K[:, :5], ValueError, "K must be a square matrix"),
         (lambda K: K[0], ValueError, "K must be 2-dimensional"),
         (lambda K: np.zeros((0, 0)), ValueError, "K is empty"),
-        (lambda K: [["a"] * 6] * 6, TypeError, "K must be a numeric array"),
+        (lambda K: [["a"] * 6] * 6, TypeError, "K must be a real numeric array"),
     ],
 )
 def test_bad_kernel_matrix(entry, bad_K, exc, match):
@@ -103,7 +103,7 @@ def test_psd_check_can_be_skipped_but_symmetry_cannot():
         (np.array([1.0, 2.0, 1.0, -1.0, 1.0, -1.0]), ValueError, "only -1 and \\+1"),
         (np.array([1.0, -1.0, 1.0, -1.0, 1.0]), ValueError, "y has 5 entries but K has 6 rows"),
         (np.ones((6, 1)), ValueError, "y must be 1-dimensional"),
-        (np.array(["a", "b", "a", "b", "a", "b"]), TypeError, "y must be a numeric array"),
+        (np.array(["a", "b", "a", "b", "a", "b"]), TypeError, "y must be a real numeric array"),
     ],
 )
 def test_bad_labels(entry, bad_y, exc, match):
@@ -279,3 +279,49 @@ def test_compute_kernel_matches_paper_gaussian():
     np.testing.assert_allclose(
         compute_kernel(X, sigma=sigma), np.exp(-sq / (2 * sigma**2)), rtol=1e-12
     )
+
+
+# ---------------------------------------------------------------- every entry point, one rule
+
+
+def _entry_points():
+    from dank_fast import (
+        DANKClassifier,
+        DANKRegressor,
+        solve_decomposed,
+        solve_svr,
+        svr_certificate,
+    )
+
+    y = np.array([1.0, -1.0, 1.0, -1.0, 1.0, -1.0])
+    t = np.linspace(0.0, 1.0, 6)
+    z = np.zeros(6)
+    return {
+        "solve_svm": lambda K: solve(K, y),
+        "svm_certificate": lambda K: certify(K, y),
+        "solve_svr": lambda K: solve_svr(K, t, C=1.0, epsilon=0.1, eta=1.0, max_iter=5),
+        "svr_certificate": lambda K: svr_certificate(K, t, z, z, C=1.0, epsilon=0.1, eta=1.0,
+                                                     tau=0.01),
+        "solve_decomposed": lambda K: solve_decomposed(K, y, C=1.0, eta=1.0, max_iter=5),
+        "DANKClassifier": lambda K: DANKClassifier(kernel="precomputed", max_iter=5).fit(K, y),
+        "DANKRegressor": lambda K: DANKRegressor(kernel="precomputed", max_iter=5).fit(K, t),
+    }
+
+
+@pytest.mark.parametrize("entry", sorted(_entry_points()))
+@pytest.mark.parametrize("scale", [1e-12, 1.0, 1e12])
+@pytest.mark.parametrize("bad, match", [(not_psd, "positive semi-definite"),
+                                        (not_symmetric, "symmetric")])
+def test_every_entry_point_applies_the_relative_rule(entry, scale, bad, match):
+    """Issue: K x 1e-12 indefinite or non-symmetric passed the absolute floors."""
+    K, _ = good()
+    with pytest.raises(ValueError, match=match):
+        _entry_points()[entry](scale * bad(K))
+
+
+@pytest.mark.parametrize("entry", ["solve_svm", "svm_certificate", "solve_svr",
+                                   "svr_certificate", "solve_decomposed"])
+def test_complex_kernel_is_refused_everywhere(entry):
+    K, _ = good()
+    with pytest.raises(TypeError, match="complex"):
+        _entry_points()[entry](K + 0j)

@@ -14,6 +14,8 @@ hyperplane") is one round of alternating projections; it is provided as
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 __all__ = ["project_A", "project_paper", "project_box", "project_sum_box"]
@@ -86,7 +88,50 @@ def project_A(z, y, C: float, target: float = 0.0) -> np.ndarray:
     free = (p > 0.0) & (p < C)
     if r != 0.0 and np.any(free):
         p[free] = np.clip(p[free] - r * y[free] / np.count_nonzero(free), 0.0, C)
-    return p
+    return _restore_equality(p, z, y, C, target)
+
+
+def _restore_equality(
+    p: np.ndarray, z: np.ndarray, e: np.ndarray, C: float, target: float = 0.0
+) -> np.ndarray:
+    """Make ``e'p = target`` hold for a box-feasible ``p`` returned by the projection of ``z``.
+
+    ``P(z) = clip(z - lam e, 0, C)`` with ``e`` in {-1, +1}. When the entries of ``z`` are far
+    larger than ``C`` (a gradient step of length ``1/L >> C``: the SVM scale ``C max|K| n``
+    is tiny, e.g. ``C = 1e-95``), ``z_i - C`` rounds to ``z_i`` and the breakpoints of
+    ``lam`` collapse; :func:`dank_fast.project_A` can then return a point of the box with
+    ``e'p`` as large as ``C`` (seen: ``|1'(ah - ac)| = C`` at ``C = 1e-95``, certified with
+    ``lower > upper``). The residual ``r = e'p`` is removed the way the exact projection would
+    remove it, by moving ``lam`` further: as ``lam`` increases (``r > 0``) the coordinates with
+    ``e_i = +1`` leave ``C`` at ``lam = w_i - C`` and those with ``e_i = -1`` leave 0 at
+    ``lam = w_i`` (``w = e z``); they absorb ``r`` in that order, each up to its room. When
+    those thresholds are more than ``C`` apart (the only case where this runs), this is the
+    exact projection to working precision; in every case the result is feasible up to
+    ``O(u C n)``. Does nothing when ``|e'p| <= 1e-12 C sqrt(n)`` (the normal case).
+    """
+    r = float(e @ p) - target
+    if abs(r) <= 1e-12 * C * math.sqrt(p.size):
+        return p
+    p = p.copy()
+    w = e * z
+    if r > 0:  # lower e'p: plus-coordinates decrease, minus-coordinates increase
+        cand = np.flatnonzero(((e > 0) & (p > 0)) | ((e < 0) & (p < C)))
+        thr = np.where(e[cand] > 0, w[cand] - C, w[cand])
+        order = cand[np.argsort(thr, kind="stable")]
+    else:  # raise e'p: plus-coordinates increase, minus-coordinates decrease
+        cand = np.flatnonzero(((e > 0) & (p < C)) | ((e < 0) & (p > 0)))
+        thr = np.where(e[cand] > 0, w[cand], w[cand] + C)
+        order = cand[np.argsort(-thr, kind="stable")]
+    # the room of each coordinate in the direction that reduces |r|
+    down = (e[order] > 0) == (r > 0)  # True: p_i decreases
+    room = np.where(down, p[order], C - p[order])
+    need = abs(r)
+    before = np.concatenate([[0.0], np.cumsum(room)[:-1]])
+    take = np.clip(need - before, 0.0, room)
+    p[order] = np.where(down, p[order] - take, p[order] + take)
+    return np.clip(p, 0.0, C)
+
+
 
 
 def project_sum_box(z, C: float) -> tuple[np.ndarray, np.ndarray]:

@@ -11,14 +11,19 @@ from ._newton import newton
 from ._paper import paper
 from ._problem import SVMProblem
 from ._result import DANKResult
+from ._scaling import canonical_factor, unscale
 from ._validation import (
     check_binary_labels,
+    check_finite_array,
     check_kernel_matrix,
     check_nonnegative,
     check_positive,
+    check_representable,
     check_solver_options,
 )
+from .feature_kernel import FeatureKernel
 from .inner import KernelData
+from .working_set import solve_svm_working_set
 
 __all__ = ["solve_svm", "svc_dual", "METHODS"]
 
@@ -58,9 +63,12 @@ def solve_svm(
 
     Parameters
     ----------
-    K : array_like of shape (n, n)
+    K : array_like of shape (n, n), or FeatureKernel
         PSD initial kernel matrix (checked; pass ``check_psd=False`` to skip the
-        O(n^3) test for a kernel you computed yourself).
+        O(n^3) test for a kernel you computed yourself). A
+        :class:`dank_fast.FeatureKernel` (features plus a PSD kernel function) is solved by
+        working sets (:func:`dank_fast.working_set.solve_svm_working_set`) without ever
+        forming the ``n x n`` kernel; only ``method="auto"``/``"newton"`` apply there.
     y : array_like of shape (n,)
         Labels in {-1, +1}, both present.
     C : float > 0
@@ -114,8 +122,11 @@ def solve_svm(
     >>> res.status, bool(res.rel_gap <= 1e-6), bool(res.lower <= res.upper)
     ('converged', True, True)
     """
+    t0 = time.perf_counter()
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if isinstance(K, FeatureKernel):
+        return _solve_features(K, y, C, eta, tau, method, tol, max_iter, alpha0, options)
     if isinstance(K, KernelData):
         kd = K
     else:
@@ -125,31 +136,65 @@ def solve_svm(
     eta = check_positive(eta, "eta")
     tau = check_nonnegative(tau, "tau")
     tol, max_iter = check_solver_options(tol, max_iter, eig_route)
+    check_representable(C, eta, kd.kappa, kd.n)
     if alpha0 is not None:
-        alpha0 = np.asarray(alpha0, dtype=np.float64)
-        if alpha0.shape != y.shape or not np.all(np.isfinite(alpha0)):
-            raise ValueError("alpha0 must be a finite array of shape (n,)")
-    problem = SVMProblem(kd, y, C, eta, tau)
+        alpha0 = check_finite_array(alpha0, "alpha0", ndim=1)
+        if alpha0.shape != y.shape:
+            raise ValueError(f"alpha0 must have shape {y.shape}, got {alpha0.shape}")
+    warm = "given"
+    if method == "auto" and alpha0 is None:
+        alpha0, warm = svc_dual(kd.K, y, C), "svc"
+    # solve the canonical instance (cK, C/c, eta/c), c a power of two (docs/validity.md)
+    c = canonical_factor(C, eta, kd.kappa)
+    kd_c = kd if c == 1.0 else KernelData(kd.K * c, n_total=kd.n_total)
+    problem = SVMProblem(kd_c, y, C / c, eta / c, tau)
     problem.route = eig_route
-    if method == "auto":
-        t0 = time.perf_counter()
-        warm = "given"
-        if alpha0 is None:
-            alpha0, warm = svc_dual(kd.K, y, C), "svc"
+    if alpha0 is not None:
+        alpha0 = alpha0 / c
+    if c != 1.0 and options.get("callback") is not None:
+        user_callback = options["callback"]
+        options["callback"] = lambda z, ev: user_callback(z * c, ev)
+    if method in ("auto", "newton"):
         options.setdefault("fallback_iter", max_iter or 5000)
         res = newton(problem, tol=tol, max_iter=max_iter or 100, alpha0=alpha0, **options)
+    elif method == "accelerated":
+        res = accelerated(problem, tol=tol, max_iter=max_iter or 5000, alpha0=alpha0, **options)
+    else:
+        variant = {"paper": "nesterov", "paper-monotone": "monotone", "pgm": "pgm"}[method]
+        # the printed stopping rule ||a_t - a_{t-1}|| <= eps is absolute: keep it on a = c a''
+        options["eps"] = check_nonnegative(options.get("eps", 1e-4), "eps") / c
+        res = paper(
+            problem, variant=variant, t_max=max_iter or 2000, alpha0=alpha0, tol=tol, **options
+        )
+    res = unscale(res, c, kd, eta)
+    if method == "auto":
         res.method = "auto"
         res.time = time.perf_counter() - t0
         res.extra["warm_start"] = warm
-        return res
-    if method == "accelerated":
-        return accelerated(
-            problem, tol=tol, max_iter=max_iter or 5000, alpha0=alpha0, **options
+    return res
+
+
+def _solve_features(K, y, C, eta, tau, method, tol, max_iter, alpha0, options) -> DANKResult:
+    """P1 on a :class:`FeatureKernel`: the working-set route (no ``n x n`` kernel)."""
+    if method not in ("auto", "newton"):
+        raise ValueError(
+            f"a FeatureKernel is solved by working sets with Newton (method='auto' or "
+            f"'newton'), not {method!r}; pass a dense kernel for the other methods"
         )
-    if method == "newton":
-        options.setdefault("fallback_iter", max_iter or 5000)
-        return newton(problem, tol=tol, max_iter=max_iter or 100, alpha0=alpha0, **options)
-    variant = {"paper": "nesterov", "paper-monotone": "monotone", "pgm": "pgm"}[method]
-    return paper(
-        problem, variant=variant, t_max=max_iter or 2000, alpha0=alpha0, tol=tol, **options
+    y = check_binary_labels(y, K.n)
+    C = check_positive(C, "C")
+    eta = check_positive(eta, "eta")
+    tau = check_nonnegative(tau, "tau")
+    tol, max_iter = check_solver_options(tol, max_iter, "auto")
+    check_representable(C, eta, K.kappa, K.n)
+    if alpha0 is not None:
+        alpha0 = check_finite_array(alpha0, "alpha0", ndim=1)
+        if alpha0.shape != y.shape:
+            raise ValueError(f"alpha0 must have shape {y.shape}, got {alpha0.shape}")
+    unknown = set(options) - {"verbose", "max_rounds", "max_add"}
+    if unknown:
+        raise TypeError(f"unexpected options for the working-set route: {sorted(unknown)}")
+    return solve_svm_working_set(
+        K, y, C=C, eta=eta, tau=tau, tol=tol, alpha0=alpha0, max_iter=max_iter or 100,
+        **options,
     )

@@ -34,7 +34,6 @@ The theorem states ``||grad h(z1) - grad h(z2)|| <= 2L (||ah1 - ah2|| + ||ac1 - 
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
@@ -44,6 +43,8 @@ from ._newton import newton
 from ._paper import paper
 from ._problem import SVMProblem, _lambda_max
 from ._result import DANKResult
+from ._scaling import canonical_factor as _canonical_factor
+from ._scaling import unscale as _unscale
 from ._validation import (
     FEASIBILITY_RTOL,
     check_finite_array,
@@ -56,8 +57,8 @@ from ._validation import (
     feasibility_violation,
 )
 from .certificate import Certificate, best_bias, certify_svr
-from .inner import CenteredF, KernelData
-from .projection import project_A, project_paper
+from .inner import KernelData
+from .projection import _restore_equality, project_A, project_paper
 
 __all__ = ["SVRProblem", "solve_svr", "check_targets", "METHODS"]
 
@@ -161,116 +162,6 @@ class SVRProblem(SVMProblem):
         """
         lmax = _lambda_max(self.kd)
         return 2.0 * (self.n - self.tau / 2 + self.n * self.C * self.C * lmax / (4 * self.eta))
-
-
-def _restore_equality(p: np.ndarray, z: np.ndarray, e: np.ndarray, C: float) -> np.ndarray:
-    """Make ``e'p = 0`` hold for a box-feasible ``p`` returned by the projection of ``z``.
-
-    ``P(z) = clip(z - lam e, 0, C)`` with ``e`` in {-1, +1}. When the entries of ``z`` are far
-    larger than ``C`` (a gradient step of length ``1/L >> C``: the SVM scale ``C max|K| n``
-    is tiny, e.g. ``C = 1e-95``), ``z_i - C`` rounds to ``z_i`` and the breakpoints of
-    ``lam`` collapse; :func:`dank_fast.project_A` can then return a point of the box with
-    ``e'p`` as large as ``C`` (seen: ``|1'(ah - ac)| = C`` at ``C = 1e-95``, certified with
-    ``lower > upper``). The residual ``r = e'p`` is removed the way the exact projection would
-    remove it, by moving ``lam`` further: as ``lam`` increases (``r > 0``) the coordinates with
-    ``e_i = +1`` leave ``C`` at ``lam = w_i - C`` and those with ``e_i = -1`` leave 0 at
-    ``lam = w_i`` (``w = e z``); they absorb ``r`` in that order, each up to its room. When
-    those thresholds are more than ``C`` apart (the only case where this runs), this is the
-    exact projection to working precision; in every case the result is feasible up to
-    ``O(u C n)``. Does nothing when ``|e'p| <= 1e-12 C sqrt(n)`` (the normal case).
-    """
-    r = float(e @ p)
-    if abs(r) <= 1e-3 * FEASIBILITY_RTOL * C * math.sqrt(p.size):
-        return p
-    p = p.copy()
-    w = e * z
-    if r > 0:  # lower e'p: plus-coordinates decrease, minus-coordinates increase
-        cand = np.flatnonzero(((e > 0) & (p > 0)) | ((e < 0) & (p < C)))
-        thr = np.where(e[cand] > 0, w[cand] - C, w[cand])
-        order = cand[np.argsort(thr, kind="stable")]
-    else:  # raise e'p: plus-coordinates increase, minus-coordinates decrease
-        cand = np.flatnonzero(((e > 0) & (p < C)) | ((e < 0) & (p > 0)))
-        thr = np.where(e[cand] > 0, w[cand], w[cand] + C)
-        order = cand[np.argsort(-thr, kind="stable")]
-    # the room of each coordinate in the direction that reduces |r|
-    down = (e[order] > 0) == (r > 0)  # True: p_i decreases
-    room = np.where(down, p[order], C - p[order])
-    need = abs(r)
-    before = np.concatenate([[0.0], np.cumsum(room)[:-1]])
-    take = np.clip(need - before, 0.0, room)
-    p[order] = np.where(down, p[order] - take, p[order] + take)
-    return np.clip(p, 0.0, C)
-
-
-# exponent bound (log2 of 1e150) of C, max|K| and eta in the instance the solvers see: their
-# squares (eta**2, K o K, C**2 in Python floats) then stay inside the float range
-_EXP2_BOUND = 150.0 * math.log2(10.0)
-
-
-def _canonical_factor(C: float, eta: float, s: float) -> float:
-    """The power of two ``c`` of the canonical instance ``(cK, C/c, eta/c)`` solved internally.
-
-    Preferred: ``c ~ 1/max|K|`` (a kernel of scale 1, where the solvers' step-size and
-    Lipschitz safeguards are tuned; ``c = 1`` for every kernel whose largest entry is 1, such
-    as the Gaussian). That ``c`` is moved, if needed, until ``C/c``, ``c max|K|`` and ``eta/c``
-    all lie within ``2^(+-498) ~ 1e(+-150)``, which is always possible inside the representable
-    range (the worst case, ``C max|K| n = 1e100`` with ``eta / (C^2 max|K|) = 1e-100``, needs
-    exactly ``1e150``); otherwise (never for valid input) the ``c`` minimising the largest of
-    the three exponents.
-    """
-    if s == 0.0:
-        return 1.0
-    a, b, e = math.log2(C), math.log2(s), math.log2(eta)
-    lo = max(a - _EXP2_BOUND, -b - _EXP2_BOUND, e - _EXP2_BOUND)
-    hi = min(a + _EXP2_BOUND, -b + _EXP2_BOUND, e + _EXP2_BOUND)
-    if lo <= hi:
-        t = min(max(-b, lo), hi)
-    else:  # minimax of max(|a - t|, |b + t|, |e - t|) (convex, piecewise linear)
-        cands = [a, e, -b, (a - b) / 2, (e - b) / 2, (a + e) / 2]
-        t = min(cands, key=lambda u: max(abs(a - u), abs(b + u), abs(e - u)))
-    k = round(t)
-    if not lo <= k <= hi and lo <= hi:  # rounding left the interval: take its inner integer
-        k = math.ceil(lo) if k < lo else math.floor(hi)
-    return math.ldexp(1.0, k)
-
-
-def _unscale(res: DANKResult, c: float, kd: KernelData, eta: float) -> DANKResult:
-    """Map the solution of the canonical instance ``(cK, C/c, eta/c)`` back (``a = c a''``).
-
-    ``v*(K, C, eta) = c v*(cK, C/c, eta/c)`` (docs/validity.md; the same law holds for P2 with
-    ``y`` and ``epsilon`` unchanged): values, gaps, dual variables, distances and the
-    infeasibility scale by ``c``; ``F``, the gradient ``(y - eps - (F o K) d)``, the bias and
-    every relative gap are invariant; Lipschitz estimates (gradient change per unit of ``z``)
-    scale by ``1/c``. With ``c`` a power of two every product above is exact in floating point.
-    """
-    if c == 1.0:
-        return res
-    res.alpha = res.alpha * c
-    res.lower, res.upper, res.gap = res.lower * c, res.upper * c, res.gap * c
-    cert = res.certificate
-    res.certificate = dataclasses.replace(
-        cert, lower=cert.lower * c, upper=cert.upper * c, gap=cert.gap * c,
-        infeasibility=cert.infeasibility * c,
-    )
-    F = res.inner.F
-    if isinstance(F, CenteredF):  # F = 11' + diag(d) K diag(d) / (4 eta): same matrix
-        F = CenteredF(d=F.d * c, eta=eta, _kd=kd)
-    res.inner = dataclasses.replace(res.inner, F=F)
-    res.kernel = kd
-    res.projection_distance *= c
-    hist = res.history
-    for key in ("h", "step"):
-        if key in hist:
-            hist[key] = [v * c for v in hist[key]]
-    if "gap" in hist:
-        hist["gap"] = [(it, g * c) for it, g in hist["gap"]]
-    if "L" in hist:
-        hist["L"] = [v / c for v in hist["L"]]
-    for key in ("L", "L_theorem"):
-        if key in res.extra:
-            res.extra[key] = res.extra[key] / c
-    res.extra["rescale"] = c
-    return res
 
 
 def _split(res: DANKResult, n: int) -> DANKResult:
@@ -410,7 +301,7 @@ def solve_svr(
     else:
         variant = {"paper": "nesterov", "paper-monotone": "monotone", "pgm": "pgm"}[method]
         # the printed stopping rule ||a_t - a_{t-1}|| <= eps is absolute: keep it on a = c a''
-        options["eps"] = check_positive(options.get("eps", 1e-4), "eps") / c
+        options["eps"] = check_nonnegative(options.get("eps", 1e-4), "eps") / c
         res = paper(
             problem, variant=variant, t_max=max_iter or 2000, alpha0=alpha0, tol=tol, **options
         )

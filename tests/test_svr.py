@@ -412,7 +412,7 @@ def _exact_projection(z, e, C):
         ({"epsilon": "0.1"}, TypeError, "epsilon must be a real number"),
         ({"max_iter": 2.0}, TypeError, "max_iter must be an integer"),
         ({"tol": 0.0}, ValueError, "tol must be a finite number > 0"),
-        ({"eps": -1.0, "method": "paper"}, ValueError, "eps must be a finite number > 0"),
+        ({"eps": -1.0, "method": "paper"}, ValueError, "eps must be a finite number >= 0"),
     ],
 )
 def test_bad_inputs_name_the_problem(kw, exc, match):

@@ -1,0 +1,91 @@
+"""Exact rescaling of DANK instances (docs/validity.md, "Representable range").
+
+Every solver works on the canonical instance ``(cK, C/c, eta/c)`` with ``c`` a power of two
+(``c ~ 1 / max|K|``): ``v*(K, C, eta) = c v*(cK, C/c, eta/c)`` and ``a* = c a''*`` for P1, P2
+and P3 (``y``, ``epsilon`` and ``tau`` unchanged). With ``c`` a power of two every product of the
+map is exact in floating point, and the solvers' numbers (``eta^2``, ``K o K``, ``C^2``) stay
+representable for every instance inside the representable range.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+from ._result import DANKResult
+from .inner import CenteredF, KernelData
+
+__all__ = ["canonical_factor", "unscale"]
+
+
+# exponent bound (log2 of 1e150) of C, max|K| and eta in the instance the solvers see: their
+# squares (eta**2, K o K, C**2 in Python floats) then stay inside the float range
+_EXP2_BOUND = 150.0 * math.log2(10.0)
+
+
+def canonical_factor(C: float, eta: float, s: float) -> float:
+    """The power of two ``c`` of the canonical instance ``(cK, C/c, eta/c)`` solved internally.
+
+    Preferred: ``c ~ 1/max|K|`` (a kernel of scale 1, where the solvers' step-size and
+    Lipschitz safeguards are tuned; ``c = 1`` for every kernel whose largest entry is 1, such
+    as the Gaussian). That ``c`` is moved, if needed, until ``C/c``, ``c max|K|`` and ``eta/c``
+    all lie within ``2^(+-498) ~ 1e(+-150)``, which is always possible inside the representable
+    range (the worst case, ``C max|K| n = 1e100`` with ``eta / (C^2 max|K|) = 1e-100``, needs
+    exactly ``1e150``); otherwise (never for valid input) the ``c`` minimising the largest of
+    the three exponents.
+    """
+    if s == 0.0:
+        return 1.0
+    a, b, e = math.log2(C), math.log2(s), math.log2(eta)
+    lo = max(a - _EXP2_BOUND, -b - _EXP2_BOUND, e - _EXP2_BOUND)
+    hi = min(a + _EXP2_BOUND, -b + _EXP2_BOUND, e + _EXP2_BOUND)
+    if lo <= hi:
+        t = min(max(-b, lo), hi)
+    else:  # minimax of max(|a - t|, |b + t|, |e - t|) (convex, piecewise linear)
+        cands = [a, e, -b, (a - b) / 2, (e - b) / 2, (a + e) / 2]
+        t = min(cands, key=lambda u: max(abs(a - u), abs(b + u), abs(e - u)))
+    k = round(t)
+    if not lo <= k <= hi and lo <= hi:  # rounding left the interval: take its inner integer
+        k = math.ceil(lo) if k < lo else math.floor(hi)
+    return math.ldexp(1.0, k)
+
+
+def unscale(res: DANKResult, c: float, kd: KernelData, eta: float) -> DANKResult:
+    """Map the solution of the canonical instance ``(cK, C/c, eta/c)`` back (``a = c a''``).
+
+    ``v*(K, C, eta) = c v*(cK, C/c, eta/c)`` (docs/validity.md; the same law holds for P2 with
+    ``y`` and ``epsilon`` unchanged): values, gaps, dual variables, distances and the
+    infeasibility scale by ``c``; ``F``, the gradient ``(y - eps - (F o K) d)``, the bias and
+    every relative gap are invariant; Lipschitz estimates (gradient change per unit of ``z``)
+    scale by ``1/c``. With ``c`` a power of two every product above is exact in floating point.
+    """
+    if c == 1.0:
+        return res
+    res.alpha = res.alpha * c
+    res.lower, res.upper, res.gap = res.lower * c, res.upper * c, res.gap * c
+    cert = res.certificate
+    res.certificate = dataclasses.replace(
+        cert, lower=cert.lower * c, upper=cert.upper * c, gap=cert.gap * c,
+        infeasibility=cert.infeasibility * c,
+    )
+    F = res.inner.F
+    if isinstance(F, CenteredF):  # F = 11' + diag(d) K diag(d) / (4 eta): same matrix
+        F = CenteredF(d=F.d * c, eta=eta, _kd=kd)
+    res.inner = dataclasses.replace(res.inner, F=F)
+    res.kernel = kd
+    res.projection_distance *= c
+    hist = res.history
+    for key in ("h", "step"):
+        if key in hist:
+            hist[key] = [v * c for v in hist[key]]
+    if "gap" in hist:
+        hist["gap"] = [(it, g * c) for it, g in hist["gap"]]
+    if "L" in hist:
+        hist["L"] = [v / c for v in hist["L"]]
+    for key in ("L", "L_theorem"):
+        if key in res.extra:
+            res.extra[key] = res.extra[key] / c
+    res.extra["rescale"] = c
+    return res
+
+

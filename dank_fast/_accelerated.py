@@ -37,7 +37,7 @@ def accelerated(
     callback=None,
 ) -> DANKResult:
     t_start = time.perf_counter()
-    x = problem.project(np.zeros(problem.dim) if alpha0 is None else np.asarray(alpha0, float))
+    x = problem.start(alpha0)
     ex = problem.evaluate(x)
     L = _initial_L(problem, ex)
     yv, ey = x, ex

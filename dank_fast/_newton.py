@@ -130,7 +130,7 @@ def newton(
     C = problem.C
     y = problem.eq_vector  # normal of the equality constraint (None for P3)
     has_eq = y is not None
-    z = problem.project(np.zeros(problem.dim) if alpha0 is None else np.asarray(alpha0, float))
+    z = problem.start(alpha0)
     ev = problem.evaluate(z)
     hist = {"h": [ev.h], "step": [], "gap": [], "L": []}
     status, cert = "max_iter", None

@@ -15,7 +15,7 @@ import numpy as np
 
 from .certificate import Certificate, certify_svm
 from .inner import InnerSolution, KernelData, apply_FK, inner_minimiser
-from .projection import project_A, project_paper
+from .projection import project_A, project_paper, repair_start
 
 __all__ = ["SVMProblem", "Evaluation"]
 
@@ -73,6 +73,14 @@ class SVMProblem:
 
     def project(self, z: np.ndarray) -> np.ndarray:
         return project_A(z, self.y, self.C)
+
+    def start(self, z0: np.ndarray | None) -> np.ndarray:
+        """A feasible start from ``z0`` that keeps its zeros (:func:`repair_start`)."""
+        if z0 is None:
+            return self.project(np.zeros(self.dim))
+        if self.eq_vector is None:
+            return self.project(z0)
+        return repair_start(z0, self.eq_vector, self.C)
 
     def project_paper(self, z: np.ndarray) -> np.ndarray:
         return project_paper(z, self.y, self.C)

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-__all__ = ["project_A", "project_paper", "project_box", "project_sum_box"]
+__all__ = ["project_A", "project_paper", "project_box", "project_sum_box", "repair_start"]
 
 
 def _piecewise_root(breaks: np.ndarray, phi) -> float:
@@ -132,6 +132,25 @@ def _restore_equality(
     return np.clip(p, 0.0, C)
 
 
+
+
+def repair_start(z0, e, C: float) -> np.ndarray:
+    """A point of ``{e'a = 0, 0 <= a <= C}`` near ``z0`` with the zeros of ``z0`` kept at zero.
+
+    A warm start such as the plain SVM's dual is feasible only up to its solver's tolerance;
+    projecting it onto the whole set would spread a small shift ``lam e_i`` over every zero
+    coordinate of one class (thousands of new, tiny support vectors). Projecting within the
+    support ``S`` of ``z0`` (``project_A`` on ``S``, zeros held) repairs it instead, whenever
+    ``S`` holds both signs of ``e``; otherwise the full projection :func:`project_A`.
+    """
+    z0 = np.clip(np.asarray(z0, dtype=np.float64), 0.0, C)
+    e = np.asarray(e, dtype=np.float64)
+    S = np.flatnonzero(z0 > 0)
+    if S.size == 0 or np.unique(e[S]).size < 2:
+        return project_A(z0, e, C)
+    z = np.zeros_like(z0)
+    z[S] = project_A(z0[S], e[S], C)
+    return z
 
 
 def project_sum_box(z, C: float) -> tuple[np.ndarray, np.ndarray]:

@@ -37,7 +37,7 @@ from ._result import DANKResult
 from .certificate import _assemble, best_bias
 from .feature_kernel import FeatureKernel
 from .inner import CenteredF, KernelData, LowRankF, apply_FK
-from .projection import project_A
+from .projection import repair_start
 
 __all__ = ["solve_svm_working_set", "WorkingSetResult"]
 
@@ -188,7 +188,7 @@ def solve_svm_working_set(
         if verbose:
             _log(f"SVC warm start: {svc.support_.size} support vectors, "
                  f"{time.perf_counter() - t0:.1f} s")
-    a = project_A(np.minimum(np.asarray(alpha0, dtype=np.float64), C), y, C)
+    a = repair_start(alpha0, y, C)
     W = np.flatnonzero(a > 0)
     if W.size == 0 or np.unique(y[W]).size < 2:  # seed with a few points of each class
         W = np.union1d(W, np.concatenate([np.flatnonzero(y > 0)[:5], np.flatnonzero(y < 0)[:5]]))

@@ -697,7 +697,7 @@ def load_instance(path) -> dict:
             if np.any(bad):
                 i = int(np.flatnonzero(bad)[0])
                 raise FormatError(f"{f.path}: field 'y' must contain only -1 and +1 for task "
-                                  f"{task!r}, got y[{i}] = {y[i]!r}")
+                                  f"{task!r}, got y[{i}] = {float(y[i])!r}")
             if task == "svm" and (np.all(y == 1.0) or np.all(y == -1.0)):
                 raise FormatError(f"{f.path}: field 'y' must contain both classes for task "
                                   "'svm' (the bias constraint y'a = 0 needs them)")
@@ -740,9 +740,10 @@ def load_solution(path, n: int | None = None) -> dict:
         task = _header(f, "dank-solution", _SOLUTION_FIELDS, _ALL_SOLUTION)
         sol = dict(task=task, bias=None, F=None)
         names = ("alpha_hat", "alpha_check") if task == "svr" else ("alpha",)
+        given = n is not None
         for name in names:
             v, _ = _array(f, name, 1)
-            if n is not None and v.shape != (n,):
+            if given and v.shape != (n,):
                 raise FormatError(f"{f.path}: field {name!r} has {v.size} entries but the "
                                   f"instance has n = {n}")
             if n is None:

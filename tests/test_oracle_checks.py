@@ -414,6 +414,49 @@ def test_bracket_matches_the_packages_and_scales_with_C(cases, task):
         assert abs(rep["rel_gap"] - base["rel_gap"]) <= 1e-10
 
 
+@pytest.mark.parametrize("task", ["svm", "svr", "decomposed"])
+def test_wrong_solutions_stay_wrong_after_rescaling(cases, data, task):
+    """The gap and bias checks are relative: a wrong gap / bias is rejected at any scale."""
+    inst0, sol0 = cases[task]
+    names = [k for k, (t, _, exp) in WRONG.items() if t == task and exp in (["gap"], ["bias"])]
+    for name in names:
+        _, build, expected = WRONG[name]
+        bad = build(inst0, sol0, data)
+        for c in (1e-4, 1e4):
+            inst = dict(inst0, K=inst0["K"] / c, C=inst0["C"] * c, eta=inst0["eta"] * c)
+            s = {k: (v * c if k.startswith("alpha") else v) for k, v in bad.items()}
+            assert _run(inst, s)["failed"] == expected, (name, c)
+
+
+def test_relative_gap_is_on_the_svm_side_scale():
+    """rel_gap = gap / 1'a (svm, P3) and gap / max(|b'y|, 1'(ah + ac), C) (svr), not gap / |h|:
+    with eta = 1e6 the objective (1e5) dwarfs 1'a (~6), and a point whose gap is 1e-4 of 1'a
+    but 1e-9 of the objective is not certified at tol 1e-6."""
+    import os
+
+    from verification.golden import GOLDEN_DIR
+
+    inst = load_instance(os.path.join(GOLDEN_DIR, "p1_eta_1e6_instance.npz"))
+    sol = load_solution(os.path.join(GOLDEN_DIR, "p1_eta_1e6_solution.npz"), inst["n"])
+    a, y = sol["alpha"].copy(), inst["y"]
+    i, k = _idx(a, inst["C"], "C", y, 1.0), _idx(a, inst["C"], "free", y, -1.0)
+    a[i] -= 1e-3 * inst["C"]  # y'a kept: one point of each class moved by the same amount
+    a[k] -= 1e-3 * inst["C"]
+    rep = _run(inst, dict(task="svm", alpha=a))
+    assert rep["scale"] == np.sum(a) and rep["rel_gap"] == rep["gap"] / np.sum(a)
+    assert rep["gap"] / abs(rep["lower"]) < 1e-6 < rep["rel_gap"]
+    assert rep["failed"] == ["gap"]
+    inst = load_instance(os.path.join(GOLDEN_DIR, "p2_basic_instance.npz"))
+    sol = load_solution(os.path.join(GOLDEN_DIR, "p2_basic_solution.npz"), inst["n"])
+    rep = _run(inst, sol)
+    b = sol["alpha_hat"] - sol["alpha_check"]
+    assert rep["scale"] == max(abs(b @ inst["y"]), np.sum(sol["alpha_hat"] + sol["alpha_check"]),
+                               inst["C"])
+    inst = load_instance(os.path.join(GOLDEN_DIR, "p2_inside_tube_instance.npz"))
+    sol = load_solution(os.path.join(GOLDEN_DIR, "p2_inside_tube_solution.npz"), inst["n"])
+    assert _run(inst, sol)["scale"] == inst["C"]  # a* = 0: the floor C
+
+
 def test_tol_decides_the_gap_check(cases):
     """A point with relative gap between 1e-10 and 1e-6 passes at tol 1e-6, fails at 1e-10."""
     inst, sol = cases["svm"]
@@ -427,6 +470,42 @@ def test_tol_decides_the_gap_check(cases):
     assert rep["certified"]
     rep = _run(inst, dict(task="svm", alpha=a), tol=1e-10)
     assert rep["failed"] == ["gap"]
+
+
+@pytest.mark.parametrize("task", ["svm", "svr"])
+def test_bias_check_is_the_gap_at_the_submitted_bias(cases, task):
+    """Its value is (q + C loss(bias) - lin) / scale (SPEC, Certificates), recomputed here from
+    the submitted F; biases whose gap is 0.5 tol pass and 2 tol fail."""
+    inst, sol = cases[task]
+    y, C, K = inst["y"], inst["C"], inst["K"]
+    if task == "svm":
+        d, lin = sol["alpha"] * y, np.sum(sol["alpha"])
+
+        def loss(f):
+            return np.sum(np.maximum(0.0, 1.0 - y * f))
+    else:
+        d = sol["alpha_hat"] - sol["alpha_check"]
+        lin = d @ y - inst["epsilon"] * np.sum(sol["alpha_hat"] + sol["alpha_check"])
+
+        def loss(f):
+            return np.sum(np.maximum(0.0, np.abs(y - f) - inst["epsilon"]))
+    g = (sol["F"] * K) @ d
+    scale = _run(inst, sol)["scale"]
+
+    def value(b):
+        return (d @ g + C * loss(g + b) - lin) / scale
+
+    for t in (1e-3, -1e-3):
+        rep = _run(inst, dict(sol, bias=sol["bias"] + t))
+        assert rep["checks"]["bias"]["value"] == pytest.approx(value(sol["bias"] + t), rel=1e-9)
+    tol = 1e-6
+    for target, ok in ((0.5 * tol, True), (2 * tol, False)):
+        lo, hi = 0.0, 1.0  # bisect the shift t >= 0 with value(b + t) = target
+        for _ in range(100):
+            mid = 0.5 * (lo + hi)
+            lo, hi = (mid, hi) if value(sol["bias"] + mid) < target else (lo, mid)
+        rep = _run(inst, dict(sol, bias=sol["bias"] + lo), tol=tol)
+        assert rep["failed"] == ([] if ok else ["bias"])
 
 
 def test_F_tolerance(cases):

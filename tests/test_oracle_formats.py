@@ -117,7 +117,10 @@ BAD_INSTANCES = {
     "K_asymmetric_scaled": (_with(BASE, K=[[2e-12, 1e-12], [0.0, 2e-12]]), "not symmetric"),
     "K_string_entry": (_with(BASE, K=[[2.0, "1"], [1.0, 2.0]]), "'K'[0][1] must be one of"),
     "representable_C": (_with(BASE, C=1e-120), "representable range"),
-    "representable_eta": (_with(BASE, eta=1e150), "representable range"),
+    "representable_svm_scale": (_with(BASE, C=1e-120, eta=1e-240), "C * max|K| * n = 1e-119.4 "
+                                "is not in [1e-100, 1e100] (C = 1e-120, eta = 1e-240, max|K| = 2,"
+                                " n = 2)"),
+    "representable_eta": (_with(BASE, eta=1e150), "eta / (C^2 max|K|) = 1e149.7 is not in"),
     "kernel_unknown": (_with(XBASE, kernel="rbf"), "'kernel' must be one of"),
     "gaussian_no_width": (_with(XBASE, sigma=_DROP), "exactly one of 'sigma' or 'gamma'"),
     "gaussian_both_widths": (_with(XBASE, gamma=2.0), "exactly one of 'sigma' or 'gamma'"),

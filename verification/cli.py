@@ -72,9 +72,10 @@ def _tol_arg(text: str) -> float:
 _CERTIFY_EPILOG = """\
 file format:
   INSTANCE and SOLUTION are .npz archives or JSON objects (the type is read from the
-  content, not the extension), version 1, documented field by field in the docstring of
-  verification/formats.py (python -c "import verification.formats as f; help(f)") and
-  in README.md; what each check means: verification/oracle.py.
+  content, not the extension), version 1, documented field by field (types, limits) in
+  the docstring of verification/formats.py:
+      python -c "import verification.formats as f; help(f)"
+  what each check means and its tolerance: the docstring of verification/oracle.py.
 
 exit codes:
   0  certified: feasible, certified relative gap <= --tol, submitted bias and F consistent

@@ -93,8 +93,8 @@ def _certify(argv):
     prog = "dank-verify certify"
     p = _Parser(prog=prog, formatter_class=argparse.RawDescriptionHelpFormatter,
                 description="Certify a candidate solution of a DANK problem (P1 svm, P2 svr, "
-                "P3 decomposed), e.g. one from another implementation: feasibility of every "
-                "constraint, the duality gap recomputed by dank_ref, the submitted bias and F.",
+                "P3 decomposed),\ne.g. one from another implementation: feasibility of every "
+                "constraint, the duality\ngap recomputed by dank_ref, the submitted bias and F.",
                 epilog=_CERTIFY_EPILOG)
     p.add_argument("instance", help="instance file (.npz or JSON, format 'dank-instance')")
     p.add_argument("solution", help="solution file (.npz or JSON, format 'dank-solution')")
@@ -154,7 +154,7 @@ def _vectors(argv):
     prog = "dank-verify vectors"
     p = _Parser(prog=prog, formatter_class=argparse.RawDescriptionHelpFormatter,
                 description="Check the golden vectors (verification/golden/): checksums, "
-                "re-certification, regeneration; or write them afresh.",
+                "re-certification,\nregeneration; or write them afresh.",
                 epilog=_VECTORS_EPILOG)
     g = p.add_mutually_exclusive_group()
     g.add_argument("--dir", default=None, metavar="DIR",

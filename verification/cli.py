@@ -42,34 +42,156 @@ def _run(argv):
     return 0
 
 
+class _UsageError(Exception):
+    """An argument error of a subcommand parser (reported in one line, exit 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise _UsageError(message)
+
+
+def _one_line(exc: BaseException) -> str:
+    msg = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
+
+
+def _fail(prog: str, what: str, exc: BaseException) -> int:
+    """One line on stderr, exit code 2 (bad input or failure to evaluate)."""
+    if isinstance(exc, (ValueError, TypeError)) and what == "bad input":
+        msg = " ".join(str(exc).split()) or type(exc).__name__
+    else:
+        msg = _one_line(exc)
+    print(f"{prog}: {what}: {msg}", file=sys.stderr)
+    return 2
+
+
+def _tol_arg(text: str) -> float:
+    import math
+
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if not math.isfinite(v) or v <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text!r}")
+    return v
+
+
+_CERTIFY_EPILOG = """\
+file format:
+  INSTANCE and SOLUTION are .npz archives or JSON objects (the type is read from the
+  content, not the extension), version 1, documented field by field (types, limits) in
+  the docstring of verification/formats.py:
+      python -c "import verification.formats as f; help(f)"
+  what each check means and its tolerance: the docstring of verification/oracle.py.
+
+exit codes:
+  0  certified: feasible, certified relative gap <= --tol, submitted bias and F consistent
+  1  not certified: the report on stdout names every failed check
+  2  bad input (unreadable or malformed file, task or size mismatch, bad --tol) or any
+     failure to evaluate; one line on stderr (the traceback only with --debug)
+
+example:
+  dank-verify certify verification/golden/p1_basic_instance.npz \\
+                      verification/golden/p1_basic_solution.npz --tol 1e-9
+"""
+
+
 def _certify(argv):
-    p = argparse.ArgumentParser(prog="dank-verify certify")
-    p.add_argument("instance")
-    p.add_argument("solution")
-    p.add_argument("--tol", type=float, default=1e-6)
-    p.add_argument("--no-reference", action="store_true")
-    a = p.parse_args(argv)
-    from .formats import FormatError, load_instance, load_solution
+    prog = "dank-verify certify"
+    p = _Parser(prog=prog, formatter_class=argparse.RawDescriptionHelpFormatter,
+                description="Certify a candidate solution of a DANK problem (P1 svm, P2 svr, "
+                "P3 decomposed),\ne.g. one from another implementation: feasibility of every "
+                "constraint, the duality\ngap recomputed by dank_ref, the submitted bias and F.",
+                epilog=_CERTIFY_EPILOG)
+    p.add_argument("instance", help="instance file (.npz or JSON, format 'dank-instance')")
+    p.add_argument("solution", help="solution file (.npz or JSON, format 'dank-solution')")
+    p.add_argument("--tol", type=_tol_arg, default=1e-6, metavar="T",
+                   help="required certified relative gap, finite and > 0 (default 1e-6)")
+    p.add_argument("--no-reference", action="store_true",
+                   help="skip the informative distance to a reference solution (one solve "
+                   "less)")
+    p.add_argument("--debug", action="store_true",
+                   help="on an error, show the full traceback instead of one line")
+    try:
+        a = p.parse_args(argv)
+    except _UsageError as exc:
+        print(f"{prog}: bad arguments: {exc} (see {prog} --help)", file=sys.stderr)
+        return 2
+    from .formats import load_instance, load_solution
     from .oracle import certify, format_report
 
     try:
         inst = load_instance(a.instance)
-        sol = load_solution(a.solution, n=inst["y"].size)
-    except FormatError as exc:
-        print(f"bad input: {exc}", file=sys.stderr)
-        return 2
-    rep = certify(inst, sol, tol=a.tol, reference=not a.no_reference)
-    print(format_report(rep))
+        sol = load_solution(a.solution, n=inst["n"])
+        if sol["task"] != inst["task"]:
+            raise ValueError(f"{a.solution}: solution for task {sol['task']!r} but the instance "
+                             f"{a.instance} is task {inst['task']!r}")
+    except Exception as exc:  # noqa: BLE001 - exit 2 with one line, never a traceback
+        if a.debug:
+            raise
+        bad = isinstance(exc, (ValueError, TypeError))
+        return _fail(prog, "bad input" if bad else "cannot read input", exc)
+    try:
+        rep = certify(inst, sol, tol=a.tol, reference=not a.no_reference)
+        text = format_report(rep)
+    except Exception as exc:  # noqa: BLE001 - MemoryError, LinAlgError, ... -> 2
+        if a.debug:
+            raise
+        return _fail(prog, "cannot evaluate", exc)
+    print(text)
     return 0 if rep["certified"] else 1
 
 
-def _vectors(argv):
-    p = argparse.ArgumentParser(prog="dank-verify vectors")
-    p.add_argument("--dir", default=None)
-    a = p.parse_args(argv)
-    from .golden import check_vectors
+_VECTORS_EPILOG = """\
+exit codes:
+  0  every stored vector matches its checksum, is re-certified (rel. gap <= 1e-12 by both
+     dank_ref and dank_fast) and (unless --no-regenerate) regenerates to the same instance
+     bytes and a certified value bracket overlapping the stored one
+  1  some vector does not (one line per vector says which test failed)
+  2  bad input (missing directory or MANIFEST.json, malformed manifest) or a failure to
+     evaluate; one line on stderr (the traceback only with --debug)
 
-    ok, lines = check_vectors(a.dir)
+examples:
+  dank-verify vectors                       check the packaged vectors
+  dank-verify vectors --write NEWDIR        regenerate every vector (files + MANIFEST.json)
+"""
+
+
+def _vectors(argv):
+    prog = "dank-verify vectors"
+    p = _Parser(prog=prog, formatter_class=argparse.RawDescriptionHelpFormatter,
+                description="Check the golden vectors (verification/golden/): checksums, "
+                "re-certification,\nregeneration; or write them afresh.",
+                epilog=_VECTORS_EPILOG)
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--dir", default=None, metavar="DIR",
+                   help="directory of the vectors to check (default: the packaged ones)")
+    g.add_argument("--write", default=None, metavar="DIR",
+                   help="regenerate every vector into DIR (created) instead of checking")
+    p.add_argument("--no-regenerate", action="store_true",
+                   help="check checksums and re-certify only (no solves)")
+    p.add_argument("--debug", action="store_true",
+                   help="on an error, show the full traceback instead of one line")
+    try:
+        a = p.parse_args(argv)
+    except _UsageError as exc:
+        print(f"{prog}: bad arguments: {exc} (see {prog} --help)", file=sys.stderr)
+        return 2
+    from .golden import check_vectors, generate
+
+    try:
+        if a.write is not None:
+            man = generate(a.write)
+            print(f"wrote {len(man['vectors'])} vectors and MANIFEST.json to {a.write}")
+            return 0
+        ok, lines = check_vectors(a.dir, regenerate=not a.no_regenerate)
+    except Exception as exc:  # noqa: BLE001 - exit 2 with one line
+        if a.debug:
+            raise
+        bad = isinstance(exc, (ValueError, TypeError, OSError))
+        return _fail(prog, "bad input" if bad else "cannot evaluate", exc)
     print("\n".join(lines))
     return 0 if ok else 1
 
@@ -96,11 +218,26 @@ def _reproduce(argv):
 
 
 def main(argv=None):
+    """Dispatch ``dank-verify [certify|vectors|reproduce] ...``; returns the exit code.
+
+    ``certify`` and ``vectors`` map every failure to exit code 2 with one line on stderr
+    themselves.  For the other commands an unexpected exception is also reported in one line
+    with exit code 2; ``--debug`` (removed from their arguments) shows the traceback instead.
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
-    cmds = {"certify": _certify, "vectors": _vectors, "reproduce": _reproduce}
-    if argv and argv[0] in cmds:
-        return cmds[argv[0]](argv[1:])
-    return _run(argv)
+    own = {"certify": _certify, "vectors": _vectors}
+    if argv and argv[0] in own:
+        return own[argv[0]](argv[1:])
+    cmd, fn = ("reproduce", _reproduce) if argv and argv[0] == "reproduce" else (None, _run)
+    rest = argv[1:] if cmd else argv
+    debug = "--debug" in rest
+    rest = [x for x in rest if x != "--debug"]
+    try:
+        return fn(rest)
+    except Exception as exc:  # noqa: BLE001 - one line, exit 2, unless --debug
+        if debug:
+            raise
+        return _fail("dank-verify" + (f" {cmd}" if cmd else ""), "error", exc)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 
 Public API
 ----------
-solve_svm         P1 (eq. mainrank), certified
+solve_svm         P1 (eq. mainrank), certified (dense K, or FeatureKernel: working sets)
+FeatureKernel     a PSD kernel given by features, evaluated in blocks (no n x n array)
 solve_svr         P2 (eq. mainsvr, DANK in SVR), certified
 solve_decomposed  P3 (eqs. mainls, mainlssub), k-means decomposition, joblib
 DANKRegressor     scikit-learn estimator for P2
@@ -17,6 +18,7 @@ from ._result import DANKResult
 from .certificate import Certificate, best_bias, svm_certificate, svr_certificate
 from .decomposed import DecomposedResult, solve_decomposed
 from .estimators import DANKClassifier
+from .feature_kernel import FeatureKernel
 from .inner import KernelData, apply_FK, inner_minimiser
 from .kernels import compute_kernel
 from .projection import project_A, project_box, project_paper, project_sum_box
@@ -34,6 +36,7 @@ __all__ = [
     "DANKRegressor",
     "DANKResult",
     "DecomposedResult",
+    "FeatureKernel",
     "KernelData",
     "apply_FK",
     "best_bias",

@@ -194,11 +194,14 @@ def solve_svm_working_set(
         W = np.union1d(W, np.concatenate([np.flatnonzero(y > 0)[:5], np.flatnonzero(y < 0)[:5]]))
     status, rounds, n_iter = "max_iter", [], 0
     res_W = cert = None
+    # while points outside W violate the margin, W will change: its own problem is solved only
+    # as far as the full gap it leaves (1e-2 of it, never below tol); the last round to tol
+    tol_W = max(tol, 1e-4)
     for r in range(1, max_rounds + 1):
         tr = time.perf_counter()
         kd = KernelData(kernel.block(W, W), n_total=n)
         prob = SVMProblem(kd, y[W], C, eta, tau)
-        res_W = newton(prob, tol=tol, max_iter=max_iter, alpha0=a[W], record_history=False)
+        res_W = newton(prob, tol=tol_W, max_iter=max_iter, alpha0=a[W], record_history=False)
         n_iter += res_W.n_iter
         a = np.zeros(n)
         a[W] = res_W.alpha
@@ -228,10 +231,13 @@ def solve_svm_working_set(
         if cert.rel_gap <= tol:
             status = "converged"
             break
-        if viol.size == 0:  # gap not closed on W itself: the inner solve stopped early
-            status = "stalled" if res_W.status != "converged" else status
-            if res_W.status != "converged":
+        if viol.size == 0:  # W holds the support: close the gap on W itself
+            if tol_W <= tol and res_W.status != "converged":
+                status = "stalled"
                 break
+            tol_W = tol
+            continue
+        tol_W = max(tol, min(1e-4, 1e-2 * cert.rel_gap))
         add = max_add or max(500, W.size // 2)
         viol = viol[np.argsort(margin[viol], kind="stable")[:add]]
         keep = W[(a[W] > 0) | (margin[W] < 1.0 + 1e-3)]  # shrink: drop inactive, well-classified

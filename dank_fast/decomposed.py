@@ -25,14 +25,30 @@ The block-diagonal matrix costs an extra ``eta * #(off-block entries)`` in ``Hba
 lemma's proof hides this in "Const". :attr:`DecomposedResult.F` is the true minimiser;
 :attr:`DecomposedResult.F_blocks` are the per-cluster blocks.
 
-Certificates: one for the concatenated solution on ``Kbar`` (its gap is the sum of the
-cluster gaps) and, separately, the value ``h(abar)`` on the full kernel ``K`` (a lower bound
-of the saddle value of the full problem mainls, with that problem's own upper bound).
+Certificates: one for the concatenated solution on ``Kbar`` -- the sum of the cluster
+certificates (``h``, the primal and hence the gap separate over the clusters when there is no
+bias), so ``Kbar`` is never formed -- and, separately, the value ``h(abar)`` on the full kernel
+``K`` (a lower bound of the saddle value of the full problem mainls, with that problem's own
+upper bound).
+
+Scale (section knplapp)
+-----------------------
+With ``K`` a :class:`dank_fast.FeatureKernel`, no ``n x n`` kernel is formed and no SVM is fitted
+on all ``n`` points: k-means runs on the features, each cluster's kernel is computed where that
+cluster is solved (``O(n_c^2)`` memory), and ``eta="svm"`` is the paper's rule applied to the
+problem that is actually solved (eq. mainlslemma): ``eta = ||abar_SVM||^2``, where ``abar_SVM``
+concatenates the plain SVMs of the clusters (the SVM of the block kernel ``Kbar`` with one bias
+per cluster). One ``eta``
+for every cluster keeps Lemma lemmalink and the certificate on ``Kbar`` valid. The clusters are
+solved by ``joblib`` (``n_jobs``, ``backend``) or on a ``dask.distributed`` cluster
+(``client=``): each cluster's data are scattered once and used by both of its tasks (the SVM warm
+start and the DANK solve).
 """
 
 from __future__ import annotations
 
-import numbers
+import dataclasses
+import math
 import time
 from dataclasses import dataclass, field
 
@@ -44,14 +60,27 @@ from ._newton import newton
 from ._paper import paper
 from ._problem import SVMProblem, _lambda_max
 from ._result import DANKResult
-from ._validation import check_finite_array, check_kernel_matrix, check_positive
-from .certificate import Certificate, certify_box
-from .inner import KernelData
+from ._scaling import canonical_factor, unscale
+from ._validation import (
+    check_cluster_labels,
+    check_finite_array,
+    check_integer,
+    check_kernel_matrix,
+    check_labels_pm1,
+    check_positive,
+    check_representable,
+    kernel_scale,
+)
+from .certificate import Certificate, _assemble, certify_box
+from .feature_kernel import FeatureKernel
+from .inner import InnerSolution, KernelData
 from .projection import project_box
 
 __all__ = ["DecomposedProblem", "DecomposedResult", "solve_decomposed", "block_kernel", "METHODS"]
 
-METHODS = ("accelerated", "newton", "paper", "paper-monotone", "pgm")
+METHODS = ("auto", "accelerated", "newton", "paper", "paper-monotone", "pgm")
+#: below this the plain SVMs' ``||a||^2`` is degenerate and ``eta = "svm"`` falls back to 1
+ETA_FLOOR = 1e-12
 
 
 def block_kernel(K: np.ndarray, labels) -> np.ndarray:
@@ -94,7 +123,7 @@ class DecomposedProblem(SVMProblem):
 
     def lipschitz_pgm(self) -> float:
         n = self.kd.n
-        return n + n * self.C**2 * _lambda_max(self.kd) / (4 * self.eta)
+        return n + n * self.C * self.C * _lambda_max(self.kd) / (4 * self.eta)
 
 
 @dataclass
@@ -112,17 +141,19 @@ class DecomposedResult:
     results : list of DANKResult
         Per-cluster solver output (``results[c].alpha`` indexed like ``blocks[c]``).
     certificate : Certificate
-        Certificate of ``alpha`` for P3 on ``Kbar`` (eq. mainlslemma); ``lower``, ``upper``,
-        ``gap``, ``rel_gap`` below are its fields.
-    full_value : float
-        ``h(abar)`` on the full kernel ``K`` (eq. mainls): a lower bound of the full
-        problem's saddle value.
-    full_certificate : Certificate
+        Certificate of ``alpha`` for P3 on ``Kbar`` (eq. mainlslemma): the sum of the cluster
+        certificates; ``lower``, ``upper``, ``gap``, ``rel_gap`` below are its fields.
+    full_value : float or None
+        ``h(abar)`` on the full kernel ``K`` (eq. mainls): a lower bound of the full problem's
+        saddle value (None when ``certify_full=False``).
+    full_certificate : Certificate or None
         Certificate of ``abar`` for the full problem (its ``upper`` bounds the full saddle
         value from above; its gap measures how far ``abar`` is from optimal for mainls).
     status : str
         ``"converged"`` when the Kbar certificate reaches ``tol`` and every cluster converged,
         else ``"not_converged"`` (see ``results[c].status``).
+    eta : float
+        The ``eta`` used (``eta="svm"``: the rule of the module docstring).
     """
 
     alpha: np.ndarray
@@ -130,14 +161,15 @@ class DecomposedResult:
     blocks: list
     results: list
     certificate: Certificate
-    full_value: float
-    full_certificate: Certificate
+    full_value: float | None
+    full_certificate: Certificate | None
     status: str
     time: float
-    kernel_bar: KernelData = field(repr=False)
     eta: float = 0.0
     y: np.ndarray | None = field(default=None, repr=False)
     bias: None = None
+    kernel: object = field(default=None, repr=False)
+    extra: dict = field(default_factory=dict, repr=False)
 
     @property
     def lower(self) -> float:
@@ -168,11 +200,24 @@ class DecomposedResult:
         """Per-cluster minimisers ``Fbar^(c,c) = 11' + Gamma(abar^(c))`` (dense)."""
         return [r.F for r in self.results]
 
+    def _kernel_rows(self, rows) -> np.ndarray:
+        K = self.kernel
+        if isinstance(K, FeatureKernel):
+            return K.block(rows, np.arange(K.n))
+        return np.asarray(K)[rows]
+
     @property
     def F(self) -> np.ndarray:
-        """The true minimiser of ``Hbar(abar, .)``: ``11' + Gamma_Kbar(abar)`` (1 off-block)."""
+        """The true minimiser of ``Hbar(abar, .)``: ``11' + Gamma_Kbar(abar)`` (1 off-block).
+
+        Dense ``n x n`` (refused above 2 GiB); :attr:`F_blocks` holds the diagonal blocks.
+        """
+        n = self.alpha.size
+        if 8 * n * n > 2 << 30:
+            raise MemoryError(f"F is {n} x {n}; use F_blocks")
         d = self.alpha * self.y
-        return 1.0 + np.outer(d, d) * self.kernel_bar.K / (4 * self.eta)
+        Kbar = self._kernel_rows(np.arange(n)) * (self.labels[:, None] == self.labels[None, :])
+        return 1.0 + np.outer(d, d) * Kbar / (4 * self.eta)
 
     @property
     def F_lemma(self) -> np.ndarray:
@@ -183,31 +228,140 @@ class DecomposedResult:
         return F
 
     def __repr__(self) -> str:
+        full = "" if self.full_value is None else f", full_value={self.full_value:.10g}"
         return (
             f"DecomposedResult(n_clusters={len(self.blocks)}, status={self.status!r}, "
-            f"gap={self.gap:.3e}, rel_gap={self.rel_gap:.3e}, lower={self.lower:.10g}, "
-            f"full_value={self.full_value:.10g}, time={self.time:.3f}s)"
+            f"gap={self.gap:.3e}, rel_gap={self.rel_gap:.3e}, lower={self.lower:.10g}"
+            f"{full}, time={self.time:.3f}s)"
         )
 
 
-def _solve_block(K, y, C, eta, method, tol, max_iter, options) -> DANKResult:
-    problem = DecomposedProblem(KernelData(K), y, C, eta)
-    if method == "accelerated":
-        return accelerated(problem, tol=tol, max_iter=max_iter or 5000, **options)
-    if method == "newton":
+# --------------------------------------------------------------------------- cluster tasks
+def _cluster_kernel(data) -> np.ndarray:
+    """The cluster's kernel: given (dense route) or computed from its features."""
+    kind, A, spec = data[0], data[1], data[3]
+    if kind == "K":
+        return A
+    return FeatureKernel(A, **spec).block(np.arange(A.shape[0]), np.arange(A.shape[0]))
+
+
+def _svc_task(data, C: float) -> np.ndarray:
+    """Dual variables of the plain SVM of one cluster (zero for a one-class cluster)."""
+    y = data[2]
+    if np.unique(y).size < 2:
+        return np.zeros(y.size)
+    from .svm import svc_dual
+
+    return svc_dual(_cluster_kernel(data), y, C)
+
+
+def _solve_task(data, alpha0, C, eta, c, method, tol, max_iter, options) -> DANKResult:
+    """One cluster's P3 (eq. mainlssub) on the canonical instance ``(cK, C/c, eta/c)``."""
+    K = _cluster_kernel(data)
+    y = data[2]
+    kd = KernelData(K)
+    kd_c = kd if c == 1.0 else KernelData(K * c)
+    problem = DecomposedProblem(kd_c, y, C / c, eta / c)
+    a0 = None if alpha0 is None else alpha0 / c
+    if method in ("auto", "newton"):
         opts = {"fallback_iter": max_iter or 5000, **options}
-        return newton(problem, tol=tol, max_iter=max_iter or 100, **opts)
-    variant = {"paper": "nesterov", "paper-monotone": "monotone", "pgm": "pgm"}[method]
-    return paper(problem, variant=variant, t_max=max_iter or 2000, tol=tol, **options)
+        res = newton(problem, tol=tol, max_iter=max_iter or 100, alpha0=a0, **opts)
+    elif method == "accelerated":
+        res = accelerated(problem, tol=tol, max_iter=max_iter or 5000, alpha0=a0, **options)
+    else:
+        variant = {"paper": "nesterov", "paper-monotone": "monotone", "pgm": "pgm"}[method]
+        res = paper(problem, variant=variant, t_max=max_iter or 2000, alpha0=a0, tol=tol,
+                    **options)
+    return unscale(res, c, kd, eta)
 
 
-def _check_labels_pm1(y, n: int) -> np.ndarray:
-    y = check_finite_array(y, "y", ndim=1)
-    if y.shape[0] != n:
-        raise ValueError(f"y has {y.shape[0]} entries but K has {n} rows")
-    if not np.all((y == 1.0) | (y == -1.0)):
-        raise ValueError("y must contain only -1 and +1 (P3 is the decomposed DANK-SVM)")
-    return y
+class _Runner:
+    """Maps a cluster task over the clusters: joblib (default) or a dask.distributed Client.
+
+    With dask, the cluster payloads are scattered once (:meth:`distributed.Client.scatter`)
+    and every later task refers to them by future: no payload is sent twice.
+    """
+
+    def __init__(self, payloads, client=None, n_jobs=None, backend=None):
+        self.client = client
+        self.n_jobs, self.backend = n_jobs, backend
+        if client is not None:
+            self.data = client.scatter(payloads)
+        else:
+            self.data = payloads
+
+    def map(self, func, *per_cluster, **common):
+        if self.client is not None:
+            futures = self.client.map(func, self.data, *per_cluster, pure=False, **common)
+            return self.client.gather(futures)
+        return Parallel(n_jobs=self.n_jobs, backend=self.backend)(
+            delayed(func)(d, *args, **common)
+            for d, *args in zip(self.data, *per_cluster, strict=True)
+        )
+
+
+def _sum_certificates(certs, alphas) -> Certificate:
+    """Certificate on ``Kbar`` from the clusters': lower, upper and gap add up (no bias)."""
+    lower = math.fsum(c.lower for c in certs)
+    gap = math.fsum(c.gap for c in certs)
+    lin = math.fsum(float(a.sum()) for a in alphas)
+    return Certificate(
+        lower=lower, upper=lower + gap, gap=gap,
+        rel_gap=gap / lin if lin > 0 else (0.0 if gap == 0 else math.inf),
+        rel_gap_value=gap / abs(lower) if lower else (0.0 if gap == 0 else math.inf),
+        bias=float("nan"), bias_interval=(0.0, 0.0),
+        inner_excess=math.fsum(c.inner_excess for c in certs),
+        infeasibility=max(c.infeasibility for c in certs),
+    )
+
+
+def _full_certificate_dense(K, y, abar, C, eta, c):
+    """``h(abar)`` and the certificate of the full problem mainls on a dense ``K``."""
+    kd = KernelData(K if c == 1.0 else K * c)
+    p = DecomposedProblem(kd, y, C / c, eta / c)
+    ev = p.evaluate(abar / c, route="dense")
+    cert = p.certify(ev)
+    return ev.h * c, _scale_certificate(cert, c)
+
+
+def _full_certificate_features(kern: FeatureKernel, y, abar, C, eta, c):
+    """The same from features, in row blocks: ``O(n |S| d)`` time, ``kernel.block_bytes``."""
+    n = kern.n
+    d = abar * y / c  # canonical instance (cK, C/c, eta/c), a'' = a / c
+    Cc, etac = C / c, eta / c
+    S = np.flatnonzero(d)
+    dS, dS2 = d[S], d[S] * d[S]
+    f0 = np.zeros(n)
+    quad = quart = 0.0
+    if S.size:
+        inS = np.zeros(n, dtype=bool)
+        inS[S] = True
+        step = kern.rows_per_block(S.size)
+        for lo in range(0, n, step):
+            rows = np.arange(lo, min(lo + step, n))
+            B = kern.block(rows, S) * c
+            Kd = B @ dS
+            Q = (B * B) @ dS2
+            f0[rows] = Kd + d[rows] * Q / (4 * etac)
+            m = inS[rows]
+            quad += float(d[rows][m] @ Kd[m])
+            quart += float((d[rows][m] ** 2) @ Q[m])
+    lin = float(abar.sum()) / c
+    deficit = -(2 * quad / (4 * etac) + quart / (16 * etac * etac))
+    inner = InnerSolution(F=None, deficit=deficit, excess=0.0, eigvals=np.empty(0), route="closed")
+    hinge = float(np.maximum(0.0, 1.0 - y * f0).sum())
+    infeas = max(float(-abar.min()), float(abar.max() - C), 0.0) / c
+    cert = _assemble(lin, 0.5 * float(d @ f0), Cc * hinge, inner, etac, 0.0, None, (0.0, 0.0),
+                     lin, infeas)
+    return (lin + etac * deficit) * c, _scale_certificate(cert, c)
+
+
+def _scale_certificate(cert: Certificate, c: float) -> Certificate:
+    if c == 1.0:
+        return cert
+    return dataclasses.replace(cert, lower=cert.lower * c, upper=cert.upper * c,
+                               gap=cert.gap * c, inner_excess=cert.inner_excess * c,
+                               infeasibility=cert.infeasibility * c)
 
 
 def solve_decomposed(
@@ -215,53 +369,73 @@ def solve_decomposed(
     y,
     *,
     C: float,
-    eta: float,
+    eta: float | str,
     n_clusters: int | None = None,
     labels=None,
     X=None,
     random_state=None,
     n_jobs: int | None = None,
     backend: str | None = None,
-    method: str = "accelerated",
+    client=None,
+    method: str = "auto",
     tol: float = 1e-6,
     max_iter: int | None = None,
     check_psd: bool = True,
+    certify_full: bool = True,
+    kmeans_n_init: int = 10,
     **options,
 ) -> DecomposedResult:
     """Solve P3 by k-means decomposition (eq. mainlssub), certified on ``Kbar``.
 
     Parameters
     ----------
-    K : array_like of shape (n, n)
-        PSD kernel of all samples.
+    K : array_like of shape (n, n), or FeatureKernel
+        PSD kernel of all samples, or a :class:`dank_fast.FeatureKernel` (features and a kernel
+        function): then no ``n x n`` kernel is ever formed (module docstring, "Scale").
     y : array_like of shape (n,)
         Labels in {-1, +1} (one class per cluster is allowed: no bias constraint).
-    C, eta : float > 0
+    C : float > 0
+    eta : float > 0 or "svm"
+        ``"svm"``: ``eta = ||abar_SVM||^2`` from the clusters' plain SVMs (module docstring);
+        1 if that is degenerate (below 1e-12).
     n_clusters : int, optional
         Number of k-means clusters (``sklearn.cluster.KMeans(n_clusters,
-        random_state=random_state, n_init=10)`` on ``X``). Ignored when ``labels`` is given.
+        random_state=random_state, n_init=kmeans_n_init)`` on the features). Ignored when
+        ``labels`` is given.
     labels : array_like of shape (n,), optional
-        A given partition (any hashable values). If neither ``labels`` nor
-        ``n_clusters`` is given, one cluster (the undecomposed P3).
+        A given partition (any values comparable for equality; not NaN or None). If neither
+        ``labels`` nor ``n_clusters`` is given, one cluster (the undecomposed P3).
     X : array_like of shape (n, d), optional
-        Features for k-means (required with ``n_clusters``).
+        Features for k-means with a dense ``K`` (a FeatureKernel carries its own).
     random_state : int, RandomState or None
         Seed of k-means.
     n_jobs, backend :
-        Passed to ``joblib.Parallel``: the caller chooses where the clusters are solved.
-    method : {"accelerated", "paper", "paper-monotone", "pgm"}
-        Solver of every cluster (``"paper"`` = Algorithm ago3 with the box projection).
+        Passed to ``joblib.Parallel`` (the caller chooses where the clusters are solved;
+        ``backend="dask"`` inside ``joblib.parallel_config`` works too).
+    client : distributed.Client, optional
+        Solve the clusters on a dask cluster (``dask.distributed``; optional dependency, extra
+        ``dank[distributed]``). Cluster data are scattered once.
+    method : {"auto", "newton", "accelerated", "paper", "paper-monotone", "pgm"}
+        Solver of every cluster. ``"auto"``: Newton from the cluster's plain SVM.
     tol : float
         Target certified relative gap of every cluster.
+    certify_full : bool, default True
+        Also compute ``h(abar)`` and the certificate on the full kernel ``K`` (dense route:
+        ``O(n^2)``; FeatureKernel: ``O(n |S| d)`` time in row blocks).
 
     Returns
     -------
     DecomposedResult
 
+    Notes
+    -----
+    Memory: the clusters' kernels (``8 sum_c n_c^2`` bytes over the clusters in flight); time
+    ``O(sum_c (SVM_c + Newton_c))`` plus k-means.
+
     Examples
     --------
     >>> import numpy as np
-    >>> from dank_fast import compute_kernel, solve_decomposed
+    >>> from dank_fast import FeatureKernel, compute_kernel, solve_decomposed
     >>> rng = np.random.default_rng(0)
     >>> X = np.vstack([rng.normal(-3, 1, (20, 2)), rng.normal(3, 1, (20, 2))])
     >>> y = np.where(X[:, 0] + rng.normal(size=40) > 0, 1.0, -1.0)
@@ -271,70 +445,107 @@ def solve_decomposed(
     (2, True)
     >>> bool(res.full_value <= res.full_certificate.upper)
     True
+    >>> feat = solve_decomposed(FeatureKernel(X, sigma=1.0), y, C=1.0, eta="svm",
+    ...                         n_clusters=2, random_state=0)
+    >>> bool(feat.success), feat.eta > 0
+    (True, True)
     """
     t0 = time.perf_counter()
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    K = check_kernel_matrix(K, check_psd=check_psd)
-    n = K.shape[0]
-    y = _check_labels_pm1(y, n)
+    features = isinstance(K, FeatureKernel)
+    if features:
+        n = K.n
+        if X is not None:
+            raise ValueError("X is given by the FeatureKernel; do not pass X as well")
+        X = K.X
+        kappa = K.kappa
+    else:
+        K = check_kernel_matrix(K, check_psd=check_psd)
+        n = K.shape[0]
+        kappa = kernel_scale(K)
+    y = check_labels_pm1(y, n, require_both=False)
     C = check_positive(C, "C")
-    eta = check_positive(eta, "eta")
+    if isinstance(eta, str):
+        if eta != "svm":
+            raise ValueError(f"eta must be a number > 0 or 'svm', got {eta!r}")
+    else:
+        eta = check_positive(eta, "eta")
     tol = check_positive(tol, "tol")
-    if max_iter is not None and (
-        isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 1
-    ):
-        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
+    if max_iter is not None:
+        max_iter = check_integer(max_iter, "max_iter")
     if labels is not None:
-        labels = np.asarray(labels)
-        if labels.ndim != 1 or labels.shape[0] != n:
-            raise ValueError(f"labels must have shape ({n},), got {labels.shape}")
+        labels = check_cluster_labels(labels, n)
     elif n_clusters is not None:
-        if isinstance(n_clusters, bool) or not isinstance(n_clusters, numbers.Integral):
-            raise TypeError("n_clusters must be an integer")
+        n_clusters = check_integer(n_clusters, "n_clusters")
         if not 1 <= n_clusters <= n:
             raise ValueError(f"n_clusters must be in [1, {n}], got {n_clusters}")
         if X is None:
             raise ValueError("n_clusters needs the features X for k-means (or pass labels)")
-        X = check_finite_array(X, "X", ndim=2)
+        X = check_finite_array(X, "X", ndim=2, allow_bool=True)
         if X.shape[0] != n:
             raise ValueError(f"X has {X.shape[0]} rows but K has {n}")
         from sklearn.cluster import KMeans
 
-        labels = KMeans(n_clusters=n_clusters, random_state=random_state, n_init=10).fit_predict(X)
+        labels = KMeans(n_clusters=n_clusters, random_state=random_state,
+                        n_init=kmeans_n_init).fit_predict(X)
     else:
         labels = np.zeros(n, dtype=np.intp)
-    blocks = [np.flatnonzero(labels == c) for c in np.unique(labels)]
-    results = Parallel(n_jobs=n_jobs, backend=backend)(
-        delayed(_solve_block)(
-            np.ascontiguousarray(K[np.ix_(idx, idx)]), y[idx], C, eta, method, tol, max_iter,
-            options,
-        )
-        for idx in blocks
-    )
+    codes = _label_codes(labels)
+    blocks = [np.flatnonzero(codes == c) for c in range(int(codes.max()) + 1)]
+    if features:
+        payloads = [("X", K.X[idx], y[idx], K.spec) for idx in blocks]
+    else:
+        payloads = [("K", np.ascontiguousarray(K[np.ix_(idx, idx)]), y[idx], None)
+                    for idx in blocks]
+    runner = _Runner(payloads, client=client, n_jobs=n_jobs, backend=backend)
+    warm = None
+    if eta == "svm" or method == "auto":
+        warm = runner.map(_svc_task, C=C)
+    if eta == "svm":
+        eta = float(math.fsum(float(a @ a) for a in warm))
+        if not eta >= ETA_FLOOR:
+            eta = 1.0
+    if method != "auto":
+        warm = None
+    check_representable(C, eta, kappa, n)
+    c = canonical_factor(C, eta, kappa)
+    results = runner.map(_solve_task, warm or [None] * len(blocks), C=C, eta=eta, c=c,
+                         method=method, tol=tol, max_iter=max_iter, options=options)
     abar = np.zeros(n)
     for idx, r in zip(blocks, results, strict=True):
         abar[idx] = r.alpha
-    # certificate on Kbar (eq. mainlslemma) and the value on the full K (eq. mainls)
-    kd_bar = KernelData(block_kernel(K, labels))
-    pbar = DecomposedProblem(kd_bar, y, C, eta)
-    cert_bar = pbar.certify(pbar.evaluate(abar, route="dense"))
-    pfull = DecomposedProblem(KernelData(K), y, C, eta)
-    ev_full = pfull.evaluate(abar, route="dense")
-    cert_full = pfull.certify(ev_full)
+    cert_bar = _sum_certificates([r.certificate for r in results], [r.alpha for r in results])
+    full_value = cert_full = None
+    if certify_full:
+        if features:
+            full_value, cert_full = _full_certificate_features(K, y, abar, C, eta, c)
+        else:
+            full_value, cert_full = _full_certificate_dense(K, y, abar, C, eta, c)
     ok = all(r.status == "converged" for r in results) and cert_bar.rel_gap <= tol * (1 + 1e-9)
-    res = DecomposedResult(
+    return DecomposedResult(
         alpha=abar,
         labels=labels,
         blocks=blocks,
         results=list(results),
         certificate=cert_bar,
-        full_value=float(ev_full.h),
+        full_value=full_value,
         full_certificate=cert_full,
         status="converged" if ok else "not_converged",
         time=time.perf_counter() - t0,
-        kernel_bar=kd_bar,
         eta=eta,
         y=y,
+        kernel=K,
+        extra={"engine": "dask" if client is not None else "joblib"},
     )
-    return res
+
+
+def _label_codes(labels: np.ndarray) -> np.ndarray:
+    """Integer codes ``0 .. v-1`` of the cluster labels, in the order of first sorted value
+    when the labels are sortable (``np.unique``), else of first appearance."""
+    try:
+        _, codes = np.unique(labels, return_inverse=True)
+        return codes.ravel()
+    except TypeError:  # mixed, unorderable values: first appearance
+        seen: dict = {}
+        return np.array([seen.setdefault(v, len(seen)) for v in labels.tolist()], dtype=np.intp)

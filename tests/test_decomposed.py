@@ -121,3 +121,54 @@ def test_bad_input():
         solve_decomposed(K, y, C=1.0, eta=1.0, labels=np.zeros(3))
     with pytest.raises(ValueError):
         solve_decomposed(K, y, C=-1.0, eta=1.0)
+
+
+# ----------------------------------------------------------------- scale: the features route
+def test_feature_route_equals_the_dense_route_and_never_forms_K(monkeypatch):
+    from dank_fast import FeatureKernel
+
+    X, y, K = _blobs(n=90, seed=6)
+    labels = np.arange(90) % 3
+    dense = solve_decomposed(K, y, C=1.0, eta=5.0, labels=labels, tol=1e-10)
+    monkeypatch.setattr(FeatureKernel, "dense", lambda *a, **k: pytest.fail("formed K"))
+    feat = solve_decomposed(FeatureKernel(X, sigma=1.0), y, C=1.0, eta=5.0, labels=labels,
+                            tol=1e-10)
+    assert np.max(np.abs(feat.alpha - dense.alpha)) <= 1e-9
+    assert feat.lower == pytest.approx(dense.lower, rel=1e-12)
+    # the full problem's value and certificate, blockwise from the features
+    assert feat.full_value == pytest.approx(dense.full_value, rel=1e-12)
+    assert feat.full_certificate.upper == pytest.approx(dense.full_certificate.upper, rel=1e-10)
+
+
+def test_eta_svm_rule_is_the_norm_of_the_clusters_svms():
+    from sklearn.svm import SVC
+
+    from dank_fast import FeatureKernel
+
+    X, y, K = _blobs(n=80, seed=7)
+    labels = (X[:, 0] > 0).astype(int)
+    res = solve_decomposed(FeatureKernel(X, sigma=1.0), y, C=2.0, eta="svm", labels=labels)
+    expected = 0.0
+    for c in (0, 1):
+        idx = np.flatnonzero(labels == c)
+        if np.unique(y[idx]).size == 2:
+            svc = SVC(kernel="precomputed", C=2.0, tol=1e-4).fit(K[np.ix_(idx, idx)], y[idx])
+            expected += float(np.sum(svc.dual_coef_**2))
+    assert res.eta == pytest.approx(expected, rel=1e-9)
+    assert res.success
+
+
+@pytest.mark.parametrize("bad", [np.nan, None])
+def test_cluster_labels_nan_or_none_are_refused(bad):
+    X, y, K = _blobs(n=10)
+    labels = np.array([0, 1] * 5, dtype=object)
+    labels[3] = bad
+    with pytest.raises(ValueError, match="NaN|None"):
+        solve_decomposed(K, y, C=1.0, eta=1.0, labels=labels)
+
+
+def test_any_hashable_cluster_labels():
+    X, y, K = _blobs(n=12, seed=8)
+    labels = np.array(["a", "b", "c"] * 4)
+    res = solve_decomposed(K, y, C=1.0, eta=5.0, labels=labels)
+    assert len(res.blocks) == 3 and res.success

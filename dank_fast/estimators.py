@@ -8,6 +8,7 @@ a test point borrows the column of ``F`` of a matched training point.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
@@ -20,14 +21,74 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._estimator_base import KernelEstimatorMixin
 from ._validation import check_kernel_matrix
-from .extension import extended_decision, match_from_distances
+from .decomposed import solve_decomposed
+from .extension import match_from_distances
+from .feature_kernel import FeatureKernel
+from .inner import LowRankF
 from .kernels import kernel_params
-from .svm import METHODS, solve_svm
+from .svm import METHODS, solve_svm, svc_dual
 
 __all__ = ["DANKClassifier"]
 
 _KERNELS = ("rbf", "gaussian", "linear", "poly", "precomputed")
 _ETA_FLOOR = 1e-12  # below this the plain SVM's ||a||^2 is treated as degenerate
+#: ``route="auto"`` uses the dense n_p x n_p kernel up to this size (8 n_p^2 bytes: n_p ~ 11,585)
+DENSE_KERNEL_BYTES = 1 << 30
+#: prediction processes test points in batches whose blocks stay below this size
+PREDICT_BLOCK_BYTES = 1 << 30
+
+
+@dataclass
+class _Model:
+    """What one binary problem needs to predict: support, dual coefficients, bias and ``F``.
+
+    ``F`` is kept in factored form and its entries ``F[S, j*]`` are built for the matched
+    training points of each batch only (``|S| x batch``), never as ``|S| x n_p`` rows:
+    ``kind="lowrank"``: ``F = U diag(mu) U'``; ``"centered"`` (tau = 0): ``F = 11' + Gamma``,
+    ``Gamma_ij = d_i d_j k(x_i, x_j) / (4 eta)``; ``"decomposed"``: the block-diagonal ``Fbar``
+    of Lemma lemmalink (``11' + Gamma`` inside a cluster, 0 across).
+    """
+
+    kind: str
+    support: np.ndarray  # positions (within the problem) with a_i > 0
+    dual: np.ndarray  # a_i y_i on the support
+    bias: float
+    d: np.ndarray | None = None
+    eta: float = 1.0
+    mu: np.ndarray | None = None
+    U: np.ndarray | None = None
+    labels: np.ndarray | None = None
+    centers: np.ndarray | None = None
+    route: str = "dense"
+
+    def dual_of(self, S: np.ndarray) -> np.ndarray:
+        """``a_i y_i`` for support positions ``S`` (a subset of :attr:`support`)."""
+        if S.size == self.support.size:
+            return self.dual
+        return self.dual[np.searchsorted(self.support, S)]
+
+    def F_cols(self, est, idx, J, S=None) -> np.ndarray:
+        """``F[S, J]`` (``S`` defaults to the whole support)."""
+        S = self.support if S is None else S
+        J = np.asarray(J)
+        if self.kind == "lowrank":
+            return (self.U[S] * self.mu) @ self.U[J].T
+        G = self.d[S][:, None] * self.d[J][None, :] * est._train_kernel(idx, S, J) / (4 * self.eta)
+        if self.kind == "centered":
+            return 1.0 + G
+        same = self.labels[S][:, None] == self.labels[J][None, :]
+        return np.where(same, 1.0 + G, 0.0)
+
+
+def _model_from_result(res, y: np.ndarray, eta: float) -> _Model:
+    """The prediction model of a P1 result (dense or working-set route)."""
+    S = np.flatnonzero(res.alpha > 0)
+    d = res.alpha * y
+    F = res.inner.F
+    if isinstance(F, LowRankF):
+        mu, U = res.F_factors  # n_p rows (working sets: the ghost row outside W)
+        return _Model(kind="lowrank", support=S, dual=d[S], bias=float(res.bias), mu=mu, U=U)
+    return _Model(kind="centered", support=S, dual=d[S], bias=float(res.bias), d=d, eta=eta)
 
 
 class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -80,10 +141,10 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
     tau : float, default=0.01
         Nuclear-norm weight (relative to ``eta``, >= 0); ``tau = 0`` skips the
         eigendecomposition (``F = 11' + Gamma(a)`` exactly).
-    method : {"newton", "accelerated", "paper", "paper-monotone", "pgm"}, default="newton"
-        Solver of :func:`dank_fast.solve_svm`. ``"newton"`` (projected Newton
-        from the plain SVM's solution, falling back to ``"accelerated"`` if it
-        stalls) is the fastest to a certified ``tol``; see ``benchmarks/``.
+    method : {"auto", "newton", "accelerated", "paper", "paper-monotone", "pgm"}, default="auto"
+        Solver of :func:`dank_fast.solve_svm`. ``"auto"`` (= ``"newton"`` started from the
+        plain SVM's solution, falling back to ``"accelerated"`` if it stalls) is the fastest
+        to a certified ``tol``; see ``benchmarks/``.
     tol : float, default=1e-6
         Target certified relative duality gap of the solver.
     max_iter : int, default=None
@@ -117,12 +178,24 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         mainlssub): each binary problem's training set is split into
         ``decomposition`` clusters by k-means, and each cluster solves P3
         independently (no bias, ``tau`` ignored = 0, box constraint only; see
-        :func:`dank_fast.solve_decomposed`). Prediction: a test point is assigned
-        to its nearest k-means centre and the out-of-sample extension is applied
-        *within that cluster* (the paper leaves this unspecified; it is the
-        reading consistent with the block-diagonal ``Fbar`` of Lemma lemmalink),
+        :func:`dank_fast.solve_decomposed`). No ``n x n`` kernel is formed and no SVM
+        is fitted on all points: each cluster's kernel is computed for that cluster, and
+        ``eta="svm"`` is ``||abar_SVM||^2`` of the clusters' plain SVMs (the paper's rule for
+        the problem actually solved). Prediction: a test point is assigned to its nearest
+        k-means centre and the out-of-sample extension is applied *within that cluster*
+        (the paper leaves this unspecified; it is the reading consistent with the
+        block-diagonal ``Fbar`` of Lemma lemmalink),
         ``f(x') = sum_{i in c} a_i y_i Fbar_{i, j*} k(x_i, x')`` with no bias.
         Not available with ``kernel="precomputed"`` (k-means needs features).
+    route : {"auto", "dense", "working-set"}, default="auto"
+        How the exact problem (no ``decomposition``) is solved. ``"dense"``: the
+        ``n_p x n_p`` kernel of each binary problem (``8 n_p^2`` bytes). ``"working-set"``:
+        :class:`dank_fast.FeatureKernel` and working sets
+        (:func:`dank_fast.working_set.solve_svm_working_set`): the plain SVM is fitted on
+        the features by :class:`sklearn.svm.SVC` (kernel computed on the fly) and only
+        ``K[W][:, W]`` of a working set ``W`` near the support is ever formed.
+        ``"auto"``: dense while the kernel takes at most 1 GiB (``n_p <= 11,585``),
+        working sets above; precomputed kernels are always dense.
     random_state : int, RandomState instance or None, default=None
         Seed of k-means when ``decomposition`` is set; the solvers of P1 (and
         the plain SVM used by ``eta="svm"``) are deterministic.
@@ -155,8 +228,10 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         Bias ``b`` of each binary problem.
     F_rows_ : ndarray or list of ndarray
         Rows ``F[S, :]`` of the learned matrix of each problem (``|S| x n_p``
-        where ``n_p`` is the problem's number of training samples), all that the
-        extension needs.
+        where ``n_p`` is the problem's number of training samples), built on demand from
+        the factors (``|S| n_p`` memory); prediction never needs them whole.
+    models_ : list
+        Per-problem prediction state: support, ``a_i y_i``, bias and ``F`` in factored form.
     n_iter_ : ndarray of shape (n_problems,)
         Solver iterations of each binary problem.
     n_features_in_ : int
@@ -176,8 +251,13 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
     requested ``tol`` is not certified within ``max_iter``, a
     :class:`dank_fast.ConvergenceWarning` is issued (not silenced).
 
-    Cost: each binary problem stores its n_p x n_p kernel inside ``results_``
-    (``O(n^2)`` memory); prediction costs ``O(n_p m)`` per problem for the matching.
+    Cost (per binary problem with ``n_p`` points, ``|S|`` support vectors, rank ``r`` of
+    ``F``): dense route ``8 n_p^2`` bytes for the kernel (kept in ``results_``) plus the
+    Newton system on the free support vectors; working-set route ``8 |W|^2`` bytes instead;
+    decomposition ``8 max_c n_c^2``. Stored model ``O(n_p r)``. Prediction costs
+    ``O(n_p m)`` per problem for the matching, in batches of at most 1 GiB of distances and
+    kernel values (with ``extension="paper"`` a batch is the set of test points the
+    reciprocal ranks are taken over: the whole ``X`` whenever it fits).
 
     References
     ----------
@@ -215,6 +295,7 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         "multi_class": [StrOptions({"ovo", "ovr"})],
         "warm_start_svm": ["boolean"],
         "decomposition": [Interval(Integral, 1, None, closed="left"), None],
+        "route": [StrOptions({"auto", "dense", "working-set"})],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
@@ -230,13 +311,14 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         coef0=1.0,
         eta="svm",
         tau=0.01,
-        method="newton",
+        method="auto",
         tol=1e-6,
         max_iter=None,
         extension="paper",
         multi_class="ovo",
         warm_start_svm=True,
         decomposition=None,
+        route="auto",
         random_state=None,
         verbose=False,
     ):
@@ -255,36 +337,74 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.multi_class = multi_class
         self.warm_start_svm = warm_start_svm
         self.decomposition = decomposition
+        self.route = route
         self.random_state = random_state
         self.verbose = verbose
 
-    def _solve_binary(self, K: np.ndarray, y: np.ndarray):
-        """One binary DANK problem on kernel ``K`` with labels in {-1, +1}."""
-        alpha0 = None
-        if isinstance(self.eta, str):  # "svm": eta = ||a_SVM||_2^2 (paper)
-            svc = SVC(kernel="precomputed", C=self.C, tol=1e-4).fit(K, y)
-            a_svm = np.zeros(K.shape[0])
-            a_svm[svc.support_] = np.abs(svc.dual_coef_.ravel())
+    # ------------------------------------------------------------------ routes
+    def _route(self, n_p: int) -> str:
+        """``"dense"`` (the n_p x n_p kernel) or ``"working-set"`` (features, no n_p x n_p)."""
+        if self.decomposition is not None:
+            return "decomposition"
+        if self.route != "auto":
+            return self.route
+        if self._precomputed or 8 * n_p * n_p <= DENSE_KERNEL_BYTES:
+            return "dense"
+        return "working-set"
+
+    def _eta_and_warm(self, a_svm: np.ndarray):
+        """The paper's ``eta = ||a_SVM||^2`` (or the given eta) and the warm start."""
+        if isinstance(self.eta, str):
             eta = float(a_svm @ a_svm)
             if not np.isfinite(eta) or eta < _ETA_FLOOR:
                 eta = 1.0
-            if self.warm_start_svm:
-                alpha0 = a_svm
         else:
             eta = float(self.eta)
+        return eta, (a_svm if self.warm_start_svm else None)
+
+    def _solve_dense(self, K: np.ndarray, y: np.ndarray):
+        """One binary DANK problem on the dense kernel ``K`` (labels in {-1, +1})."""
+        eta, alpha0 = self._eta_and_warm(svc_dual(K, y, self.C))
+        method = self.method
+        if method == "auto" and alpha0 is None:
+            method = "newton"  # no warm start wanted: Newton from 0
         res = solve_svm(
-            K,
-            y,
-            C=self.C,
-            eta=eta,
-            tau=self.tau,
-            method=self.method,
-            tol=self.tol,
-            max_iter=self.max_iter,
-            alpha0=alpha0,
+            K, y, C=self.C, eta=eta, tau=self.tau, method=method, tol=self.tol,
+            max_iter=self.max_iter, alpha0=alpha0,
             check_psd=False,  # computed kernels are PSD; precomputed checked in fit
         )
-        return res, eta
+        return res, eta, _model_from_result(res, y, eta)
+
+    def _solve_working_set(self, X: np.ndarray, y: np.ndarray):
+        """One binary problem on all points by working sets (no n_p x n_p kernel)."""
+
+        kern = FeatureKernel(X, **self._kernel_kwargs())
+        svc = SVC(C=self.C, tol=1e-4, cache_size=500, **kern.svc_params()).fit(X, y)
+        a_svm = np.zeros(y.size)
+        a_svm[svc.support_] = np.abs(svc.dual_coef_.ravel())
+        eta, alpha0 = self._eta_and_warm(a_svm)
+        res = solve_svm(kern, y, C=self.C, eta=eta, tau=self.tau, tol=self.tol,
+                        max_iter=self.max_iter, alpha0=alpha0, verbose=bool(self.verbose))
+        return res, eta, _model_from_result(res, y, eta)
+
+    def _solve_decomposed(self, X: np.ndarray, y: np.ndarray):
+        """P3 by k-means decomposition from the features (no n_p x n_p kernel)."""
+        from sklearn.cluster import KMeans
+
+        v = min(int(self.decomposition), y.size)
+        km = KMeans(n_clusters=v, random_state=self.random_state, n_init=10).fit(X)
+        method = self.method if self.method in ("auto", "accelerated", "newton") else "auto"
+        res = solve_decomposed(
+            FeatureKernel(X, **self._kernel_kwargs()), y, C=self.C,
+            eta="svm" if isinstance(self.eta, str) else float(self.eta),
+            labels=km.labels_, method=method, tol=self.tol, max_iter=self.max_iter,
+            certify_full=False,
+        )
+        d = res.alpha * y
+        S = np.flatnonzero(res.alpha > 0)
+        model = _Model(kind="decomposed", support=S, dual=d[S], bias=0.0, d=d, eta=res.eta,
+                       labels=km.labels_, centers=km.cluster_centers_)
+        return res, res.eta, model
 
     def _problems(self, y_enc: np.ndarray, n_classes: int):
         """Binary problems: (class pair, sample indices, labels in {-1, +1})."""
@@ -317,7 +437,10 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         self : DANKClassifier
             Fitted estimator.
         """
-        X, y = validate_data(self, X, y, dtype=np.float64, order="C")
+        # a precomputed kernel keeps float32/float16 here: the validity rule takes its
+        # tolerances from the input dtype (check_kernel_matrix returns float64)
+        dtype = (np.float64, np.float32, np.float16) if self._precomputed else np.float64
+        X, y = validate_data(self, X, y, dtype=dtype, order="C")
         check_classification_targets(y)
         if self._precomputed:
             if X.shape[0] != X.shape[1]:
@@ -327,7 +450,7 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
                 )
             X = check_kernel_matrix(X)  # symmetric and PSD, else a clear ValueError
         else:
-            # resolves and checks sigma/gamma/degree (e.g. both sigma and gamma set)
+            # resolves and checks sigma/gamma/degree/coef0 (PSD kernels only)
             kernel_params(**self._kernel_kwargs(), n_features=X.shape[1])
         classes, y_enc = np.unique(y, return_inverse=True)
         n_classes = classes.size
@@ -338,41 +461,33 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
             )
         if self.decomposition is not None and self._precomputed:
             raise ValueError("decomposition needs features for k-means, not a precomputed kernel")
-        K_full = X if self._precomputed else self._kernel(X)
-        centers = []
+        if self.route == "working-set" and self._precomputed:
+            raise ValueError("route='working-set' needs features, not a precomputed kernel")
+        routes = {self._route(idx.size) for _, idx, _ in self._problems(y_enc, n_classes)}
+        K_full = None
+        if "dense" in routes:
+            K_full = X if self._precomputed else self._kernel(X)
 
-        results, etas, supports, dual, intercepts, F_rows = [], [], [], [], [], []
-        pairs, indices = [], []
+        results, etas, models, pairs, indices = [], [], [], [], []
         for pair, idx, yb in self._problems(y_enc, n_classes):
-            K = K_full if idx.size == y_enc.size else K_full[np.ix_(idx, idx)]
-            if self.decomposition is not None:
-                res, eta, F_S, cen = self._solve_decomposed(K, yb, X[idx])
-                S = np.flatnonzero(res.alpha > 0)
-                results.append(res)
-                etas.append(eta)
-                pairs.append(pair)
-                indices.append(idx)
-                supports.append(idx[S])
-                dual.append(res.alpha[S] * yb[S])
-                intercepts.append(0.0)
-                F_rows.append(F_S)
-                centers.append(cen)
-                continue
-            res, eta = self._solve_binary(K, yb)
-            S = np.flatnonzero(res.alpha > 0)
+            route = self._route(idx.size)
+            if route == "decomposition":
+                res, eta, model = self._solve_decomposed(X[idx], yb)
+            elif route == "working-set":
+                res, eta, model = self._solve_working_set(X[idx], yb)
+            else:
+                K = K_full if idx.size == y_enc.size else K_full[np.ix_(idx, idx)]
+                res, eta, model = self._solve_dense(K, yb)
+            model.route = route
             results.append(res)
             etas.append(eta)
+            models.append(model)
             pairs.append(pair)
             indices.append(idx)
-            supports.append(idx[S])
-            dual.append(res.alpha[S] * yb[S])
-            intercepts.append(float(res.bias))
-            # F is symmetric, so the rows F[S, :] are the transposed columns F[:, S]
-            F_rows.append(np.ascontiguousarray(res.inner.F.column(S).T))
             if self.verbose:
                 print(
-                    f"[DANKClassifier] problem {pair}: n={idx.size}, eta={eta:.4g}, "
-                    f"|S|={S.size}, {res.status}, n_iter={res.n_iter}, "
+                    f"[DANKClassifier] problem {pair}: n={idx.size}, route={route}, "
+                    f"eta={eta:.4g}, |S|={model.support.size}, {res.status}, "
                     f"rel_gap={res.rel_gap:.2e}"
                 )
 
@@ -380,90 +495,87 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.classes_ = classes
         self.X_fit_ = X
         self.results_ = results
+        self.models_ = models
         self.problem_classes_ = pairs
         self.problem_indices_ = indices
         self.eta_ = np.asarray(etas, dtype=np.float64)
+        supports = [idx[m.support] for idx, m in zip(indices, models, strict=True)]
         self.support_ = supports[0] if binary else supports
-        self.dual_coef_ = dual[0] if binary else dual
-        self.F_rows_ = F_rows[0] if binary else F_rows
-        self.intercept_ = np.asarray(intercepts, dtype=np.float64)
+        self.dual_coef_ = models[0].dual if binary else [m.dual for m in models]
+        self.intercept_ = np.asarray([m.bias for m in models], dtype=np.float64)
         self.n_iter_ = np.asarray(
-            [sum(c.n_iter for c in r.results) if hasattr(r, "results") else r.n_iter
-             for r in results],
-            dtype=np.int64,
+            [int(np.sum(r.n_iter)) for r in results], dtype=np.int64,
         )
         if self.decomposition is not None:
-            self.cluster_centers_ = centers
-            self.cluster_labels_ = [r.labels for r in results]
+            self.cluster_centers_ = [m.centers for m in models]
+            self.cluster_labels_ = [m.labels for m in models]
         return self
 
-    def _solve_decomposed(self, K: np.ndarray, y: np.ndarray, X: np.ndarray):
-        """P3 by k-means decomposition; returns the result, eta, ``Fbar[S, :]``, centres."""
-        from sklearn.cluster import KMeans
+    @property
+    def F_rows_(self):
+        """Rows ``F[S, :]`` of every problem's learned matrix (``|S| x n_p``, built on demand).
 
-        from .decomposed import solve_decomposed
-
-        v = min(int(self.decomposition), y.size)
-        km = KMeans(n_clusters=v, random_state=self.random_state, n_init=10).fit(X)
-        if isinstance(self.eta, str):
-            svc = SVC(kernel="precomputed", C=self.C, tol=1e-4).fit(K, y)
-            eta = float(np.sum(svc.dual_coef_**2))
-            if not np.isfinite(eta) or eta < _ETA_FLOOR:
-                eta = 1.0
-        else:
-            eta = float(self.eta)
-        method = self.method if self.method in ("accelerated", "newton") else "accelerated"
-        res = solve_decomposed(
-            K, y, C=self.C, eta=eta, labels=km.labels_, method=method, tol=self.tol,
-            max_iter=self.max_iter, check_psd=False,
-        )
-        # rows S of Fbar (Lemma lemmalink): 11' + Gamma inside each block, 0 across blocks
-        d = res.alpha * y
-        S = np.flatnonzero(res.alpha > 0)
-        lab = km.labels_
-        F_rows = np.where(
-            lab[S, None] == lab[None, :], 1.0 + np.outer(d[S], d) * K[S] / (4.0 * eta), 0.0
-        )
-        return res, eta, F_rows, km.cluster_centers_
+        For the decomposition, the lemma's block-diagonal ``Fbar`` (0 across clusters), which
+        is what the prediction inside a cluster uses.
+        """
+        check_is_fitted(self)
+        rows = [m.F_cols(self, idx, np.arange(idx.size))
+                for m, idx in zip(self.models_, self.problem_indices_, strict=True)]
+        return rows[0] if len(rows) == 1 else rows
 
     # ------------------------------------------------------------------ predict
+    def _train_kernel(self, idx, rows, cols) -> np.ndarray:
+        """``k(x_i, x_j)`` for training positions ``rows``, ``cols`` of the problem ``idx``."""
+        if self._precomputed:
+            return self.X_fit_[np.ix_(idx[rows], idx[cols])]
+        return self._kernel(self.X_fit_[idx[rows]], self.X_fit_[idx[cols]])
+
     def _problem_decisions(self, X) -> np.ndarray:
         """Decision values of every binary problem, shape (n_test, n_problems)."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
-        if self._precomputed:  # validate_data checked X.shape[1] == n_samples_fit
-            train_diag = np.diag(self.X_fit_)
-        supports = [self.support_] if len(self.results_) == 1 else self.support_
-        dual = [self.dual_coef_] if len(self.results_) == 1 else self.dual_coef_
-        F_rows = [self.F_rows_] if len(self.results_) == 1 else self.F_rows_
-        out = np.empty((X.shape[0], len(self.results_)))
-        for p, idx in enumerate(self.problem_indices_):
-            if self._precomputed:
-                K_t = X[:, idx].T  # (n_p, m): k(x_i, x'_j)
-                # kernel-induced distance with k(x'_j, x'_j) replaced by a constant
-                D = train_diag[idx][:, None] - 2.0 * K_t
-                K_S = X[:, supports[p]].T
+        out = np.empty((X.shape[0], len(self.models_)))
+        for p, (idx, model) in enumerate(zip(self.problem_indices_, self.models_, strict=True)):
+            if model.kind == "decomposed":
+                assign = np.argmin(euclidean_distances(X, model.centers), axis=1)
+                for c in np.unique(assign):
+                    te = np.flatnonzero(assign == c)
+                    tr = np.flatnonzero(model.labels == c)
+                    out[te, p] = self._decide(X[te], idx, model, tr)
             else:
-                X_p = self.X_fit_[idx]
-                D = euclidean_distances(X_p, X)
-                K_S = self._kernel(self.X_fit_[supports[p]], X)
-            if self.decomposition is not None:
-                match = self._match_within_clusters(D, X, p)
-            else:
-                match = match_from_distances(D, self.extension)
-            out[:, p] = extended_decision(dual[p], F_rows[p], K_S, match, self.intercept_[p])
+                out[:, p] = self._decide(X, idx, model, np.arange(idx.size))
         return out
 
-    def _match_within_clusters(self, D: np.ndarray, X: np.ndarray, p: int) -> np.ndarray:
-        """Nearest k-means centre first, then the extension scheme inside that cluster."""
-        labels = self.cluster_labels_[p]
-        assign = np.argmin(euclidean_distances(X, self.cluster_centers_[p]), axis=1)
-        match = np.empty(X.shape[0], dtype=np.intp)
-        for c in np.unique(assign):
-            tr = np.flatnonzero(labels == c)
-            te = np.flatnonzero(assign == c)
-            match[te] = tr[match_from_distances(D[np.ix_(tr, te)], self.extension)]
-        return match
+    def _decide(self, X, idx, model, pool) -> np.ndarray:
+        """``f(x') = sum_{i in S} d_i F[i, j*] k(x_i, x') + b`` with ``j*`` matched in ``pool``.
+
+        Test points are processed in batches whose distance and kernel blocks stay within
+        ``PREDICT_BLOCK_BYTES``; with ``extension="paper"`` a batch is the set of test points the
+        reciprocal ranks are taken over (the whole ``X`` whenever it fits).
+        """
+        S = model.support[np.isin(model.support, pool)] if model.kind == "decomposed" else (
+            model.support)
+        dual = model.dual_of(S)
+        m = X.shape[0]
+        out = np.full(m, model.bias)
+        if S.size == 0:
+            return out
+        batch = max(1, PREDICT_BLOCK_BYTES // (8 * (pool.size + 2 * S.size)))
+        for lo in range(0, m, batch):
+            Xb = X[lo:lo + batch]
+            if self._precomputed:
+                K_t = Xb[:, idx[pool]].T  # (|pool|, b): k(x_i, x'_j)
+                # kernel-induced distance with k(x'_j, x'_j) replaced by a constant
+                D = np.diag(self.X_fit_)[idx[pool]][:, None] - 2.0 * K_t
+                K_S = Xb[:, idx[S]].T
+            else:
+                D = euclidean_distances(self.X_fit_[idx[pool]], Xb)
+                K_S = self._kernel(self.X_fit_[idx[S]], Xb)
+            match = pool[match_from_distances(D, self.extension)]
+            F_S = model.F_cols(self, idx, match, S)
+            out[lo:lo + batch] = (dual[:, None] * F_S * K_S).sum(axis=0) + model.bias
+        return out
+
 
     def decision_function(self, X):
         """Decision values with the out-of-sample extension (section ose).

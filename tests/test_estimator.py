@@ -345,3 +345,40 @@ def test_bad_precomputed_kernel():
         clf.fit(K + np.triu(np.ones((20, 20)), 1), y)
     with pytest.raises(ValueError, match="square matrix"):
         clf.fit(K[:, :10], y)
+
+
+# ------------------------------------------------------------------ scale and corner cases
+@pytest.mark.parametrize("tau", [0.0, 0.01])
+def test_working_set_route_predicts_like_the_dense_route(tau):
+    """route="working-set" (no n x n kernel, SVC on the features) gives the dense route's
+    model: same certified value, same decisions on held-out points."""
+    X, y = _moons(160, 0.25)
+    Xtr, ytr, Xte = X[:110], y[:110], X[110:]
+    kw = dict(C=2.0, sigma=0.3, tau=tau, tol=1e-9, extension="nearest")
+    dense = DANKClassifier(route="dense", **kw).fit(Xtr, ytr)
+    ws = DANKClassifier(route="working-set", **kw).fit(Xtr, ytr)
+    assert ws.models_[0].route == "working-set" and dense.models_[0].route == "dense"
+    assert ws.eta_[0] == pytest.approx(dense.eta_[0], rel=1e-3)  # two SVC fits, same problem
+    rd, rw = dense.results_[0], ws.results_[0]
+    assert rw.success and rd.success
+    np.testing.assert_allclose(ws.decision_function(Xte), dense.decision_function(Xte),
+                               rtol=0, atol=1e-3)
+    assert np.array_equal(ws.predict(Xte), dense.predict(Xte))
+
+
+def test_zero_F_does_not_crash():
+    """tau/2 above every eigenvalue of 11' + Gamma: F = 0, the kernel F o K vanishes and the
+    decision is the bias (issue: 'cannot reshape array of size 0')."""
+    X, y = _moons(40, 0.2)
+    clf = DANKClassifier(sigma=0.4, tau=100.0).fit(X, y)
+    res = clf.results_[0]
+    assert res.inner.F.rank == 0 and res.success
+    dec = clf.decision_function(X)
+    np.testing.assert_allclose(dec, clf.intercept_[0])
+    assert clf.F_rows_.shape == (clf.support_.size, 40) and not np.any(clf.F_rows_)
+
+
+def test_polynomial_kernel_that_is_not_psd_is_refused():
+    X, y = _moons(30, 0.2)
+    with pytest.raises(ValueError, match="PSD"):
+        DANKClassifier(kernel="poly", coef0=-5.0).fit(X, y)

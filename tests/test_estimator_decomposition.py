@@ -40,14 +40,32 @@ def test_training_decisions_are_the_block_model(v):
     np.testing.assert_allclose(clf.decision_function(X), (Fbar * K) @ d, atol=1e-10)
 
 
-def test_test_points_borrow_columns_of_their_own_cluster():
+@pytest.mark.parametrize("extension", ["nearest", "paper"])
+def test_test_points_borrow_columns_of_their_own_cluster(extension):
+    """A test point goes to its nearest k-means centre and uses that cluster's model only:
+    f(x') = sum_{i in S_c} d_i Fbar[i, j*] k(x_i, x') with j* matched among the cluster's
+    training points (the paper's ranks taken among the test points of that cluster)."""
+    from dank_fast.extension import match_from_distances
+
     X, y = _moons(120)
     Xtr, ytr, Xte = X[:80], y[:80], X[80:]
-    clf = DANKClassifier(C=1.0, sigma=0.3, decomposition=4, random_state=0).fit(Xtr, ytr)
+    clf = DANKClassifier(C=1.0, sigma=0.3, decomposition=4, random_state=0,
+                         extension=extension).fit(Xtr, ytr)
     labels = clf.cluster_labels_[0]
     assign = np.argmin(euclidean_distances(Xte, clf.cluster_centers_[0]), axis=1)
-    match = clf._match_within_clusters(euclidean_distances(Xtr, Xte), Xte, 0)
-    assert np.array_equal(labels[match], assign)
+    res = clf.results_[0]
+    yb = np.where(ytr == clf.classes_[1], 1.0, -1.0)
+    d = res.alpha * yb
+    K = rbf_kernel(Xtr, gamma=1.0 / (2 * 0.3**2))
+    expected = np.empty(len(Xte))
+    for c in np.unique(assign):
+        te, tr = np.flatnonzero(assign == c), np.flatnonzero(labels == c)
+        match = tr[match_from_distances(euclidean_distances(Xtr[tr], Xte[te]), extension)]
+        assert np.all(labels[match] == c)
+        Kt = rbf_kernel(Xtr[tr], Xte[te], gamma=1.0 / (2 * 0.3**2))
+        Fbar = 1.0 + np.outer(d[tr], d[match]) * K[np.ix_(tr, match)] / (4 * clf.eta_[0])
+        expected[te] = (d[tr][:, None] * Fbar * Kt).sum(axis=0)
+    np.testing.assert_allclose(clf.decision_function(Xte), expected, atol=1e-10)
     assert clf.score(Xte, y[80:]) > 0.8
 
 

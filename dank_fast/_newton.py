@@ -90,15 +90,16 @@ def _better(problem, en, ev, quick: float) -> bool:
     return en.h > ev.h or problem.quick_rel_gap(en) < quick
 
 
-def _newton_step(problem, ev, free, g, has_eq):
+def _newton_step(problem, ev, free, g, has_eq, H=None):
     """Solve ``max g_F'p - 1/2 p'H p`` s.t. ``y_F'p = 0``, or None if ``H`` is not PD.
 
     Cholesky of ``H`` (in place) and the Schur complement of the equality constraint:
     ``p = H^-1 (g - nu y)``, ``nu = y'H^-1 g / y'H^-1 y``. Single-threaded BLAS below
     ``PARALLEL_MIN`` (as fast there, and immune to busy-waiting threads on shared cores),
-    every core above: ``O(|free|^3 / 3)`` time, ``O(|free|^2)`` memory.
+    every core above: ``O(|free|^3 / 3)`` time, ``O(|free|^2)`` memory. ``H`` (the curvature
+    on ``free``, overwritten) may be given, e.g. cut from the curvature of a larger free set.
     """
-    Hf = _curvature(problem, ev, free)
+    Hf = _curvature(problem, ev, free) if H is None else H
     Hf[np.diag_indices_from(Hf)] += 1e-12 * max(1.0, float(np.max(np.diag(Hf))))
     gF = g[free]
     try:
@@ -155,11 +156,24 @@ def newton(
         r = g - lam * y if has_eq else g
         binding = ((z <= margin) & (r < 0)) | ((z >= C - margin) & (r > 0))
         pF = free = None
+        H_all, free_all = None, None
         for _ in range(50):  # drop bound coordinates the Newton step would push outward
             free = np.flatnonzero(~binding)
             if free.size == 0:
                 break
-            pF = _newton_step(problem, ev, free, g, has_eq)
+            H = None
+            if free_all is None:
+                free_all = free
+                # the curvature of the first free set; later sets are subsets: cut it (kept
+                # only while small: above 4M entries the factorisation overwrites it)
+                H_all = _curvature(problem, ev, free)
+                H = H_all.copy() if H_all.size <= (1 << 22) else H_all
+                if H is H_all:
+                    H_all = None
+            elif H_all is not None:
+                pos = np.searchsorted(free_all, free)
+                H = H_all[np.ix_(pos, pos)]
+            pF = _newton_step(problem, ev, free, g, has_eq, H)
             if pF is None:
                 break
             zF = z[free]

@@ -179,8 +179,9 @@ class KernelData:
 
     def support_product(self, S: np.ndarray, X: np.ndarray) -> np.ndarray:
         """``K[:, S] @ X`` for ``X`` of shape ``(|S|,)`` or ``(|S|, b)``, without copying ``K``
-        when ``S`` is large."""
-        if self._copy(S):
+        when ``S`` is more than a quarter of the points (used once per evaluation: a copy
+        costs more than the product with ``K`` itself saves)."""
+        if S.size <= 0.25 * self.n or S.tobytes() == self._cols_key:
             return self.columns(S) @ X
         full = np.zeros((self.n,) + X.shape[1:])
         full[S] = X

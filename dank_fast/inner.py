@@ -72,7 +72,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.linalg import eigh, qr
-from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh, lobpcg
+from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, LinearOperator, eigsh, lobpcg
 from threadpoolctl import ThreadpoolController
 
 __all__ = [
@@ -398,8 +398,10 @@ def _eig_arpack(red: _Reduced, k: int, v0: np.ndarray, tol: float):
                        maxiter=50 * N)
     except ArpackNoConvergence as exc:  # certify what converged (the bound stays rigorous)
         if exc.eigenvalues.size == 0:
-            raise
+            return _eig_block(red, _pad(red, v0[:, None], k), 1e-10 * N, 200)
         lam, W = exc.eigenvalues, exc.eigenvectors
+    except ArpackError:  # ARPACK's own failures: the block method from the same start
+        return _eig_block(red, _pad(red, v0[:, None], k), 1e-10 * N, 200)
     order = np.argsort(lam)[::-1]
     return lam[order], W[:, order]
 

@@ -57,7 +57,7 @@ class Certificate:
     lower, upper, gap : float
         ``gap = upper - lower`` (computed without cancellation, see module doc).
     rel_gap : float
-        ``gap / 1'a`` (inf when 1'a = 0): relative to the SVM-side scale (SPEC).
+        ``gap / 1'a`` (inf when 1'a = 0): relative to the SVM-side scale (docs/MATH.md §5).
     rel_gap_value : float
         ``gap / |lower|``: relative to the objective (can flatter the
         solution when the regulariser dominates ``|h|``).

@@ -170,11 +170,13 @@ def run_row(name: str, row: str, ddir: str, seed: int, quick: bool, extension: s
             t = time.perf_counter()
             svc = SVC(kernel="precomputed", C=s["C"]).fit(K, ytr)
             out["time_s"] = time.perf_counter() - t
+            out["fit_peak_rss_gb"] = _peak_rss_gb()
             pred = svc.predict(compute_kernel(Xte, Xtr, gamma=s["gamma"]))
         else:
             t = time.perf_counter()
             svc = SVC(kernel="rbf", gamma=s["gamma"], C=s["C"], cache_size=500).fit(Xtr, ytr)
             out["time_s"] = time.perf_counter() - t
+            out["fit_peak_rss_gb"] = _peak_rss_gb()
             pred = svc.predict(Xte)
         out.update(accuracy=float(np.mean(pred == yte)), n_sv=int(svc.support_.size),
                    status="exact (libsvm)", rel_gap=None, rank_F=None,
@@ -189,6 +191,7 @@ def run_row(name: str, row: str, ddir: str, seed: int, quick: bool, extension: s
         t = time.perf_counter()
         clf.fit(Xtr, ytr)
         out["time_s"] = time.perf_counter() - t
+        out["fit_peak_rss_gb"] = _peak_rss_gb()
         res = clf.results_[0]
         t = time.perf_counter()
         acc = float(clf.score(Xte, yte))
@@ -247,7 +250,7 @@ def _fmt(v, spec):
 def table(rows: list[dict]) -> str:
     lines = [
         "| data set | method | n train | accuracy % (paper) | time s (paper) | x SVC | "
-        "rank F (paper) | certified rel. gap | status | peak RSS GB |",
+        "rank F (paper) | certified rel. gap | status | peak RSS GB: fit / all |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     svc_time = {r["dataset"]: r.get("time_s") for r in rows if r["method"] == "SVM-SMO"}
@@ -266,7 +269,8 @@ def table(rows: list[dict]) -> str:
         gap = _fmt(r.get("rel_gap"), ".1e")
         lines.append(
             f"| {r['dataset']} | {r['method']} | {r['n_train']} | {acc} | {tim} | "
-            f"{_fmt(ratio, '.1f')} | {rank} | {gap} | {r['status']} | {r['peak_rss_gb']:.2f} |"
+            f"{_fmt(ratio, '.1f')} | {rank} | {gap} | {r['status']} | "
+            f"{r['fit_peak_rss_gb']:.2f} / {r['peak_rss_gb']:.2f} |"
         )
     return "\n".join(lines)
 

@@ -35,6 +35,10 @@ from .projection import project_A
 
 __all__ = ["newton"]
 
+#: coordinates dropped from a Newton step's free set through the bordered system before the
+#: step is refactorised on the smaller set (each drop costs one triangular solve)
+BORDER_MAX = 32
+
 
 
 def _curvature(problem, ev, free: np.ndarray) -> np.ndarray:
@@ -90,32 +94,73 @@ def _better(problem, en, ev, quick: float) -> bool:
     return en.h > ev.h or problem.quick_rel_gap(en) < quick
 
 
-def _newton_step(problem, ev, free, g, has_eq, H=None):
-    """Solve ``max g_F'p - 1/2 p'H p`` s.t. ``y_F'p = 0``, or None if ``H`` is not PD.
+def _constrained_direction(problem, ev, z, g, binding, has_eq, margin, H=None, free_H=None):
+    """Newton direction on the free coordinates, dropping those it would push out of the box.
 
-    Cholesky of ``H`` (in place) and the Schur complement of the equality constraint:
-    ``p = H^-1 (g - nu y)``, ``nu = y'H^-1 g / y'H^-1 y``. Single-threaded BLAS below
-    ``PARALLEL_MIN`` (as fast there, and immune to busy-waiting threads on shared cores),
-    every core above: ``O(|free|^3 / 3)`` time, ``O(|free|^2)`` memory. ``H`` (the curvature
-    on ``free``, overwritten) may be given, e.g. cut from the curvature of a larger free set.
+    One Cholesky factorisation of the curvature ``H`` on the first free set ``F0``; the
+    coordinates dropped later (``p_B = 0``) and the equality constraint (``y_F'p = 0``) are
+    constraints ``A'p = 0`` handled by the Schur complement of the same factor:
+    ``p = H^-1 (g - A nu)``, ``(A'H^-1 A) nu = A'H^-1 g`` (triangular solves for the new columns
+    of ``A`` only), while at most ``BORDER_MAX`` coordinates are dropped; beyond that it
+    refactorises on the reduced set (its curvature cut from the first one when that was kept,
+    i.e. up to 4M entries). Returns ``(free, p_free)``, or ``(None, None)`` when ``H`` is not
+    positive definite. ``H``/``free_H``: a curvature already computed on a superset.
     """
-    Hf = _curvature(problem, ev, free) if H is None else H
-    Hf[np.diag_indices_from(Hf)] += 1e-12 * max(1.0, float(np.max(np.diag(Hf))))
-    gF = g[free]
+    C = problem.C
+    free0 = np.flatnonzero(~binding)
+    if free0.size == 0:
+        return None, None
+    f0 = free0.size
+    if H is None:
+        H = _curvature(problem, ev, free0)
+        free_H = free0
+    elif free_H.size != f0 or not np.array_equal(free_H, free0):
+        pos = np.searchsorted(free_H, free0)
+        H = H[np.ix_(pos, pos)]
+        free_H = free0
+    saved = H.copy() if H.size <= (1 << 22) else None  # to cut smaller problems from
+    H[np.diag_indices_from(H)] += 1e-12 * max(1.0, float(np.max(np.diag(H))))
     try:
-        with blas_threads(free.size):
-            # Hf is symmetric: its transpose is the same matrix in Fortran order, which LAPACK
-            # factorises in place (no |free|^2 copy)
-            fac = cho_factor(Hf.T, check_finite=False, overwrite_a=True)
-            if not has_eq:
-                return cho_solve(fac, gF, check_finite=False)
-            yF = problem.eq_vector[free]
-            sol = cho_solve(fac, np.column_stack([gF, yF]), check_finite=False)
+        with blas_threads(f0):
+            fac = cho_factor(H.T, check_finite=False, overwrite_a=True)  # in place
+            Hig = cho_solve(fac, g[free0], check_finite=False)
+            cols = [problem.eq_vector[free0]] if has_eq else []
+            HiA = [cho_solve(fac, cols[0], check_finite=False)] if has_eq else []
     except LinAlgError:
-        return None
-    Hg, Hy = sol[:, 0], sol[:, 1]
-    nu = float(yF @ Hg) / float(yF @ Hy)
-    return Hg - nu * Hy
+        return None, None
+    dropped = np.zeros(f0, dtype=bool)
+    zF = z[free0]
+    for _ in range(50):
+        if HiA:
+            A = np.column_stack(cols)
+            HA = np.column_stack(HiA)
+            Sm = A.T @ HA
+            try:
+                nu = np.linalg.solve(Sm, A.T @ Hig)
+            except np.linalg.LinAlgError:
+                nu = np.linalg.lstsq(Sm, A.T @ Hig, rcond=None)[0]
+            p = Hig - HA @ nu
+        else:
+            p = Hig.copy()
+        p[dropped] = 0.0
+        bad = ~dropped & (((zF <= margin) & (p < 0)) | ((zF >= C - margin) & (p > 0)))
+        if not np.any(bad):
+            keep = ~dropped
+            return free0[keep], p[keep]
+        if np.count_nonzero(dropped | bad) > BORDER_MAX:  # many drops: a smaller problem
+            binding = binding.copy()
+            binding[free0[dropped | bad]] = True
+            return _constrained_direction(problem, ev, z, g, binding, has_eq, margin,
+                                          saved, free_H if saved is not None else None)
+        new = np.flatnonzero(bad)
+        dropped[new] = True
+        E = np.zeros((f0, new.size))
+        E[new, np.arange(new.size)] = 1.0
+        with blas_threads(f0):
+            HE = cho_solve(fac, E, check_finite=False)
+        cols.extend(E.T)
+        HiA.extend(HE.T)
+    return None, None
 
 
 def newton(
@@ -155,34 +200,11 @@ def newton(
         lam = float(np.mean(y[inside] * g[inside])) if has_eq and np.any(inside) else 0.0
         r = g - lam * y if has_eq else g
         binding = ((z <= margin) & (r < 0)) | ((z >= C - margin) & (r > 0))
-        pF = free = None
-        H_all, free_all = None, None
-        for _ in range(50):  # drop bound coordinates the Newton step would push outward
-            free = np.flatnonzero(~binding)
-            if free.size == 0:
-                break
-            H = None
-            if free_all is None:
-                free_all = free
-                # the curvature of the first free set; later sets are subsets: cut it (kept
-                # only while small: above 4M entries the factorisation overwrites it)
-                H_all = _curvature(problem, ev, free)
-                H = H_all.copy() if H_all.size <= (1 << 22) else H_all
-                if H is H_all:
-                    H_all = None
-            elif H_all is not None:
-                pos = np.searchsorted(free_all, free)
-                H = H_all[np.ix_(pos, pos)]
-            pF = _newton_step(problem, ev, free, g, has_eq, H)
-            if pF is None:
-                break
-            zF = z[free]
-            bad = ((zF <= margin) & (pF < 0)) | ((zF >= C - margin) & (pF > 0))
-            if not np.any(bad):
-                break
-            binding[free[bad]] = True
+        free, pF = _constrained_direction(problem, ev, z, g, binding, has_eq, margin)
         if pF is None or free is None or free.size == 0:
             break
+        binding = np.ones(problem.dim, dtype=bool)  # the dropped coordinates stay put too
+        binding[free] = False
         p = np.zeros(problem.dim)
         p[free] = pF
         # 1. the full step projected on the free coordinates only (binding ones stay

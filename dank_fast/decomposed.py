@@ -382,7 +382,7 @@ def solve_decomposed(
     max_iter: int | None = None,
     check_psd: bool = True,
     certify_full: bool = True,
-    kmeans_n_init: int = 10,
+    kmeans_n_init: int = 3,
     **options,
 ) -> DecomposedResult:
     """Solve P3 by k-means decomposition (eq. mainlssub), certified on ``Kbar``.
@@ -400,7 +400,8 @@ def solve_decomposed(
         1 if that is degenerate (below 1e-12).
     n_clusters : int, optional
         Number of k-means clusters (``sklearn.cluster.KMeans(n_clusters,
-        random_state=random_state, n_init=kmeans_n_init)`` on the features). Ignored when
+        random_state=random_state, n_init=kmeans_n_init)`` on the features; 3 restarts:
+        ijcnn1's 50 clusters take 3 s with 1, 7 s with 3, ~25 s with 10). Ignored when
         ``labels`` is given.
     labels : array_like of shape (n,), optional
         A given partition (any values comparable for equality; not NaN or None). If neither

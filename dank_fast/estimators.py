@@ -392,7 +392,7 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         from sklearn.cluster import KMeans
 
         v = min(int(self.decomposition), y.size)
-        km = KMeans(n_clusters=v, random_state=self.random_state, n_init=10).fit(X)
+        km = KMeans(n_clusters=v, random_state=self.random_state, n_init=3).fit(X)
         method = self.method if self.method in ("auto", "accelerated", "newton") else "auto"
         res = solve_decomposed(
             FeatureKernel(X, **self._kernel_kwargs()), y, C=self.C,

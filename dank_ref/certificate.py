@@ -271,6 +271,35 @@ def _project(z: np.ndarray, u: np.ndarray, C: float, n_bisect: int = 200):
     return x, lam * C
 
 
+def _project_sum_zero(b: np.ndarray, C: float, n_bisect: int = 200) -> np.ndarray:
+    """Euclidean projection of ``b`` onto ``{-C <= b <= C, 1'b = 0}`` (P2's ``b = ah - ac``).
+
+    Splitting the result as ``ah = max(b, 0)``, ``ac = max(-b, 0)`` gives a pair with
+    ``min(ah_i, ac_i) = 0`` (projecting ``[ah; ac]`` instead could create common parts).
+    """
+    if np.all(np.abs(b) <= C) and float(np.sum(b)) == 0.0:
+        return b.copy()
+    bn = b / C
+    lo, hi = float(np.min(bn)) - 1.0, float(np.max(bn)) + 1.0  # g(lo) >= 0 >= g(hi)
+    for _ in range(n_bisect):
+        mid = 0.5 * (lo + hi)
+        if float(np.sum(np.clip(bn - mid, -1.0, 1.0))) > 0.0:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 4 * np.finfo(float).eps * max(1.0, abs(mid)):
+            break
+    lam = 0.5 * (lo + hi)
+    w = bn - lam
+    free = np.abs(w) < 1.0
+    if np.any(free):
+        lam_exact = (float(np.sum(bn[free])) + float(np.sum(w >= 1.0))
+                     - float(np.sum(w <= -1.0))) / int(np.sum(free))
+        if np.array_equal(np.abs(bn - lam_exact) < 1.0, free):
+            lam = lam_exact
+    return C * np.clip(bn - lam, -1.0, 1.0)
+
+
 def project_box_hyperplane(z, u, C: float, *, n_bisect: int = 200):
     """Euclidean projection of ``z`` onto ``{x : 0 <= x <= C, u'x = 0}`` for ``u in {-1,+1}^m``.
 

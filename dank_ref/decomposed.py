@@ -111,7 +111,7 @@ def solve_decomposed(K, y, labels, *, C, eta, solver: str = DEFAULT_SOLVER, meth
         extra["F_scale"] = w
         sdp = sdp_producer(
             lambda: build_svm_problem(Kbf, y, C=min(Cf, SDP_BOX_CAP), eta=etaf, tau=0.0,
-                                      equality=False, F_scale=w), opt, n, stats, {})
+                                      equality=False, F_scale=w), opt, n, stats, {}, c)
         candidates = [("sdp", sdp), ("limit_qp", limit)]
         if is_stiff(Cf, etaf, s * c):
             candidates.reverse()

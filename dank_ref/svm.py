@@ -304,8 +304,12 @@ def finish(*, kind: str, candidates, certify, polisher, polish: bool, certify_to
     return res
 
 
-def sdp_producer(build, opt: dict, n: int, stats: dict, holder: dict):
-    """Producer of the SDP candidate ``a = -z/zeta``; conic stats go into ``stats``."""
+def sdp_producer(build, opt: dict, n: int, stats: dict, holder: dict, value_scale: float = 1.0):
+    """Producer of the SDP candidate ``a = -z/zeta``; conic stats go into ``stats``.
+
+    ``stats['conic_value']`` is reported in the caller's units (``value_scale = c`` of the
+    frame: ``v* = c v*'``).
+    """
 
     def produce():
         prob, con, var = build()
@@ -315,6 +319,8 @@ def sdp_producer(build, opt: dict, n: int, stats: dict, holder: dict):
                            opt["time_limit"])
         finally:
             stats.setdefault("cvxpy_status", getattr(prob, "status", None))
+        if st.get("conic_value") is not None:
+            st["conic_value"] = value_scale * st["conic_value"]
         stats.update(st)
         a, zeta = dual_vector(con, n)
         stats["zeta"] = zeta
@@ -501,7 +507,7 @@ def solve_svm(K, y, *, C, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_SOLVER, ep
 
         sdp = sdp_producer(
             lambda: build_svm_problem(Kf, y, C=min(Cf, SDP_BOX_CAP), eta=etaf, tau=tau,
-                                      equality=True, F_scale=w), opt, n, stats, holder)
+                                      equality=True, F_scale=w), opt, n, stats, holder, c)
         candidates = [("sdp", sdp), ("limit_qp", limit)]
         if is_stiff(Cf, etaf, s * c):
             candidates.reverse()

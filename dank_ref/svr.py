@@ -197,18 +197,17 @@ def solve_svr(K, y, *, C, epsilon, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_S
 
         sdp = sdp_producer(
             lambda: build_svr_problem(Kf, yc, C=min(Cf, SDP_BOX_CAP), epsilon=epsilon, eta=etaf,
-                                      tau=tau, F_scale=w), opt, n, stats, {})
+                                      tau=tau, F_scale=w), opt, n, stats, {}, c)
         candidates = [("sdp", sdp), ("limit_qp", limit)]
         if is_stiff(Cf, etaf, s * c):
             candidates.reverse()
 
-    u2 = np.concatenate([np.ones(n), -np.ones(n)])
-
     def certify(b):
-        # the solver returns exactly feasible points: project (a no-op if already feasible)
-        z = cert._project(np.concatenate([np.maximum(b, 0.0), np.maximum(-b, 0.0)]), u2, Cf)[0]
-        return cert.svr_certificate(Kf, y, z[:n], z[n:], C=Cf, epsilon=epsilon, eta=etaf,
-                                    tau=tau, validate=False)
+        # the solver returns feasible points with min(ah_i, ac_i) = 0: project b (a no-op if
+        # already feasible), then split
+        b = cert._project_sum_zero(np.asarray(b, float), Cf)
+        return cert.svr_certificate(Kf, y, np.maximum(b, 0.0), np.maximum(-b, 0.0), C=Cf,
+                                    epsilon=epsilon, eta=etaf, tau=tau, validate=False)
 
     def polisher(b, score):
         return polish_svr(Kf, y, b, C=Cf, epsilon=epsilon, eta=etaf, tau=tau, score=score,

@@ -40,11 +40,10 @@ For a feasible ``a`` let ``F_hat = F(a) = J_{tau/2}(11' + Gamma(a))`` (Lemma fbo
 * the best bias minimises a convex piecewise-linear function of one variable; it is found
   exactly by sorting the breakpoints (:func:`best_bias`).
 * relative gaps (invariant under the rescaling laws): P1 and P3 ``gap / 1'a`` (the SVM-side
-  scale, SPEC); P2 ``gap / max(|b'y|, eps 1'(ah + ac), b'Gb)`` (at a saddle point
-  ``b'y >= lin = b'Gb + C loss >= 0``: ``b'y`` is the SVR analogue of ``1'a``).  With a zero
-  scale the relative gap is 0 if the gap is 0 (e.g. P2's ``a* = 0`` when every target fits the
-  tube), else ``inf``.  No scale is floored by a constant such as ``C``: a huge ``C`` must not
-  make a poor point look optimal.
+  scale, SPEC); P2 ``gap / max(|b'y|, 1'(ah + ac), C)``, the same scale as dank_fast (``b'y`` is
+  the SVR analogue of ``1'a``; the floor ``C`` keeps the measure finite at ``a* = 0``, optimal when
+  every target fits the tube).  All are invariant under the rescaling law below.  A P1/P3 scale
+  of 0 (``a = 0``) gives ``rel_gap = inf`` unless the gap is 0.
 
 Numerical frame
 ---------------
@@ -79,6 +78,8 @@ from ._validation import (
     kernel_scale,
 )
 
+TINY = np.finfo(float).tiny  # floor of the reported P1/P3 ``scale`` (callers divide by it)
+
 __all__ = [
     "Certificate",
     "frame_scale",
@@ -109,7 +110,7 @@ class Certificate:
     rel_gap : float
         ``gap / scale`` (invariant under the rescaling laws of ``docs/validity.md``).
     scale : float
-        P1/P3: ``1'a``; P2: ``max(|b'y|, eps 1'(ah + ac), b'Gb)``.
+        P1/P3: ``1'a``; P2: ``max(|b'y|, 1'(ah + ac), C)``.
     bias : float or None
         Exact best bias of the fixed kernel (``None`` for P3).
     F : ndarray
@@ -418,7 +419,7 @@ def svm_certificate(K, y, alpha, *, C, eta, tau, project: bool = False,
     gap_f = max(gap_raw_f, 0.0)
     lower, gap = c * lower_f, c * gap_f
     return Certificate(lower=lower, upper=lower + gap, gap=gap, rel_gap=_rel(gap_f, scale_f),
-                       bias=b, F=F, alpha=a, projection_distance=dist, scale=c * scale_f,
+                       bias=b, F=F, alpha=a, projection_distance=dist, scale=max(c * scale_f, TINY),
                        infeasibility=infeas, projected=moved, gap_raw=c * gap_raw_f)
 
 
@@ -469,7 +470,7 @@ def svr_certificate(K, y, alpha_hat, alpha_check, *, C, epsilon, eta, tau, proje
     q = float(bf @ g)
     gap_raw_f = q + Cf * loss - lin_f
     gap_f = max(gap_raw_f, 0.0)
-    scale_f = max(abs(by), epsilon * l1, q)
+    scale_f = max(abs(by), l1, Cf)  # dank_fast's SVR scale (invariant under the frame law)
     lower, gap = c * lower_f, c * gap_f
     return Certificate(lower=lower, upper=lower + gap, gap=gap, rel_gap=_rel(gap_f, scale_f),
                        bias=beta, F=F, alpha=ah - ac, projection_distance=dist,
@@ -526,5 +527,6 @@ def decomposed_certificate(K, y, alpha, *, C, eta, labels=None, project: bool = 
     gap_f = max(gap_raw_f, 0.0)
     lower, gap = c * lower_f, c * gap_f
     return Certificate(lower=lower, upper=lower + gap, gap=gap, rel_gap=_rel(gap_f, scale_f),
-                       bias=None, F=F, alpha=a, projection_distance=dist, scale=c * scale_f,
+                       bias=None, F=F, alpha=a, projection_distance=dist,
+                       scale=max(c * scale_f, TINY),
                        infeasibility=infeas, projected=moved, gap_raw=c * gap_raw_f)

@@ -231,20 +231,29 @@ def F_scale(C_f: float, eta_f: float, s_f: float) -> float:
     return math.ldexp(1.0, int(round(min(max(lg, 0.0), 600.0))))
 
 
-def _polish_candidate(a_raw, certify, polisher, polish: bool, stats: dict, tag: str):
+def _polish_candidate(a_raw, certify, polisher, polish: bool, stats: dict, tag: str,
+                      certify_tol: float = 0.0, rounds: int = 4):
+    """Certify ``a_raw``; polish it (restarted while it improves and is not yet certified)."""
     c0 = certify(a_raw)
     stats[f"{tag}_gap_before_polish"] = c0.gap
     stats[f"{tag}_projection_distance"] = c0.projection_distance
-    best, polished = c0, False
-    if polish and c0.gap > 0.0:
+    best, polished, steps = c0, False, 0
+    if not polish:
+        return best, polished
+    for _ in range(rounds):
+        if best.gap <= 0.0 or best.rel_gap <= certify_tol:
+            break
         try:
-            x, _, nstep = polisher(c0.alpha, lambda z: certify(z).gap)
-            c1 = certify(x)
-            stats[f"{tag}_polish_steps"] = nstep
-            if c1.gap < c0.gap:
-                best, polished = c1, True
+            x, _, nstep = polisher(best.alpha, lambda z: certify(z).gap)
         except (np.linalg.LinAlgError, ValueError) as exc:  # never fatal
             stats[f"{tag}_polish_error"] = repr(exc)
+            break
+        c1 = certify(x)
+        steps += nstep
+        if not c1.gap < best.gap:
+            break
+        best, polished = c1, True
+    stats[f"{tag}_polish_steps"] = steps
     return best, polished
 
 
@@ -266,7 +275,7 @@ def finish(*, kind: str, candidates, certify, polisher, polish: bool, certify_to
             stats[f"{tag}_error"] = str(exc)
             errors.append(exc)
             continue
-        cand, pol = _polish_candidate(raw, certify, polisher, polish, stats, tag)
+        cand, pol = _polish_candidate(raw, certify, polisher, polish, stats, tag, certify_tol)
         if best is None or cand.rel_gap < best.rel_gap:
             best, polished = cand, pol
             stats["candidate"] = tag
@@ -371,7 +380,8 @@ def limit_qp(G: np.ndarray, lin: np.ndarray, eq: np.ndarray | None, C: float, *,
         cons = [a <= C] + ([eq @ a == 0] if eq is not None else [])
     prob = cp.Problem(cp.Maximize(obj), cons)
     try:
-        prob.solve(solver="CLARABEL", time_limit=float(max(time_limit, 1.0)), max_iter=500)
+        prob.solve(solver="CLARABEL", time_limit=float(max(time_limit, 1.0)), max_iter=500,
+                   tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10, tol_ktratio=1e-8)
     except cp.error.SolverError as exc:
         raise SolverError(f"limit QP failed: {exc}") from exc
     if prob.status in _FAIL:

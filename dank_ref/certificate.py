@@ -31,7 +31,11 @@ For a feasible ``a`` let ``F_hat = F(a) = J_{tau/2}(11' + Gamma(a))`` (Lemma fbo
       gap_raw = b'Gb + C sum_i max(0, |y_i - (Gb)_i - beta| - eps) - lin     (P2),
       lin = b'y - eps 1'(ah + ac),   b = ah - ac,
 
-  computed in this form (no large cancelling terms).
+  computed in this form (no large cancelling terms).  P1/P3 also try the primal point
+  ``(s w, s b)`` with ``s = 1 / min_i y_i f_i`` (when all margins are positive) and keep the
+  smaller bound (:func:`_scaled_primal_gap`): any primal point is a valid upper bound, and this
+  one removes margin violations that are mere rounding, which ``C >> a*`` (hard-margin regime)
+  would otherwise amplify into a spurious gap of order ``C n u``.
 * ``lower <= upper`` by construction: ``gap = max(gap_raw, 0)`` and ``upper = lower + gap``.
   This is justified because for a point of the feasible set the exact gap is ``>= 0`` (weak
   duality of the fixed-kernel SVM/SVR: ``C max(0, 1 - y_i f_i) >= a_i (1 - y_i f_i)`` for
@@ -241,38 +245,46 @@ def grad_h_svm(K, y, a, *, eta: float, tau: float) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------
 # projection and exact bias
 # ---------------------------------------------------------------------------------------------
+def _piecewise_root(phi, breaks: np.ndarray) -> float:
+    """Root of the continuous, non-increasing, piecewise-linear ``phi`` with kinks ``breaks``.
+
+    Binary search over the sorted breakpoints, then exact linear interpolation on the piece:
+    the accuracy is relative to the breakpoints themselves (no absolute bisection tolerance).
+    """
+    bs = np.unique(breaks)
+    p_lo, p_hi = phi(bs[0]), phi(bs[-1])
+    if p_lo <= 0.0:  # root at or left of every kink: phi is constant there
+        return float(bs[0])
+    if p_hi >= 0.0:
+        return float(bs[-1])
+    lo, hi = 0, bs.size - 1  # phi(bs[lo]) > 0 > phi(bs[hi])
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        pm = phi(bs[mid])
+        if pm == 0.0:
+            return float(bs[mid])
+        if pm > 0.0:
+            lo, p_lo = mid, pm
+        else:
+            hi, p_hi = mid, pm
+    a, b = float(bs[lo]), float(bs[hi])
+    return a + (b - a) * (p_lo / (p_lo - p_hi))
+
+
 def _project(z: np.ndarray, u: np.ndarray, C: float, n_bisect: int = 200):
+    """Exact projection onto ``{0 <= x <= C, u'x = 0}``; ``(x, lam)`` with
+    ``x = clip(z - lam u, 0, C)``.  A feasible ``z`` is returned unchanged."""
     if np.all(z >= 0.0) and np.all(z <= C) and float(u @ z) == 0.0:
         return z.copy(), 0.0  # already feasible: never move it
-    zn = z / C  # scale-free: bisection and stopping rule relative to C
-    R = float(np.max(np.abs(zn))) + 2.0
 
     def phi(lam):
-        return float(u @ np.clip(zn - lam * u, 0.0, 1.0))
+        return float(u @ np.clip(z - lam * u, 0.0, C))
 
-    lo, hi = -R, R  # phi(lo) >= 0 >= phi(hi)
-    for _ in range(n_bisect):
-        mid = 0.5 * (lo + hi)
-        if phi(mid) > 0.0:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo <= 4 * np.finfo(float).eps * max(1.0, abs(mid)):
-            break
-    lam = 0.5 * (lo + hi)
-    w = zn - lam * u
-    free = (w > 0.0) & (w < 1.0)
-    if np.any(free):
-        up = w >= 1.0
-        lam_exact = (float(u[free] @ zn[free]) + float(np.sum(u[up]))) / int(np.sum(free))
-        w2 = zn - lam_exact * u
-        if np.array_equal((w2 > 0.0) & (w2 < 1.0), free) and np.array_equal(w2 >= 1.0, up):
-            lam = lam_exact
-    x = C * np.clip(zn - lam * u, 0.0, 1.0)
-    return x, lam * C
+    lam = _piecewise_root(phi, np.concatenate([u * z, u * (z - C)]))
+    return np.clip(z - lam * u, 0.0, C), lam
 
 
-def _project_sum_zero(b: np.ndarray, C: float, n_bisect: int = 200) -> np.ndarray:
+def _project_sum_zero(b: np.ndarray, C: float) -> np.ndarray:
     """Euclidean projection of ``b`` onto ``{-C <= b <= C, 1'b = 0}`` (P2's ``b = ah - ac``).
 
     Splitting the result as ``ah = max(b, 0)``, ``ac = max(-b, 0)`` gives a pair with
@@ -280,34 +292,22 @@ def _project_sum_zero(b: np.ndarray, C: float, n_bisect: int = 200) -> np.ndarra
     """
     if np.all(np.abs(b) <= C) and float(np.sum(b)) == 0.0:
         return b.copy()
-    bn = b / C
-    lo, hi = float(np.min(bn)) - 1.0, float(np.max(bn)) + 1.0  # g(lo) >= 0 >= g(hi)
-    for _ in range(n_bisect):
-        mid = 0.5 * (lo + hi)
-        if float(np.sum(np.clip(bn - mid, -1.0, 1.0))) > 0.0:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo <= 4 * np.finfo(float).eps * max(1.0, abs(mid)):
-            break
-    lam = 0.5 * (lo + hi)
-    w = bn - lam
-    free = np.abs(w) < 1.0
-    if np.any(free):
-        lam_exact = (float(np.sum(bn[free])) + float(np.sum(w >= 1.0))
-                     - float(np.sum(w <= -1.0))) / int(np.sum(free))
-        if np.array_equal(np.abs(bn - lam_exact) < 1.0, free):
-            lam = lam_exact
-    return C * np.clip(bn - lam, -1.0, 1.0)
+
+    def phi(lam):
+        return float(np.sum(np.clip(b - lam, -C, C)))
+
+    lam = _piecewise_root(phi, np.concatenate([b - C, b + C]))
+    return np.clip(b - lam, -C, C)
 
 
 def project_box_hyperplane(z, u, C: float, *, n_bisect: int = 200):
     """Euclidean projection of ``z`` onto ``{x : 0 <= x <= C, u'x = 0}`` for ``u in {-1,+1}^m``.
 
-    ``x(lam) = clip(z - lam u, 0, C)``; ``phi(lam) = u'x(lam)`` is non-increasing, its root is
-    bracketed and bisected on ``z / C`` (so every tolerance is relative to ``C``), then made exact
-    by solving the linear equation on the final piece.  A ``z`` that is already exactly feasible
-    is returned unchanged.  Returns ``(x, lam)``.
+    ``x(lam) = clip(z - lam u, 0, C)``; ``phi(lam) = u'x(lam)`` is non-increasing and piecewise
+    linear with kinks at ``u_i z_i`` and ``u_i (z_i - C)``: its root is found by a binary search
+    over the sorted kinks and exact interpolation on the last piece, so the accuracy is relative
+    to the data (a bisection with an absolute tolerance loses everything when ``z << C``).  A
+    ``z`` that is already exactly feasible is returned unchanged.  Returns ``(x, lam)``.
     """
     z = np.asarray(z, dtype=np.float64)
     u = np.asarray(u, dtype=np.float64)
@@ -366,6 +366,28 @@ def _admit(z, proj_fn, infeas_fn, C: float, n: int, project: bool, what: str):
     return x, infeas_fn(x), True, float(np.linalg.norm(z - x))
 
 
+def _scaled_primal_gap(q: float, lin: float, C: float, margins: np.ndarray, hinge: float):
+    """Best of the primal points ``(w, b)`` and ``(s w, s b)``, ``s = 1 / min_i margin_i``.
+
+    ``margins_i = y_i (G d + b)_i`` at the best bias.  Any primal point bounds the fixed-kernel
+    SVM from above; ``s w`` removes every margin violation (if all margins are positive) at the
+    price ``(s^2 - 1) q / 2``.  When ``C >> a*`` (hard-margin regime) the violations are rounding
+    errors of order ``u`` that ``C`` would otherwise amplify into a spurious gap ``C n u``.
+    Returns ``(gap_raw, s)``.
+    """
+    gap1 = q + C * hinge - lin
+    mmin = float(np.min(margins))
+    if hinge <= 0.0 or mmin <= 0.0 or not (q > 0.0):
+        return gap1, 1.0
+    sc = 1.0 / mmin
+    if sc <= 1.0:
+        return gap1, 1.0
+    hinge_s = float(np.sum(np.maximum(0.0, 1.0 - sc * margins)))
+    # computed directly (not as gap1 + ... - C hinge: C hinge can be 1e32 times the rest)
+    gap_s = (q - lin) + 0.5 * q * (sc * sc - 1.0) + C * hinge_s
+    return (gap_s, sc) if gap_s < gap1 else (gap1, 1.0)
+
+
 def _svm_infeas(y, C):
     def f(a):
         return max(abs(float(y @ a)), float(-np.min(a)), float(np.max(a) - C), 0.0)
@@ -415,7 +437,7 @@ def svm_certificate(K, y, alpha, *, C, eta, tau, project: bool = False,
     g = (F * Kf) @ d
     b, hinge = best_bias(y - g, -y)
     scale_f = float(np.sum(af))
-    gap_raw_f = float(d @ g) + Cf * hinge - scale_f
+    gap_raw_f, _ = _scaled_primal_gap(float(d @ g), scale_f, Cf, y * (g + b), hinge)
     gap_f = max(gap_raw_f, 0.0)
     lower, gap = c * lower_f, c * gap_f
     return Certificate(lower=lower, upper=lower + gap, gap=gap, rel_gap=_rel(gap_f, scale_f),
@@ -523,7 +545,7 @@ def decomposed_certificate(K, y, alpha, *, C, eta, labels=None, project: bool = 
     g = (F * Kf) @ d
     hinge = float(np.sum(np.maximum(0.0, 1.0 - y * g)))
     scale_f = float(np.sum(af))
-    gap_raw_f = float(d @ g) + Cf * hinge - scale_f
+    gap_raw_f, _ = _scaled_primal_gap(float(d @ g), scale_f, Cf, y * g, hinge)
     gap_f = max(gap_raw_f, 0.0)
     lower, gap = c * lower_f, c * gap_f
     return Certificate(lower=lower, upper=lower + gap, gap=gap, rel_gap=_rel(gap_f, scale_f),

@@ -46,8 +46,9 @@ from .svm import (
     check_size,
     dual_vector,
     finish,
-    is_stiff,
     limit_qp,
+    order_candidates,
+    ray_candidate,
     run_conic,
     sdp_producer,
 )
@@ -113,8 +114,6 @@ def solve_decomposed(K, y, labels, *, C, eta, solver: str = DEFAULT_SOLVER, meth
             lambda: build_svm_problem(Kbf, y, C=min(Cf, SDP_BOX_CAP), eta=etaf, tau=0.0,
                                       equality=False, F_scale=w), opt, n, stats, {}, c)
         candidates = [("sdp", sdp), ("limit_qp", limit)]
-        if is_stiff(Cf, etaf, s * c):
-            candidates.reverse()
     else:
         uniq = list(dict.fromkeys(labels.tolist()))
         check_size(max(int(np.sum(labels == u)) for u in uniq), opt["solver"],
@@ -146,8 +145,12 @@ def solve_decomposed(K, y, labels, *, C, eta, solver: str = DEFAULT_SOLVER, meth
             return a_raw
 
         candidates = [("sdp", blocks_sdp), ("limit_qp", limit)]
-        if is_stiff(Cf, etaf, s * c):
-            candidates.reverse()
+
+    if s > 0.0:
+        def ray():
+            return ray_candidate(np.ones(n), lambda a: certify(a).lower, min(Cf, SDP_BOX_CAP))
+
+        candidates = order_candidates(candidates + [("ray", ray)], Cf, etaf, s * c)
 
     def certify(a):
         return cert.decomposed_certificate(Kbf, y, np.clip(a, 0.0, Cf), C=Cf, eta=etaf,

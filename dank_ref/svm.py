@@ -240,8 +240,8 @@ def _polish_candidate(a_raw, certify, polisher, polish: bool, stats: dict, tag: 
     best, polished, steps = c0, False, 0
     if not polish:
         return best, polished
-    for _ in range(rounds):
-        if best.gap <= 0.0 or best.rel_gap <= certify_tol:
+    for k in range(rounds):  # always one full polish; restarts only while not certified
+        if best.gap <= 0.0 or (k > 0 and best.rel_gap <= certify_tol):
             break
         try:
             x, _, nstep = polisher(best.alpha, lambda z: certify(z).gap)
@@ -341,6 +341,21 @@ def sdp_producer(build, opt: dict, n: int, stats: dict, holder: dict, value_scal
     return produce
 
 
+def order_candidates(candidates: list, Cf: float, etaf: float, s_f: float) -> list:
+    """Order ``[sdp, limit_qp, ray]`` by the regime: the SDP is well scaled only when ``Gamma``
+    at the natural size of ``a`` is moderate (``1e-6 .. 1e6``); otherwise the limit QP
+    (``Gamma`` tiny, :func:`is_stiff`) or the ray (``Gamma`` huge) goes first."""
+    by = dict(candidates)
+    if is_stiff(Cf, etaf, s_f):
+        order = ["limit_qp", "ray", "sdp"]
+    elif s_f > 0.0 and (2.0 * min(math.log2(Cf), 0.0) + math.log2(s_f) - math.log2(etaf) - 2.0
+                        > math.log2(1e6)):
+        order = ["ray", "limit_qp", "sdp"]
+    else:
+        order = ["sdp", "limit_qp", "ray"]
+    return [(k, by[k]) for k in order if k in by]
+
+
 def is_stiff(Cf: float, etaf: float, s_f: float) -> bool:
     """``max Gamma`` at the natural size of ``a`` is below 1e-6: ``F(a*) = F0 + O(1e-6)``.
 
@@ -353,8 +368,8 @@ def is_stiff(Cf: float, etaf: float, s_f: float) -> bool:
     return lg < math.log2(1e-6)
 
 
-def limit_qp(G: np.ndarray, lin: np.ndarray, eq: np.ndarray | None, C: float, *,
-             time_limit: float, pair: bool = False) -> np.ndarray:
+def _limit_qp_once(G: np.ndarray, lin: np.ndarray, eq: np.ndarray | None, C: float, *,
+                   time_limit: float, pair: bool = False) -> np.ndarray:
     """Candidate from the ``eta -> inf`` limit: the plain SVM/SVR dual for the fixed kernel ``G``.
 
     As ``eta`` grows (relative to ``a*^2 max|K|``), ``F(a) -> F0 = J_{tau/2}(11')`` and P1/P2/P3
@@ -367,25 +382,41 @@ def limit_qp(G: np.ndarray, lin: np.ndarray, eq: np.ndarray | None, C: float, *,
     ``eq = None`` and labels folded into ``G``).  Solved by Clarabel within ``time_limit``.
     """
     n = G.shape[0]
-    Gs = cp.psd_wrap(0.5 * (G + G.T))
+    # G = L L' with L from the eigendecomposition (negative round-off eigenvalues dropped): the
+    # quadratic becomes a sum of squares, which Clarabel handles better for singular kernels
+    w, V = np.linalg.eigh(0.5 * (G + G.T))
+    keep = w > 0.0
+    L = V[:, keep] * np.sqrt(w[keep])
     if pair:
         ah = cp.Variable(n, nonneg=True)
         ac = cp.Variable(n, nonneg=True)
         b = ah - ac
-        obj = lin[:n] @ ah + lin[n:] @ ac - 0.5 * cp.quad_form(b, Gs)
+        obj = lin[:n] @ ah + lin[n:] @ ac - 0.5 * cp.sum_squares(L.T @ b)
         cons = [ah <= C, ac <= C, cp.sum(b) == 0]
     else:
         a = cp.Variable(n, nonneg=True)
-        obj = cp.sum(a) - 0.5 * cp.quad_form(a, Gs)
+        obj = cp.sum(a) - 0.5 * cp.sum_squares(L.T @ a)
         cons = [a <= C] + ([eq @ a == 0] if eq is not None else [])
     prob = cp.Problem(cp.Maximize(obj), cons)
-    try:
-        prob.solve(solver="CLARABEL", time_limit=float(max(time_limit, 1.0)), max_iter=500,
-                   tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10, tol_ktratio=1e-8)
-    except cp.error.SolverError as exc:
-        raise SolverError(f"limit QP failed: {exc}") from exc
-    if prob.status in _FAIL:
-        raise SolverError(f"limit QP returned cvxpy status {prob.status!r}")
+    t_end = time.perf_counter() + max(time_limit, 1.0)
+    tight = dict(tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10, tol_ktratio=1e-8)
+    err = None
+    for settings in (tight, {}):  # tight tolerances first; Clarabel's defaults if that fails
+        left = t_end - time.perf_counter()
+        if left <= 0.0:
+            break
+        try:
+            prob.solve(solver="CLARABEL", time_limit=float(left), max_iter=500, **settings)
+        except cp.error.SolverError as exc:
+            err = f"limit QP failed: {exc}"
+            continue
+        if prob.status in _FAIL:
+            err = f"limit QP returned cvxpy status {prob.status!r}"
+            continue
+        err = None
+        break
+    if err is not None:
+        raise SolverError(err)
     if pair:
         if ah.value is None:
             raise SolverError("limit QP returned no solution")
@@ -393,6 +424,62 @@ def limit_qp(G: np.ndarray, lin: np.ndarray, eq: np.ndarray | None, C: float, *,
     if a.value is None:
         raise SolverError("limit QP returned no solution")
     return np.asarray(a.value, float)
+
+
+def limit_qp(G: np.ndarray, lin: np.ndarray, eq: np.ndarray | None, C: float, *,
+             time_limit: float, pair: bool = False) -> np.ndarray:
+    """:func:`_limit_qp_once` with the box capped at ``2^10``, then ``2^20`` (frame units).
+
+    In the solver frame ``a* = O(1)``; a huge box makes the interior-point QP fail on singular
+    kernels (a null-space direction is then only bounded by the box).  The larger cap is tried
+    when the smaller one fails or binds.  Only a starting point: polishing and the
+    certificate use the true box ``C``.
+    """
+    t_end = time.perf_counter() + max(time_limit, 1.0)
+    out, err = None, None
+    for cap in (2.0**10, 2.0**20):
+        box = min(C, cap)
+        try:
+            out = _limit_qp_once(G, lin, eq, box, time_limit=t_end - time.perf_counter(),
+                                 pair=pair)
+        except SolverError as exc:
+            err = exc
+            if box == C:
+                break
+            continue
+        if box == C or float(np.max(np.abs(out))) < 0.999 * box:
+            return out
+    if out is not None:
+        return out
+    raise err if err is not None else SolverError("limit QP: no time left")
+
+
+def ray_candidate(a0: np.ndarray, lower, t_max: float, n_iter: int = 80) -> np.ndarray:
+    """``t* a0`` with ``t*`` maximising the concave ``t -> h(t a0)`` (golden section in log t).
+
+    A third starting point for the regime where ``Gamma`` dominates (tiny ``eta``): there the
+    SDP is badly scaled and the ``eta -> inf`` QP is far off, but ``a*`` is close to a multiple
+    of the LP solution ``a0``.  ``lower(a)`` is the certified lower bound ``h(a)``.
+    """
+    lo, hi = math.log(2.0**-60), math.log(t_max)
+    g = (math.sqrt(5.0) - 1.0) / 2.0
+
+    def f(lt):
+        v = lower(math.exp(lt) * a0)
+        return v if math.isfinite(v) else -math.inf
+
+    m1, m2 = hi - g * (hi - lo), lo + g * (hi - lo)
+    f1, f2 = f(m1), f(m2)
+    for _ in range(n_iter):
+        if f1 < f2:
+            lo, m1, f1 = m1, m2, f2
+            m2 = lo + g * (hi - lo)
+            f2 = f(m2)
+        else:
+            hi, m2, f2 = m2, m1, f1
+            m1 = hi - g * (hi - lo)
+            f1 = f(m1)
+    return math.exp(0.5 * (lo + hi)) * a0
 
 
 def F0_factor(n: int, tau: float) -> float:
@@ -518,9 +605,12 @@ def solve_svm(K, y, *, C, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_SOLVER, ep
         sdp = sdp_producer(
             lambda: build_svm_problem(Kf, y, C=min(Cf, SDP_BOX_CAP), eta=etaf, tau=tau,
                                       equality=True, F_scale=w), opt, n, stats, holder, c)
-        candidates = [("sdp", sdp), ("limit_qp", limit)]
-        if is_stiff(Cf, etaf, s * c):
-            candidates.reverse()
+        def ray():
+            a0 = lp_solution_svm(y, 1.0)
+            return ray_candidate(a0, lambda a: certify(a).lower, min(Cf, SDP_BOX_CAP))
+
+        candidates = order_candidates([("sdp", sdp), ("limit_qp", limit), ("ray", ray)],
+                                      Cf, etaf, s * c)
 
     def certify(a):
         # the solver returns exactly feasible points: project (a no-op if already feasible)

@@ -74,9 +74,9 @@ from .svm import (
     check_options,
     check_size,
     finish,
-    is_stiff,
     limit_qp,
     lmi,
+    order_candidates,
     sdp_producer,
 )
 
@@ -198,9 +198,7 @@ def solve_svr(K, y, *, C, epsilon, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_S
         sdp = sdp_producer(
             lambda: build_svr_problem(Kf, yc, C=min(Cf, SDP_BOX_CAP), epsilon=epsilon, eta=etaf,
                                       tau=tau, F_scale=w), opt, n, stats, {}, c)
-        candidates = [("sdp", sdp), ("limit_qp", limit)]
-        if is_stiff(Cf, etaf, s * c):
-            candidates.reverse()
+        candidates = order_candidates([("sdp", sdp), ("limit_qp", limit)], Cf, etaf, s * c)
 
     def certify(b):
         # the solver returns feasible points with min(ah_i, ac_i) = 0: project b (a no-op if

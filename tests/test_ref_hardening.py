@@ -269,3 +269,50 @@ def test_returned_point_is_what_is_certified():
                            tau=0.01)
     assert (c.lower, c.upper, c.gap) == (r.lower, r.upper, r.gap)
     assert np.all(np.minimum(r.alpha_hat, r.alpha_check) == 0.0)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), logC=st.integers(-3, 30), tau=st.sampled_from([0.0, 0.01]))
+def test_upper_bound_is_a_primal_value(data, logC, tau):
+    """upper = R(F) + min over the primal points (w, b) and (s w, s b) of the SVM primal.
+
+    Computed here directly (0.5 s^2 q + C hinge + R), so an upper bound assembled with a
+    cancellation (C hinge - C hinge at C = 1e30) cannot pass.
+    """
+    K, y = svm_instance(10, seed=2)
+    C, eta = 10.0**logC, 1.0
+    z = np.array(data.draw(st.lists(st.floats(0, 1), min_size=10, max_size=10)))
+    a = rc.project_box_hyperplane(z * min(C, 1.0), y, C)[0]
+    c = rc.svm_certificate(K, y, a, C=C, eta=eta, tau=tau)
+    d = a * y
+    G = c.F * K
+    g = G @ d
+    q = d @ g
+    m = y * (g + c.bias)
+    R = eta * np.sum((c.F - 1) ** 2) + tau * eta * np.trace(c.F)
+    primal1 = 0.5 * q + C * np.maximum(0, 1 - m).sum()
+    cands = [primal1]
+    if m.min() > 0:
+        s = 1.0 / m.min()
+        cands.append(0.5 * s * s * q + C * np.maximum(0, 1 - s * m).sum())
+    upper = min(cands) + R
+    assert c.upper >= c.lower
+    assert abs(c.upper - max(upper, c.lower)) <= 1e-9 * max(abs(upper), abs(c.lower), 1.0)
+
+
+def test_tiny_eta_regime_is_solved_and_stationary():
+    """eta = 1e-100 (Gamma ~ 1e33 dominates): the ray candidate + polish; KKT checked here."""
+    K, y = svm_instance()
+    eta = 1e-100
+    r = dank_ref.solve_svm(K, y, C=1.0, eta=eta, tau=0.0)
+    assert r.status == "optimal" and r.lower <= r.upper
+    # tau = 0: h(a) = 1'a - d'Kd/2 - ||D K D||^2 / (16 eta); exact law a = c a' with c = 2^-109
+    c = 2.0**-109
+    af = r.alpha / c
+    d = af * y
+    Kf, etaf = K * c, eta / c
+    h = c * (af.sum() - 0.5 * d @ Kf @ d - np.sum((np.outer(d, d) * Kf) ** 2) / (16 * etaf))
+    assert h == pytest.approx(r.lower, rel=1e-10)
+    grad = 1 - y * (((1 + np.outer(d, d) * Kf / (4 * etaf)) * Kf) @ d)
+    step = rc.project_box_hyperplane(af + 1e-2 * grad, y, 1.0 / c)[0] - af
+    assert np.linalg.norm(step) <= 1e-8 * np.linalg.norm(af)

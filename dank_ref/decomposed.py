@@ -167,6 +167,10 @@ def solve_decomposed(K, y, labels, *, C, eta, solver: str = DEFAULT_SOLVER, meth
                  polisher=polisher, polish=opt["polish"], certify_tol=opt["certify_tol"],
                  stats=stats, solver=opt["solver"], t0=t0, final=final, extra=extra)
     if method == "blocks":
+        if "blocks" not in extra:  # Kbar = 0: no per-block solve was needed
+            extra["blocks"] = [np.flatnonzero(labels == u)
+                               for u in dict.fromkeys(labels.tolist())]
+            res.solver_stats["blocks"] = extra["blocks"]
         res.solver_stats["F_blocks"] = [res.F[np.ix_(b, b)] for b in extra["blocks"]]
     return res
 

@@ -316,3 +316,21 @@ def test_tiny_eta_regime_is_solved_and_stationary():
     grad = 1 - y * (((1 + np.outer(d, d) * Kf / (4 * etaf)) * Kf) @ d)
     step = rc.project_box_hyperplane(af + 1e-2 * grad, y, 1.0 / c)[0] - af
     assert np.linalg.norm(step) <= 1e-8 * np.linalg.norm(af)
+
+
+@pytest.mark.parametrize("method", ["joint", "blocks"])
+@pytest.mark.parametrize("Kscale,C,eta", [(1e12, 1.0, 1.0), (1.0, 1.0, 1e-100),
+                                          (1.0, 1e-20, 5.0), (0.0, 1.0, 1.0)])
+def test_decomposed_extreme_scalings(method, Kscale, C, eta):
+    """P3 gets the same rescaling/candidates; Kbar = 0 (a = C) included."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(12, 2))
+    y = np.where(X[:, 0] > 0.5, 1.0, -1.0)
+    K = gaussian(X, 0.5) * Kscale
+    labels = rng.integers(0, 3, 12)
+    r = dank_ref.solve_decomposed(K, y, labels, C=C, eta=eta, method=method)
+    assert r.status == "optimal" and r.lower <= r.upper and r.bias is None
+    assert np.all(r.alpha >= 0) and np.all(r.alpha <= C)
+    Kb = K * (labels[:, None] == labels[None, :])
+    c = rc.decomposed_certificate(Kb, y, r.alpha, C=C, eta=eta)
+    assert (c.lower, c.upper) == (r.lower, r.upper)

@@ -102,7 +102,8 @@ def build_svr_problem(K, y, *, C, epsilon, eta, tau, F_scale: float = 1.0):
     return prob, con, {"F": F, "lam": lam, "F_scale": w}
 
 
-def lp_solution_svr(y: np.ndarray, C: float, epsilon: float) -> np.ndarray:
+def lp_solution_svr(y: np.ndarray, C: float, epsilon: float,
+                    time_limit: float = TIME_LIMIT) -> np.ndarray:
     """``b`` maximising ``b'y - eps 1'|b|`` s.t. ``1'b = 0``, ``|b| <= C`` (P2 with ``K = 0``).
 
     Solved as the LP in ``(ah, ac) / C in [0, 1]^2n`` by HiGHS; a vertex, so exact up to the
@@ -113,7 +114,8 @@ def lp_solution_svr(y: np.ndarray, C: float, epsilon: float) -> np.ndarray:
     n = y.size
     cost = -np.concatenate([y - epsilon, -y - epsilon])
     A_eq = np.concatenate([np.ones(n), -np.ones(n)])[None, :]
-    res = linprog(cost, A_eq=A_eq, b_eq=[0.0], bounds=[(0.0, 1.0)] * (2 * n), method="highs")
+    res = linprog(cost, A_eq=A_eq, b_eq=[0.0], bounds=[(0.0, 1.0)] * (2 * n), method="highs",
+                  options={"time_limit": float(time_limit)})
     if res.status != 0 or res.x is None:
         raise SolverError(f"linear program for K = 0 failed: {res.message}")
     x = np.clip(res.x, 0.0, 1.0)
@@ -183,7 +185,7 @@ def solve_svr(K, y, *, C, epsilon, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_S
     t_start = time.perf_counter()
     if s == 0.0:
         stats["cvxpy_status"] = "not run (K = 0: linear program solved by HiGHS)"
-        candidates = [("lp", lambda: lp_solution_svr(y, Cf, epsilon))]
+        candidates = [("lp", lambda: lp_solution_svr(y, Cf, epsilon, opt["time_limit"]))]
     else:
         w = F_scale(Cf, etaf, s * c)
         extra["F_scale"] = w

@@ -47,7 +47,6 @@ start and the DANK solve).
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import time
 from dataclasses import dataclass, field
@@ -60,7 +59,7 @@ from ._newton import newton
 from ._paper import paper
 from ._problem import SVMProblem, _lambda_max
 from ._result import DANKResult
-from ._scaling import canonical_factor, unscale
+from ._scaling import canonical_factor, scale_certificate, unscale
 from ._validation import (
     check_cluster_labels,
     check_finite_array,
@@ -321,7 +320,7 @@ def _full_certificate_dense(K, y, abar, C, eta, c):
     p = DecomposedProblem(kd, y, C / c, eta / c)
     ev = p.evaluate(abar / c, route="dense")
     cert = p.certify(ev)
-    return ev.h * c, _scale_certificate(cert, c)
+    return ev.h * c, scale_certificate(cert, c)
 
 
 def _full_certificate_features(kern: FeatureKernel, y, abar, C, eta, c):
@@ -353,15 +352,7 @@ def _full_certificate_features(kern: FeatureKernel, y, abar, C, eta, c):
     infeas = max(float(-abar.min()), float(abar.max() - C), 0.0) / c
     cert = _assemble(lin, 0.5 * float(d @ f0), Cc * hinge, inner, etac, 0.0, None, (0.0, 0.0),
                      lin, infeas)
-    return (lin + etac * deficit) * c, _scale_certificate(cert, c)
-
-
-def _scale_certificate(cert: Certificate, c: float) -> Certificate:
-    if c == 1.0:
-        return cert
-    return dataclasses.replace(cert, lower=cert.lower * c, upper=cert.upper * c,
-                               gap=cert.gap * c, inner_excess=cert.inner_excess * c,
-                               infeasibility=cert.infeasibility * c)
+    return (lin + etac * deficit) * c, scale_certificate(cert, c)
 
 
 def solve_decomposed(

@@ -442,8 +442,9 @@ def test_flat_tail_needs_no_dense_fallback(monkeypatch):
 def test_arpack_failure_falls_back_to_the_block_method(monkeypatch):
     """An ArpackError (seen in long experiment runs) must not surface: the block method takes
     over from the same start and the bracket is still certified."""
-    import dank_fast.inner as inner
     from scipy.sparse.linalg import ArpackError
+
+    import dank_fast.inner as inner
 
     K, y, a = instance(300, seed=31, C=1.0, sigma=0.7)
     kd = KernelData(K)

@@ -460,3 +460,29 @@ def test_arpack_failure_falls_back_to_the_block_method(monkeypatch):
     assert sl.route == "lanczos"
     assert sl.deficit <= sd.deficit + 1e-9 * abs(sd.deficit)
     assert sd.deficit <= sl.deficit + sl.excess + 1e-9 * abs(sd.deficit)
+
+
+def test_blas_thread_policy(monkeypatch):
+    """One BLAS thread for small work and on a busy machine, all cores otherwise, and the
+    DANK_BLAS_THREADS override."""
+    from threadpoolctl import threadpool_info
+
+    import dank_fast.inner as inner
+
+    def blas_threads_now():
+        return max(d["num_threads"] for d in threadpool_info() if d["user_api"] == "blas")
+
+    default = blas_threads_now()
+    with inner.blas_threads(10):
+        assert blas_threads_now() == 1
+    cpus = 2
+    monkeypatch.setattr(inner.os, "cpu_count", lambda: cpus)
+    monkeypatch.setattr(inner.os, "getloadavg", lambda: (5.0, 5.0, 5.0))
+    with inner.blas_threads(10_000):
+        assert blas_threads_now() == 1
+    monkeypatch.setattr(inner.os, "getloadavg", lambda: (0.1, 0.1, 0.1))
+    with inner.blas_threads(10_000):
+        assert blas_threads_now() == default
+    monkeypatch.setenv("DANK_BLAS_THREADS", "1")
+    with inner.blas_threads(10_000):
+        assert blas_threads_now() == 1

@@ -30,7 +30,7 @@ import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
 from ._accelerated import accelerated, finish
-from .inner import ROW_BLOCK, blas_threads
+from .inner import ROW_BLOCK, apply_FK, blas_threads
 from .projection import project_A
 
 __all__ = ["newton"]
@@ -38,15 +38,20 @@ __all__ = ["newton"]
 #: coordinates dropped from a Newton step's free set through the bordered system before the
 #: step is refactorised on the smaller set (each drop costs one triangular solve)
 BORDER_MAX = 32
+#: float64 curvature size above which the Newton system is factorised in float32 and refined
+#: (if float32 is too coarse for the system, the step is redone in float64)
+SINGLE_BYTES = 256 << 20
+#: float64 refinement steps of a float32 Newton solve
+REFINE_STEPS = 4
 
 
 
-def _curvature(problem, ev, free: np.ndarray) -> np.ndarray:
+def _curvature(problem, ev, free: np.ndarray, dtype=np.float64) -> np.ndarray:
     """``-hess h`` restricted to ``free`` (in the coordinates ``z`` of the problem).
 
-    Built in row blocks straight into one ``|free| x |free|`` array (the only matrix of that
-    size; block temporaries are ``ROW_BLOCK x n``): ``O(|free|^2 (r + 1))`` time for a rank-``r``
-    ``F``, ``O(|free|^2)`` memory.
+    Built in row blocks straight into one ``|free| x |free|`` array of ``dtype`` (the only
+    matrix of that size; block temporaries are ``ROW_BLOCK x n`` in float64):
+    ``O(|free|^2 (r + 1))`` time for a rank-``r`` ``F``, ``O(|free|^2)`` memory.
     """
     kd = problem.kd
     K = kd.K
@@ -58,7 +63,8 @@ def _curvature(problem, ev, free: np.ndarray) -> np.ndarray:
     c = 1.0 / (4.0 * problem.eta)
     dF = d[dix]
     d2 = d * d
-    H = np.empty((f, f))
+    H = np.empty((f, f), dtype=dtype)
+    single = H.dtype != np.float64
     if low_rank:
         UFmu = F.U[dix] * F.mu
         UF = F.U[dix]
@@ -68,7 +74,7 @@ def _curvature(problem, ev, free: np.ndarray) -> np.ndarray:
             rows = slice(lo, min(lo + step, f))
             Krows = K[dix[rows]]  # b x n
             KB = Krows[:, dix]  # b x f
-            out = H[rows]
+            out = np.empty((KB.shape[0], f)) if single else H[rows]
             if low_rank:
                 np.matmul(UFmu[rows], UF.T, out=out)  # F[rows, free]
             else:
@@ -83,9 +89,55 @@ def _curvature(problem, ev, free: np.ndarray) -> np.ndarray:
             diag = c * (Krows @ d2)  # diag((K o K) d^2) on these rows
             idx = np.arange(rows.start, rows.stop)
             out[idx - lo, idx] += diag
+            if single:
+                H[rows] = out
+    # P2: a free ah_i and a free ac_i move the same d_i; the diagonal term couples them too
+    uniq, inv, counts = np.unique(dix, return_inverse=True, return_counts=True)
+    if np.any(counts > 1):
+        d2v = d * d
+        for u in np.flatnonzero(counts > 1):
+            pos = np.flatnonzero(inv == u)
+            i = uniq[u]
+            extra = c * float((K[i] ** 2) @ d2v)
+            for r in pos:
+                for q in pos:
+                    if r != q:
+                        H[r, q] += extra
     H *= sv[:, None]
     H *= sv[None, :]
     return H
+
+
+def _hessian_matvec(problem, ev, free: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """``(-hess h)[free][:, free] @ V`` in float64 without forming the matrix.
+
+    ``(F o K) x + (diag((K o K) d^2) x + d o ((K o K)(d o x))) / (4 eta)`` in the coordinates
+    ``d``, through products with ``K`` (``F o K`` by :func:`apply_FK`, ``K o K`` in row blocks):
+    ``O(n^2 (r + m))`` time for ``m`` columns, ``ROW_BLOCK x n`` temporaries.
+    """
+    kd = problem.kd
+    K = kd.K
+    n = kd.n
+    d = problem.d_of(ev.z)
+    dix, sv = problem.d_coordinates(free)
+    V2 = V.reshape(V.shape[0], -1)
+    m = V2.shape[1]
+    X = np.zeros((n, m))
+    np.add.at(X, dix, sv[:, None] * V2)  # SVR: ah_i and ac_i move the same d_i
+    c = 1.0 / (4.0 * problem.eta)
+    out = np.empty((n, m))
+    for j in range(m):
+        out[:, j] = apply_FK(ev.inner.F, kd, X[:, j])
+    d2 = d * d
+    dX = d[:, None] * X
+    with blas_threads(n):
+        for lo in range(0, n, ROW_BLOCK):
+            B = K[lo:lo + ROW_BLOCK]
+            B2 = B * B
+            out[lo:lo + ROW_BLOCK] += c * ((B2 @ d2)[:, None] * X[lo:lo + ROW_BLOCK]
+                                           + d[lo:lo + ROW_BLOCK, None] * (B2 @ dX))
+    res = sv[:, None] * out[dix]
+    return res.reshape(V.shape)
 
 
 def _better(problem, en, ev, quick: float) -> bool:
@@ -94,7 +146,22 @@ def _better(problem, en, ev, quick: float) -> bool:
     return en.h > ev.h or problem.quick_rel_gap(en) < quick
 
 
-def _constrained_direction(problem, ev, z, g, binding, has_eq, margin, H=None, free_H=None):
+def _kkt_solve(A, HA, Hr, r2=None):
+    """``(p, nu)`` with ``H p + A nu = r``, ``A'p = r2`` from ``HA = H^-1 A`` and ``Hr = H^-1 r``
+    (Schur complement ``A'H^-1 A``; ``r2 = 0`` by default)."""
+    if A.shape[1] == 0:
+        return Hr.copy(), np.zeros(0)
+    Sm = A.T @ HA
+    rhs = A.T @ Hr if r2 is None else A.T @ Hr - r2
+    try:
+        nu = np.linalg.solve(Sm, rhs)
+    except np.linalg.LinAlgError:
+        nu = np.linalg.lstsq(Sm, rhs, rcond=None)[0]
+    return Hr - HA @ nu, nu
+
+
+def _constrained_direction(problem, ev, z, g, binding, has_eq, margin, H=None, free_H=None,
+                           double=False):
     """Newton direction on the free coordinates, dropping those it would push out of the box.
 
     One Cholesky factorisation of the curvature ``H`` on the first free set ``F0``; the
@@ -111,8 +178,11 @@ def _constrained_direction(problem, ev, z, g, binding, has_eq, margin, H=None, f
     if free0.size == 0:
         return None, None
     f0 = free0.size
+    # above SINGLE_BYTES of float64 curvature the factorisation is in float32 (half the memory
+    # and time), each solve refined in float64 against exact Hessian products
+    single = H is None and not double and 8 * f0 * f0 > SINGLE_BYTES
     if H is None:
-        H = _curvature(problem, ev, free0)
+        H = _curvature(problem, ev, free0, np.float32 if single else np.float64)
         free_H = free0
     elif free_H.size != f0 or not np.array_equal(free_H, free0):
         pos = np.searchsorted(free_H, free0)
@@ -123,25 +193,41 @@ def _constrained_direction(problem, ev, z, g, binding, has_eq, margin, H=None, f
     try:
         with blas_threads(f0):
             fac = cho_factor(H.T, check_finite=False, overwrite_a=True)  # in place
-            Hig = cho_solve(fac, g[free0], check_finite=False)
-            cols = [problem.eq_vector[free0]] if has_eq else []
-            HiA = [cho_solve(fac, cols[0], check_finite=False)] if has_eq else []
     except LinAlgError:
+        if single:  # not positive definite in float32: the float64 system decides
+            del H
+            return _constrained_direction(problem, ev, z, g, binding, has_eq, margin,
+                                          double=True)
         return None, None
+
+    def solve(B):
+        with blas_threads(f0):
+            X = cho_solve(fac, B.astype(H.dtype, copy=False), check_finite=False)
+        return X.astype(np.float64, copy=False)
+
+    gF = g[free0]
+    Hig = solve(gF)
+    cols = [problem.eq_vector[free0].astype(np.float64)] if has_eq else []
+    HiA = [solve(cols[0])] if has_eq else []
     dropped = np.zeros(f0, dtype=bool)
     zF = z[free0]
     for _ in range(50):
-        if HiA:
-            A = np.column_stack(cols)
-            HA = np.column_stack(HiA)
-            Sm = A.T @ HA
-            try:
-                nu = np.linalg.solve(Sm, A.T @ Hig)
-            except np.linalg.LinAlgError:
-                nu = np.linalg.lstsq(Sm, A.T @ Hig, rcond=None)[0]
-            p = Hig - HA @ nu
-        else:
-            p = Hig.copy()
+        A = np.column_stack(cols) if cols else np.zeros((f0, 0))
+        HA = np.column_stack(HiA) if HiA else np.zeros((f0, 0))
+        p, nu = _kkt_solve(A, HA, Hig)
+        if single:  # iterative refinement of H p + A nu = g, A'p = 0 with exact products
+            res = np.inf
+            for _ in range(REFINE_STEPS):
+                r1 = gF - _hessian_matvec(problem, ev, free0, p) - A @ nu
+                res = np.linalg.norm(r1) / max(np.linalg.norm(gF), 1e-300)
+                if res <= 1e-10:
+                    break
+                dp, dnu = _kkt_solve(A, HA, solve(r1), -(A.T @ p))
+                p, nu = p + dp, nu + dnu
+            if not res <= 1e-6:  # float32 too coarse for this system (ill-conditioned)
+                del H, fac
+                return _constrained_direction(problem, ev, z, g, binding, has_eq, margin,
+                                              double=True)
         p[dropped] = 0.0
         bad = ~dropped & (((zF <= margin) & (p < 0)) | ((zF >= C - margin) & (p > 0)))
         if not np.any(bad):
@@ -156,8 +242,7 @@ def _constrained_direction(problem, ev, z, g, binding, has_eq, margin, H=None, f
         dropped[new] = True
         E = np.zeros((f0, new.size))
         E[new, np.arange(new.size)] = 1.0
-        with blas_threads(f0):
-            HE = cho_solve(fac, E, check_finite=False)
+        HE = solve(E)
         cols.extend(E.T)
         HiA.extend(HE.T)
     return None, None

@@ -48,6 +48,7 @@ __all__ = [
     "make_split",
     "repo_root",
     "resolve_data_dir",
+    "shared_dir",
 ]
 
 #: classification sets of Table SOCMKL, in the paper's row order: name -> (files, official split)
@@ -94,6 +95,14 @@ class DataDirError(FileNotFoundError):
 def repo_root() -> Path:
     """The repository root (the directory holding the ``verification`` package)."""
     return Path(__file__).resolve().parents[2]
+
+
+def shared_dir() -> Path:
+    """The project's ``shared/`` directory: the parent of ``$DANK_DATASETS`` when that is set,
+    else ``../shared`` next to the repository (it also holds ``seeds/``, the paper's LaTeX)."""
+    if os.environ.get("DANK_DATASETS"):
+        return Path(os.environ["DANK_DATASETS"]).resolve().parent
+    return repo_root().parent / "shared"
 
 
 def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> Path:

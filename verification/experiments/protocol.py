@@ -239,7 +239,7 @@ def _dank_svr(C, sigma, proto, tau=None):
 
 def _dank_step(model):
     """The fitted DANK estimator inside a pipeline (or a TransformedTargetRegressor)."""
-    if isinstance(model, TransformedTargetRegressor):
+    if hasattr(model, "regressor_"):  # TransformedTargetRegressor
         model = model.regressor_
     return model[-1]
 

@@ -264,3 +264,40 @@ def test_files_match_the_manifest():
     pooled = load_dataset("spect", d, spect_split="random")
     assert not pooled.official and pooled.y.size == 267
     assert np.unique(load_dataset("glass", d).y).size == 6
+
+
+class _Boom:
+    def fit(self, X, y):
+        raise ArithmeticError("solver exploded")
+
+
+class _Const:
+    def __init__(self, label):
+        self.label = label
+
+    def fit(self, X, y):
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.label)
+
+
+def test_grid_search_excludes_candidates_whose_fit_raises():
+    X = np.arange(20.0)[:, None]
+    y = np.array(["a"] * 15 + ["b"] * 5)
+    folds = P.make_folds(y, P.Protocol(n_folds=5), "t", 0, True)
+    cands = [(1.0, 1.0), (2.0, 1.0), (3.0, 1.0)]
+
+    def build(C, s):  # the best candidate (always "a": 75 %) fails
+        return _Boom() if C == 1.0 else _Const("b" if C == 2.0 else "a")
+
+    with pytest.raises(ArithmeticError):
+        P.grid_search(build, cands, X, y, folds, classification=True)
+    fails = []
+    best, scores = P.grid_search(build, cands, X, y, folds, classification=True,
+                                 failures=fails)
+    assert best == 2 and np.isnan(scores[0]) and scores[2] == pytest.approx(0.75)
+    assert len(fails) == 1 and fails[0]["C"] == 1.0 and "solver exploded" in fails[0]["error"]
+    with pytest.raises(RuntimeError, match="every CV candidate failed"):
+        P.grid_search(lambda C, s: _Boom(), cands, X, y, folds, classification=True,
+                      failures=[])

@@ -33,9 +33,9 @@ def _cells():
             for m in ("svm-cv", "mkl-uniform")]
 
 
-def _run(cells, cache, worker=fake_worker, jobs=1, deps=None):
+def _run(cells, cache, worker=fake_worker, jobs=1, deps=None, isolate=False):
     return run_cells(cells, proto=PROTO, data_dir="unused", cache=cache, jobs=jobs,
-                     worker=worker, deps=deps, stream=io.StringIO())
+                     worker=worker, deps=deps, stream=io.StringIO(), isolate=isolate)
 
 
 def _strip(recs):
@@ -82,7 +82,7 @@ def test_cache_is_keyed_by_the_protocol(tmp_path):
     _run(cells, Cache(tmp_path, PROTO))
     other = Protocol(sigma_grid=(1.0,), C_grid=(1.0,), n_splits=3, seed=7)
     calls = []
-    run_cells(cells, proto=other, data_dir="", cache=Cache(tmp_path, other),
+    run_cells(cells, proto=other, data_dir="", cache=Cache(tmp_path, other), isolate=False,
               worker=lambda c, *a: calls.append(c) or fake_worker(c, *a), stream=io.StringIO())
     assert len(calls) == 2
     meta = json.loads((Cache(tmp_path, other).dir / "protocol.json").read_text())
@@ -106,12 +106,14 @@ def test_errors_and_corrupt_entries_are_rerun(tmp_path):
     assert cache.get(good[0]) is None
 
 
-def test_parallel_jobs_give_the_same_records(tmp_path):
+def test_isolated_parallel_jobs_give_the_same_records(tmp_path):
     cells = _cells()
     seq = _run(cells, None, jobs=1)
-    par = _run(cells, Cache(tmp_path, PROTO), jobs=2)
+    par = _run(cells, Cache(tmp_path, PROTO), jobs=2, isolate=True)
     assert _strip(par) == _strip(seq)
     assert len(list(Cache(tmp_path, PROTO).dir.rglob("*_*.json"))) == len(cells)
+    one = _run(cells[:2], None, jobs=1, isolate=True)  # isolated, one worker
+    assert _strip(one) == {k: v for k, v in _strip(seq).items() if k in one}
 
 
 def test_phase_two_gets_its_dependency():

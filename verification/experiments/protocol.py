@@ -302,7 +302,8 @@ def _score(model, X, y, classification: bool) -> float:
     return -float(np.mean((pred - y) ** 2))
 
 
-def grid_search(build, candidates, X, y, folds, *, classification: bool, on_fit=None):
+def grid_search(build, candidates, X, y, folds, *, classification: bool, on_fit=None,
+                failures: list | None = None):
     """Mean CV score of every candidate; the best is the first maximum (tie-break = order).
 
     Parameters
@@ -315,6 +316,11 @@ def grid_search(build, candidates, X, y, folds, *, classification: bool, on_fit=
         Score by accuracy (True) or minus the mean squared error.
     on_fit : callable, optional
         Called with every fitted model (e.g. to collect certificates).
+    failures : list, optional
+        If given, a fit or prediction that raises is appended here as
+        ``dict(C, sigma, fold, error)`` and its candidate is excluded (score nan, remaining
+        folds skipped) instead of propagating the exception. Used for the DANK solvers, whose
+        eigen-solver can raise (see the report's list of failed fits).
 
     Returns
     -------
@@ -325,13 +331,23 @@ def grid_search(build, candidates, X, y, folds, *, classification: bool, on_fit=
     scores = np.empty(len(candidates))
     for k, (C, sigma) in enumerate(candidates):
         s = []
-        for tr, va in folds:
-            m = build(C, sigma).fit(X[tr], y[tr])
-            if on_fit is not None:
-                on_fit(m)
-            s.append(_score(m, X[va], y[va], classification))
+        for f, (tr, va) in enumerate(folds):
+            try:
+                m = build(C, sigma).fit(X[tr], y[tr])
+                if on_fit is not None:
+                    on_fit(m)
+                s.append(_score(m, X[va], y[va], classification))
+            except Exception as exc:
+                if failures is None:
+                    raise
+                failures.append(dict(C=C, sigma=sigma, fold=f,
+                                     error=f"{type(exc).__name__}: {exc}"[:300]))
+                s = [float("nan")]
+                break
         scores[k] = float(np.mean(s))
-    return int(np.argmax(scores)), scores
+    if np.all(np.isnan(scores)):
+        raise RuntimeError(f"every CV candidate failed; first error: {failures[0]['error']}")
+    return int(np.nanargmax(scores)), scores
 
 
 class _CertTally:
@@ -342,6 +358,7 @@ class _CertTally:
         self.converged = 0
         self.max_rel_gap = 0.0
         self.statuses: dict[str, int] = {}
+        self.failures: list[dict] = []
 
     def __call__(self, model):
         for r in _dank_step(model).results_:
@@ -355,10 +372,16 @@ class _CertTally:
 
     def to_dict(self) -> dict:
         return dict(n_solves=self.n, n_converged=self.converged, statuses=self.statuses,
-                    max_rel_gap=self.max_rel_gap)
+                    max_rel_gap=self.max_rel_gap, n_failed_fits=len(self.failures),
+                    failures=self.failures)
 
 
 # ------------------------------------------------------------------------------- the cells
+def _scores_list(scores) -> list:
+    """Mean CV score of every candidate (``proto.candidates()`` order; None = excluded)."""
+    return [None if not np.isfinite(v) else float(v) for v in scores]
+
+
 def _acc(model, X, y) -> float:
     return float(np.mean(model.predict(X) == y))
 
@@ -394,7 +417,8 @@ def _cell_svm_cv(ctx, proto):
                                classification=True)
     C, sigma = cands[best]
     m = _svm(C, sigma, proto).fit(Xtr, ytr)
-    return dict(C=C, sigma=sigma, cv_score=float(scores[best]), train_acc=_acc(m, Xtr, ytr),
+    return dict(C=C, sigma=sigma, cv_score=float(scores[best]),
+                cv_scores=_scores_list(scores), train_acc=_acc(m, Xtr, ytr),
                 test_acc=_acc(m, Xte, yte), n_support=int(m[-1].support_.size))
 
 
@@ -405,7 +429,8 @@ def _cell_mkl(ctx, proto):
                                classification=True)
     C = cands[best][0]
     m = _mkl(C, None, proto).fit(Xtr, ytr)
-    return dict(C=C, cv_score=float(scores[best]), train_acc=_acc(m, Xtr, ytr),
+    return dict(C=C, cv_score=float(scores[best]),
+                cv_scores=_scores_list(scores), train_acc=_acc(m, Xtr, ytr),
                 test_acc=_acc(m, Xte, yte))
 
 
@@ -423,9 +448,10 @@ def _cell_dank_cv(ctx, proto):
     cands = proto.candidates()
     tally = _CertTally()
     best, scores = grid_search(lambda C, s: _dank(C, s, proto), cands, Xtr, ytr, folds,
-                               classification=True, on_fit=tally)
+                               classification=True, on_fit=tally, failures=tally.failures)
     C, sigma = cands[best]
-    return dict(C=C, sigma=sigma, cv_score=float(scores[best]), cv_certificates=tally.to_dict(),
+    return dict(C=C, sigma=sigma, cv_score=float(scores[best]),
+                cv_scores=_scores_list(scores), cv_certificates=tally.to_dict(),
                 taus=_tau_sweep(ctx, proto, C, sigma))
 
 
@@ -441,7 +467,8 @@ def _cell_svr_cv(ctx, proto):
                                classification=False)
     C, sigma = cands[best]
     m = _svr(C, sigma, proto).fit(Xtr, ytr)
-    return dict(C=C, sigma=sigma, cv_score=float(scores[best]), train=_reg_stats(m, Xtr, ytr),
+    return dict(C=C, sigma=sigma, cv_score=float(scores[best]),
+                cv_scores=_scores_list(scores), train=_reg_stats(m, Xtr, ytr),
                 test=_reg_stats(m, Xte, yte), n_support=int(m.regressor_[-1].support_.size))
 
 
@@ -453,11 +480,12 @@ def _cell_dank_svr_cv(ctx, proto):
     cands = proto.candidates()
     tally = _CertTally()
     best, scores = grid_search(lambda C, s: _dank_svr(C, s, proto), cands, Xtr, ytr, folds,
-                               classification=False, on_fit=tally)
+                               classification=False, on_fit=tally, failures=tally.failures)
     C, sigma = cands[best]
     rec = _dank_fit_eval(lambda: _dank_svr(C, sigma, proto), Xtr, ytr, Xte, yte, False,
                          ranks=False)
-    rec.update(C=C, sigma=sigma, cv_score=float(scores[best]), cv_certificates=tally.to_dict())
+    rec.update(C=C, sigma=sigma, cv_score=float(scores[best]),
+               cv_scores=_scores_list(scores), cv_certificates=tally.to_dict())
     return rec
 
 

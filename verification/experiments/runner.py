@@ -9,6 +9,12 @@ recorded in the results but not cached (a rerun retries them).
 
 Two phases: cells that need another cell's result (``dank-svm`` uses ``svm-cv``'s sigma and C,
 ``dank-svr-svm`` uses ``svr-cv``'s) run after the rest.
+
+Every cell runs in a fresh worker process (``forkserver``, one task per child). Besides
+isolating failures, this keeps a cell's numbers independent of which cells ran before it in
+the same process: ``dank_fast``'s Lanczos route calls ARPACK, whose random starting vector
+comes from a process-global generator, so in a reused process a cell's result (and whether
+ARPACK raises) depends on the scheduling.
 """
 
 from __future__ import annotations
@@ -180,7 +186,7 @@ def _work(cell: Cell, data_dir: str, proto: Protocol, dep: dict | None) -> dict:
 def run_cells(cells: list[Cell], *, proto: Protocol, data_dir: str, cache: Cache | None,
               jobs: int = 1, deps: dict[str, dict] | None = None, label: str = "cells",
               n_train: Callable[[str], int] | None = None, stream=None,
-              worker: Callable = _work) -> dict[str, dict]:
+              worker: Callable = _work, isolate: bool = True) -> dict[str, dict]:
     """Run (or load from the cache) every cell; returns ``{cell.key: record}``.
 
     Parameters
@@ -191,13 +197,17 @@ def run_cells(cells: list[Cell], *, proto: Protocol, data_dir: str, cache: Cache
     cache : Cache or None
         None: no caching (nothing is loaded or written).
     jobs : int
-        Parallel worker processes (joblib, loky backend); 1 runs in this process.
+        Parallel worker processes.
     deps : dict, optional
         Records of phase-1 cells by key (for the cells in :data:`.protocol.DEPENDS`).
     n_train : callable, optional
         Training size of a data set (for cost-ordering and the ETA).
     worker : callable
-        ``worker(cell, data_dir, proto, dep) -> record`` (replaceable in tests).
+        ``worker(cell, data_dir, proto, dep) -> record`` (replaceable in tests; must be
+        importable by name when ``isolate``).
+    isolate : bool
+        Run every cell in a fresh process (see the module docstring). ``False`` with
+        ``jobs = 1`` runs the cells in this process.
     """
     deps = deps or {}
     n_train = n_train or (lambda name: 100)
@@ -230,18 +240,31 @@ def run_cells(cells: list[Cell], *, proto: Protocol, data_dir: str, cache: Cache
             cache.put(c, rec)
         prog.update(c, rec, cost[c.key])
 
-    if jobs <= 1 or len(todo) <= 1:
+    if not todo:
+        return out
+    if not isolate and jobs <= 1:
         for c in todo:
             finish(c, worker(c, data_dir, proto, dep_of(c)))
         return out
-    from joblib import Parallel, delayed
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    par = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered", batch_size=1)
-    results = par(delayed(_tagged)(worker, c, data_dir, proto, dep_of(c)) for c in todo)
-    for key, rec in results:
-        finish(next(c for c in todo if c.key == key), rec)
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["numpy", "scipy.linalg", "sklearn.svm", "dank_fast",
+                                "verification.experiments.protocol"])
+    ex = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, max_tasks_per_child=1)
+    try:
+        futs = {ex.submit(worker, c, data_dir, proto, dep_of(c)): c for c in todo}
+        for f in as_completed(futs):
+            c = futs[f]
+            try:
+                rec = f.result()
+            except Exception as exc:  # the worker process died (killed, out of memory, ...)
+                rec = dict(dataset=c.dataset, split=c.split, method=c.method, status="error",
+                           error=f"worker process failed: {exc!r}", seconds=0.0, warnings={})
+            finish(c, rec)
+    except BaseException:
+        ex.shutdown(wait=False, cancel_futures=True)
+        raise
+    ex.shutdown(wait=True)
     return out
-
-
-def _tagged(worker, cell, data_dir, proto, dep):
-    return cell.key, worker(cell, data_dir, proto, dep)

@@ -295,7 +295,7 @@ def _certification(records: dict) -> list[dict]:
         row = rows.setdefault((r["dataset"], r["method"]), dict(
             dataset=r["dataset"], method=r["method"], final_solves=0, final_converged=0,
             final_max_rel_gap=0.0, final_statuses={}, cv_solves=0, cv_converged=0,
-            cv_max_rel_gap=0.0))
+            cv_max_rel_gap=0.0, cv_failed_fits=0, cv_failures=[]))
         fits = list(r["taus"].values()) if "taus" in r else ([r] if "solves" in r else [])
         for f in fits:
             for s in f["solves"]:
@@ -308,6 +308,8 @@ def _certification(records: dict) -> list[dict]:
             row["cv_solves"] += cvc["n_solves"]
             row["cv_converged"] += cvc["n_converged"]
             row["cv_max_rel_gap"] = max(row["cv_max_rel_gap"], cvc["max_rel_gap"])
+            row["cv_failed_fits"] += cvc.get("n_failed_fits", 0)
+            row["cv_failures"] += [dict(f, split=r["split"]) for f in cvc.get("failures", [])]
     return [rows[k] for k in sorted(rows)]
 
 
@@ -835,13 +837,22 @@ def render_report(res: dict) -> str:
           "Final fits: the solves whose accuracy is reported (every tau, every one-vs-one "
           "problem); CV fits: the solves inside the 5-fold CV.", "",
           "| set | cell | final solves converged | max final rel. gap | CV solves converged | "
-          "max CV rel. gap |", "|---|---|---|---|---|---|"]
+          "max CV rel. gap | CV fits that raised |", "|---|---|---|---|---|---|---|"]
+    failed = []
     for r in tb["certification"]:
         cv = (f"{r['cv_converged']}/{r['cv_solves']}" if r["cv_solves"] else "-")
         cvg = f"{r['cv_max_rel_gap']:.1e}" if r["cv_solves"] else "-"
         L.append(f"| {r['dataset']} | {r['method']} | {r['final_converged']}/{r['final_solves']}"
-                 f" | {r['final_max_rel_gap']:.1e} | {cv} | {cvg} |")
+                 f" | {r['final_max_rel_gap']:.1e} | {cv} | {cvg} | "
+                 f"{r.get('cv_failed_fits', 0)} |")
+        failed += [(r["dataset"], r["method"], f) for f in r.get("cv_failures", [])]
     L.append("")
+    if failed:
+        L += ["CV fits that raised (their (C, sigma) candidate was excluded from that split's "
+              "selection; the error is dank_fast's, see the notes):", ""]
+        L += [f"- {d} {m} split {f['split']}, fold {f['fold']}, C = {f['C']:g}, sigma = "
+              f"{f['sigma']:g}: {f['error'][:160]}" for d, m, f in failed]
+        L.append("")
     # warnings and errors
     L += ["## Warnings raised (none suppressed)", ""]
     if tb["warnings"]:

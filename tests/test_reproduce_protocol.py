@@ -173,8 +173,10 @@ def test_protocol_rejects_bad_settings(kw):
 
 
 def test_fingerprint_changes_with_settings():
-    a, b = P.Protocol(), P.Protocol(seed=1)
-    assert a.fingerprint() == P.Protocol().fingerprint() != b.fingerprint()
+    a = P.Protocol()
+    assert a.fingerprint() == P.Protocol().fingerprint()
+    for kw in (dict(seed=1), dict(epsilon=0.2), dict(C_grid=(1.0,)), dict(stratify=False)):
+        assert P.Protocol(**kw).fingerprint() != a.fingerprint(), kw
 
 
 def test_warnings_are_counted_not_suppressed():

@@ -77,6 +77,15 @@ def test_interrupted_run_resumes_where_it_stopped(tmp_path):
     assert third == []  # everything finished: nothing re-run
 
 
+def test_split_major_order_and_fingerprint_ignores_n_splits(tmp_path):
+    order = []
+    cells = _cells()
+    _run(cells, None, lambda c, *a: order.append(c) or fake_worker(c, *a))
+    assert [c.split for c in order] == sorted(c.split for c in order)
+    assert Protocol(n_splits=3).fingerprint() == Protocol(n_splits=10).fingerprint()
+    assert Protocol(readings=("svm",)).fingerprint() == Protocol().fingerprint()
+
+
 def test_cache_is_keyed_by_the_protocol(tmp_path):
     cells = _cells()[:2]
     _run(cells, Cache(tmp_path, PROTO))
@@ -124,6 +133,8 @@ def test_phase_two_gets_its_dependency():
     assert len(p1) == 5 * PROTO.n_splits and len(p2) == 2 * PROTO.n_splits
     recs = _run(p1, None)
     out = _run(p2, None, deps=recs)
+    both = _run(p2 + p1, None)  # one run: the dependent cells wait for their dependencies
+    assert _strip(both) == _strip({**recs, **out})
     for c in p2:
         dep = Cell(c.dataset, c.split, {"dank-svm": "svm-cv", "dank-svr-svm": "svr-cv"}[c.method])
         assert out[c.key]["dep_value"] == recs[dep.key]["value"]

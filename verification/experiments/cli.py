@@ -169,6 +169,13 @@ def _names(arg, default, known, what):
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     a = _parse(argv)
+
+    def _terminate(signum, frame):  # SIGTERM behaves like Ctrl-C: stop workers, keep the cache
+        raise KeyboardInterrupt
+
+    import signal
+
+    previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         return run_reproduction(a, command="dank-reproduce " + shlex.join(argv))
     except (DataDirError, ValueError) as exc:
@@ -178,6 +185,8 @@ def main(argv=None) -> int:
         print("dank-reproduce: interrupted; finished cells are cached -- rerun the same "
               "command to resume", file=sys.stderr)
         return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def run_reproduction(a, command: str = "dank-reproduce") -> int:
@@ -237,10 +246,8 @@ def run_reproduction(a, command: str = "dank-reproduce") -> int:
     _log(f"{len(p1) + len(p2)} cells ({len(cls_sets)} classification, {len(reg_sets)} "
          f"regression sets, {splits} splits, {len(grid)} x {len(grid)} grid, jobs {a.jobs}); "
          f"data {data_dir}; out {out}")
-    recs = run_cells(p1, proto=proto, data_dir=str(data_dir), cache=cache, jobs=a.jobs,
-                     label="phase 1", n_train=n_train)
-    recs.update(run_cells(p2, proto=proto, data_dir=str(data_dir), cache=cache, jobs=a.jobs,
-                          deps=recs, label="phase 2", n_train=n_train))
+    recs = run_cells(p1 + p2, proto=proto, data_dir=str(data_dir), cache=cache, jobs=a.jobs,
+                     label="cells", n_train=n_train)
     n_cached = sum(1 for r in recs.values() if r.get("_cached"))
     tables = aggregate(recs, proto, cls_sets, reg_sets, ds_info)
     # Figure conv on heart (its own small experiment)

@@ -161,8 +161,15 @@ class Protocol:
         return dataclasses.asdict(self)
 
     def fingerprint(self) -> str:
-        """Hash of the settings (the cache of finished cells is keyed by it)."""
-        blob = json.dumps(self.to_dict(), sort_keys=True, default=str).encode()
+        """Hash of the settings that change a cell's numbers (the cache is keyed by it).
+
+        ``n_splits`` and ``readings`` only decide *which* cells exist, not their content, so
+        they are left out: a 10-split run reuses the cells of a 5-split run.
+        """
+        d = self.to_dict()
+        d.pop("n_splits")
+        d.pop("readings")
+        blob = json.dumps(d, sort_keys=True, default=str).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
 
     def candidates(self) -> list[tuple[float, float]]:

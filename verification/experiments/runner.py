@@ -7,8 +7,10 @@ settings loads the finished cells and runs only the rest. Changing any setting o
 :class:`.protocol.Protocol` changes the fingerprint (a separate cache). Cells that raised are
 recorded in the results but not cached (a rerun retries them).
 
-Two phases: cells that need another cell's result (``dank-svm`` uses ``svm-cv``'s sigma and C,
-``dank-svr-svm`` uses ``svr-cv``'s) run after the rest.
+Cells run split by split, so an interrupted run leaves whole splits finished (``--splits k``
+then reports the first ``k`` from the cache). A cell that needs another cell's result
+(``dank-svm`` uses ``svm-cv``'s sigma and C, ``dank-svr-svm`` uses ``svr-cv``'s) starts when
+that cell has finished.
 
 Every cell runs in a fresh worker process (``forkserver``, one task per child). Besides
 isolating failures, this keeps a cell's numbers independent of which cells ran before it in
@@ -135,7 +137,11 @@ _COST = {"svm-cv": 1.0, "mkl-uniform": 0.3, "dank-cv": 6.0, "dank-svm": 0.3, "sv
          "dank-svr-cv": 6.0, "dank-svr-svm": 0.3}
 
 
-def cell_cost(cell: Cell, n_train: int, n_candidates: int) -> float:
+def cell_cost(cell: Cell, n_train: int, n_candidates: int, proto: Protocol | None = None
+              ) -> float:
+    """Rough relative cost of a cell (for ordering the work and for the ETA only)."""
+    if cell.method == "dank-svr-cv" and proto is not None and n_train > proto.dank_cv_max_n:
+        return 0.0  # skipped (DANK-SVR's own CV not run on large sets)
     cv = cell.method in ("svm-cv", "dank-cv", "svr-cv", "dank-svr-cv")
     return _COST[cell.method] * (n_candidates if cv else 8) * (n_train / 100.0) ** 2
 
@@ -199,7 +205,8 @@ def run_cells(cells: list[Cell], *, proto: Protocol, data_dir: str, cache: Cache
     jobs : int
         Parallel worker processes.
     deps : dict, optional
-        Records of phase-1 cells by key (for the cells in :data:`.protocol.DEPENDS`).
+        Records of finished cells by key that dependent cells may need (cells of ``cells``
+        itself are found automatically).
     n_train : callable, optional
         Training size of a data set (for cost-ordering and the ETA).
     worker : callable
@@ -212,7 +219,7 @@ def run_cells(cells: list[Cell], *, proto: Protocol, data_dir: str, cache: Cache
     deps = deps or {}
     n_train = n_train or (lambda name: 100)
     ncand = len(proto.candidates())
-    cost = {c.key: cell_cost(c, n_train(c.dataset), ncand) for c in cells}
+    cost = {c.key: cell_cost(c, n_train(c.dataset), ncand, proto) for c in cells}
     prog = Progress(len(cells), sum(cost.values()), label, stream)
     out: dict[str, dict] = {}
     todo = []
@@ -227,12 +234,21 @@ def run_cells(cells: list[Cell], *, proto: Protocol, data_dir: str, cache: Cache
     if len(out):
         print(f"[dank-reproduce] {label}: {len(out)} cells loaded from the cache, "
               f"{len(todo)} to run", file=prog.stream, flush=True)
-    todo.sort(key=lambda c: -cost[c.key])  # longest first: better packing on the workers
+    # split by split (an interrupted run leaves whole splits done), longest cell first inside
+    # a split (better packing on the workers); a dependent cell waits for its dependency
+    todo.sort(key=lambda c: (c.split, -cost[c.key]))
+    planned = {c.key for c in todo}
+
+    def dep_key(c: Cell) -> str | None:
+        return Cell(c.dataset, c.split, DEPENDS[c.method]).key if c.method in DEPENDS else None
 
     def dep_of(c: Cell):
-        if c.method not in DEPENDS:
-            return None
-        return deps.get(Cell(c.dataset, c.split, DEPENDS[c.method]).key)
+        k = dep_key(c)
+        return None if k is None else (out.get(k) or deps.get(k))
+
+    def runnable(c: Cell) -> bool:
+        k = dep_key(c)
+        return k is None or k in out or k in deps or k not in planned
 
     def finish(c: Cell, rec: dict):
         out[c.key] = rec
@@ -240,31 +256,45 @@ def run_cells(cells: list[Cell], *, proto: Protocol, data_dir: str, cache: Cache
             cache.put(c, rec)
         prog.update(c, rec, cost[c.key])
 
+    def take():
+        for i, c in enumerate(todo):
+            if runnable(c):
+                return todo.pop(i)
+        return None
+
     if not todo:
         return out
     if not isolate and jobs <= 1:
-        for c in todo:
+        while todo:
+            c = take()
             finish(c, worker(c, data_dir, proto, dep_of(c)))
         return out
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["numpy", "scipy.linalg", "sklearn.svm", "dank_fast",
                                 "verification.experiments.protocol"])
     ex = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, max_tasks_per_child=1)
+    running: dict = {}
     try:
-        futs = {ex.submit(worker, c, data_dir, proto, dep_of(c)): c for c in todo}
-        for f in as_completed(futs):
-            c = futs[f]
-            try:
-                rec = f.result()
-            except Exception as exc:  # the worker process died (killed, out of memory, ...)
-                rec = dict(dataset=c.dataset, split=c.split, method=c.method, status="error",
-                           error=f"worker process failed: {exc!r}", seconds=0.0, warnings={})
-            finish(c, rec)
-    except BaseException:
+        while todo or running:
+            while len(running) < jobs and (c := take()) is not None:
+                running[ex.submit(worker, c, data_dir, proto, dep_of(c))] = c
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for f in done:
+                c = running.pop(f)
+                try:
+                    rec = f.result()
+                except Exception as exc:  # the worker process died (killed, out of memory)
+                    rec = dict(dataset=c.dataset, split=c.split, method=c.method,
+                               status="error", error=f"worker process failed: {exc!r}",
+                               seconds=0.0, warnings={})
+                finish(c, rec)
+    except BaseException:  # interrupted: stop the running cells too (finished ones are cached)
         ex.shutdown(wait=False, cancel_futures=True)
+        for proc in list(getattr(ex, "_processes", {}).values()):
+            proc.terminate()
         raise
     ex.shutdown(wait=True)
     return out

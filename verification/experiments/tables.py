@@ -345,7 +345,7 @@ def verdicts(tables: dict, proto: Protocol, conv: dict | None = None,
     soc = tables["socmkl"]
     tau_s = f"{proto.tau:g}"
     # ---- Table SOCMKL, per set
-    sig_svm, better_svm, sig_both = [], [], []
+    sig_svm, better_svm, sig_both, worse_svm = [], [], [], []
     for name, row in soc.items():
         pp = paper.SOCMKL[name]
         d, s, m = row["DANK"]["test"], row["SVM-CV"]["test"], row["MKL-uniform"]["test"]
@@ -358,6 +358,8 @@ def verdicts(tables: dict, proto: Protocol, conv: dict | None = None,
         sv, sm = significantly(ts), significantly(tm)
         if sv:
             sig_svm.append(name)
+        if significantly(ts, -1):
+            worse_svm.append(name)
         if d["mean"] >= s["mean"]:
             better_svm.append(name)
         if sv and sm:
@@ -392,7 +394,8 @@ def verdicts(tables: dict, proto: Protocol, conv: dict | None = None,
         V.append(_v("SOCMKL-count", "SOCMKL",
                     "DANK significantly better than SVM-CV on 6 of the 10 sets",
                     f"{len(paper_sig)}/{len(soc)} of these sets: {', '.join(paper_sig)}",
-                    f"{len(sig_svm)}/{n}: {', '.join(sig_svm) or 'none'}",
+                    f"{len(sig_svm)}/{n}: {', '.join(sig_svm) or 'none'} (significantly "
+                    f"worse on {len(worse_svm)}: {', '.join(worse_svm) or 'none'})",
                     _count_verdict(len(sig_svm), len(paper_sig), n),
                     "REPRODUCED: at least as many sets as the paper; PARTLY: fewer but > 0"))
         paper_ge = [k for k in soc if paper.SOCMKL[k]["DANK"][1][0]
@@ -506,7 +509,7 @@ def verdicts(tables: dict, proto: Protocol, conv: dict | None = None,
     # ---- Table UCIreg
     reg = tables["ucireg"]
     if reg:
-        lower_test, lower_train, names = [], [], []
+        lower_test, lower_train, names, sig_lower, sig_higher = [], [], [], [], []
         for name, row in reg.items():
             pp = paper.UCIREG[name]
             d, s = row["DANK"]["test"]["rel"], row["SVR-CV"]["test"]["rel"]
@@ -518,6 +521,10 @@ def verdicts(tables: dict, proto: Protocol, conv: dict | None = None,
             t = row["tests"][f"{lab} vs SVR-CV (test)"]
             if d["mean"] < s["mean"]:
                 lower_test.append(name)
+            if significantly(t, -1):
+                sig_lower.append(name)
+            if significantly(t, 1):
+                sig_higher.append(name)
             if row["DANK"]["train"]["rel"]["mean"] < row["SVR-CV"]["train"]["rel"]["mean"]:
                 lower_train.append(name)
             pd_, ps = pp["DANK test"][0], pp["SVR-CV test"][0]
@@ -543,7 +550,9 @@ def verdicts(tables: dict, proto: Protocol, conv: dict | None = None,
         pl = [k for k in reg if paper.UCIREG[k]["DANK test"][0] < paper.UCIREG[k]["SVR-CV test"][0]]
         V.append(_v("UCIreg-count", "UCIreg", "DANK-SVR's test error below SVR-CV's on 7 of 8 sets",
                     f"{len(pl)}/{len(reg)}", f"{len(lower_test)}/{len(names)}: "
-                    f"{', '.join(lower_test) or 'none'}",
+                    f"{', '.join(lower_test) or 'none'} (significantly lower on "
+                    f"{', '.join(sig_lower) or 'none'}; significantly higher on "
+                    f"{', '.join(sig_higher) or 'none'})",
                     _count_verdict(len(lower_test), len(pl), len(names)),
                     "REPRODUCED: on as many sets as the paper; PARTLY: fewer but > 0"))
         pl = [k for k in reg if paper.UCIREG[k]["DANK train"][0]

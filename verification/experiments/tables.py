@@ -923,5 +923,5 @@ def write_json(path, obj) -> None:
             return [clean(v) for v in x]
         return x
 
-    with open(path, "w") as fh:
-        json.dump(clean(obj), fh, indent=1, default=default)
+    with open(path, "w") as fh:  # compact: the full run has ~640 cells
+        json.dump(clean(obj), fh, separators=(",", ":"), default=default)

@@ -173,3 +173,14 @@ def test_regression_table_fallback_mark_and_normalisation():
     line = next(ln for ln in md.splitlines() if ln.startswith("| housing |"))
     assert "0.218±0.013 / 0.218" in line and "‡" in line
     assert "0.286±0.027 (not re-run)" in line  # BMKL, paper only
+
+
+def test_count_claims_need_half_the_papers_count_for_partly():
+    from verification.experiments.tables import _count_verdict
+
+    assert _count_verdict(6, 6, 10) == "REPRODUCED"
+    assert _count_verdict(3, 6, 10) == "PARTLY"
+    assert _count_verdict(2, 6, 10) == "NOT REPRODUCED"
+    assert _count_verdict(0, 0, 10) == "REPRODUCED"
+    assert _count_verdict(2, 6, 2) == "REPRODUCED"  # only 2 sets were run
+    assert _count_verdict(0, 3, 0) == "NOT RUN"

@@ -142,9 +142,14 @@ def plot_socmkl(socmkl: dict, path: str) -> str:
                 names.append(name)
         ax.scatter(xs, ys, marker=mk, color=col, s=90 if mk == "*" else 45, label=meth,
                    zorder=3)
-        if meth == "DANK":
-            for x, y, n in zip(xs, ys, names, strict=True):
-                ax.annotate(n, (x, y), textcoords="offset points", xytext=(4, -10), fontsize=8)
+        if meth == "DANK":  # labels spread around their points (fewer overlaps)
+            pts = sorted(zip(xs, ys, names, strict=True))
+            for i, (x, y, n) in enumerate(pts):
+                ang = 2 * np.pi * (i * 0.382 % 1.0)  # golden-angle spread of directions
+                off = (22 * np.cos(ang), 16 * np.sin(ang))
+                ax.annotate(n, (x, y), textcoords="offset points", xytext=off, fontsize=8,
+                            ha="center", va="center", color="tab:red",
+                            arrowprops=dict(arrowstyle="-", color="tab:red", lw=0.5))
         allv += xs + ys
     if allv:
         lo, hi = min(allv) - 3, max(allv) + 3

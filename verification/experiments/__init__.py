@@ -1,0 +1,18 @@
+"""Re-run of the paper's experiments (Tables SOCMKL, UCIres, UCIrank, UCIreg, Figure conv).
+
+``dank-reproduce`` (:mod:`.cli`) re-runs the UCI experiments of section "Experimental
+Results" with their protocol on the data sets in ``../shared/datasets`` and gives every
+empirical claim of the paper a verdict (REPRODUCED / PARTLY / NOT REPRODUCED), with the
+paper's number and ours side by side.
+
+Modules
+-------
+data      locating and loading the data sets, the 50/50 splits (``MANIFEST.md`` conventions)
+paper     the paper's printed numbers (typed in once; tested against the LaTeX source)
+protocol  the methods (SVM-CV, MKL-uniform, DANK, SVR-CV, DANK-SVR) and the CV protocol
+runner    cells ``(data set, split, method)``, the resumable cache, parallel execution
+tables    aggregation, paired t-tests, verdicts, report.md and results.json
+figures   Figure conv (projected gradient vs the accelerated method, certified gap) and
+          the paper-vs-ours scatter
+cli       the ``dank-reproduce`` command line
+"""

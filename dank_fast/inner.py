@@ -86,9 +86,10 @@ __all__ = [
     "blas_threads",
 ]
 
-# reduced size up to which a dense eigh is as fast as warm-started Lanczos
-# (measured: 0.49 vs 0.46 ms at 100, 5.9 vs 0.85 ms at 300)
-DENSE_LIMIT = 100
+# reduced size up to which the dense eigh is used outright (a 200 x 200 eigh takes ~3 ms; the
+# iterative route can cost far more when the rank is high: 1.15 s against 0.02 s on a
+# 108-point problem with a small eta)
+DENSE_LIMIT = 200
 # Dense work below this size runs single-threaded: faster (measured 13 ms vs 28 ms for an
 # eigh at 340) and immune to the 100x slow-downs of busy-waiting BLAS threads when cores are
 # shared (seen: 8 ms -> 1 s per call). Above it every core is used.
@@ -657,7 +658,9 @@ def _inner(kd, d, S, eta, tau, route, warm, excess_tol) -> InnerSolution:
                              np.array([float(n)]), "dense")
     red = _Reduced(kd, d, S, eta)
     N = red.N
-    use_dense = route == "dense" or (route == "auto" and N <= DENSE_LIMIT) or N <= 8
+    warm_rank = 0 if warm is None else warm.F.rank
+    use_dense = (route == "dense" or N <= 8 or route == "auto" and (
+        N <= DENSE_LIMIT or (N <= DENSE_FALLBACK and 5 * (warm_rank + 4) >= N)))
     base = -(2.0 * one_g_one + g_frob2)
     if excess_tol is None:
         excess_tol = 1e-12 * n

@@ -34,8 +34,9 @@ _KERNELS = ("rbf", "gaussian", "linear", "poly", "precomputed")
 _ETA_FLOOR = 1e-12  # below this the plain SVM's ||a||^2 is treated as degenerate
 #: ``route="auto"`` uses the dense n_p x n_p kernel up to this size (8 n_p^2 bytes: n_p ~ 11,585)
 DENSE_KERNEL_BYTES = 1 << 30
-#: the paper's matching ranks the test points of a batch whose distances fit in this size
-PREDICT_MATCH_BYTES = 1 << 30
+#: the paper's matching ranks the test points of a batch whose distances (8 bytes per pair; the
+#: ranking adds 4 more per pair) fit in this size
+PREDICT_MATCH_BYTES = 1 << 29
 #: decision values are summed in chunks whose kernel and F blocks fit in this size
 PREDICT_BLOCK_BYTES = 1 << 28
 
@@ -257,7 +258,7 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
     ``F``): dense route ``8 n_p^2`` bytes for the kernel (kept in ``results_``) plus the
     Newton system on the free support vectors; working-set route ``8 |W|^2`` bytes instead;
     decomposition ``8 max_c n_c^2``. Stored model ``O(n_p r)``. Prediction costs
-    ``O(n_p m)`` per problem for the matching, in batches of at most 1 GiB of distances (with
+    ``O(n_p m)`` per problem for the matching, in batches of at most 512 MiB of distances (with
     ``extension="paper"`` a batch is the set of test points the reciprocal ranks are taken
     over: the whole ``X`` whenever it fits), and ``O(|S| m)`` for the decision values, in
     chunks of 256 MiB.
@@ -554,7 +555,7 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
 
         Matching: ``extension="nearest"`` in chunks; ``"paper"`` ranks the test points of a
         batch, the whole ``X`` whenever its ``|pool| x m`` distances fit in
-        ``PREDICT_MATCH_BYTES`` (1 GiB), else consecutive batches that do. The decision values
+        ``PREDICT_MATCH_BYTES`` (512 MiB), else consecutive batches that do. The decision values
         are then summed in chunks of ``PREDICT_BLOCK_BYTES`` (``|S| x chunk`` blocks).
         """
         S = model.support[np.isin(model.support, pool)] if model.kind == "decomposed" else (

@@ -12,7 +12,8 @@ Schemes (``scheme=``):
   ``j* = argmax_i M_ij``. Because ``r`` ranks ``x'_j`` among the other test
   points, **a point's prediction depends on the batch it is predicted in**;
   with a batch of one it reduces to the nearest training point. Ties are broken
-  by index (stable sorts). Memory: one n x m distance matrix.
+  by index (stable sorts). Memory: the n x m distances plus their int32 ranks (12 bytes
+  per pair), the other temporaries in blocks.
 * ``"nearest"`` -- the nearest training point (Euclidean); batch-independent.
 """
 
@@ -24,6 +25,9 @@ from sklearn.metrics.pairwise import euclidean_distances
 __all__ = ["SCHEMES", "match_training_points", "match_from_distances", "extended_decision"]
 
 SCHEMES = ("paper", "nearest")
+# temporaries of the ranking are built in blocks of this many entries (64 MiB of int64); the
+# whole computation holds D plus the int32 ranks r (12 bytes per entry of D)
+_BLOCK_ENTRIES = 1 << 23
 
 
 def _ranks(D: np.ndarray, axis: int) -> np.ndarray:
@@ -84,10 +88,22 @@ def match_from_distances(D, scheme: str = "paper") -> np.ndarray:
         raise ValueError(f"D must be a non-empty 2-D array, got shape {D.shape}")
     if scheme == "nearest":
         return np.argmin(D, axis=0)
-    r = _ranks(D, axis=1)  # rank of x'_j among test points, seen from x_i
-    s = _ranks(D, axis=0)  # rank of x_i among training points, seen from x'_j
-    M = 1.0 / (r.astype(np.float64) * s)
-    return np.argmax(M, axis=0)  # first maximiser: ties by index
+    n, m = D.shape
+    itype = np.int32 if max(n, m) < 2**31 - 1 else np.int64
+    # r: rank of x'_j among test points, seen from x_i (rows of D, in row blocks)
+    r = np.empty((n, m), dtype=itype)
+    step = max(1, _BLOCK_ENTRIES // max(m, 1))
+    for lo in range(0, n, step):
+        r[lo:lo + step] = _ranks(D[lo:lo + step], axis=1)
+    # s: rank of x_i among training points, seen from x'_j (columns, in column blocks);
+    # argmax_i 1/(r s) = argmin_i r s (integers; the first minimiser: ties by index)
+    out = np.empty(m, dtype=np.intp)
+    step = max(1, _BLOCK_ENTRIES // max(n, 1))
+    for lo in range(0, m, step):
+        s_blk = _ranks(D[:, lo:lo + step], axis=0)
+        prod = r[:, lo:lo + step].astype(np.int64) * s_blk
+        out[lo:lo + step] = np.argmin(prod, axis=0)
+    return out
 
 
 def extended_decision(

@@ -18,6 +18,8 @@ from ._validation import check_positive
 __all__ = ["KERNELS", "compute_kernel", "sigma_to_gamma", "kernel_params"]
 
 KERNELS = ("rbf", "gaussian", "linear", "poly", "precomputed")
+#: largest polynomial degree numpy raises an array to (an int64 exponent)
+_MAX_DEGREE = int(np.iinfo(np.int64).max)
 
 
 def sigma_to_gamma(sigma: float) -> float:
@@ -35,10 +37,18 @@ def _check_degree(degree) -> int:
     """The polynomial degree: a positive integer (an integral float such as 2.0 is accepted)."""
     if isinstance(degree, bool | np.bool_) or not isinstance(degree, numbers.Real):
         raise TypeError(f"degree must be a positive integer, got {type(degree).__name__}")
-    if not (math.isfinite(float(degree)) and int(degree) == degree and degree >= 1):
+    # an Integral is compared as it is: float(10**400) would raise OverflowError
+    integral = isinstance(degree, numbers.Integral) or (
+        math.isfinite(float(degree)) and int(degree) == degree)
+    if not (integral and degree >= 1):
         raise ValueError(
             f"degree must be a positive integer, got {degree!r} (a non-integer power of "
             "<x, z> is not a positive semi-definite kernel in general)"
+        )
+    if degree > _MAX_DEGREE:  # numpy raises OverflowError for such an exponent
+        raise ValueError(
+            f"degree = {degree!r} is too large: at most {_MAX_DEGREE} (the largest int64; "
+            "any kernel value other than 0 and 1 overflows or underflows long before)"
         )
     return int(degree)
 

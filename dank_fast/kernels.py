@@ -118,6 +118,14 @@ def kernel_params(
     return {"metric": "precomputed"}
 
 
+def _nonempty(A: np.ndarray, name: str) -> np.ndarray:
+    """``A`` unless it has no rows or no columns (named ValueError, not scikit-learn's)."""
+    if A.shape[0] == 0 or A.shape[1] == 0:
+        raise ValueError(f"{name} must have at least one row and one column, got shape "
+                         f"{A.shape}")
+    return A
+
+
 def _describe(params: dict) -> str:
     return ", ".join(f"{k}={v!r}" for k, v in params.items())
 
@@ -153,7 +161,7 @@ def compute_kernel(
     Raises
     ------
     ValueError
-        Bad parameters (:func:`kernel_params`), non-finite ``X``/``Z``, or a kernel whose
+        Bad parameters (:func:`kernel_params`), non-finite or empty ``X``/``Z``, or a kernel whose
         values overflow although ``X`` and ``Z`` are finite (the message names the kernel and
         its parameters: e.g. a high ``degree`` on large features).
 
@@ -166,9 +174,9 @@ def compute_kernel(
     """
     from ._validation import check_finite_array
 
-    X = check_finite_array(X, "X", ndim=2, allow_bool=True)
+    X = _nonempty(check_finite_array(X, "X", ndim=2, allow_bool=True), "X")
     if Z is not None:
-        Z = check_finite_array(Z, "Z", ndim=2, allow_bool=True)
+        Z = _nonempty(check_finite_array(Z, "Z", ndim=2, allow_bool=True), "Z")
         if kernel != "precomputed" and Z.shape[1] != X.shape[1]:
             raise ValueError(f"X has {X.shape[1]} features but Z has {Z.shape[1]}")
     params = kernel_params(

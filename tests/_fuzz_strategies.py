@@ -397,12 +397,14 @@ def _note_time(entry: str, t0: float, info) -> None:
         print(f"\n[fuzz] slow example of {entry}: {sec:.1f} s: {info!r}"[:2000])
 
 
-def call(entry: str, verdict: Verdict, fn, *, timeout: float = EXAMPLE_TIMEOUT, info=None):
+def call(entry: str, verdict: Verdict, fn, *, timeout: float = EXAMPLE_TIMEOUT, info=None,
+         namer=None):
     """Run ``fn()`` and check the contract against ``verdict``.
 
     Invalid input must raise ``ValueError``/``TypeError`` naming a violated parameter (with the
     exception type the rule gives it); valid input must not raise; inputs within a rounding
-    band of a tolerance may do either. Any other exception propagates (a failure). Returns
+    band of a tolerance may do either. Any other exception propagates (a failure). ``namer``
+    (default :func:`names`) decides whether a message names a parameter. Returns
     ``(result or None, list of warnings)``.
     """
     t0 = time.perf_counter()
@@ -420,7 +422,8 @@ def call(entry: str, verdict: Verdict, fn, *, timeout: float = EXAMPLE_TIMEOUT, 
                     raise AssertionError(
                         f"{entry}: valid input rejected with {type(exc).__name__}: {msg}"
                     ) from exc
-                ok = [nm for nm, types in allowed if names(msg, nm) and isinstance(exc, types)]
+                namer = namer or names
+                ok = [nm for nm, types in allowed if namer(msg, nm) and isinstance(exc, types)]
                 if not ok:
                     raise AssertionError(
                         f"{entry}: {type(exc).__name__}({msg!r}) does not name a violated "
@@ -920,3 +923,54 @@ def kernel_spec_rule(kw: dict, *, precomputed_ok: bool) -> Verdict:
         elif not math.isfinite(float(c0)) or c0 < 0:
             v.add("coef0", VALUE)
     return v
+
+
+# --------------------------------------------------------------------------- cross-certificates
+def ref_bracket(task: str, K, y, point, *, C: float, eta: float, tau: float = 0.0,
+                epsilon: float = 0.0, labels=None):
+    """dank_ref's certificate (its own code) of ``point``, on the exactly rescaled instance.
+
+    Like the oracle, dank_ref is evaluated at ``(C K, 1, eta / C)`` and ``point / C``
+    (docs/validity.md: ``v*(K, C, eta) = C v*(C K, 1, eta / C)``), where its unscaled
+    arithmetic cannot overflow for any instance in the representable range; the bracket is
+    multiplied back by ``C``. ``point``: ``alpha`` (svm, decomposed) or ``[ah; ac]`` (svr).
+    Returns ``((lower, upper), scale)``, ``scale`` summing the sizes of the terms the bounds
+    are formed from (for the rounding slack of :func:`assert_overlap`).
+    """
+    from dank_ref import certificate as rc
+
+    y = np.asarray(y, dtype=np.float64)
+    n = y.size
+    Kc, etac = np.asarray(K, dtype=np.float64) * C, eta / C
+    p = np.asarray(point, dtype=np.float64) / C
+    if labels is not None:
+        Kc = Kc * (labels[:, None] == labels[None, :])
+    with np.errstate(all="ignore"):
+        if task == "svm":
+            cert = rc.svm_certificate(Kc, y, p, C=1.0, eta=etac, tau=tau, validate=False)
+            d = cert.alpha * y
+            lin = float(np.abs(cert.alpha).sum())
+        elif task == "svr":
+            cert = rc.svr_certificate(Kc, y, p[:n], p[n:], C=1.0, epsilon=epsilon, eta=etac,
+                                      tau=tau, validate=False)
+            d = cert.alpha
+            lin = abs(float(d @ y)) + epsilon * float(np.abs(p).sum()) + float(np.abs(y).sum())
+        else:
+            cert = rc.decomposed_certificate(Kc, y, p, C=1.0, eta=etac, validate=False)
+            d = cert.alpha * y
+            lin = float(np.abs(cert.alpha).sum())
+        gam = float(np.abs(np.outer(d, d) * Kc).sum()) / (4 * etac)
+        scale = (abs(cert.lower) + abs(cert.upper) + lin + abs(float(d @ Kc @ d))
+                 + etac * gam * gam + etac * tau * n * (n + gam))
+    return (cert.lower * C, cert.upper * C), scale * C
+
+
+def extreme_scales(C, eta, K) -> bool:
+    """Some of ``C``, ``eta``, ``max|K|`` (when not 0) outside ``[1e-150, 1e150]``: the
+    unscaled certificate functions overflow there (known bugs), the solvers rescale."""
+    vals = [float(C), float(eta)]
+    if K is not None and np.size(K):
+        s = float(np.max(np.abs(np.asarray(K, dtype=np.float64))))
+        if s > 0:
+            vals.append(s)
+    return any(not 1e-150 <= v <= 1e150 for v in vals)

@@ -40,6 +40,7 @@ from _fuzz_strategies import (
     real_array_rule,
     real_targets,
     record,
+    ref_bracket,
     scalar_rule,
     targets_rule,
     tolerances,
@@ -50,7 +51,6 @@ from hypothesis import strategies as st
 from dank_fast import FeatureKernel, solve_decomposed, solve_svm, solve_svr
 from dank_fast.svm import METHODS as SVM_METHODS
 from dank_fast.svr import METHODS as SVR_METHODS
-from dank_ref import certificate as refcert
 
 PAPER = ("paper", "paper-monotone", "pgm")
 BAD_METHODS = ["Newton", "", None, 3, "auto "]
@@ -82,6 +82,15 @@ def _huge_start_for_paper(method, alpha0) -> bool:
         return False
     a = np.asarray(alpha0)
     return a.dtype.kind == "f" and a.size > 0 and bool(np.nanmax(np.abs(a)) >= 1e100)
+
+
+def _svc_hang(C, K, uses_svc: bool) -> bool:
+    """Inputs covered by the known bug 'svc-warm-start-unbounded': libsvm's iterations grow
+    with C max|K| (1 s for 7 points at 5e7, 300 s at 5e10)."""
+    if not uses_svc or K is None or not scalar_rule(C, "C", "pos").valid:
+        return False
+    big = float(C) > 1e6 or float(C) * float(np.max(np.abs(K)) if np.size(K) else 0.0) > 1e6
+    return big and present("svc-warm-start-unbounded")
 
 
 def _alpha0_rule(alpha0, shapes) -> Verdict:
@@ -126,18 +135,6 @@ def _scalar_verdict(C, eta, tau, tol, max_iter) -> Verdict:
     return v.merge(_optional(scalar_rule, max_iter, "max_iter", "int"))
 
 
-def _ref_svm_bracket(K, y, alpha, C, eta, tau):
-    """dank_ref's certificate (its own code) at ``alpha``, plus the scale of its terms."""
-    y = np.asarray(y, dtype=np.float64)
-    cert = refcert.svm_certificate(K, y, alpha, C=C, eta=eta, tau=tau, validate=False)
-    d = cert.alpha * y
-    n = y.size
-    gam = np.abs(np.outer(d, d) * K).sum() / (4 * eta)
-    scale = (abs(cert.lower) + abs(cert.upper) + float(np.abs(cert.alpha).sum())
-             + abs(float(d @ K @ d)) + eta * gam * gam + eta * tau * n * (n + gam))
-    return (cert.lower, cert.upper), scale
-
-
 def check_p1_result(res, K, y, C, eta, tau, tol, *, cross=True):
     """Properties of a P1 result (see the module docstring)."""
     y = np.asarray(y, dtype=np.float64)
@@ -152,7 +149,7 @@ def check_p1_result(res, K, y, C, eta, tau, tol, *, cross=True):
         assert res.rel_gap <= tol * (1 + 1e-9), (res.status, res.rel_gap, tol)
     assert res.bias is None or math.isfinite(res.bias)
     if cross:
-        ref, scale = _ref_svm_bracket(K, y, res.alpha, C, eta, tau)
+        ref, scale = ref_bracket("svm", K, y, res.alpha, C=C, eta=eta, tau=tau)
         assert_overlap((res.lower, res.upper), ref, scale, "solve_svm vs dank_ref")
 
 
@@ -186,7 +183,8 @@ def test_fuzz_solve_svm_dense(data):
     v.merge(_alpha0_rule(alpha0, [(n,)]))
     v.merge(_range(Ks, C, eta, n))
 
-    if v.valid and _huge_start_for_paper(method, alpha0):
+    if v.valid and (_huge_start_for_paper(method, alpha0)
+                    or _svc_hang(C, Ks, method == "auto" and alpha0 is None)):
         record("solve_svm", "known-bug")
         return
     res, _ = call("solve_svm", v, lambda: solve_svm(
@@ -230,6 +228,9 @@ def test_fuzz_solve_svm_feature_kernel(data):
     if v.valid and K is None:
         v.add("kernel", VALUE)
     v.merge(_range(K, C, eta, n))
+    if v.valid and _svc_hang(C, K, method == "auto"):
+        record("solve_svm(FeatureKernel)", "known-bug")
+        return
     res, _ = call("solve_svm(FeatureKernel)", v, lambda: solve_svm(
         fk, y, C=C, eta=eta, tau=tau, method=method, tol=tol, max_iter=max_iter),
         info=dict(X=X, kw=kw, y=y, C=C, eta=eta, tau=tau, method=method, tol=tol,
@@ -239,19 +240,6 @@ def test_fuzz_solve_svm_feature_kernel(data):
 
 
 # --------------------------------------------------------------------------- solve_svr
-def _ref_svr_bracket(K, y, ah, ac, C, eta, tau, eps):
-    y = np.asarray(y, dtype=np.float64)
-    cert = refcert.svr_certificate(K, y, ah, ac, C=C, epsilon=eps, eta=eta, tau=tau,
-                                   validate=False)
-    b = cert.alpha
-    n = y.size
-    gam = np.abs(np.outer(b, b) * K).sum() / (4 * eta)
-    scale = (abs(cert.lower) + abs(cert.upper) + abs(float(b @ y)) + eps * float(
-        np.abs(ah).sum() + np.abs(ac).sum()) + abs(float(b @ K @ b)) + eta * gam * gam
-        + eta * tau * n * (n + gam) + C * float(np.abs(y).sum()))
-    return (cert.lower, cert.upper), scale
-
-
 @fuzz(25)
 @given(data=st.data())
 def test_fuzz_solve_svr(data):
@@ -278,7 +266,9 @@ def test_fuzz_solve_svr(data):
     v.merge(_alpha0_rule(alpha0, [(n,), (2 * n,)]))
     v.merge(_range(Ks, C, eta, n))
 
-    if v.valid and _huge_start_for_paper(method, alpha0):
+    if v.valid and (_huge_start_for_paper(method, alpha0) or (
+            method in ("paper", "paper-monotone") and not np.any(Ks)
+            and present("svr-paper-zero-kernel"))):
         record("solve_svr", "known-bug")
         return
     res, _ = call("solve_svr", v, lambda: solve_svr(
@@ -295,7 +285,7 @@ def test_fuzz_solve_svr(data):
     if res.status == "converged":
         assert res.rel_gap <= float(tol) * (1 + 1e-9)
     assert math.isfinite(res.bias)
-    ref, scale = _ref_svr_bracket(Ks, y, z[:n], z[n:], C, eta, tau, epsilon)
+    ref, scale = ref_bracket("svr", Ks, y, z, C=C, eta=eta, tau=tau, epsilon=epsilon)
     assert_overlap((res.lower, res.upper), ref, scale, "solve_svr vs dank_ref")
 
 
@@ -305,18 +295,6 @@ def _codes(blocks, n):
     for c, idx in enumerate(blocks):
         codes[idx] = c
     return codes
-
-
-def _ref_p3_bracket(K, y, alpha, C, eta, labels=None):
-    y = np.asarray(y, dtype=np.float64)
-    cert = refcert.decomposed_certificate(K, y, alpha, C=C, eta=eta, labels=labels,
-                                          validate=False)
-    d = cert.alpha * y
-    Kb = K if labels is None else K * (labels[:, None] == labels[None, :])
-    gam = np.abs(np.outer(d, d) * Kb).sum() / (4 * eta)
-    scale = (abs(cert.lower) + abs(cert.upper) + float(np.abs(cert.alpha).sum())
-             + abs(float(d @ Kb @ d)) + eta * gam * gam)
-    return (cert.lower, cert.upper), scale
 
 
 @fuzz(25)
@@ -392,6 +370,9 @@ def test_fuzz_solve_decomposed(data):
         kw["X"] = Xk
     if eta == "svm":  # eta from the clusters' SVMs: the range is decided later
         v.unsure("C")
+    if v.valid and _svc_hang(C, Ks, method == "auto" or eta == "svm"):
+        record("solve_decomposed", "known-bug")
+        return
     res, _ = call("solve_decomposed", v, lambda: solve_decomposed(K, y, **kw))
     if res is None:
         return
@@ -409,11 +390,11 @@ def test_fuzz_solve_decomposed(data):
     assert sorted(np.concatenate(res.blocks).tolist()) == list(range(n))
     yf = np.asarray(y, dtype=np.float64)
     Kd = 0.5 * (Ks + Ks.T)
-    ref, scale = _ref_p3_bracket(Kd, yf, res.alpha, C, eta_used, codes)
+    ref, scale = ref_bracket("decomposed", Kd, yf, res.alpha, C=C, eta=eta_used, labels=codes)
     assert_overlap((res.lower, res.upper), ref, scale, "solve_decomposed vs dank_ref (Kbar)")
     if res.full_certificate is not None:
         fc = res.full_certificate
         assert_bracket(fc.lower, fc.upper, "solve_decomposed (full K)")
         assert res.full_value <= fc.upper + 1e-12 * abs(fc.upper)
-        ref, scale = _ref_p3_bracket(Kd, yf, res.alpha, C, eta_used)
+        ref, scale = ref_bracket("decomposed", Kd, yf, res.alpha, C=C, eta=eta_used)
         assert_overlap((fc.lower, fc.upper), ref, scale, "full certificate vs dank_ref")

@@ -67,6 +67,21 @@ def solve_svr_zero():
                      epsilon=0.0, method="paper", max_iter=50)
 
 
+def _ref_no_range():
+    import dank_ref
+
+    # eta / (C^2 max|K|) = 1e-180: outside the range, must be a ValueError naming C
+    return _raises_unnamed(lambda: dank_ref.solve_svm(np.eye(2), np.array([1.0, -1.0]),
+                                                      C=1e60, eta=1e-60, tau=0.0), "C")
+
+
+def _ref_cluster_labels():
+    import dank_ref
+
+    return _accepts(lambda: dank_ref.solve_decomposed(np.eye(2), np.array([1.0, -1.0]),
+                                                      [0, None], C=1.0, eta=1.0))
+
+
 def _svm_cert(**kw):
     from dank_fast import svm_certificate
 
@@ -225,6 +240,18 @@ KNOWN_BUGS: dict[str, Bug] = {
         "computed at the caller's scale: NaN brackets for in-range instances with C > ~1e154 "
         "(the oracle avoids this by rescaling before calling them; direct callers do not)",
         lambda: _bad_bracket(_ref_cert(**_EXTREME)),
+    ),
+    "ref-no-range": Bug(
+        "dank_ref/svm.py, svr.py, decomposed.py: solve_*() (no representable-range check)",
+        "instances outside the representable range are not refused: SCS fails with "
+        "SolverError (C = 1e60, eta = 1e-60) or returns status 'inaccurate' (C = 1e-200)",
+        _ref_no_range,
+    ),
+    "ref-cluster-labels": Bug(
+        "dank_ref/_validation.py: check_partition()",
+        "None in the cluster labels is accepted as a cluster name (docs/validity.md: "
+        "ValueError); sets, strings and unhashable values give ValueError/odd messages",
+        _ref_cluster_labels,
     ),
     "ref-scalar-types": Bug(
         "dank_ref/_validation.py: check_positive(), check_nonnegative()",

@@ -52,7 +52,12 @@ except ImportError:  # optional: only needed for --blas-threads and the report
 import dank_fast
 from dank_fast import compute_kernel, solve_svm
 
-DEFAULT_MAX_ITER = {"accelerated": 5000, "newton": 5000, "paper": 2000}  # newton: fallback
+DEFAULT_MAX_ITER = {"accelerated": 5000, "newton": 5000, "paper": 2000,  # newton: fallback
+                    "auto": 5000, "defaults": 5000}
+# rows that run solve_svm as a user would: "defaults" = solve_svm(K, y, C=, eta=, tau=) with
+# every other argument at its default (method "auto" with its own SVC fit, the O(n^3) PSD test
+# of K); "auto" = the same without the PSD test (check_psd=False: K is PSD by construction)
+OWN_START = ("auto", "defaults")
 NEWTON_MAX_ITER = 100  # solve_svm's default for newton's own iterations
 WARM_METHODS = ("accelerated", "newton")
 PILOT_ITER = 10
@@ -71,8 +76,11 @@ def parse_args(argv=None):
     p.add_argument("--repeat", type=int, default=3, help="SVC fits per (n, C); median taken")
     p.add_argument("--svc-tol", type=float, default=1e-3,
                    help="SVC tol (1e-3: scikit-learn's default; DANKClassifier uses 1e-4)")
-    p.add_argument("--methods", nargs="+", default=["accelerated", "newton", "paper"],
-                   choices=["accelerated", "newton", "paper"])
+    p.add_argument("--methods", nargs="+",
+                   default=["defaults", "auto", "accelerated", "newton", "paper"],
+                   choices=["defaults", "auto", "accelerated", "newton", "paper"],
+                   help="'defaults': solve_svm with all defaults (method auto with its own "
+                   "SVC fit, PSD test of K included); 'auto': the same with check_psd=False")
     p.add_argument("--no-warm", action="store_true", help="skip the warm-start rows")
     p.add_argument("--max-time", type=float, default=120.0,
                    help="per-solve time guard in seconds (sets max_iter from a pilot); 0 = off")
@@ -106,6 +114,16 @@ def fit_svc(K, y, C, repeat, svc_tol):
 
 def run_solve(K, y, C, eta, tau, tol, method, alpha0, max_iter):
     """One solve, wall-clock timed around the public call (K is PSD by construction)."""
+    if method in OWN_START:  # everything included: the SVC fit of the warm start (and PSD test)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", dank_fast.ConvergenceWarning)
+            t0 = time.perf_counter()
+            if method == "defaults":
+                res = solve_svm(K, y, C=C, eta=eta, tau=tau)
+            else:
+                res = solve_svm(K, y, C=C, eta=eta, tau=tau, tol=tol, check_psd=False)
+            wall = time.perf_counter() - t0
+        return res, wall
     opts = {}
     if method == "newton":
         # the limit bounds both newton's own iterations (default 100) and its fallback
@@ -126,7 +144,7 @@ def run_solve(K, y, C, eta, tau, tol, method, alpha0, max_iter):
 def guard_cap(K, y, C, eta, tau, tol, method, alpha0, max_time):
     """Iteration limit from a short pilot solve (seconds per iteration), or the default."""
     default = DEFAULT_MAX_ITER[method]
-    if not max_time or max_time <= 0:
+    if not max_time or max_time <= 0 or method in OWN_START:
         return default, None
     pilot_method = "paper" if method == "paper" else "accelerated"  # newton's fallback
     # two pilots; the difference cancels the fixed costs (set-up, final certificate)
@@ -228,7 +246,8 @@ def main(argv=None):
           f"tol={args.tol:g}")
     print(f"# ratio_SVC = time_s / SVC fit time (median of {args.repeat}, "
           f"SVC tol={args.svc_tol:g}); the SVC fit that gives eta and a_SVM "
-          "is not included in time_s")
+          "is not included in time_s, except in the rows 'defaults' and 'auto' (start 'own'), "
+          "which fit their own SVC warm start ('defaults' also tests K for PSD)")
     print(f"# guard: --max-time {args.max_time:g} s per solve (0 = off)", flush=True)
 
     rows, per_n = [], []
@@ -247,7 +266,7 @@ def main(argv=None):
             log(f"[n={n} C={C:g}] K {t_kernel:.3f}s, SVC {t_svc * 1e3:.2f} ms, eta {eta:.6g}, "
                 f"{svc.support_.size} SV, load {info['loadavg'][0]:.2f}")
             for method in args.methods:
-                starts = ["cold"]
+                starts = ["own"] if method in OWN_START else ["cold"]
                 if method in WARM_METHODS and not args.no_warm:
                     starts.append("warm")
                 for start in starts:
@@ -259,7 +278,7 @@ def main(argv=None):
                     res, wall = run_solve(K, y, C, eta, args.tau, args.tol, method, alpha0, cap)
                     notes = []
                     guarded = cap < DEFAULT_MAX_ITER[method]
-                    if method == "newton":
+                    if method in ("newton", "auto", "defaults"):
                         fb = bool(res.extra.get("fallback"))
                         n_newton = int(res.extra.get("newton_iter", 0))
                         notes.append(f"newton_iter={n_newton}" + (", fallback" if fb else ""))
@@ -314,8 +333,16 @@ def main(argv=None):
                 return "n/a"
             s = f"{r[0]['ratio_to_SVC']:.1f}x"
             return s if r[0]["status"] == "converged" else s + f" ({r[0]['status']})"
-        print(f"n={n_big} C={C:g}: accelerated (warm) / SVC = {ratio('accelerated')}; "
-              f"newton (warm) / SVC = {ratio('newton')}; target 10x")
+        def own(m, C=C):
+            r = [x for x in rows if x["n"] == n_big and x["C"] == C and x["method"] == m]
+            if not r:
+                return "n/a"
+            s = f"{r[0]['ratio_to_SVC']:.1f}x"
+            return s if r[0]["status"] == "converged" else s + f" ({r[0]['status']})"
+        print(f"n={n_big} C={C:g}: defaults / SVC = {own('defaults')} (all inclusive); auto "
+              f"without the PSD test / SVC = {own('auto')}; newton (warm) / SVC = "
+              f"{ratio('newton')}; accelerated (warm) / SVC = {ratio('accelerated')}; "
+              "target 10x")
     print("# load average at end: " + ", ".join(f"{v:.2f}" for v in meta["loadavg_end"]))
     if args.json:
         with open(args.json, "w") as f:

@@ -30,19 +30,28 @@ import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
 from ._accelerated import accelerated, finish
-from .inner import ROW_BLOCK, blas_threads
+from .inner import ROW_BLOCK, apply_FK, blas_threads
 from .projection import project_A
 
 __all__ = ["newton"]
 
+#: coordinates dropped from a Newton step's free set through the bordered system before the
+#: step is refactorised on the smaller set (each drop costs one triangular solve)
+BORDER_MAX = 32
+#: float64 curvature size above which the Newton system is factorised in float32 and refined
+#: (if float32 is too coarse for the system, the step is redone in float64)
+SINGLE_BYTES = 256 << 20
+#: float64 refinement steps of a float32 Newton solve
+REFINE_STEPS = 4
 
 
-def _curvature(problem, ev, free: np.ndarray) -> np.ndarray:
+
+def _curvature(problem, ev, free: np.ndarray, dtype=np.float64) -> np.ndarray:
     """``-hess h`` restricted to ``free`` (in the coordinates ``z`` of the problem).
 
-    Built in row blocks straight into one ``|free| x |free|`` array (the only matrix of that
-    size; block temporaries are ``ROW_BLOCK x n``): ``O(|free|^2 (r + 1))`` time for a rank-``r``
-    ``F``, ``O(|free|^2)`` memory.
+    Built in row blocks straight into one ``|free| x |free|`` array of ``dtype`` (the only
+    matrix of that size; block temporaries are ``ROW_BLOCK x n`` in float64):
+    ``O(|free|^2 (r + 1))`` time for a rank-``r`` ``F``, ``O(|free|^2)`` memory.
     """
     kd = problem.kd
     K = kd.K
@@ -54,7 +63,8 @@ def _curvature(problem, ev, free: np.ndarray) -> np.ndarray:
     c = 1.0 / (4.0 * problem.eta)
     dF = d[dix]
     d2 = d * d
-    H = np.empty((f, f))
+    H = np.empty((f, f), dtype=dtype)
+    single = H.dtype != np.float64
     if low_rank:
         UFmu = F.U[dix] * F.mu
         UF = F.U[dix]
@@ -64,7 +74,7 @@ def _curvature(problem, ev, free: np.ndarray) -> np.ndarray:
             rows = slice(lo, min(lo + step, f))
             Krows = K[dix[rows]]  # b x n
             KB = Krows[:, dix]  # b x f
-            out = H[rows]
+            out = np.empty((KB.shape[0], f)) if single else H[rows]
             if low_rank:
                 np.matmul(UFmu[rows], UF.T, out=out)  # F[rows, free]
             else:
@@ -79,9 +89,55 @@ def _curvature(problem, ev, free: np.ndarray) -> np.ndarray:
             diag = c * (Krows @ d2)  # diag((K o K) d^2) on these rows
             idx = np.arange(rows.start, rows.stop)
             out[idx - lo, idx] += diag
+            if single:
+                H[rows] = out
+    # P2: a free ah_i and a free ac_i move the same d_i; the diagonal term couples them too
+    uniq, inv, counts = np.unique(dix, return_inverse=True, return_counts=True)
+    if np.any(counts > 1):
+        d2v = d * d
+        for u in np.flatnonzero(counts > 1):
+            pos = np.flatnonzero(inv == u)
+            i = uniq[u]
+            extra = c * float((K[i] ** 2) @ d2v)
+            for r in pos:
+                for q in pos:
+                    if r != q:
+                        H[r, q] += extra
     H *= sv[:, None]
     H *= sv[None, :]
     return H
+
+
+def _hessian_matvec(problem, ev, free: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """``(-hess h)[free][:, free] @ V`` in float64 without forming the matrix.
+
+    ``(F o K) x + (diag((K o K) d^2) x + d o ((K o K)(d o x))) / (4 eta)`` in the coordinates
+    ``d``, through products with ``K`` (``F o K`` by :func:`apply_FK`, ``K o K`` in row blocks):
+    ``O(n^2 (r + m))`` time for ``m`` columns, ``ROW_BLOCK x n`` temporaries.
+    """
+    kd = problem.kd
+    K = kd.K
+    n = kd.n
+    d = problem.d_of(ev.z)
+    dix, sv = problem.d_coordinates(free)
+    V2 = V.reshape(V.shape[0], -1)
+    m = V2.shape[1]
+    X = np.zeros((n, m))
+    np.add.at(X, dix, sv[:, None] * V2)  # SVR: ah_i and ac_i move the same d_i
+    c = 1.0 / (4.0 * problem.eta)
+    out = np.empty((n, m))
+    for j in range(m):
+        out[:, j] = apply_FK(ev.inner.F, kd, X[:, j])
+    d2 = d * d
+    dX = d[:, None] * X
+    with blas_threads(n):
+        for lo in range(0, n, ROW_BLOCK):
+            B = K[lo:lo + ROW_BLOCK]
+            B2 = B * B
+            out[lo:lo + ROW_BLOCK] += c * ((B2 @ d2)[:, None] * X[lo:lo + ROW_BLOCK]
+                                           + d[lo:lo + ROW_BLOCK, None] * (B2 @ dX))
+    res = sv[:, None] * out[dix]
+    return res.reshape(V.shape)
 
 
 def _better(problem, en, ev, quick: float) -> bool:
@@ -90,31 +146,106 @@ def _better(problem, en, ev, quick: float) -> bool:
     return en.h > ev.h or problem.quick_rel_gap(en) < quick
 
 
-def _newton_step(problem, ev, free, g, has_eq):
-    """Solve ``max g_F'p - 1/2 p'H p`` s.t. ``y_F'p = 0``, or None if ``H`` is not PD.
-
-    Cholesky of ``H`` (in place) and the Schur complement of the equality constraint:
-    ``p = H^-1 (g - nu y)``, ``nu = y'H^-1 g / y'H^-1 y``. Single-threaded BLAS below
-    ``PARALLEL_MIN`` (as fast there, and immune to busy-waiting threads on shared cores),
-    every core above: ``O(|free|^3 / 3)`` time, ``O(|free|^2)`` memory.
-    """
-    Hf = _curvature(problem, ev, free)
-    Hf[np.diag_indices_from(Hf)] += 1e-12 * max(1.0, float(np.max(np.diag(Hf))))
-    gF = g[free]
+def _kkt_solve(A, HA, Hr, r2=None):
+    """``(p, nu)`` with ``H p + A nu = r``, ``A'p = r2`` from ``HA = H^-1 A`` and ``Hr = H^-1 r``
+    (Schur complement ``A'H^-1 A``; ``r2 = 0`` by default)."""
+    if A.shape[1] == 0:
+        return Hr.copy(), np.zeros(0)
+    Sm = A.T @ HA
+    rhs = A.T @ Hr if r2 is None else A.T @ Hr - r2
     try:
-        with blas_threads(free.size):
-            # Hf is symmetric: its transpose is the same matrix in Fortran order, which LAPACK
-            # factorises in place (no |free|^2 copy)
-            fac = cho_factor(Hf.T, check_finite=False, overwrite_a=True)
-            if not has_eq:
-                return cho_solve(fac, gF, check_finite=False)
-            yF = problem.eq_vector[free]
-            sol = cho_solve(fac, np.column_stack([gF, yF]), check_finite=False)
+        nu = np.linalg.solve(Sm, rhs)
+    except np.linalg.LinAlgError:
+        nu = np.linalg.lstsq(Sm, rhs, rcond=None)[0]
+    return Hr - HA @ nu, nu
+
+
+def _constrained_direction(problem, ev, z, g, binding, has_eq, margin, H=None, free_H=None,
+                           double=False):
+    """Newton direction on the free coordinates, dropping those it would push out of the box.
+
+    One Cholesky factorisation of the curvature ``H`` on the first free set ``F0``; the
+    coordinates dropped later (``p_B = 0``) and the equality constraint (``y_F'p = 0``) are
+    constraints ``A'p = 0`` handled by the Schur complement of the same factor:
+    ``p = H^-1 (g - A nu)``, ``(A'H^-1 A) nu = A'H^-1 g`` (triangular solves for the new columns
+    of ``A`` only), while at most ``BORDER_MAX`` coordinates are dropped; beyond that it
+    refactorises on the reduced set (its curvature cut from the first one when that was kept,
+    i.e. up to 4M entries). Returns ``(free, p_free)``, or ``(None, None)`` when ``H`` is not
+    positive definite. ``H``/``free_H``: a curvature already computed on a superset.
+    """
+    C = problem.C
+    free0 = np.flatnonzero(~binding)
+    if free0.size == 0:
+        return None, None
+    f0 = free0.size
+    # above SINGLE_BYTES of float64 curvature the factorisation is in float32 (half the memory
+    # and time), each solve refined in float64 against exact Hessian products
+    single = H is None and not double and 8 * f0 * f0 > SINGLE_BYTES
+    if H is None:
+        H = _curvature(problem, ev, free0, np.float32 if single else np.float64)
+        free_H = free0
+    elif free_H.size != f0 or not np.array_equal(free_H, free0):
+        pos = np.searchsorted(free_H, free0)
+        H = H[np.ix_(pos, pos)]
+        free_H = free0
+    saved = H.copy() if H.size <= (1 << 22) else None  # to cut smaller problems from
+    H[np.diag_indices_from(H)] += 1e-12 * max(1.0, float(np.max(np.diag(H))))
+    try:
+        with blas_threads(f0):
+            fac = cho_factor(H.T, check_finite=False, overwrite_a=True)  # in place
     except LinAlgError:
-        return None
-    Hg, Hy = sol[:, 0], sol[:, 1]
-    nu = float(yF @ Hg) / float(yF @ Hy)
-    return Hg - nu * Hy
+        if single:  # not positive definite in float32: the float64 system decides
+            del H
+            return _constrained_direction(problem, ev, z, g, binding, has_eq, margin,
+                                          double=True)
+        return None, None
+
+    def solve(B):
+        with blas_threads(f0):
+            X = cho_solve(fac, B.astype(H.dtype, copy=False), check_finite=False)
+        return X.astype(np.float64, copy=False)
+
+    gF = g[free0]
+    Hig = solve(gF)
+    cols = [problem.eq_vector[free0].astype(np.float64)] if has_eq else []
+    HiA = [solve(cols[0])] if has_eq else []
+    dropped = np.zeros(f0, dtype=bool)
+    zF = z[free0]
+    for _ in range(50):
+        A = np.column_stack(cols) if cols else np.zeros((f0, 0))
+        HA = np.column_stack(HiA) if HiA else np.zeros((f0, 0))
+        p, nu = _kkt_solve(A, HA, Hig)
+        if single:  # iterative refinement of H p + A nu = g, A'p = 0 with exact products
+            res = np.inf
+            for _ in range(REFINE_STEPS):
+                r1 = gF - _hessian_matvec(problem, ev, free0, p) - A @ nu
+                res = np.linalg.norm(r1) / max(np.linalg.norm(gF), 1e-300)
+                if res <= 1e-10:
+                    break
+                dp, dnu = _kkt_solve(A, HA, solve(r1), -(A.T @ p))
+                p, nu = p + dp, nu + dnu
+            if not res <= 1e-6:  # float32 too coarse for this system (ill-conditioned)
+                del H, fac
+                return _constrained_direction(problem, ev, z, g, binding, has_eq, margin,
+                                              double=True)
+        p[dropped] = 0.0
+        bad = ~dropped & (((zF <= margin) & (p < 0)) | ((zF >= C - margin) & (p > 0)))
+        if not np.any(bad):
+            keep = ~dropped
+            return free0[keep], p[keep]
+        if np.count_nonzero(dropped | bad) > BORDER_MAX:  # many drops: a smaller problem
+            binding = binding.copy()
+            binding[free0[dropped | bad]] = True
+            return _constrained_direction(problem, ev, z, g, binding, has_eq, margin,
+                                          saved, free_H if saved is not None else None)
+        new = np.flatnonzero(bad)
+        dropped[new] = True
+        E = np.zeros((f0, new.size))
+        E[new, np.arange(new.size)] = 1.0
+        HE = solve(E)
+        cols.extend(E.T)
+        HiA.extend(HE.T)
+    return None, None
 
 
 def newton(
@@ -154,21 +285,11 @@ def newton(
         lam = float(np.mean(y[inside] * g[inside])) if has_eq and np.any(inside) else 0.0
         r = g - lam * y if has_eq else g
         binding = ((z <= margin) & (r < 0)) | ((z >= C - margin) & (r > 0))
-        pF = free = None
-        for _ in range(50):  # drop bound coordinates the Newton step would push outward
-            free = np.flatnonzero(~binding)
-            if free.size == 0:
-                break
-            pF = _newton_step(problem, ev, free, g, has_eq)
-            if pF is None:
-                break
-            zF = z[free]
-            bad = ((zF <= margin) & (pF < 0)) | ((zF >= C - margin) & (pF > 0))
-            if not np.any(bad):
-                break
-            binding[free[bad]] = True
+        free, pF = _constrained_direction(problem, ev, z, g, binding, has_eq, margin)
         if pF is None or free is None or free.size == 0:
             break
+        binding = np.ones(problem.dim, dtype=bool)  # the dropped coordinates stay put too
+        binding[free] = False
         p = np.zeros(problem.dim)
         p[free] = pF
         # 1. the full step projected on the free coordinates only (binding ones stay

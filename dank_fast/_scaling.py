@@ -15,7 +15,7 @@ import math
 from ._result import DANKResult
 from .inner import CenteredF, KernelData
 
-__all__ = ["canonical_factor", "unscale"]
+__all__ = ["canonical_factor", "unscale", "scale_certificate"]
 
 
 # exponent bound (log2 of 1e150) of C, max|K| and eta in the instance the solvers see: their
@@ -89,3 +89,12 @@ def unscale(res: DANKResult, c: float, kd: KernelData, eta: float) -> DANKResult
     return res
 
 
+
+
+def scale_certificate(cert, c: float):
+    """A certificate of the canonical instance mapped back: values times ``c`` (exact)."""
+    if c == 1.0:
+        return cert
+    return dataclasses.replace(cert, lower=cert.lower * c, upper=cert.upper * c,
+                               gap=cert.gap * c, inner_excess=cert.inner_excess * c,
+                               infeasibility=cert.infeasibility * c)

@@ -304,15 +304,22 @@ def _check_psd(A: np.ndarray, s: float, eps_psd: float, name: str) -> None:
     from scipy.linalg import eigh
     from scipy.linalg.lapack import dpotrf
 
+    from .inner import blas_threads
+
     n = A.shape[0]
     p = math.ldexp(1.0, math.frexp(s)[1])  # power of two, s/p in [0.5, 1)
-    B = A / p
+    # Fortran order (the transpose of the symmetric matrix): LAPACK works in place, no copy
+    B = (A / p).T
     shift = eps_psd * n * (s / p)
     B[np.diag_indices(n)] += shift
-    _, info = dpotrf(B, lower=1, clean=0, overwrite_a=1)
-    if info == 0:
-        return
-    lmin = float(eigh(A / p, eigvals_only=True, subset_by_index=[0, 0], driver="evr")[0]) * p
+    # small matrices single-threaded: busy-waiting BLAS threads on shared cores made a
+    # 200 x 200 factorisation take 170 ms instead of 1 ms
+    with blas_threads(n):
+        _, info = dpotrf(B, lower=1, clean=0, overwrite_a=1)
+        if info == 0:
+            return
+        lmin = float(eigh(A / p, eigvals_only=True, subset_by_index=[0, 0],
+                          driver="evr")[0]) * p
     if lmin >= -eps_psd * n * s:
         return  # Cholesky failed within rounding of the threshold
     raise ValueError(

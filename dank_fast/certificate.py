@@ -57,7 +57,7 @@ class Certificate:
     lower, upper, gap : float
         ``gap = upper - lower`` (computed without cancellation, see module doc).
     rel_gap : float
-        ``gap / 1'a`` (inf when 1'a = 0): relative to the SVM-side scale (SPEC).
+        ``gap / 1'a`` (inf when 1'a = 0): relative to the SVM-side scale (docs/MATH.md §5).
     rel_gap_value : float
         ``gap / |lower|``: relative to the objective (can flatter the
         solution when the regulariser dominates ``|h|``).
@@ -214,23 +214,30 @@ def svm_certificate(K, y, alpha, *, C: float, eta: float, tau: float,
     >>> bool(cert.lower <= cert.upper), round(cert.gap / 5e-7, 6)   # gap = 2/(4 eta) by hand
     (True, 1.0)
     """
+    from ._scaling import canonical_factor, scale_certificate
+    from ._validation import check_finite_array, check_representable, kernel_scale
+
     K = check_kernel_matrix(K)
     y = check_binary_labels(y, K.shape[0])
     C = check_positive(C, "C")
     eta = check_positive(eta, "eta")
     tau = check_nonnegative(tau, "tau")
-    alpha = np.asarray(alpha, dtype=np.float64)
+    alpha = check_finite_array(alpha, "alpha", ndim=1)
     if alpha.shape != y.shape:
         raise ValueError(f"alpha has shape {alpha.shape}, expected {y.shape}")
-    if not np.all(np.isfinite(alpha)):
-        raise ValueError("alpha contains NaN or infinity")
+    s = kernel_scale(K)
+    check_representable(C, eta, s, y.size)
     tol = 1e-9 * C * np.sqrt(y.size)
     infeas = max(abs(float(y @ alpha)), float(-alpha.min()), float(alpha.max() - C))
     if infeas > tol:
         raise ValueError(f"alpha is not feasible for A (violation {infeas:.3g} > {tol:.3g})")
-    kd = KernelData(K)
-    inner = inner_minimiser(kd, alpha * y, eta, tau, route=route)
-    return certify_svm(kd, y, alpha, C, eta, tau, inner)
+    # the canonical instance (cK, C/c, eta/c) at alpha/c, c a power of two: the same point,
+    # every intermediate representable (docs/validity.md)
+    c = canonical_factor(C, eta, s)
+    kd = KernelData(K if c == 1.0 else K * c)
+    a = alpha / c
+    inner = inner_minimiser(kd, a * y, eta / c, tau, route=route)
+    return scale_certificate(certify_svm(kd, y, a, C / c, eta / c, tau, inner), c)
 
 
 # --------------------------------------------------------------------------- P2 and P3
@@ -320,6 +327,13 @@ def svr_certificate(K, y, alpha_hat, alpha_check, *, C: float, epsilon: float, e
     infeas = max(abs(float(ah.sum() - ac.sum())), float(-z.min()), float(z.max() - C))
     if infeas > tol:
         raise ValueError(f"(alpha_hat, alpha_check) is not feasible (violation {infeas:.3g})")
-    kd = KernelData(K)
-    inner = inner_minimiser(kd, ah - ac, eta, tau, route="dense")
-    return certify_svr(kd, y, z, C, eta, tau, epsilon, inner)
+    from ._scaling import canonical_factor, scale_certificate
+    from ._validation import check_representable, kernel_scale
+
+    s = kernel_scale(K)
+    check_representable(C, eta, s, n)
+    c = canonical_factor(C, eta, s)
+    kd = KernelData(K if c == 1.0 else K * c)
+    zc = z / c
+    inner = inner_minimiser(kd, zc[:n] - zc[n:], eta / c, tau, route="dense")
+    return scale_certificate(certify_svr(kd, y, zc, C / c, eta / c, tau, epsilon, inner), c)

@@ -34,8 +34,10 @@ _KERNELS = ("rbf", "gaussian", "linear", "poly", "precomputed")
 _ETA_FLOOR = 1e-12  # below this the plain SVM's ||a||^2 is treated as degenerate
 #: ``route="auto"`` uses the dense n_p x n_p kernel up to this size (8 n_p^2 bytes: n_p ~ 11,585)
 DENSE_KERNEL_BYTES = 1 << 30
-#: prediction processes test points in batches whose blocks stay below this size
-PREDICT_BLOCK_BYTES = 1 << 30
+#: the paper's matching ranks the test points of a batch whose distances fit in this size
+PREDICT_MATCH_BYTES = 1 << 30
+#: decision values are summed in chunks whose kernel and F blocks fit in this size
+PREDICT_BLOCK_BYTES = 1 << 28
 
 
 @dataclass
@@ -255,9 +257,10 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
     ``F``): dense route ``8 n_p^2`` bytes for the kernel (kept in ``results_``) plus the
     Newton system on the free support vectors; working-set route ``8 |W|^2`` bytes instead;
     decomposition ``8 max_c n_c^2``. Stored model ``O(n_p r)``. Prediction costs
-    ``O(n_p m)`` per problem for the matching, in batches of at most 1 GiB of distances and
-    kernel values (with ``extension="paper"`` a batch is the set of test points the
-    reciprocal ranks are taken over: the whole ``X`` whenever it fits).
+    ``O(n_p m)`` per problem for the matching, in batches of at most 1 GiB of distances (with
+    ``extension="paper"`` a batch is the set of test points the reciprocal ranks are taken
+    over: the whole ``X`` whenever it fits), and ``O(|S| m)`` for the decision values, in
+    chunks of 256 MiB.
 
     References
     ----------
@@ -392,7 +395,7 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         from sklearn.cluster import KMeans
 
         v = min(int(self.decomposition), y.size)
-        km = KMeans(n_clusters=v, random_state=self.random_state, n_init=10).fit(X)
+        km = KMeans(n_clusters=v, random_state=self.random_state, n_init=3).fit(X)
         method = self.method if self.method in ("auto", "accelerated", "newton") else "auto"
         res = solve_decomposed(
             FeatureKernel(X, **self._kernel_kwargs()), y, C=self.C,
@@ -549,33 +552,36 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
     def _decide(self, X, idx, model, pool) -> np.ndarray:
         """``f(x') = sum_{i in S} d_i F[i, j*] k(x_i, x') + b`` with ``j*`` matched in ``pool``.
 
-        Test points are processed in batches whose distance and kernel blocks stay within
-        ``PREDICT_BLOCK_BYTES``; with ``extension="paper"`` a batch is the set of test points the
-        reciprocal ranks are taken over (the whole ``X`` whenever it fits).
+        Matching: ``extension="nearest"`` in chunks; ``"paper"`` ranks the test points of a
+        batch, the whole ``X`` whenever its ``|pool| x m`` distances fit in
+        ``PREDICT_MATCH_BYTES`` (1 GiB), else consecutive batches that do. The decision values
+        are then summed in chunks of ``PREDICT_BLOCK_BYTES`` (``|S| x chunk`` blocks).
         """
         S = model.support[np.isin(model.support, pool)] if model.kind == "decomposed" else (
             model.support)
         dual = model.dual_of(S)
         m = X.shape[0]
         out = np.full(m, model.bias)
-        if S.size == 0:
+        if S.size == 0 or m == 0:
             return out
-        batch = max(1, PREDICT_BLOCK_BYTES // (8 * (pool.size + 2 * S.size)))
+        match = np.empty(m, dtype=np.intp)
+        batch = max(1, PREDICT_MATCH_BYTES // (8 * pool.size))
         for lo in range(0, m, batch):
             Xb = X[lo:lo + batch]
             if self._precomputed:
-                K_t = Xb[:, idx[pool]].T  # (|pool|, b): k(x_i, x'_j)
                 # kernel-induced distance with k(x'_j, x'_j) replaced by a constant
-                D = np.diag(self.X_fit_)[idx[pool]][:, None] - 2.0 * K_t
-                K_S = Xb[:, idx[S]].T
+                D = np.diag(self.X_fit_)[idx[pool]][:, None] - 2.0 * Xb[:, idx[pool]].T
             else:
                 D = euclidean_distances(self.X_fit_[idx[pool]], Xb)
-                K_S = self._kernel(self.X_fit_[idx[S]], Xb)
-            match = pool[match_from_distances(D, self.extension)]
-            F_S = model.F_cols(self, idx, match, S)
-            out[lo:lo + batch] = (dual[:, None] * F_S * K_S).sum(axis=0) + model.bias
+            match[lo:lo + batch] = pool[match_from_distances(D, self.extension)]
+            del D
+        chunk = max(1, PREDICT_BLOCK_BYTES // (16 * S.size))
+        for lo in range(0, m, chunk):
+            Xb = X[lo:lo + chunk]
+            K_S = Xb[:, idx[S]].T if self._precomputed else self._kernel(self.X_fit_[idx[S]], Xb)
+            F_S = model.F_cols(self, idx, match[lo:lo + chunk], S)
+            out[lo:lo + chunk] += np.einsum("i,ij,ij->j", dual, F_S, K_S)
         return out
-
 
     def decision_function(self, X):
         """Decision values with the out-of-sample extension (section ose).

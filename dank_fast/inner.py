@@ -66,13 +66,14 @@ see :mod:`dank_fast.certificate`). The dense route is kept as the check (``exces
 
 from __future__ import annotations
 
+import os
 import warnings
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.linalg import eigh, qr
-from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh, lobpcg
+from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, LinearOperator, eigsh, lobpcg
 from threadpoolctl import ThreadpoolController
 
 __all__ = [
@@ -102,8 +103,26 @@ _THREADS = ThreadpoolController()
 
 
 def blas_threads(size: int):
-    """Single-threaded BLAS for work of dimension ``size < PARALLEL_MIN``, else all cores."""
+    """BLAS threads for dense work of dimension ``size``: all cores from ``PARALLEL_MIN`` on,
+    unless the machine is already busy; one thread otherwise.
+
+    Measured on 2 cores: a 2000 x 2000 Cholesky takes 0.15 s on one thread, about 0.08 s on two
+    when the machine is idle, but 2.1 s on two when other processes keep the load average at
+    4.7 (OpenBLAS threads busy-wait for each other). So all cores are used only when the
+    1-minute load average leaves one free (``load < cpus - 0.5``). ``DANK_BLAS_THREADS`` in the
+    environment (an integer) overrides the choice for large work.
+    """
     if size < PARALLEL_MIN:
+        return _THREADS.limit(limits=1, user_api="blas")
+    forced = os.environ.get("DANK_BLAS_THREADS")
+    if forced:
+        return _THREADS.limit(limits=max(1, int(forced)), user_api="blas")
+    cpus = os.cpu_count() or 1
+    try:
+        busy = os.getloadavg()[0] >= cpus - 0.5
+    except OSError:  # no load average on this platform
+        busy = False
+    if busy:
         return _THREADS.limit(limits=1, user_api="blas")
     return nullcontext()
 
@@ -138,7 +157,9 @@ class KernelData:
         if self.n_total < self.n:
             raise ValueError(f"n_total = {self.n_total} < n = {self.n}")
         self.diag = np.ascontiguousarray(np.diag(K))
-        self.kappa = float(max(np.max(K), -np.min(K))) if self.n else 0.0
+        kmin = float(np.min(K)) if self.n else 0.0
+        self.kappa = float(max(np.max(K), -kmin)) if self.n else 0.0
+        self.nonnegative = kmin >= 0.0
         self._K2: np.ndarray | None = None
         self._cols_key: bytes | None = None
         self._cols: np.ndarray | None = None
@@ -177,8 +198,9 @@ class KernelData:
 
     def support_product(self, S: np.ndarray, X: np.ndarray) -> np.ndarray:
         """``K[:, S] @ X`` for ``X`` of shape ``(|S|,)`` or ``(|S|, b)``, without copying ``K``
-        when ``S`` is large."""
-        if self._copy(S):
+        when ``S`` is more than a quarter of the points (used once per evaluation: a copy
+        costs more than the product with ``K`` itself saves)."""
+        if S.size <= 0.25 * self.n or S.tobytes() == self._cols_key:
             return self.columns(S) @ X
         full = np.zeros((self.n,) + X.shape[1:])
         full[S] = X
@@ -189,6 +211,16 @@ class KernelData:
         if self._copy(S):
             return self.block(S) @ X
         return self.support_product(S, X)[S]
+
+    def abs_block_product(self, S: np.ndarray, X: np.ndarray) -> np.ndarray:
+        """``|K[S][:, S]| @ X`` (``K`` itself when it has no negative entry)."""
+        if self.nonnegative:
+            return self.block_product(S, X)
+        out = np.empty((S.size,) + X.shape[1:])
+        for lo in range(0, S.size, ROW_BLOCK):
+            rows = S[lo:lo + ROW_BLOCK]
+            out[lo:lo + ROW_BLOCK] = np.abs(self.K[np.ix_(rows, S)]) @ X
+        return out
 
     def gamma_sums(self, S: np.ndarray, dS: np.ndarray) -> tuple[float, float, float]:
         """``(d'Kd, sum_ij d_i^2 d_j^2 K_ij^2, sum_i d_i^2 K_ii)`` over ``S``, exactly.
@@ -385,8 +417,10 @@ def _eig_arpack(red: _Reduced, k: int, v0: np.ndarray, tol: float):
                        maxiter=50 * N)
     except ArpackNoConvergence as exc:  # certify what converged (the bound stays rigorous)
         if exc.eigenvalues.size == 0:
-            raise
+            return _eig_block(red, _pad(red, v0[:, None], k), 1e-10 * N, 200)
         lam, W = exc.eigenvalues, exc.eigenvectors
+    except ArpackError:  # ARPACK's own failures: the block method from the same start
+        return _eig_block(red, _pad(red, v0[:, None], k), 1e-10 * N, 200)
     order = np.argsort(lam)[::-1]
     return lam[order], W[:, order]
 
@@ -411,17 +445,19 @@ class _Ritz:
     tail_bound: float
 
 
-def _tail_frob2(red: _Reduced, U, GU, vU, g_frob2: float) -> float:
-    """``||(I - P) M (I - P)||_F^2`` for ``P = UU'`` (module docstring formula)."""
+def _tail_frob2(red: _Reduced, U, GU, vU, g_frob2: float) -> tuple[float, float]:
+    """``||(I - P) M (I - P)||_F^2`` for ``P = UU'`` (module docstring formula), and
+    ``||w||^2`` with ``w = (I - P) v``."""
     w = red.v - U @ vU
     Gw = red.gamma(w)
     UGU = U.T @ GU
     A2 = g_frob2 - 2.0 * float(np.sum(GU * GU)) + float(np.sum(UGU * UGU))
     ww = float(w @ w)
-    return ww * ww + 2.0 * float(w @ Gw) + max(A2, 0.0)
+    return ww * ww + 2.0 * float(w @ Gw) + max(A2, 0.0), ww
 
 
-def _certify_ritz(red: _Reduced, W: np.ndarray, t: float, g_frob2: float, g_trace: float):
+def _certify_ritz(red: _Reduced, W: np.ndarray, t: float, g_frob2: float, g_trace: float,
+                  gamma_max: float = np.inf):
     """Rayleigh-Ritz on ``span(W)`` and the certified bounds of the module docstring.
 
     ``P`` is spanned by the Ritz vectors with ``theta > t`` (those in ``F^``); the other Ritz
@@ -429,7 +465,10 @@ def _certify_ritz(red: _Reduced, W: np.ndarray, t: float, g_frob2: float, g_trac
     complement of the block]``, ``G = [[diag(theta_V), R_V'], [R_V, G_b]]`` (joint Rayleigh-Ritz
     makes every residual orthogonal to the whole block), so ``lambda_max(G)`` is at most the
     largest eigenvalue of ``[[max theta_V, ||R_V||], [||R_V||, g_b]]`` with
-    ``g_b = min(||G_b||_F, tr G_b)`` for the compression ``G_b`` off the whole block.
+    ``g_b = min(||G_b||_F, tr G_b)`` for the compression ``G_b`` off the whole block. A third
+    bound holds for flat tails (many small eigenvalues, where both norms exceed ``t``):
+    ``G = (I - P)(vv' + Gamma)(I - P)``, so ``lambda_max(G) <= ||(I - P) v||^2 + gamma_max`` for
+    any ``gamma_max >= lambda_max(Gamma)`` (:func:`_gamma_max_bound`).
     """
     Q, _ = qr(W, mode="economic", check_finite=False)
     GQ = red.gamma(Q)
@@ -445,12 +484,12 @@ def _certify_ritz(red: _Reduced, W: np.ndarray, t: float, g_frob2: float, g_trac
     trace_M = red.kd.n_total + g_trace
     keep = theta > t
     # compression off the whole block
-    Gb2 = _tail_frob2(red, U, GU, vU, g_frob2)
-    gb = min(np.sqrt(Gb2), max(trace_M - float(theta.sum()), 0.0))
+    Gb2, wwb = _tail_frob2(red, U, GU, vU, g_frob2)
+    gb = min(np.sqrt(Gb2), max(trace_M - float(theta.sum()), 0.0), wwb + gamma_max)
     # compression off P = span(U[:, keep])
-    GP2 = _tail_frob2(red, U[:, keep], GU[:, keep], vU[keep], g_frob2)
+    GP2, wwP = _tail_frob2(red, U[:, keep], GU[:, keep], vU[keep], g_frob2)
     trGP = max(trace_M - float(theta[keep].sum()), 0.0)
-    g = min(np.sqrt(GP2), trGP)
+    g = min(np.sqrt(GP2), trGP, wwP + gamma_max)
     if not np.all(keep):
         a = float(theta[~keep].max())
         beta = float(np.sqrt(np.sum(R[:, ~keep] ** 2)))
@@ -460,6 +499,21 @@ def _certify_ritz(red: _Reduced, W: np.ndarray, t: float, g_frob2: float, g_trac
     part = float(np.sort(_psi(theta[keep], t)).sum()) + (2.0 * c - c * c) * GP2
     excess = 2.0 * r2 + (1.0 - c) ** 2 * GP2
     return _Ritz(theta, U, part, excess, g)
+
+
+def _gamma_max_bound(red: _Reduced) -> float:
+    """An upper bound of ``lambda_max(Gamma_SS)`` by Collatz-Wielandt on ``|Gamma|``.
+
+    For any symmetric ``A`` and positive ``s``, ``lambda_max(A) <= rho(|A|) <= max_i
+    (|A| s)_i / s_i``. With ``|Gamma| = |D| |K| |D| / (4 eta)`` and ``s = 1`` or ``s = |d|`` this
+    is ``max_i |d_i| (|K| |d|)_i / (4 eta)`` resp. ``max_i (|K| d^2)_i / (4 eta)``: two products
+    with ``|K[S][:, S]|`` (``K`` itself for a non-negative kernel such as the Gaussian). Tight when
+    ``K`` is nearly diagonal (narrow kernels), exactly where the Frobenius bound is not.
+    """
+    a = np.abs(red.dS)
+    X = np.column_stack([a, a * a])
+    P = red.kd.abs_block_product(red.S, X)
+    return red.c * float(min(np.max(a * P[:, 0]), np.max(P[:, 1])))
 
 
 def _iterate(red: _Reduced, warm, t, g_frob2, g_trace, excess_tol, route):
@@ -475,6 +529,7 @@ def _iterate(red: _Reduced, warm, t, g_frob2, g_trace, excess_tol, route):
     rank = 0 if warm is None else warm.F.rank
     b = max(6, rank + 4)
     X0 = _start_block(red, warm, b)
+    gmax = _gamma_max_bound(red)
     use_lobpcg = N >= LOBPCG_MIN
     maxiter, arpack_tol = 40, 1e-13
     rz = None
@@ -486,7 +541,7 @@ def _iterate(red: _Reduced, warm, t, g_frob2, g_trace, excess_tol, route):
                 lam, V = _eig_dense(red)
                 b = min(max(b, int(np.count_nonzero(lam > t)) + 2), N)
                 while True:
-                    rz = _certify_ritz(red, V[:, :b], t, g_frob2, g_trace)
+                    rz = _certify_ritz(red, V[:, :b], t, g_frob2, g_trace, gmax)
                     if rz.excess <= excess_tol or b == N:
                         return rz
                     b = min(N, 2 * b)
@@ -497,7 +552,7 @@ def _iterate(red: _Reduced, warm, t, g_frob2, g_trace, excess_tol, route):
             lam, W = _eig_block(red, X0, tol, maxiter)
         else:
             lam, W = _eig_arpack(red, b, X0[:, : max(rank, 1)].sum(axis=1), arpack_tol)
-        rz = _certify_ritz(red, W, t, g_frob2, g_trace)
+        rz = _certify_ritz(red, W, t, g_frob2, g_trace, gmax)
         full = rz.theta[-1] > t  # every computed eigenvalue is above t: some may be missing
         if not full and rz.excess <= excess_tol:
             break

@@ -4,7 +4,7 @@
 projection is ``P_A(z) = clip(z - lam y, 0, C)`` where ``lam`` is the root of the
 non-increasing piecewise-linear function ``phi(lam) = y' clip(z - lam y, 0, C)``;
 we locate the linear piece that contains the root by binary search over the
-sorted breakpoints and solve the piece exactly (SPEC, "Projection onto A").
+sorted breakpoints and solve the piece exactly (docs/MATH.md §6).
 
 The paper's projection (section nest: "clip to [0, C], then project on the
 hyperplane") is one round of alternating projections; it is provided as
@@ -158,7 +158,7 @@ def project_sum_box(z, C: float) -> tuple[np.ndarray, np.ndarray]:
 
     ``z`` has shape (2n,): ``[ah; ac]``. This is :func:`project_A` with the label
     vector ``[1, ..., 1, -1, ..., -1]`` (the SVR constraint of eq. mainsvr, with
-    the bias constraint ``1'(ah - ac) = 0``, SPEC P2).
+    the bias constraint ``1'(ah - ac) = 0``, docs/MATH.md §2).
     """
     z = np.asarray(z, dtype=np.float64)
     n = z.size // 2

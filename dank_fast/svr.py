@@ -4,7 +4,7 @@
     0 <= ah, ac <= C,   1'(ah - ac) = 0.
 
 The bias constraint is the standard epsilon-SVR one, ``1'(ah - ac) = 0`` (the paper
-prints ``(ah - ac)'y = 0``; SPEC P2). The variable is ``z = [ah; ac]`` (length 2n).
+prints ``(ah - ac)'y = 0``; docs/MATH.md §2). The variable is ``z = [ah; ac]`` (length 2n).
 
 Gradient (derived here; Proposition theorgradsvr has slips)
 -----------------------------------------------------------

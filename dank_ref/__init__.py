@@ -9,9 +9,23 @@ Depends only on numpy, scipy and cvxpy; it never imports ``dank_fast``.
 * :mod:`dank_ref.certificate` -- independent duality certificates (lower/upper/gap, exact bias).
 * :mod:`dank_ref.polish` -- active-set Newton refinement, kept only if the certified gap shrinks.
 
-Every result is certified by dank_ref's own code; ``status == "optimal"`` iff
-``rel_gap <= certify_tol`` (1e-6); otherwise ``"inaccurate"`` plus
-:class:`InaccurateSolutionWarning`.  Solver failures raise :class:`SolverError`.
+Every input is validated first, exactly per ``docs/validity.md`` (``TypeError`` / ``ValueError``
+naming the parameter; instances outside the representable range are refused up front).  Every
+result is certified by dank_ref's own code at exactly the point it returns:
+``status == "optimal"`` iff that point is feasible (``1e-9 C sqrt(n)``) and its certified
+``rel_gap <= certify_tol`` (1e-6) -- the conic solver's own status is only recorded.  Otherwise
+``"time_limit"`` (the conic solver got ``time_limit`` seconds, default 300, always finite) or
+``"inaccurate"``, plus :class:`InaccurateSolutionWarning`.  Solver failures raise
+:class:`SolverError`.  Defaults match ``dank_fast``: ``tau = 0.01``.
+
+How a solve works: the problem is rescaled exactly (``v*(K, C, eta) = c v*(cK, C/c, eta/c)``,
+``c`` a power of two near the natural size of ``a*``); up to three candidate starting points
+are tried in an order chosen by the regime -- the SDP's dual (moderate ``Gamma``), the
+``eta -> inf`` limit QP (``F ~ J(11')``: large ``eta``, hard margin, tiny ``C max|K|``), a ray
+``t * a_LP`` (tiny ``eta``: ``Gamma`` dominates) -- each polished by active-set Newton and
+certified; the first certified one is returned (else the best).  ``K = 0`` (an LP, closed
+form / HiGHS) and P2 with every target in the tube (``b = 0`` certified with gap 0) need no
+conic solve.
 
 Measured size / time (P1, 2 cores, Gaussian kernel (sigma 0.5) on uniform 2-D data, C=1,
 eta=1, tau=0.01; "raw" = conic solve + dual recovery, "polished" = + Newton polishing;
@@ -46,7 +60,14 @@ is exactly what a DSP reformulation would produce anyway, with one LMI instead o
 
 from ._result import InaccurateSolutionWarning, RefResult, SolverError
 from .decomposed import solve_decomposed
-from .svm import DEFAULT_SOLVER, MEMORY_LIMIT_BYTES, estimate_memory_bytes, solve_svm
+from .svm import (
+    DEFAULT_SOLVER,
+    DEFAULT_TAU,
+    MEMORY_LIMIT_BYTES,
+    TIME_LIMIT,
+    estimate_memory_bytes,
+    solve_svm,
+)
 from .svr import solve_svr
 
 __all__ = [
@@ -59,4 +80,6 @@ __all__ = [
     "estimate_memory_bytes",
     "DEFAULT_SOLVER",
     "MEMORY_LIMIT_BYTES",
+    "DEFAULT_TAU",
+    "TIME_LIMIT",
 ]

@@ -1,63 +1,163 @@
-"""Input validation shared by the reference solvers (clear ``ValueError`` messages)."""
+"""Input validation of the reference package, implementing ``docs/validity.md`` exactly.
+
+Every public entry point of :mod:`dank_ref` calls these functions before any arithmetic.  A value
+of the wrong kind (a ``bool`` where a number is expected, a complex or string array, ...) raises
+``TypeError``; a value of the right kind but outside its domain raises ``ValueError``.  Both name
+the parameter and the problem.  This is dank_ref's own code: it never imports ``dank_fast``
+(the two packages implement the same written rule independently and the tests check that they
+agree).
+
+Kernel tolerances are *relative* (``K`` is valid iff ``c K`` is, for every ``c > 0``): with
+``s = max |K_ij|`` and ``u`` the machine epsilon of the input dtype (``float16``/``float32``: their
+own; ``float64``, ``longdouble`` and integers: ``2.2e-16``)
+
+* symmetry: ``max |K_ij - K_ji| <= max(1e-10, 10 u) * s``, then ``K := (K + K') / 2``;
+* PSD: ``lambda_min(K) >= -max(1e-8, u) * n * s`` (dense ``eigvalsh`` of ``K / s``);
+* ``K = 0`` is valid.
+
+Representable range (``s > 0``): ``1e-100 <= C s n <= 1e100`` and
+``1e-100 <= eta / (C^2 s) <= 1e100``, tested in logarithms so that the test itself never
+overflows.
+"""
 
 from __future__ import annotations
+
+import math
+import numbers
 
 import numpy as np
 
 __all__ = [
     "check_kernel",
+    "kernel_scale",
     "check_binary_labels",
     "check_targets",
     "check_positive",
     "check_nonnegative",
+    "check_tolerance",
+    "check_iterations",
+    "check_bool",
+    "check_time_limit",
     "check_partition",
     "check_alpha",
+    "check_range",
+    "feasibility_tolerance",
+    "RANGE_LO",
+    "RANGE_HI",
+    "FEAS_RTOL",
 ]
 
-PSD_RTOL = 1e-8
+_F64_EPS = float(np.finfo(np.float64).eps)
+RANGE_LO = 1e-100
+RANGE_HI = 1e100
+FEAS_RTOL = 1e-9
 
 
-def check_kernel(K, *, psd_rtol: float = PSD_RTOL) -> np.ndarray:
-    """Return ``K`` as a float ndarray after checking it is a finite, symmetric PSD matrix.
+def _dtype_epsilon(dtype: np.dtype) -> float:
+    """Machine epsilon ``u`` of validity.md: float16/float32 their own, otherwise float64's."""
+    if dtype in (np.dtype(np.float16), np.dtype(np.float32)):
+        return float(np.finfo(dtype).eps)
+    return _F64_EPS
 
-    Non-PSD means ``lambda_min(K) < -psd_rtol * max|K_ij|``.  Symmetry is checked to a relative
-    tolerance of ``1e-10 * max|K|`` and the matrix is then exactly symmetrised.
-    """
-    K = np.asarray(K, dtype=float)
-    if K.ndim != 2 or K.shape[0] != K.shape[1]:
-        raise ValueError(f"K must be a square 2-D array, got shape {K.shape}")
-    if K.shape[0] < 2:
-        raise ValueError(f"K must be at least 2 x 2, got shape {K.shape}")
-    if not np.all(np.isfinite(K)):
-        raise ValueError("K contains NaN or inf")
-    scale = float(np.max(np.abs(K)))
-    if scale == 0.0:
-        raise ValueError("K is identically zero")
-    asym = float(np.max(np.abs(K - K.T)))
-    if asym > 1e-10 * scale:
-        raise ValueError(f"K is not symmetric (max |K - K'| = {asym:.3e})")
-    K = 0.5 * (K + K.T)
-    lmin = float(np.linalg.eigvalsh(K)[0])
-    if lmin < -psd_rtol * scale:
-        raise ValueError(
-            f"K is not positive semidefinite: lambda_min = {lmin:.3e} < -{psd_rtol:g} * max|K|"
+
+def _real_array(x, name: str) -> np.ndarray:
+    """``x`` as an ndarray whose dtype kind is ``f``, ``i`` or ``u`` (else ``TypeError``)."""
+    if isinstance(x, (str, bytes)):
+        raise TypeError(f"{name} must be a real numeric array, got {type(x).__name__}")
+    try:
+        arr = np.asarray(x)
+    except (TypeError, ValueError) as exc:  # ragged nested lists, ...
+        raise TypeError(f"{name} must be a real numeric array: {exc}") from exc
+    kind = arr.dtype.kind
+    if kind == "b":
+        raise TypeError(f"{name} must be a real numeric array, got a boolean array")
+    if kind == "c":
+        raise TypeError(
+            f"{name} must be a real numeric array, got complex dtype {arr.dtype} (the imaginary "
+            "part would be dropped; pass the real part explicitly if that is intended)"
         )
-    return K
+    if kind not in "fiu":
+        raise TypeError(f"{name} must be a real numeric array, got dtype {arr.dtype}")
+    return arr
+
+
+def check_kernel(K, *, name: str = "K") -> np.ndarray:
+    """Validate a kernel matrix per ``docs/validity.md`` and return it as symmetric float64.
+
+    Parameters
+    ----------
+    K : array_like, shape (n, n)
+        Real numeric (dtype kind ``f``, ``i``, ``u``), square, ``n >= 1``, finite, symmetric and
+        positive semidefinite to the relative tolerances of the module docstring.  ``K = 0`` is
+        valid.
+
+    Returns
+    -------
+    ndarray, shape (n, n)
+        ``(K + K') / 2`` in float64 (computed as ``K/2 + K'/2`` so it cannot overflow).
+
+    Raises
+    ------
+    TypeError
+        ``K`` is not a real numeric array (bool, complex, string, object, ...).
+    ValueError
+        Wrong shape, non-finite entries, not symmetric or not PSD (the message gives the measured
+        asymmetry / smallest eigenvalue and the threshold).
+    """
+    arr = _real_array(K, name)
+    if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
+        raise ValueError(f"{name} must be a square 2-D array, got shape {arr.shape}")
+    n = arr.shape[0]
+    if n < 1:
+        raise ValueError(f"{name} must be at least 1 x 1, got shape {arr.shape}")
+    u = _dtype_epsilon(arr.dtype)
+    K64 = np.asarray(arr, dtype=np.float64)
+    if not np.all(np.isfinite(K64)):
+        raise ValueError(f"{name} contains NaN or inf")
+    s = float(np.max(np.abs(K64)))
+    if s == 0.0:
+        return np.zeros((n, n))
+    eps_sym = max(1e-10, 10.0 * u)
+    eps_psd = max(1e-8, u)
+    Kn = K64 / s  # relative tests on the normalised matrix: no overflow, scale-free
+    asym = float(np.max(np.abs(Kn - Kn.T)))
+    if asym > eps_sym:
+        raise ValueError(
+            f"{name} is not symmetric: max |K - K'| = {asym * s:.3e} > {eps_sym:g} * max|K| "
+            f"(max|K| = {s:.3e})"
+        )
+    Kn = 0.5 * Kn + 0.5 * Kn.T
+    lmin = float(np.linalg.eigvalsh(Kn)[0])
+    if lmin < -eps_psd * n:
+        raise ValueError(
+            f"{name} is not positive semidefinite: lambda_min = {lmin * s:.3e} < "
+            f"-{eps_psd:g} * n * max|K| = {-eps_psd * n * s:.3e}"
+        )
+    return 0.5 * K64 + 0.5 * K64.T
+
+
+def kernel_scale(K: np.ndarray) -> float:
+    """``s = max |K_ij|`` of a validated kernel (0.0 for ``K = 0``)."""
+    return float(np.max(np.abs(K))) if K.size else 0.0
 
 
 def _vector(v, n: int, name: str) -> np.ndarray:
-    v = np.asarray(v, dtype=float)
-    if v.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got shape {v.shape}")
-    if v.shape[0] != n:
-        raise ValueError(f"{name} has length {v.shape[0]} but K is {n} x {n}")
-    if not np.all(np.isfinite(v)):
+    arr = _real_array(v, name)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
+    if arr.shape[0] != n:
+        raise ValueError(f"{name} has length {arr.shape[0]} but K is {n} x {n}")
+    arr = np.asarray(arr, dtype=np.float64)
+    if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or inf")
-    return v
+    return arr
 
 
 def check_binary_labels(y, n: int, *, require_both: bool = True) -> np.ndarray:
-    """Labels must be a length-``n`` vector with entries in {-1, +1}."""
+    """Labels: real numeric 1-D array of length ``n`` with entries exactly ``-1`` or ``+1``.
+
+    ``require_both=True`` (P1) also demands both classes, hence ``n >= 2``.
+    """
     y = _vector(y, n, "y")
     if not np.all((y == 1.0) | (y == -1.0)):
         raise ValueError("labels y must take values in {-1, +1}")
@@ -69,33 +169,127 @@ def check_binary_labels(y, n: int, *, require_both: bool = True) -> np.ndarray:
 
 
 def check_targets(y, n: int) -> np.ndarray:
-    """Regression targets: finite length-``n`` vector."""
+    """Regression targets: finite real numeric 1-D array of length ``n``."""
     return _vector(y, n, "y")
 
 
+def _real_scalar(name: str, value) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number (not bool or str), got "
+                        f"{type(value).__name__} {value!r}")
+    return float(value)
+
+
 def check_positive(name: str, value) -> float:
-    v = float(value)
-    if not np.isfinite(v) or v <= 0.0:
+    """A real number (Python or NumPy int/float, not bool), finite and ``> 0``."""
+    v = _real_scalar(name, value)
+    if not math.isfinite(v) or v <= 0.0:
         raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
     return v
 
 
 def check_nonnegative(name: str, value) -> float:
-    v = float(value)
-    if not np.isfinite(v) or v < 0.0:
+    """A real number (not bool), finite and ``>= 0``."""
+    v = _real_scalar(name, value)
+    if not math.isfinite(v) or v < 0.0:
         raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
     return v
 
 
+def check_tolerance(name: str, value) -> float:
+    """Tolerances (``eps``, ``certify_tol``): real, finite, ``> 0``."""
+    return check_positive(name, value)
+
+
+def check_time_limit(value) -> float:
+    """``time_limit`` in seconds: real, finite, ``> 0`` (there is always a limit)."""
+    return check_positive("time_limit", value)
+
+
+def check_iterations(name: str, value, *, allow_none: bool = True) -> int | None:
+    """Iteration limits: an integer (not bool) ``>= 1``; ``None`` means the default."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer >= 1, got {type(value).__name__} {value!r}")
+    if int(value) < 1:
+        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+    return int(value)
+
+
+def check_bool(name: str, value) -> bool:
+    """Flags (``polish``, ``verbose``, ``project``, ``validate``): ``bool`` only."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
+    return bool(value)
+
+
 def check_partition(labels, n: int) -> np.ndarray:
-    """Cluster labels: length-``n`` vector of hashable (integer-like) values."""
-    labels = np.asarray(labels)
-    if labels.ndim != 1 or labels.shape[0] != n:
-        raise ValueError(f"labels must be a 1-D array of length {n}, got shape {labels.shape}")
-    if labels.dtype.kind == "f" and not np.all(np.isfinite(labels)):
-        raise ValueError("labels contain NaN or inf")
-    return labels
+    """Cluster labels: a 1-D array of length ``n`` whose values compare equal to themselves.
+
+    ``NaN`` and ``None`` are rejected (validity.md: they are not usable as cluster ids).
+    """
+    if isinstance(labels, (str, bytes)):
+        raise TypeError(f"labels must be a 1-D array, got {type(labels).__name__}")
+    try:
+        arr = np.asarray(labels)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"labels must be a 1-D array: {exc}") from exc
+    if arr.ndim != 1 or arr.shape[0] != n:
+        raise ValueError(f"labels must be a 1-D array of length {n}, got shape {arr.shape}")
+    if arr.dtype.kind in "fc":
+        if not np.all(np.isfinite(arr)):
+            raise ValueError("labels contain NaN or inf")
+    elif arr.dtype.kind == "O":
+        for v in arr.tolist():
+            if v is None:
+                raise ValueError("labels contain None")
+            try:
+                same = bool(v == v)
+            except Exception as exc:  # noqa: BLE001 - any failure means "not comparable"
+                raise ValueError(f"labels contain a value that cannot be compared: {v!r}") from exc
+            if not same:
+                raise ValueError(f"labels contain a value not equal to itself (NaN?): {v!r}")
+    return arr
 
 
 def check_alpha(alpha, n: int, name: str = "alpha") -> np.ndarray:
-    return _vector(alpha, n, name)
+    """A candidate dual vector: finite real numeric 1-D array of length ``n`` (float64 copy)."""
+    return np.array(_vector(alpha, n, name), dtype=np.float64, copy=True)
+
+
+def check_range(C: float, eta: float, s: float, n: int) -> None:
+    """Refuse instances outside the representable range of ``docs/validity.md``.
+
+    With ``s = max|K| > 0``: ``1e-100 <= C s n <= 1e100`` and ``1e-100 <= eta / (C^2 s) <= 1e100``
+    (compared in base-10 logarithms, so the test cannot overflow).  ``K = 0`` has no scale and is
+    always in range.
+
+    Raises
+    ------
+    ValueError
+        Naming ``C``, ``eta`` and ``max|K|`` and the offending product.
+    """
+    if s <= 0.0:
+        return
+    lc, le, ls, ln = math.log10(C), math.log10(eta), math.log10(s), math.log10(n)
+    svm_scale = lc + ls + ln
+    gamma_scale = le - 2.0 * lc - ls
+    lo, hi = math.log10(RANGE_LO), math.log10(RANGE_HI)
+    problems = []
+    if not lo <= svm_scale <= hi:
+        problems.append(f"C * max|K| * n = 10^{svm_scale:.1f}")
+    if not lo <= gamma_scale <= hi:
+        problems.append(f"eta / (C^2 * max|K|) = 10^{gamma_scale:.1f}")
+    if problems:
+        raise ValueError(
+            f"instance outside the representable range (C = {C:.3e}, eta = {eta:.3e}, "
+            f"max|K| = {s:.3e}, n = {n}): {' and '.join(problems)} not in [1e-100, 1e100]; "
+            "the solution's own numbers would overflow or underflow double precision "
+            "(docs/validity.md, 'Representable range')"
+        )
+
+
+def feasibility_tolerance(C: float, n: int) -> float:
+    """validity.md: a candidate is feasible iff its violation is ``<= 1e-9 * C * sqrt(n)``."""
+    return FEAS_RTOL * C * math.sqrt(n)

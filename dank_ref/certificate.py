@@ -1,10 +1,20 @@
-"""Independent duality certificates for P1 (SVM), P2 (SVR) and P3 (decomposed SVM).
+r"""Independent duality certificates for P1 (SVM), P2 (SVR) and P3 (decomposed SVM).
 
 This module is dank_ref's own code (dense ``numpy.linalg.eigh``); it never imports ``dank_fast``.
 
+What is certified
+-----------------
+Exactly the point handed in.  A candidate must be feasible to the shared tolerance of
+``docs/validity.md`` (violation ``<= 1e-9 C sqrt(n)``), else ``ValueError``; it is evaluated as
+given (no projection, no removal of ``min(ah_i, ac_i)`` for P2 -- ``h`` of P2 depends on
+``ah + ac`` through ``-eps 1'(ah + ac)``).  Only ``project=True``, an explicit request, replaces
+an infeasible candidate by its exact Euclidean projection; the result then says so
+(``projected=True``, ``projection_distance``, ``alpha`` = the certified point).  The measured
+violation of the certified point is ``Certificate.infeasibility``.
+
 For a feasible ``a`` let ``F_hat = F(a) = J_{tau/2}(11' + Gamma(a))`` (Lemma fbound).
 
-* lower bound ``h(a) = H(a, F_hat) <= v*``.  It is evaluated without the cancellation of
+* lower bound ``h(a) = H(a, F_hat) <= v*``, evaluated without the cancellation of
   ``1'a + eta (n^2 - ||F_hat||_F^2)``: with ``d = a o y``, ``M = 11' + Gamma`` and eigenvalues
   ``l_k`` of ``M``,
 
@@ -13,29 +23,48 @@ For a feasible ``a`` let ``F_hat = F(a) = J_{tau/2}(11' + Gamma(a))`` (Lemma fbo
 
   because ``||M||^2 = n^2 + 2 1'Gamma 1 + ||Gamma||^2``, ``2 eta 1'Gamma 1 = 1/2 d'Kd`` and
   ``||M||^2 - ||F_hat||^2 = sum_k phi(l_k)``.  For ``tau = 0`` the last sum vanishes.
-* upper bound ``v* <= g(F_hat) <= Primal(a, b) + R(F_hat)`` for every bias ``b``, where Primal is
-  the SVM (SVR) primal objective for the fixed kernel ``G = F_hat o K`` at
-  ``w = sum_i a_i y_i phi(x_i)``.  Because ``F_hat`` minimises ``H(a, .)``,
-  ``h(a) = 1'a - 1/2 d'Gd + R(F_hat)`` exactly, so
+* upper bound ``v* <= g(F_hat) <= Primal(a, b) + R(F_hat)`` for every bias ``b``: the SVM (SVR)
+  primal of the fixed kernel ``G = F_hat o K`` at ``w = sum_i a_i y_i phi(x_i)``.  Since
+  ``F_hat`` minimises ``H(a, .)``, ``upper - lower`` is the plain SVM duality gap of ``G``,
 
-      gap = upper - lower = d'Gd + C sum_i max(0, 1 - y_i (G d + b)_i) - 1'a
+      gap_raw = d'Gd + C sum_i max(0, 1 - y_i (G d + b)_i) - 1'a            (P1; P3: b = 0)
+      gap_raw = b'Gb + C sum_i max(0, |y_i - (Gb)_i - beta| - eps) - lin     (P2),
+      lin = b'y - eps 1'(ah + ac),   b = ah - ac,
 
-  (the plain SVM duality gap for the kernel ``G``); it is computed in this form (no large
-  cancelling terms) and ``upper := lower + gap``.  SVR: ``b`` is the coefficient vector
-  ``alpha_hat - alpha_check``, ``gap = b'Gb + C sum_i max(0, |y_i - (Gb)_i - beta| - eps)
-  - b'y + eps 1'(alpha_hat + alpha_check)``.  P3: no bias (``beta = 0``), ``tau = 0``.
+  computed in this form (no large cancelling terms).  P1/P3 also try the primal point
+  ``(s w, s b)`` with ``s = 1 / min_i y_i f_i`` (when all margins are positive) and keep the
+  smaller bound (:func:`_scaled_primal_gap`): any primal point is a valid upper bound, and this
+  one removes margin violations that are mere rounding, which ``C >> a*`` (hard-margin regime)
+  would otherwise amplify into a spurious gap of order ``C n u``.
+* ``lower <= upper`` by construction: ``gap = max(gap_raw, 0)`` and ``upper = lower + gap``.
+  This is justified because for a point of the feasible set the exact gap is ``>= 0`` (weak
+  duality of the fixed-kernel SVM/SVR: ``C max(0, 1 - y_i f_i) >= a_i (1 - y_i f_i)`` for
+  ``0 <= a_i <= C`` and ``y'a = 0``), so a negative ``gap_raw`` is rounding error (or the
+  permitted ``1e-9 C sqrt(n)`` feasibility residual).  ``gap_raw`` is kept in the result.
 * the best bias minimises a convex piecewise-linear function of one variable; it is found
   exactly by sorting the breakpoints (:func:`best_bias`).
-* ``a`` is first projected exactly onto the feasible set (:func:`project_box_hyperplane`); the
-  Euclidean projection distance is reported.
-* relative gaps: SVM and P3 ``gap / max(1'a, tiny)`` (the SVM-side scale, ``docs/MATH.md``
-  section 5); SVR
-  ``gap / max(|b'y|, 1'(alpha_hat + alpha_check), C)`` (``b'y`` is the SVR analogue of
-  ``1'a``: at a saddle point ``b'y - eps 1'(ah+ac) = b'Gb + C loss``).
+* relative gaps (invariant under the rescaling laws): P1 and P3 ``gap / 1'a`` (the SVM-side
+  scale, ``docs/MATH.md`` section 5); P2 ``gap / max(|b'y|, 1'(ah + ac), C)``, the same scale
+  as dank_fast (``b'y`` is the SVR analogue of ``1'a``; the floor ``C`` keeps the measure
+  finite at ``a* = 0``, optimal when every target fits the tube).  All are invariant under the
+  rescaling law below.  A P1/P3 scale of 0 (``a = 0``) gives ``rel_gap = inf`` unless the gap
+  is 0.
+
+Numerical frame
+---------------
+All arithmetic is done in an internally rescaled, well-conditioned frame: by the exact law of
+``docs/validity.md`` (substitute ``a = c a'`` in eq. mainrank),
+``v*(K, C, eta) = c v*(c K, C/c, eta/c)``, ``a = c a'``, ``F`` and the bias unchanged, for every
+``c > 0``.  :func:`frame_scale` picks ``c`` as a power of two near the natural size of ``a*``
+(``min(C, 1/max|K|, (16 eta / max|K|^2)^(1/3))``), so ``a / c``, ``c K``, ``C / c``, ``eta / c``
+and the mapping back (``lower``, ``upper``, ``gap`` times ``c``) are exact in binary floating
+point (barring underflow of negligible entries): the certified point is still exactly the one
+given.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,15 +72,22 @@ import numpy as np
 from ._validation import (
     check_alpha,
     check_binary_labels,
+    check_bool,
     check_kernel,
     check_nonnegative,
     check_partition,
     check_positive,
+    check_range,
     check_targets,
+    feasibility_tolerance,
+    kernel_scale,
 )
+
+TINY = np.finfo(float).tiny  # floor of the reported P1/P3 ``scale`` (callers divide by it)
 
 __all__ = [
     "Certificate",
+    "frame_scale",
     "inner_F",
     "h_svm",
     "grad_h_svm",
@@ -63,11 +99,40 @@ __all__ = [
     "block_kernel",
 ]
 
-TINY = np.finfo(float).tiny
-
 
 @dataclass
 class Certificate:
+    """Certified bracket ``lower <= v* <= upper`` at the point ``alpha`` (original units).
+
+    Attributes
+    ----------
+    lower, upper : float
+        ``h(alpha) <= v* <= upper``; ``upper = lower + gap`` so ``lower <= upper`` always.
+    gap : float
+        ``max(gap_raw, 0)`` (see the module docstring for why the clip is exact).
+    gap_raw : float
+        The computed duality gap of the fixed kernel ``F(alpha) o K`` before the clip.
+    rel_gap : float
+        ``gap / scale`` (invariant under the rescaling laws of ``docs/validity.md``).
+    scale : float
+        P1/P3: ``1'a``; P2: ``max(|b'y|, 1'(ah + ac), C)``.
+    bias : float or None
+        Exact best bias of the fixed kernel (``None`` for P3).
+    F : ndarray
+        ``F(alpha)`` (Lemma fbound).
+    alpha : ndarray
+        The certified point (P2: ``b = ah - ac``).
+    alpha_hat, alpha_check : ndarray or None
+        P2: the certified ``(ah, ac)``, exactly as given unless ``projected``.
+    infeasibility : float
+        ``max(|y'a|, -min a, max a - C)`` of the certified point (P2: ``1'(ah - ac)`` and both
+        vectors; P3: box only); ``<= 1e-9 C sqrt(n)``.
+    projected : bool
+        ``True`` iff ``project=True`` was requested and the candidate was moved.
+    projection_distance : float
+        Euclidean distance from the candidate to the certified point (0 unless projected).
+    """
+
     lower: float
     upper: float
     gap: float
@@ -79,10 +144,38 @@ class Certificate:
     scale: float
     alpha_hat: np.ndarray | None = None
     alpha_check: np.ndarray | None = None
+    infeasibility: float = 0.0
+    projected: bool = False
+    gap_raw: float = 0.0
 
     @property
     def value(self) -> float:
-        return 0.5 * (self.lower + self.upper)
+        """Midpoint ``(lower + upper) / 2`` of the certified bracket."""
+        return 0.5 * self.lower + 0.5 * self.upper
+
+
+# ---------------------------------------------------------------------------------------------
+# numerical frame
+# ---------------------------------------------------------------------------------------------
+def frame_scale(C: float, eta: float, s: float) -> float:
+    """Power of two ``c`` near the natural size of ``a*``: ``min(C, 1/s, (16 eta/s^2)^(1/3))``.
+
+    Used with the exact law ``v*(K, C, eta) = c v*(cK, C/c, eta/c)`` (``a = c a'``).  Computed in
+    base-2 logarithms (no overflow); ``s = max|K| = 0`` gives ``c ~ C``.
+    """
+    lg = math.log2(C)
+    if s > 0.0:
+        ls = math.log2(s)
+        lg = min(lg, -ls, (4.0 + math.log2(eta) - 2.0 * ls) / 3.0)
+    k = int(round(lg))
+    k = max(min(k, 1000), -1000)
+    return math.ldexp(1.0, k)
+
+
+def _rel(gap: float, scale: float) -> float:
+    if scale > 0.0:
+        return gap / scale
+    return 0.0 if gap == 0.0 else math.inf
 
 
 # ---------------------------------------------------------------------------------------------
@@ -90,8 +183,7 @@ class Certificate:
 # ---------------------------------------------------------------------------------------------
 def _inner(K: np.ndarray, d: np.ndarray, eta: float, tau: float):
     """Return ``(F, Gamma, eig_term)`` with ``eig_term = sum_k phi(l_k)`` (see module doc)."""
-    n = K.shape[0]
-    Gamma = np.outer(d, d) * K / (4.0 * eta)
+    Gamma = (np.outer(d, d) * K) / (4.0 * eta)
     M = Gamma + 1.0
     if tau == 0.0:
         return M, Gamma, 0.0
@@ -102,35 +194,51 @@ def _inner(K: np.ndarray, d: np.ndarray, eta: float, tau: float):
     F = (Up * keep[pos]) @ Up.T
     F = 0.5 * (F + F.T)
     phi = np.where(pos, tau * lam - 0.25 * tau * tau, lam * lam)
-    del n
     return F, Gamma, float(np.sum(phi))
-
-
-def inner_F(K, d, *, eta: float, tau: float) -> np.ndarray:
-    """``F = J_{tau/2}(11' + diag(d) K diag(d) / (4 eta))`` by a dense eigendecomposition."""
-    K = np.asarray(K, float)
-    return _inner(K, np.asarray(d, float), float(eta), float(tau))[0]
 
 
 def _inner_value(K, d, Gamma, eig_term, eta) -> float:
     """``min_F [-1/2 d'(F o K)d + R(F)] = eta (n^2 - ||F(d)||^2)`` without cancellation."""
-    return float(-0.5 * d @ K @ d - eta * np.sum(Gamma * Gamma) + eta * eig_term)
+    return float(-0.5 * (d @ K @ d) - eta * np.sum(Gamma * Gamma) + eta * eig_term)
+
+
+def _checked(K, y, a, eta, tau, *, labels_kind: str = "svm"):
+    K = check_kernel(K)
+    n = K.shape[0]
+    if labels_kind == "svm":
+        y = check_binary_labels(y, n, require_both=False)
+    else:
+        y = check_targets(y, n)
+    a = check_alpha(a, n)
+    eta = check_positive("eta", eta)
+    tau = check_nonnegative("tau", tau)
+    return K, y, a, eta, tau
+
+
+def inner_F(K, d, *, eta: float, tau: float) -> np.ndarray:
+    """``F = J_{tau/2}(11' + diag(d) K diag(d) / (4 eta))`` (Lemma fbound), dense eigh.
+
+    ``d = a o y`` (P1/P3) or ``b = ah - ac`` (P2); validated like a candidate vector.
+    """
+    K = check_kernel(K)
+    d = check_alpha(d, K.shape[0], "d")
+    eta = check_positive("eta", eta)
+    tau = check_nonnegative("tau", tau)
+    return _inner(K, d, eta, tau)[0]
 
 
 def h_svm(K, y, a, *, eta: float, tau: float) -> float:
-    """Closed-form ``h(a) = min_F H(a, F)`` (no feasibility check)."""
-    K = np.asarray(K, float)
-    a = np.asarray(a, float)
-    d = a * np.asarray(y, float)
+    """Closed-form ``h(a) = min_F H(a, F)`` of eq. mainrank at ``a`` (no feasibility check)."""
+    K, y, a, eta, tau = _checked(K, y, a, eta, tau)
+    d = a * y
     _, Gamma, eig = _inner(K, d, eta, tau)
     return float(np.sum(a)) + _inner_value(K, d, Gamma, eig, eta)
 
 
 def grad_h_svm(K, y, a, *, eta: float, tau: float) -> np.ndarray:
     """``grad h(a) = 1 - Y (F(a) o K) Y a`` (Danskin; eq. gradf)."""
-    K = np.asarray(K, float)
-    y = np.asarray(y, float)
-    d = np.asarray(a, float) * y
+    K, y, a, eta, tau = _checked(K, y, a, eta, tau)
+    d = a * y
     F = _inner(K, d, eta, tau)[0]
     return 1.0 - y * ((F * K) @ d)
 
@@ -138,41 +246,78 @@ def grad_h_svm(K, y, a, *, eta: float, tau: float) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------
 # projection and exact bias
 # ---------------------------------------------------------------------------------------------
-def project_box_hyperplane(z, u, C: float, *, n_bisect: int = 200):
-    """Euclidean projection of ``z`` onto ``{x : 0 <= x <= C, u'x = 0}`` for ``u in {-1,+1}^m``.
+def _piecewise_root(phi, breaks: np.ndarray) -> float:
+    """Root of the continuous, non-increasing, piecewise-linear ``phi`` with kinks ``breaks``.
 
-    ``x(lam) = clip(z - lam u, 0, C)``; ``phi(lam) = u'x(lam)`` is non-increasing, its root is
-    bracketed and bisected, then made exact by solving the linear equation on the final piece.
-    Returns ``(x, lam)``.
+    Binary search over the sorted breakpoints, then exact linear interpolation on the piece:
+    the accuracy is relative to the breakpoints themselves (no absolute bisection tolerance).
     """
-    z = np.asarray(z, float)
-    u = np.asarray(u, float)
+    bs = np.unique(breaks)
+    p_lo, p_hi = phi(bs[0]), phi(bs[-1])
+    if p_lo <= 0.0:  # root at or left of every kink: phi is constant there
+        return float(bs[0])
+    if p_hi >= 0.0:
+        return float(bs[-1])
+    lo, hi = 0, bs.size - 1  # phi(bs[lo]) > 0 > phi(bs[hi])
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        pm = phi(bs[mid])
+        if pm == 0.0:
+            return float(bs[mid])
+        if pm > 0.0:
+            lo, p_lo = mid, pm
+        else:
+            hi, p_hi = mid, pm
+    a, b = float(bs[lo]), float(bs[hi])
+    return a + (b - a) * (p_lo / (p_lo - p_hi))
+
+
+def _project(z: np.ndarray, u: np.ndarray, C: float, n_bisect: int = 200):
+    """Exact projection onto ``{0 <= x <= C, u'x = 0}``; ``(x, lam)`` with
+    ``x = clip(z - lam u, 0, C)``.  A feasible ``z`` is returned unchanged."""
+    if np.all(z >= 0.0) and np.all(z <= C) and float(u @ z) == 0.0:
+        return z.copy(), 0.0  # already feasible: never move it
 
     def phi(lam):
         return float(u @ np.clip(z - lam * u, 0.0, C))
 
-    R = float(np.max(np.abs(z))) + C + 1.0
-    lo, hi = -R, R  # phi(lo) >= 0 >= phi(hi)
-    for _ in range(n_bisect):
-        mid = 0.5 * (lo + hi)
-        if phi(mid) > 0.0:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo <= 4 * np.finfo(float).eps * max(1.0, abs(mid)):
-            break
-    lam = 0.5 * (lo + hi)
-    w = z - lam * u
-    free = (w > 0.0) & (w < C)
-    if np.any(free):
-        up = w >= C
-        lam_exact = (float(u[free] @ z[free]) + C * float(np.sum(u[up]))) / int(np.sum(free))
-        w2 = z - lam_exact * u
-        # accept only if the active pattern is unchanged (it must be, up to ties)
-        if np.array_equal((w2 > 0.0) & (w2 < C), free) and np.array_equal(w2 >= C, up):
-            lam = lam_exact
-    x = np.clip(z - lam * u, 0.0, C)
-    return x, lam
+    lam = _piecewise_root(phi, np.concatenate([u * z, u * (z - C)]))
+    return np.clip(z - lam * u, 0.0, C), lam
+
+
+def _project_sum_zero(b: np.ndarray, C: float) -> np.ndarray:
+    """Euclidean projection of ``b`` onto ``{-C <= b <= C, 1'b = 0}`` (P2's ``b = ah - ac``).
+
+    Splitting the result as ``ah = max(b, 0)``, ``ac = max(-b, 0)`` gives a pair with
+    ``min(ah_i, ac_i) = 0`` (projecting ``[ah; ac]`` instead could create common parts).
+    """
+    if np.all(np.abs(b) <= C) and float(np.sum(b)) == 0.0:
+        return b.copy()
+
+    def phi(lam):
+        return float(np.sum(np.clip(b - lam, -C, C)))
+
+    lam = _piecewise_root(phi, np.concatenate([b - C, b + C]))
+    return np.clip(b - lam, -C, C)
+
+
+def project_box_hyperplane(z, u, C: float, *, n_bisect: int = 200):
+    """Euclidean projection of ``z`` onto ``{x : 0 <= x <= C, u'x = 0}`` for ``u in {-1,+1}^m``.
+
+    ``x(lam) = clip(z - lam u, 0, C)``; ``phi(lam) = u'x(lam)`` is non-increasing and piecewise
+    linear with kinks at ``u_i z_i`` and ``u_i (z_i - C)``: its root is found by a binary search
+    over the sorted kinks and exact interpolation on the last piece, so the accuracy is relative
+    to the data (a bisection with an absolute tolerance loses everything when ``z << C``).  A
+    ``z`` that is already exactly feasible is returned unchanged.  Returns ``(x, lam)``.
+    """
+    z = np.asarray(z, dtype=np.float64)
+    u = np.asarray(u, dtype=np.float64)
+    if z.ndim != 1 or u.shape != z.shape:
+        raise ValueError(f"z and u must be 1-D of the same length, got {z.shape} and {u.shape}")
+    if not (np.all(np.isfinite(z)) and np.all(np.abs(u) == 1.0)):
+        raise ValueError("z must be finite and u must have entries in {-1, +1}")
+    C = check_positive("C", C)
+    return _project(z, u, C, n_bisect)
 
 
 def best_bias(c, s, w=None):
@@ -186,6 +331,10 @@ def best_bias(c, s, w=None):
     c = np.asarray(c, float)
     s = np.asarray(s, float)
     w = np.ones_like(c) if w is None else np.asarray(w, float)
+    if c.ndim != 1 or c.size == 0 or s.shape != c.shape or w.shape != c.shape:
+        raise ValueError("best_bias: c, s, w must be non-empty 1-D arrays of the same length")
+    if not (np.all(np.isfinite(c)) and np.all(np.isfinite(w)) and np.all(w >= 0)):
+        raise ValueError("best_bias: c must be finite and w finite and >= 0")
     order = np.argsort(c, kind="stable")
     cs, ws = c[order], w[order]
     slope = -np.sum(w[s < 0]) + np.cumsum(ws)
@@ -193,9 +342,7 @@ def best_bias(c, s, w=None):
     j = int(np.searchsorted(slope >= 0, True)) if np.any(slope >= 0) else len(cs) - 1
     b = float(cs[j])
     if slope[j] == 0.0 and j + 1 < len(cs):
-        b = 0.5 * (cs[j] + cs[j + 1])
-    elif slope[j] == 0.0 and j + 1 == len(cs):
-        b = float(cs[j])
+        b = 0.5 * cs[j] + 0.5 * cs[j + 1]
     if j == 0 and -np.sum(w[s < 0]) == 0.0:  # f non-decreasing: any b <= c_min
         b = float(cs[0])
     fb = float(np.sum(w * np.maximum(0.0, s * (b - c))))
@@ -205,20 +352,68 @@ def best_bias(c, s, w=None):
 # ---------------------------------------------------------------------------------------------
 # certificates
 # ---------------------------------------------------------------------------------------------
-def _feasibility_check(alpha, proj, project: bool, what: str, tol: float = 1e-9):
-    dist = float(np.linalg.norm(alpha - proj))
-    if not project and dist > tol * max(1.0, float(np.max(np.abs(alpha)))):
-        raise ValueError(f"{what} is infeasible (distance {dist:.3e} to the feasible set)")
-    return dist
+def _admit(z, proj_fn, infeas_fn, C: float, n: int, project: bool, what: str):
+    """Return ``(point, infeasibility, projected, distance)``; never moves a feasible point."""
+    tol = feasibility_tolerance(C, n)
+    infeas = infeas_fn(z)
+    if infeas <= tol:
+        return z, infeas, False, 0.0
+    if not project:
+        raise ValueError(
+            f"{what} is infeasible: violation {infeas:.3e} > 1e-9 * C * sqrt(n) = {tol:.3e} "
+            "(pass project=True to certify its Euclidean projection instead)"
+        )
+    x = proj_fn(z)
+    return x, infeas_fn(x), True, float(np.linalg.norm(z - x))
 
 
-def svm_certificate(K, y, alpha, *, C, eta, tau, project: bool = True,
+def _scaled_primal_gap(q: float, lin: float, C: float, margins: np.ndarray, hinge: float):
+    """Best of the primal points ``(w, b)`` and ``(s w, s b)``, ``s = 1 / min_i margin_i``.
+
+    ``margins_i = y_i (G d + b)_i`` at the best bias.  Any primal point bounds the fixed-kernel
+    SVM from above; ``s w`` removes every margin violation (if all margins are positive) at the
+    price ``(s^2 - 1) q / 2``.  When ``C >> a*`` (hard-margin regime) the violations are rounding
+    errors of order ``u`` that ``C`` would otherwise amplify into a spurious gap ``C n u``.
+    Returns ``(gap_raw, s)``.
+    """
+    gap1 = q + C * hinge - lin
+    mmin = float(np.min(margins))
+    if hinge <= 0.0 or mmin <= 0.0 or not (q > 0.0):
+        return gap1, 1.0
+    sc = 1.0 / mmin
+    if sc <= 1.0:
+        return gap1, 1.0
+    hinge_s = float(np.sum(np.maximum(0.0, 1.0 - sc * margins)))
+    # computed directly (not as gap1 + ... - C hinge: C hinge can be 1e32 times the rest)
+    gap_s = (q - lin) + 0.5 * q * (sc * sc - 1.0) + C * hinge_s
+    return (gap_s, sc) if gap_s < gap1 else (gap1, 1.0)
+
+
+def _svm_infeas(y, C):
+    def f(a):
+        return max(abs(float(y @ a)), float(-np.min(a)), float(np.max(a) - C), 0.0)
+    return f
+
+
+def svm_certificate(K, y, alpha, *, C, eta, tau, project: bool = False,
                     validate: bool = True) -> Certificate:
-    """Certificate for P1 (eq. mainrank) at ``alpha`` (projected onto ``A`` first).
+    """Certificate for P1 (eq. mainrank) at exactly the given ``alpha``.
 
-    With ``project=False`` an infeasible ``alpha`` raises ``ValueError`` instead.
-    Returns :class:`Certificate` with ``lower <= v* <= upper``, ``gap``, ``rel_gap``,
-    the exact best ``bias``, ``F = F(alpha)`` and the projected ``alpha``.
+    Parameters
+    ----------
+    K, y : kernel and labels in {-1, +1} (both classes), validated per ``docs/validity.md``.
+    alpha : candidate, feasible for ``A = {y'a = 0, 0 <= a <= C}`` up to ``1e-9 C sqrt(n)``.
+    C, eta, tau : as in eq. mainrank (``C, eta > 0``, ``tau >= 0``; representable range).
+    project : if ``True`` an infeasible ``alpha`` is replaced by its exact Euclidean projection
+        onto ``A`` and the result says so (``projected``, ``projection_distance``); otherwise an
+        infeasible ``alpha`` raises ``ValueError``.  A feasible ``alpha`` is never moved.
+    validate : internal use (callers that validated already).
+
+    Returns
+    -------
+    Certificate
+        ``lower <= v* <= upper`` (``lower <= upper`` by construction), ``gap``, ``rel_gap``,
+        the exact best ``bias``, ``F = F(alpha)`` and the certified ``alpha``.
     """
     if validate:
         K = check_kernel(K)
@@ -228,28 +423,39 @@ def svm_certificate(K, y, alpha, *, C, eta, tau, project: bool = True,
         C = check_positive("C", C)
         eta = check_positive("eta", eta)
         tau = check_nonnegative("tau", tau)
-    K, y, alpha = np.asarray(K, float), np.asarray(y, float), np.asarray(alpha, float)
-    a, _ = project_box_hyperplane(alpha, y, C)
-    dist = _feasibility_check(alpha, a, project, "alpha")
-    d = a * y
-    F, Gamma, eig = _inner(K, d, eta, tau)
-    lower = float(np.sum(a)) + _inner_value(K, d, Gamma, eig, eta)
-    g = (F * K) @ d
+        project = check_bool("project", project)
+        check_range(C, eta, kernel_scale(K), n)
+    K, y = np.asarray(K, float), np.asarray(y, float)
+    alpha = np.asarray(alpha, float)
+    n = K.shape[0]
+    a, infeas, moved, dist = _admit(alpha, lambda z: _project(z, y, C)[0], _svm_infeas(y, C),
+                                    C, n, project, "alpha")
+    c = frame_scale(C, eta, kernel_scale(K))
+    Kf, Cf, etaf, af = K * c, C / c, eta / c, a / c
+    d = af * y
+    F, Gamma, eig = _inner(Kf, d, etaf, tau)
+    lower_f = float(np.sum(af)) + _inner_value(Kf, d, Gamma, eig, etaf)
+    g = (F * Kf) @ d
     b, hinge = best_bias(y - g, -y)
-    gap = float(d @ g) + C * hinge - float(np.sum(a))
-    scale = max(float(np.sum(a)), TINY)
-    return Certificate(lower=lower, upper=lower + gap, gap=gap, rel_gap=gap / scale, bias=b, F=F,
-                       alpha=a, projection_distance=dist, scale=scale)
+    scale_f = float(np.sum(af))
+    gap_raw_f, _ = _scaled_primal_gap(float(d @ g), scale_f, Cf, y * (g + b), hinge)
+    gap_f = max(gap_raw_f, 0.0)
+    lower, gap = c * lower_f, c * gap_f
+    return Certificate(lower=lower, upper=lower + gap, gap=gap, rel_gap=_rel(gap_f, scale_f),
+                       bias=b, F=F, alpha=a, projection_distance=dist, scale=max(c * scale_f, TINY),
+                       infeasibility=infeas, projected=moved, gap_raw=c * gap_raw_f)
 
 
-def svr_certificate(K, y, alpha_hat, alpha_check, *, C, epsilon, eta, tau, project: bool = True,
+def svr_certificate(K, y, alpha_hat, alpha_check, *, C, epsilon, eta, tau, project: bool = False,
                     validate: bool = True) -> Certificate:
-    """Certificate for P2 (eq. mainsvr, bias constraint ``1'(ah - ac) = 0``).
+    """Certificate for P2 (eq. mainsvr, bias constraint ``1'(ah - ac) = 0``) at exactly
+    ``(alpha_hat, alpha_check)``.
 
-    ``(alpha_hat, alpha_check)`` is projected exactly onto
-    ``{0 <= ah, ac <= C, 1'(ah - ac) = 0}``.  Lower bound
-    ``h = b'y - eps 1'(ah + ac) + eta (n^2 - ||F(b)||^2)``, ``b = ah - ac``,
-    ``Gamma = diag(b) K diag(b) / (4 eta)``.
+    The pair is certified as given: ``h = b'y - eps 1'(ah + ac) + eta (n^2 - ||F(b)||^2)``,
+    ``b = ah - ac``, ``Gamma = diag(b) K diag(b) / (4 eta)``.  ``min(ah_i, ac_i)`` is *not*
+    removed (that would certify another point: ``h`` depends on ``ah + ac``).  Feasibility:
+    ``max(|1'(ah - ac)|, -min(ah, ac), max(ah, ac) - C) <= 1e-9 C sqrt(n)``, else ``ValueError``
+    unless ``project=True`` (explicit exact projection of ``[ah; ac]``, reported in the result).
     """
     if validate:
         K = check_kernel(K)
@@ -261,46 +467,54 @@ def svr_certificate(K, y, alpha_hat, alpha_check, *, C, epsilon, eta, tau, proje
         epsilon = check_nonnegative("epsilon", epsilon)
         eta = check_positive("eta", eta)
         tau = check_nonnegative("tau", tau)
+        project = check_bool("project", project)
+        check_range(C, eta, kernel_scale(K), n)
     K, y = np.asarray(K, float), np.asarray(y, float)
     n = K.shape[0]
     z = np.concatenate([np.asarray(alpha_hat, float), np.asarray(alpha_check, float)])
     u = np.concatenate([np.ones(n), -np.ones(n)])
-    x, _ = project_box_hyperplane(z, u, C)
-    dist = _feasibility_check(z, x, project, "(alpha_hat, alpha_check)")
-    ah, ac = x[:n], x[n:]
-    # ah_i, ac_i > 0 together is never better (eps >= 0): remove the common part (b unchanged)
-    common = np.minimum(ah, ac)
-    ah, ac = ah - common, ac - common
-    dist = float(np.linalg.norm(z - np.concatenate([ah, ac])))
-    bvec = ah - ac
-    F, Gamma, eig = _inner(K, bvec, eta, tau)
-    lin = float(bvec @ y) - epsilon * float(np.sum(ah + ac))
-    lower = lin + _inner_value(K, bvec, Gamma, eig, eta)
-    g = (F * K) @ bvec
+    x, infeas, moved, dist = _admit(z, lambda v: _project(v, u, C)[0], _svm_infeas(u, C),
+                                    C, n, project, "(alpha_hat, alpha_check)")
+    ah, ac = x[:n].copy(), x[n:].copy()
+    c = frame_scale(C, eta, kernel_scale(K))
+    Kf, Cf, etaf = K * c, C / c, eta / c
+    ahf, acf = ah / c, ac / c
+    bf = ahf - acf
+    F, Gamma, eig = _inner(Kf, bf, etaf, tau)
+    by = float(bf @ y)
+    l1 = float(np.sum(ahf) + np.sum(acf))
+    lin_f = by - epsilon * l1
+    lower_f = lin_f + _inner_value(Kf, bf, Gamma, eig, etaf)
+    g = (F * Kf) @ bf
     r = y - g
     cpts = np.concatenate([r - epsilon, r + epsilon])
     sgn = np.concatenate([-np.ones(n), np.ones(n)])
     beta, loss = best_bias(cpts, sgn)
-    gap = float(bvec @ g) + C * loss - lin
-    # floor C: a* = 0 is optimal when every target fits in the eps-tube, and then
-    # b'y and 1'(ah + ac) both vanish while the gap is pure round-off
-    scale = max(abs(float(bvec @ y)), float(np.sum(ah + ac)), C)
-    return Certificate(lower=lower, upper=lower + gap, gap=gap, rel_gap=gap / scale, bias=beta,
-                       F=F, alpha=bvec, projection_distance=dist, scale=scale, alpha_hat=ah,
-                       alpha_check=ac)
+    q = float(bf @ g)
+    gap_raw_f = q + Cf * loss - lin_f
+    gap_f = max(gap_raw_f, 0.0)
+    scale_f = max(abs(by), l1, Cf)  # dank_fast's SVR scale (invariant under the frame law)
+    lower, gap = c * lower_f, c * gap_f
+    return Certificate(lower=lower, upper=lower + gap, gap=gap, rel_gap=_rel(gap_f, scale_f),
+                       bias=beta, F=F, alpha=ah - ac, projection_distance=dist,
+                       scale=c * scale_f, alpha_hat=ah, alpha_check=ac, infeasibility=infeas,
+                       projected=moved, gap_raw=c * gap_raw_f)
 
 
 def block_kernel(K, labels) -> np.ndarray:
     """``Kbar_ij = K_ij [labels_i == labels_j]`` (Lemma lemmalink)."""
-    labels = np.asarray(labels)
-    return np.asarray(K, float) * (labels[:, None] == labels[None, :])
+    K = np.asarray(K, float)
+    labels = check_partition(labels, K.shape[0])
+    return K * (labels[:, None] == labels[None, :])
 
 
-def decomposed_certificate(K, y, alpha, *, C, eta, labels=None, project: bool = True,
+def decomposed_certificate(K, y, alpha, *, C, eta, labels=None, project: bool = False,
                            validate: bool = True) -> Certificate:
     """Certificate for P3 (eq. mainls on ``Kbar``): box ``0 <= a <= C`` only, no bias, tau = 0.
 
-    If ``labels`` is given, ``K`` is replaced by :func:`block_kernel` ``(K, labels)``.
+    If ``labels`` is given, ``K`` is replaced by :func:`block_kernel` ``(K, labels)``.  The point
+    is certified as given (box violation ``<= 1e-9 C sqrt(n)``); ``project=True`` explicitly
+    clips an infeasible one to the box and says so.
     """
     if validate:
         K = check_kernel(K)
@@ -309,19 +523,33 @@ def decomposed_certificate(K, y, alpha, *, C, eta, labels=None, project: bool = 
         alpha = check_alpha(alpha, n)
         C = check_positive("C", C)
         eta = check_positive("eta", eta)
+        project = check_bool("project", project)
         if labels is not None:
             labels = check_partition(labels, n)
     K, y, alpha = np.asarray(K, float), np.asarray(y, float), np.asarray(alpha, float)
     if labels is not None:
         K = block_kernel(K, labels)
-    a = np.clip(alpha, 0.0, C)
-    dist = _feasibility_check(alpha, a, project, "alpha")
-    d = a * y
-    F, Gamma, _ = _inner(K, d, eta, 0.0)
-    lower = float(np.sum(a)) + _inner_value(K, d, Gamma, 0.0, eta)
-    g = (F * K) @ d
+    n = K.shape[0]
+    if validate:
+        check_range(C, eta, kernel_scale(K), n)
+
+    def infeas_fn(a):
+        return max(float(-np.min(a)), float(np.max(a) - C), 0.0)
+
+    a, infeas, moved, dist = _admit(alpha, lambda z: np.clip(z, 0.0, C), infeas_fn, C, n,
+                                    project, "alpha")
+    c = frame_scale(C, eta, kernel_scale(K))
+    Kf, Cf, etaf, af = K * c, C / c, eta / c, a / c
+    d = af * y
+    F, Gamma, _ = _inner(Kf, d, etaf, 0.0)
+    lower_f = float(np.sum(af)) + _inner_value(Kf, d, Gamma, 0.0, etaf)
+    g = (F * Kf) @ d
     hinge = float(np.sum(np.maximum(0.0, 1.0 - y * g)))
-    gap = float(d @ g) + C * hinge - float(np.sum(a))
-    scale = max(float(np.sum(a)), TINY)
-    return Certificate(lower=lower, upper=lower + gap, gap=gap, rel_gap=gap / scale, bias=None,
-                       F=F, alpha=a, projection_distance=dist, scale=scale)
+    scale_f = float(np.sum(af))
+    gap_raw_f, _ = _scaled_primal_gap(float(d @ g), scale_f, Cf, y * g, hinge)
+    gap_f = max(gap_raw_f, 0.0)
+    lower, gap = c * lower_f, c * gap_f
+    return Certificate(lower=lower, upper=lower + gap, gap=gap, rel_gap=_rel(gap_f, scale_f),
+                       bias=None, F=F, alpha=a, projection_distance=dist,
+                       scale=max(c * scale_f, TINY),
+                       infeasibility=infeas, projected=moved, gap_raw=c * gap_raw_f)

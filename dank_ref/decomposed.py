@@ -26,38 +26,55 @@ import time
 import numpy as np
 
 from . import certificate as cert
-from ._validation import check_binary_labels, check_kernel, check_partition, check_positive
+from ._validation import (
+    check_binary_labels,
+    check_kernel,
+    check_partition,
+    check_positive,
+    check_range,
+    kernel_scale,
+)
 from .polish import polish_svm
 from .svm import (
     CERTIFY_TOL,
     DEFAULT_SOLVER,
+    SDP_BOX_CAP,
+    TIME_LIMIT,
+    F_scale,
     build_svm_problem,
+    check_options,
     check_size,
     dual_vector,
     finish,
+    limit_qp,
+    order_candidates,
+    ray_candidate,
     run_conic,
+    sdp_producer,
 )
 
 __all__ = ["solve_decomposed"]
 
 
-def _solve_p3_conic(Kb, y, *, C, eta, solver, eps, verbose, max_iters):
-    n = Kb.shape[0]
-    prob, con, _ = build_svm_problem(Kb, y, C=C, eta=eta, tau=0.0, equality=False)
-    stats = run_conic(prob, solver, eps, verbose, max_iters)
-    a, zeta = dual_vector(con, n)
-    stats["zeta"] = zeta
-    return a, stats
-
-
 def solve_decomposed(K, y, labels, *, C, eta, solver: str = DEFAULT_SOLVER, method: str = "joint",
                      eps: float = 1e-8, polish: bool = True, verbose: bool = False,
                      certify_tol: float = CERTIFY_TOL, memory_limit: float | None = None,
-                     max_iters: int | None = None):
+                     max_iters: int | None = None, time_limit: float = TIME_LIMIT):
     """Solve P3 on ``Kbar = K o [labels_i == labels_j]``; certified on ``Kbar``.
 
-    ``method="joint"``: one SDP on all points; ``"blocks"``: one SDP per cluster, concatenated
-    (the polishing / certificate then act on the concatenated vector).  ``bias`` is ``None``.
+    Parameters
+    ----------
+    K, y : kernel and labels in {-1, +1} (one class allowed: P3 has no bias).
+    labels : cluster ids, 1-D of length n (``NaN`` / ``None`` rejected).
+    C, eta : ``> 0`` (P3 has ``tau = 0``); representable range checked on ``Kbar``.
+    method : ``"joint"`` (one SDP on all points) or ``"blocks"`` (one SDP per cluster,
+        concatenated; polishing and the certificate then act on the concatenated vector).
+    solver, eps, polish, verbose, certify_tol, memory_limit, max_iters, time_limit :
+        as :func:`dank_ref.solve_svm` (``time_limit`` bounds each conic solve).
+
+    Returns
+    -------
+    RefResult with ``bias = None``; rescaled internally exactly as :func:`dank_ref.solve_svm`.
     Errors and warnings as :func:`dank_ref.solve_svm`.
     """
     t0 = time.perf_counter()
@@ -67,49 +84,93 @@ def solve_decomposed(K, y, labels, *, C, eta, solver: str = DEFAULT_SOLVER, meth
     labels = check_partition(labels, n)
     C = check_positive("C", C)
     eta = check_positive("eta", eta)
-    eps = check_positive("eps", eps)
-    if method not in ("joint", "blocks"):
+    if not isinstance(method, str) or method not in ("joint", "blocks"):
         raise ValueError(f"method must be 'joint' or 'blocks', got {method!r}")
+    opt = check_options(solver=solver, eps=eps, polish=polish, verbose=verbose,
+                        certify_tol=certify_tol, memory_limit=memory_limit, max_iters=max_iters,
+                        time_limit=time_limit)
     Kb = cert.block_kernel(K, labels)
-    extra = {"method": method}
-    if method == "joint":
-        check_size(n, solver, memory_limit)
-        a_raw, stats = _solve_p3_conic(Kb, y, C=C, eta=eta, solver=solver, eps=eps,
-                                       verbose=verbose, max_iters=max_iters)
+    s = kernel_scale(Kb)
+    check_range(C, eta, s, n)
+    c = cert.frame_scale(C, eta, s)
+    Kbf, Cf, etaf = Kb * c, C / c, eta / c
+    extra = {"method": method, "frame_scale": c, "time_limit": opt["time_limit"]}
+    stats: dict = {"time_limit": opt["time_limit"], "time_limit_hit": False}
+    t_start = time.perf_counter()
+
+    def limit():
+        G = np.outer(y, y) * Kbf  # tau = 0: F0 = 11'
+        left = opt["time_limit"] - (time.perf_counter() - t_start)
+        return limit_qp(G, np.ones(n), None, min(Cf, SDP_BOX_CAP), time_limit=left)
+
+    if s == 0.0:
+        stats["cvxpy_status"] = "not run (Kbar = 0: a = C solves the linear program)"
+        candidates = [("lp", lambda: np.full(n, Cf))]
+    elif method == "joint":
+        check_size(n, opt["solver"], opt["memory_limit"])
+        w = F_scale(Cf, etaf, s * c)
+        extra["F_scale"] = w
+        sdp = sdp_producer(
+            lambda: build_svm_problem(Kbf, y, C=min(Cf, SDP_BOX_CAP), eta=etaf, tau=0.0,
+                                      equality=False, F_scale=w), opt, n, stats, {}, c)
+        candidates = [("sdp", sdp), ("limit_qp", limit)]
     else:
         uniq = list(dict.fromkeys(labels.tolist()))
-        check_size(max(int(np.sum(labels == c)) for c in uniq), solver, memory_limit)
-        a_raw = np.zeros(n)
-        stats = {"cvxpy_status": [], "wall_time": 0.0, "iterations": 0}
-        blocks = []
-        for c in uniq:
-            idx = np.flatnonzero(labels == c)
-            if idx.size == 1:  # 1-point block: max_a a - a^2 K_ii/2 - a^4 K_ii^2/(16 eta)
-                a_raw[idx] = _one_point(float(K[idx[0], idx[0]]), C, eta)
-                blocks.append(idx)
-                continue
-            Kc = Kb[np.ix_(idx, idx)]
-            ac, st = _solve_p3_conic(Kc, y[idx], C=C, eta=eta, solver=solver, eps=eps,
-                                     verbose=verbose, max_iters=max_iters)
-            a_raw[idx] = ac
-            stats["cvxpy_status"].append(st["cvxpy_status"])
-            stats["wall_time"] += st["wall_time"]
-            stats["iterations"] += st.get("iterations") or 0
-            blocks.append(idx)
-        stats["cvxpy_status"] = ("optimal" if all(s == "optimal" for s in stats["cvxpy_status"])
-                                 else ",".join(map(str, stats["cvxpy_status"])))
+        check_size(max(int(np.sum(labels == u)) for u in uniq), opt["solver"],
+                   opt["memory_limit"])
+        blocks = [np.flatnonzero(labels == u) for u in uniq]
         extra["blocks"] = blocks
 
+        def blocks_sdp():
+            a_raw = np.zeros(n)
+            stats.update({"cvxpy_status": [], "wall_time": 0.0, "iterations": 0})
+            for idx in blocks:
+                Kc = Kbf[np.ix_(idx, idx)]
+                if idx.size == 1:  # max_a a - a^2 k/2 - a^4 k^2/(16 eta) on [0, C]
+                    a_raw[idx] = _one_point(float(Kc[0, 0]), Cf, etaf)
+                    continue
+                w = F_scale(Cf, etaf, max(float(np.max(np.abs(Kc))), np.finfo(float).tiny))
+                prob, con, _ = build_svm_problem(Kc, y[idx], C=min(Cf, SDP_BOX_CAP), eta=etaf,
+                                                 tau=0.0, equality=False, F_scale=w)
+                st = run_conic(prob, opt["solver"], opt["eps"], opt["verbose"],
+                               opt["max_iters"], opt["time_limit"])
+                a_raw[idx] = dual_vector(con, idx.size)[0]
+                stats["cvxpy_status"].append(st["cvxpy_status"])
+                stats["wall_time"] += st["wall_time"]
+                stats["iterations"] += st.get("iterations") or 0
+                stats["time_limit_hit"] = stats["time_limit_hit"] or st["time_limit_hit"]
+            stats["cvxpy_status"] = (
+                "optimal" if all(x == "optimal" for x in stats["cvxpy_status"])
+                else ",".join(map(str, stats["cvxpy_status"])))
+            return a_raw
+
+        candidates = [("sdp", blocks_sdp), ("limit_qp", limit)]
+
+    if s > 0.0:
+        def ray():
+            return ray_candidate(np.ones(n), lambda a: certify(a).lower, min(Cf, SDP_BOX_CAP))
+
+        candidates = order_candidates(candidates + [("ray", ray)], Cf, etaf, s * c)
+
     def certify(a):
-        return cert.decomposed_certificate(Kb, y, a, C=C, eta=eta, validate=False)
+        return cert.decomposed_certificate(Kbf, y, np.clip(a, 0.0, Cf), C=Cf, eta=etaf,
+                                           validate=False)
 
     def polisher(a, score):
-        return polish_svm(Kb, y, a, C=C, eta=eta, tau=0.0, equality=False, score=score)
+        return polish_svm(Kbf, y, a, C=Cf, eta=etaf, tau=0.0, equality=False, score=score,
+                          validate=False)
 
-    res = finish(kind=f"P3 (decomposed, {method})", a_raw=a_raw, certify=certify,
-                 polisher=polisher, polish=polish, certify_tol=certify_tol, stats=stats,
-                 solver=solver, t0=t0, extra=extra)
+    def final(cf):
+        return cert.decomposed_certificate(Kb, y, c * cf.alpha, C=C, eta=eta, validate=False)
+
+    res = finish(kind=f"P3 (decomposed, {method})", candidates=candidates, certify=certify,
+                 polisher=polisher, polish=opt["polish"], certify_tol=opt["certify_tol"],
+                 stats=stats, solver=opt["solver"], t0=t0, final=final, extra=extra)
     if method == "blocks":
+        if "blocks" not in extra:  # Kbar = 0: no per-block solve was needed
+            extra["blocks"] = [np.flatnonzero(labels == u)
+                               for u in dict.fromkeys(labels.tolist())]
+            res.solver_stats["blocks"] = extra["blocks"]
         res.solver_stats["F_blocks"] = [res.F[np.ix_(b, b)] for b in extra["blocks"]]
     return res
 

@@ -23,9 +23,19 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .certificate import _inner, project_box_hyperplane
+from ._validation import (
+    check_alpha,
+    check_binary_labels,
+    check_bool,
+    check_iterations,
+    check_kernel,
+    check_nonnegative,
+    check_positive,
+    check_targets,
+)
+from .certificate import _inner, _project
 
-__all__ = ["newton_polish", "hessian_d"]
+__all__ = ["newton_polish", "hessian_d", "polish_svm", "polish_svr"]
 
 
 def hessian_d(K: np.ndarray, d: np.ndarray, F: np.ndarray, eta: float) -> np.ndarray:
@@ -54,8 +64,10 @@ def newton_polish(
     certificate gap (smaller is better); ``project`` maps onto the feasible set exactly.
     Returns ``(x_best, score_best, n_accepted_steps)``.
     """
-    width = hi - lo
     x = project(np.asarray(x0, float))
+    # snapping thresholds are relative to the size of the iterate, not only to the box width:
+    # a* can be far smaller than C (e.g. a tiny eta), and snapping at 1e-7 C would zero it
+    width = min(hi - lo, max(float(np.max(np.abs(x))), np.finfo(float).tiny))
     best = score(x)
     accepted = 0
     mu = [0.0]
@@ -150,8 +162,23 @@ def _newton_step(x, g, H, lo, hi, l1, u, tol, project, score, mu_box, release=Tr
 
 
 def polish_svm(K, y, a0, *, C, eta, tau, equality: bool = True, max_iter: int = 30,
-               score: Callable[[np.ndarray], float]):
-    """Polish P1 (``equality=True``) or P3 (``equality=False``) dual vector ``a0``."""
+               score: Callable[[np.ndarray], float], validate: bool = True):
+    """Polish P1 (``equality=True``) or P3 (``equality=False``) dual vector ``a0``.
+
+    ``score(a)`` is the certified gap to decrease (smaller is better); the returned point is
+    feasible (exact projection).  Returns ``(a, score(a), n_accepted_steps)``.
+    """
+    if validate:
+        K = check_kernel(K)
+        y = check_binary_labels(y, K.shape[0], require_both=equality)
+        a0 = check_alpha(a0, K.shape[0], "a0")
+        C = check_positive("C", C)
+        eta = check_positive("eta", eta)
+        tau = check_nonnegative("tau", tau)
+        check_bool("equality", equality)
+        max_iter = check_iterations("max_iter", max_iter, allow_none=False)
+        if not callable(score):
+            raise TypeError("score must be callable")
     K = np.asarray(K, float)
     y = np.asarray(y, float)
 
@@ -164,7 +191,7 @@ def polish_svm(K, y, a0, *, C, eta, tau, equality: bool = True, max_iter: int = 
 
     if equality:
         def project(z):
-            return project_box_hyperplane(z, y, C)[0]
+            return _project(z, y, C)[0]
     else:
         def project(z):
             return np.clip(z, 0.0, C)
@@ -174,8 +201,24 @@ def polish_svm(K, y, a0, *, C, eta, tau, equality: bool = True, max_iter: int = 
 
 
 def polish_svr(K, y, b0, *, C, epsilon, eta, tau, max_iter: int = 30,
-               score: Callable[[np.ndarray], float]):
-    """Polish the SVR coefficient vector ``b = ah - ac`` (maximise over ``|b| <= C, 1'b = 0``)."""
+               score: Callable[[np.ndarray], float], validate: bool = True):
+    """Polish the SVR coefficient vector ``b = ah - ac`` (maximise over ``|b| <= C, 1'b = 0``).
+
+    Works on ``b`` with ``ah = max(b, 0)``, ``ac = max(-b, 0)`` (the optimal split for
+    ``eps >= 0``); ``score(b)`` is the certified gap of that split.  Returns
+    ``(b, score(b), n_accepted_steps)``.
+    """
+    if validate:
+        K = check_kernel(K)
+        y = check_targets(y, K.shape[0])
+        b0 = check_alpha(b0, K.shape[0], "b0")
+        C = check_positive("C", C)
+        epsilon = check_nonnegative("epsilon", epsilon)
+        eta = check_positive("eta", eta)
+        tau = check_nonnegative("tau", tau)
+        max_iter = check_iterations("max_iter", max_iter, allow_none=False)
+        if not callable(score):
+            raise TypeError("score must be callable")
     K = np.asarray(K, float)
     y = np.asarray(y, float)
     n = K.shape[0]
@@ -188,7 +231,7 @@ def polish_svr(K, y, b0, *, C, epsilon, eta, tau, max_iter: int = 30,
 
     def project(b):
         z = np.concatenate([np.maximum(b, 0.0), np.maximum(-b, 0.0)])
-        x = project_box_hyperplane(z, u2, C)[0]
+        x = _project(z, u2, C)[0]
         return x[:n] - x[n:]
 
     return newton_polish(b0, lo=-C, hi=C, l1=epsilon, u=np.ones(n), grad_hess=grad_hess,

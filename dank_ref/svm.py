@@ -25,27 +25,46 @@ Recovering ``a*`` and the bias
 ------------------------------
 Let ``Z = [[Z11, z], [z', zeta]] PSD`` be the multiplier of the LMI.  Stationarity in ``t`` gives
 ``2 zeta = 1``.  Plugging ``Z = zeta [a; -1][a; -1]'`` into ``<Z, LMI>`` reproduces exactly the
-SVM Lagrangian above (``zeta (a'Qa - 2 a'v + 2(t - C1'delta))``), so the primal SVM variable is
-``a* = -z / zeta`` (CVXPY's sign convention: ``constraint.dual_value`` is the PSD ``Z``; verified
-numerically against the closed form ``h``).  From ``Q a = v`` on free support vectors,
-``(Qa)_i = 1 + lam y_i``, i.e. ``y_i (sum_j a_j y_j G_ij - lam) = 1``: the bias of
-``f = sum_j a_j y_j G(x_j, x) + b`` is ``b = -lam`` (kept in ``solver_stats['bias_dual']``).  The
-reported ``bias`` is the exact minimiser of the certificate's piecewise-linear hinge sum at the
-final ``a`` (same value when the solution is non-degenerate).
+SVM Lagrangian above, so the primal SVM variable is ``a* = -z / zeta`` (CVXPY's sign convention:
+``constraint.dual_value`` is the PSD ``Z``; verified numerically against the closed form ``h``).
+``b = -lam`` is kept in ``solver_stats['bias_dual']``; the reported ``bias`` is the exact
+minimiser of the certificate's hinge sum at the final ``a``.
+
+Rescaling (what the conic solver sees)
+--------------------------------------
+The conic solver is never handed the raw data.  With ``s = max|K|`` and the exact law of
+``docs/validity.md``, ``v*(K, C, eta, tau) = c v*(cK, C/c, eta/c, tau)``, ``a* = c a*'`` (substitute
+``a = c a'`` in eq. mainrank; ``F`` and the bias are unchanged), the program is built for
+``(cK, C/c, eta/c)`` with ``c`` a power of two near the natural size of ``a*``,
+``min(C, 1/s, (16 eta/s^2)^(1/3))`` (:func:`dank_ref.certificate.frame_scale`), so that
+``a' = O(1)``, ``max|cK| <= 1`` and ``C/c >= 1``.  In addition ``F = w F'`` with ``w`` a power of
+two near ``max(1, max Gamma')`` (``PSD`` is preserved; ``F o K = F' o (wK)``,
+``eta ||F - 11'||^2 = eta w^2 ||F' - 11'/w||^2``).  Only one family of laws exists: ``C s`` and
+``eta / C`` are invariant, so ``max|K|`` and ``C`` cannot both be normalised to 1.  ``a*'`` is
+recovered and polished in that frame and mapped back exactly (``a = c a'``, powers of two); the
+returned certificate is computed from the returned ``a`` in the original units.
+
+``K = 0``: ``F(a) = J_{tau/2}(11')`` does not depend on ``a`` and P1 is the linear program
+``max 1'a`` over ``A``; its solution is explicit (each class sums to ``C min(n+, n-)``) and no
+conic solver runs.
 
 Status policy
 -------------
-* CVXPY status ``infeasible``/``unbounded``/``*_inaccurate`` infeasibility/``None``, or a solver
-  exception -> :class:`dank_ref.SolverError` (message contains the CVXPY status).
-* Otherwise ``a*`` is recovered, optionally polished (:mod:`dank_ref.polish`, kept only if the
-  certificate gap decreases) and certified by :mod:`dank_ref.certificate`.  ``status="optimal"``
-  iff ``rel_gap <= certify_tol`` (default ``1e-6``); otherwise ``status="inaccurate"`` and a
-  :class:`dank_ref.InaccurateSolutionWarning` is emitted (this covers CVXPY's
-  ``optimal_inaccurate``, unless polishing certified the point).
+* Input outside ``docs/validity.md`` (including the representable range) -> ``TypeError`` /
+  ``ValueError`` before any arithmetic.
+* CVXPY status ``infeasible``/``unbounded``/``solver_error``/``None``, or a solver exception ->
+  :class:`dank_ref.SolverError` (message contains the CVXPY status).
+* Otherwise ``a*`` is recovered, polished (:mod:`dank_ref.polish`, kept only if the certified gap
+  decreases) and certified by :mod:`dank_ref.certificate`.  ``status="optimal"`` means: the
+  returned ``alpha`` is feasible to ``1e-9 C sqrt(n)`` and its independent certificate has
+  ``rel_gap <= certify_tol`` (default ``1e-6``) -- whatever the conic solver said.  Otherwise
+  ``status="time_limit"`` (the conic solver stopped at ``time_limit`` seconds) or
+  ``"inaccurate"``, and a :class:`dank_ref.InaccurateSolutionWarning` is emitted.
 """
 
 from __future__ import annotations
 
+import math
 import time
 import warnings
 
@@ -56,17 +75,30 @@ from . import certificate as cert
 from ._result import InaccurateSolutionWarning, RefResult, SolverError
 from ._validation import (
     check_binary_labels,
+    check_bool,
+    check_iterations,
     check_kernel,
     check_nonnegative,
     check_positive,
+    check_range,
+    check_time_limit,
+    check_tolerance,
+    kernel_scale,
 )
 from .polish import polish_svm
 
-__all__ = ["solve_svm", "estimate_memory_bytes", "MEMORY_LIMIT_BYTES", "DEFAULT_SOLVER"]
+__all__ = ["solve_svm", "estimate_memory_bytes", "MEMORY_LIMIT_BYTES", "DEFAULT_SOLVER",
+           "DEFAULT_TAU", "TIME_LIMIT", "SOLVERS"]
 
 DEFAULT_SOLVER = "SCS"
+SOLVERS = ("SCS", "CLARABEL")
+DEFAULT_TAU = 0.01  # dank_fast's default: swapping the import keeps the problem
+TIME_LIMIT = 300.0
 MEMORY_LIMIT_BYTES = 8 * 2**30
 CERTIFY_TOL = 1e-6
+# In the solver frame a* = O(1); the SDP's box is capped here (a huge C only worsens its
+# conditioning).  Only a starting point: polishing and the certificate use the true box.
+SDP_BOX_CAP = 2.0**20
 
 _FAIL = {None, cp.INFEASIBLE, cp.UNBOUNDED, cp.INFEASIBLE_INACCURATE, cp.UNBOUNDED_INACCURATE,
          "infeasible_or_unbounded", "solver_error"}
@@ -75,7 +107,7 @@ _FAIL = {None, cp.INFEASIBLE, cp.UNBOUNDED, cp.INFEASIBLE_INACCURATE, cp.UNBOUND
 def estimate_memory_bytes(n: int, solver: str = DEFAULT_SOLVER) -> int:
     """Rough peak memory of the conic solve of the n x n problem (bytes).
 
-    Interior-point solvers (CLARABEL, CVXOPT, MOSEK) build a KKT system whose two PSD-cone blocks
+    Interior-point solvers (CLARABEL) build a KKT system whose two PSD-cone blocks
     (F: ``m1 = n(n+1)/2``, LMI: ``m2 = (n+1)(n+2)/2``) are dense: ``~ 8 (m1^2 + m2^2)`` bytes for
     the matrix, plus factor and workspaces: factor 6 overall, calibrated on the
     measured peak RSS (~400 MB above the Python baseline at n = 60), i.e. ~n^4 growth: the
@@ -103,21 +135,49 @@ def check_size(n: int, solver: str, memory_limit: float | None) -> None:
         )
 
 
-def solver_kwargs(solver: str, eps: float, max_iters: int | None) -> dict:
+def check_options(*, solver, eps, polish, verbose, certify_tol, memory_limit, max_iters,
+                  time_limit) -> dict:
+    """Validate the options shared by every ``solve_*`` (``TypeError``/``ValueError``)."""
+    if not isinstance(solver, str):
+        raise TypeError(f"solver must be a string, got {type(solver).__name__}")
+    s = solver.upper()
+    if s not in SOLVERS:
+        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r} (dank_ref passes a "
+                         "time limit, which it knows how to do for these two)")
+    return dict(
+        solver=s,
+        eps=check_tolerance("eps", eps),
+        polish=check_bool("polish", polish),
+        verbose=check_bool("verbose", verbose),
+        certify_tol=check_tolerance("certify_tol", certify_tol),
+        memory_limit=(None if memory_limit is None
+                      else check_positive("memory_limit", memory_limit)),
+        max_iters=check_iterations("max_iters", max_iters),
+        time_limit=check_time_limit(time_limit),
+    )
+
+
+def solver_kwargs(solver: str, eps: float, max_iters: int | None,
+                  time_limit: float = TIME_LIMIT) -> dict:
+    """Keyword arguments for CVXPY's ``solve``; a finite time limit is always passed."""
     s = str(solver).upper()
     if s == "SCS":
-        kw = {"eps_abs": eps, "eps_rel": eps, "max_iters": max_iters or 200_000}
-    elif s == "CLARABEL":
-        kw = {"tol_gap_abs": eps, "tol_gap_rel": eps, "tol_feas": eps, "tol_ktratio": 1e-6,
-              "max_iter": max_iters or 400}
-    else:
-        kw = {}
-    return kw
+        return {"eps_abs": eps, "eps_rel": eps, "max_iters": max_iters or 200_000,
+                "time_limit_secs": float(time_limit)}
+    if s == "CLARABEL":
+        return {"tol_gap_abs": eps, "tol_gap_rel": eps, "tol_feas": eps, "tol_ktratio": 1e-6,
+                "max_iter": max_iters or 400, "time_limit": float(time_limit)}
+    raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
 
 
-def run_conic(prob: cp.Problem, solver: str, eps: float, verbose: bool, max_iters=None):
-    """Solve ``prob``; raise :class:`SolverError` on failure.  Returns a stats dict."""
-    kw = solver_kwargs(solver, eps, max_iters)
+def run_conic(prob: cp.Problem, solver: str, eps: float, verbose: bool, max_iters=None,
+              time_limit: float = TIME_LIMIT):
+    """Solve ``prob`` within ``time_limit`` seconds; raise :class:`SolverError` on failure.
+
+    Returns a stats dict; ``stats['time_limit_hit']`` tells whether the solver stopped on the
+    time limit (its iterate is then used like an inaccurate solution).
+    """
+    kw = solver_kwargs(solver, eps, max_iters, time_limit)
     t0 = time.perf_counter()
     try:
         with warnings.catch_warnings(record=True) as caught:
@@ -131,9 +191,14 @@ def run_conic(prob: cp.Problem, solver: str, eps: float, verbose: bool, max_iter
     stats = {"cvxpy_status": status, "wall_time": wall,
              "cvxpy_warnings": [str(w.message) for w in caught]}
     ss = getattr(prob, "solver_stats", None)
+    info = ""
     if ss is not None:
         stats.update({"solve_time": ss.solve_time, "setup_time": ss.setup_time,
                       "iterations": ss.num_iters, "solver_name": ss.solver_name})
+        extra = ss.extra_stats if isinstance(ss.extra_stats, dict) else {}
+        info = str(extra.get("info", {}).get("status", "")) if isinstance(
+            extra.get("info"), dict) else ""
+    stats["time_limit_hit"] = bool("time_limit" in info or wall >= 0.97 * time_limit)
     stats["conic_value"] = prob.value
     if status in _FAIL:
         raise SolverError(f"conic solver {solver} returned cvxpy status {status!r}")
@@ -153,37 +218,94 @@ def dual_vector(con, n: int) -> tuple[np.ndarray, float]:
         raise SolverError("the conic solver returned no dual variable for the LMI")
     Z = np.asarray(Z, float)
     zeta = float(Z[n, n])
-    if not np.isfinite(zeta) or zeta <= 0.0:
-        raise SolverError(f"invalid LMI multiplier corner zeta = {zeta!r}")
+    if not np.isfinite(zeta) or zeta <= 0.0 or not np.all(np.isfinite(Z[:n, n])):
+        raise SolverError(f"invalid LMI multiplier (corner zeta = {zeta!r})")
     return -Z[:n, n] / zeta, zeta
 
 
-def finish(*, kind: str, a_raw, certify, polisher, polish: bool, certify_tol: float, stats: dict,
-           solver: str, t0: float, extra: dict | None = None) -> RefResult:
-    """Certify (and polish) the recovered vector; build the :class:`RefResult`."""
+def F_scale(C_f: float, eta_f: float, s_f: float) -> float:
+    """Power of two ``w ~ max(1, min(C_f, 1)^2 s_f / (4 eta_f))``: the size of ``Gamma``, a' ~ 1."""
+    if s_f <= 0.0:
+        return 1.0
+    lg = 2.0 * min(math.log2(C_f), 0.0) + math.log2(s_f) - math.log2(eta_f) - 2.0
+    return math.ldexp(1.0, int(round(min(max(lg, 0.0), 600.0))))
+
+
+def _polish_candidate(a_raw, certify, polisher, polish: bool, stats: dict, tag: str,
+                      certify_tol: float = 0.0, rounds: int = 4):
+    """Certify ``a_raw``; polish it (restarted while it improves and is not yet certified)."""
     c0 = certify(a_raw)
-    stats["gap_before_polish"] = c0.gap
-    best, polished = c0, False
-    if polish and c0.gap > 0.0:
+    stats[f"{tag}_gap_before_polish"] = c0.gap
+    stats[f"{tag}_projection_distance"] = c0.projection_distance
+    best, polished, steps = c0, False, 0
+    if not polish:
+        return best, polished
+    for k in range(rounds):  # always one full polish; restarts only while not certified
+        if best.gap <= 0.0 or (k > 0 and best.rel_gap <= certify_tol):
+            break
         try:
-            x, _, nstep = polisher(c0.alpha, lambda z: certify(z).gap)
-            c1 = certify(x)
-            stats["polish_steps"] = nstep
-            if c1.gap < c0.gap:
-                best, polished = c1, True
+            x, _, nstep = polisher(best.alpha, lambda z: certify(z).gap)
         except (np.linalg.LinAlgError, ValueError) as exc:  # never fatal
-            stats["polish_error"] = repr(exc)
-    certified = best.rel_gap <= certify_tol
-    status = "optimal" if certified else "inaccurate"
-    msg = (f"{kind}: cvxpy status {stats['cvxpy_status']!r}; certified rel_gap "
-           f"{best.rel_gap:.3e} ({'<=' if certified else '>'} certify_tol {certify_tol:g})")
+            stats[f"{tag}_polish_error"] = repr(exc)
+            break
+        c1 = certify(x)
+        steps += nstep
+        if not c1.gap < best.gap:
+            break
+        best, polished = c1, True
+    stats[f"{tag}_polish_steps"] = steps
+    return best, polished
+
+
+def finish(*, kind: str, candidates, certify, polisher, polish: bool, certify_tol: float,
+           stats: dict, solver: str, t0: float, final, extra: dict | None = None) -> RefResult:
+    """Produce candidates in order, polish and certify each, return the best certified one.
+
+    ``candidates`` is a list of ``(tag, producer)``; ``producer()`` returns a raw frame vector
+    or raises :class:`SolverError` (recorded in ``stats[tag + '_error']``).  The loop stops at the
+    first candidate whose certified ``rel_gap <= certify_tol``.  ``certify(x)`` certifies a frame
+    vector (explicit projection of the raw vector); ``final(cert_f)`` maps the chosen frame
+    certificate back to original units and certifies the returned point there.
+    """
+    best, polished, errors = None, False, []
+    for tag, produce in candidates:
+        try:
+            raw = produce()
+        except SolverError as exc:
+            stats[f"{tag}_error"] = str(exc)
+            errors.append(exc)
+            continue
+        cand, pol = _polish_candidate(raw, certify, polisher, polish, stats, tag, certify_tol)
+        if best is None or cand.rel_gap < best.rel_gap:
+            best, polished = cand, pol
+            stats["candidate"] = tag
+        if best.rel_gap <= certify_tol:
+            break
+    if best is None:
+        raise SolverError(f"{kind}: no candidate solution: " + "; ".join(map(str, errors)))
+    stats["gap_before_polish"] = stats.get(f"{stats['candidate']}_gap_before_polish")
+    stats.setdefault("cvxpy_status", "not run")
+    out = final(best)
+    stats["gap_raw"] = out.gap_raw
+    certified = out.rel_gap <= certify_tol
+    if certified:
+        status = "optimal"
+    elif stats.get("time_limit_hit"):
+        status = "time_limit"
+    else:
+        status = "inaccurate"
+    msg = (f"{kind}: cvxpy status {stats['cvxpy_status']!r}; candidate {stats['candidate']}; "
+           f"certified rel_gap {out.rel_gap:.3e} ({'<=' if certified else '>'} certify_tol "
+           f"{certify_tol:g})")
+    if status == "time_limit":
+        msg += f"; the conic solver stopped at its time limit ({stats.get('time_limit')} s)"
     if not certified:
         warnings.warn(InaccurateSolutionWarning(msg), stacklevel=3)
     res = RefResult(
-        alpha=best.alpha, bias=best.bias, F=best.F, lower=best.lower, upper=best.upper,
-        gap=best.gap, rel_gap=best.rel_gap, status=status, time=time.perf_counter() - t0,
+        alpha=out.alpha, bias=out.bias, F=out.F, lower=out.lower, upper=out.upper,
+        gap=out.gap, rel_gap=out.rel_gap, status=status, time=time.perf_counter() - t0,
         solver=str(solver).upper(), solver_stats=stats, n_iter=stats.get("iterations"),
-        value=best.value, message=msg, alpha_hat=best.alpha_hat, alpha_check=best.alpha_check,
+        value=out.value, message=msg, alpha_hat=out.alpha_hat, alpha_check=out.alpha_check,
         projection_distance=best.projection_distance, polished=polished,
     )
     if extra:
@@ -191,44 +313,263 @@ def finish(*, kind: str, a_raw, certify, polisher, polish: bool, certify_tol: fl
     return res
 
 
+def sdp_producer(build, opt: dict, n: int, stats: dict, holder: dict, value_scale: float = 1.0):
+    """Producer of the SDP candidate ``a = -z/zeta``; conic stats go into ``stats``.
+
+    ``stats['conic_value']`` is reported in the caller's units (``value_scale = c`` of the
+    frame: ``v* = c v*'``).
+    """
+
+    def produce():
+        prob, con, var = build()
+        holder["var"] = var
+        try:
+            st = run_conic(prob, opt["solver"], opt["eps"], opt["verbose"], opt["max_iters"],
+                           opt["time_limit"])
+        finally:
+            stats.setdefault("cvxpy_status", getattr(prob, "status", None))
+        if st.get("conic_value") is not None:
+            st["conic_value"] = value_scale * st["conic_value"]
+        stats.update(st)
+        a, zeta = dual_vector(con, n)
+        stats["zeta"] = zeta
+        lam = var.get("lam")
+        if lam is not None and lam.value is not None:
+            stats["bias_dual"] = -float(lam.value)
+        return a
+
+    return produce
+
+
+def order_candidates(candidates: list, Cf: float, etaf: float, s_f: float) -> list:
+    """Order ``[sdp, limit_qp, ray]`` by the regime: the SDP is well scaled only when ``Gamma``
+    at the natural size of ``a`` is moderate (``1e-6 .. 1e6``); otherwise the limit QP
+    (``Gamma`` tiny, :func:`is_stiff`) or the ray (``Gamma`` huge) goes first."""
+    by = dict(candidates)
+    if is_stiff(Cf, etaf, s_f):
+        order = ["limit_qp", "ray", "sdp"]
+    elif s_f > 0.0 and (2.0 * min(math.log2(Cf), 0.0) + math.log2(s_f) - math.log2(etaf) - 2.0
+                        > math.log2(1e6)):
+        order = ["ray", "limit_qp", "sdp"]
+    else:
+        order = ["sdp", "limit_qp", "ray"]
+    return [(k, by[k]) for k in order if k in by]
+
+
+def is_stiff(Cf: float, etaf: float, s_f: float) -> bool:
+    """``max Gamma`` at the natural size of ``a`` is below 1e-6: ``F(a*) = F0 + O(1e-6)``.
+
+    Then the ``eta -> inf`` limit QP (:func:`limit_qp`) is tried before the SDP (which is stiff
+    there: ``eta ||F - 11'||^2`` dwarfs the SVM part).
+    """
+    if s_f <= 0.0:
+        return True
+    lg = 2.0 * min(math.log2(Cf), 0.0) + math.log2(s_f) - math.log2(etaf) - 2.0
+    return lg < math.log2(1e-6)
+
+
+def _limit_qp_once(G: np.ndarray, lin: np.ndarray, eq: np.ndarray | None, C: float, *,
+                   time_limit: float, pair: bool = False) -> np.ndarray:
+    """Candidate from the ``eta -> inf`` limit: the plain SVM/SVR dual for the fixed kernel ``G``.
+
+    As ``eta`` grows (relative to ``a*^2 max|K|``), ``F(a) -> F0 = J_{tau/2}(11')`` and P1/P2/P3
+    tend to the quadratic program for the kernel ``G = F0 o K`` (``= max(n - tau/2, 0)/n K``);
+    in that regime the SDP is stiff (``eta ||F - 11'||^2`` dwarfs the SVM part) while this QP is
+    well conditioned, and its solution is within ``O(max Gamma)`` of ``a*``.  It is only a
+    starting point: it is polished and certified on the true problem like the SDP candidate.
+    ``pair=True`` (P2): variables ``(ah, ac)``, objective ``lin'(ah; ac) - 1/2 b'Gb``,
+    ``b = ah - ac``; returns ``b``.  Otherwise returns ``a`` (``d = a o eq`` for P1, P3 has
+    ``eq = None`` and labels folded into ``G``).  Solved by Clarabel within ``time_limit``.
+    """
+    n = G.shape[0]
+    # G = L L' with L from the eigendecomposition (negative round-off eigenvalues dropped): the
+    # quadratic becomes a sum of squares, which Clarabel handles better for singular kernels
+    w, V = np.linalg.eigh(0.5 * (G + G.T))
+    keep = w > 0.0
+    L = V[:, keep] * np.sqrt(w[keep])
+    if pair:
+        ah = cp.Variable(n, nonneg=True)
+        ac = cp.Variable(n, nonneg=True)
+        b = ah - ac
+        obj = lin[:n] @ ah + lin[n:] @ ac - 0.5 * cp.sum_squares(L.T @ b)
+        cons = [ah <= C, ac <= C, cp.sum(b) == 0]
+    else:
+        a = cp.Variable(n, nonneg=True)
+        obj = cp.sum(a) - 0.5 * cp.sum_squares(L.T @ a)
+        cons = [a <= C] + ([eq @ a == 0] if eq is not None else [])
+    prob = cp.Problem(cp.Maximize(obj), cons)
+    t_end = time.perf_counter() + max(time_limit, 1.0)
+    tight = dict(tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10, tol_ktratio=1e-8)
+    err = None
+    for settings in (tight, {}):  # tight tolerances first; Clarabel's defaults if that fails
+        left = t_end - time.perf_counter()
+        if left <= 0.0:
+            break
+        try:
+            prob.solve(solver="CLARABEL", time_limit=float(left), max_iter=500, **settings)
+        except cp.error.SolverError as exc:
+            err = f"limit QP failed: {exc}"
+            continue
+        if prob.status in _FAIL:
+            err = f"limit QP returned cvxpy status {prob.status!r}"
+            continue
+        err = None
+        break
+    if err is not None:
+        raise SolverError(err)
+    if pair:
+        if ah.value is None:
+            raise SolverError("limit QP returned no solution")
+        return np.asarray(ah.value - ac.value, float)
+    if a.value is None:
+        raise SolverError("limit QP returned no solution")
+    return np.asarray(a.value, float)
+
+
+def limit_qp(G: np.ndarray, lin: np.ndarray, eq: np.ndarray | None, C: float, *,
+             time_limit: float, pair: bool = False) -> np.ndarray:
+    """:func:`_limit_qp_once` with the box capped at ``2^10``, then ``2^20`` (frame units).
+
+    In the solver frame ``a* = O(1)``; a huge box makes the interior-point QP fail on singular
+    kernels (a null-space direction is then only bounded by the box).  The larger cap is tried
+    when the smaller one fails or binds.  Only a starting point: polishing and the
+    certificate use the true box ``C``.
+    """
+    t_end = time.perf_counter() + max(time_limit, 1.0)
+    out, err = None, None
+    for cap in (2.0**10, 2.0**20):
+        box = min(C, cap)
+        try:
+            out = _limit_qp_once(G, lin, eq, box, time_limit=t_end - time.perf_counter(),
+                                 pair=pair)
+        except SolverError as exc:
+            err = exc
+            if box == C:
+                break
+            continue
+        if box == C or float(np.max(np.abs(out))) < 0.999 * box:
+            return out
+    if out is not None:
+        return out
+    raise err if err is not None else SolverError("limit QP: no time left")
+
+
+def ray_candidate(a0: np.ndarray, lower, t_max: float, n_iter: int = 80) -> np.ndarray:
+    """``t* a0`` with ``t*`` maximising the concave ``t -> h(t a0)`` (golden section in log t).
+
+    A third starting point for the regime where ``Gamma`` dominates (tiny ``eta``): there the
+    SDP is badly scaled and the ``eta -> inf`` QP is far off, but ``a*`` is close to a multiple
+    of the LP solution ``a0``.  ``lower(a)`` is the certified lower bound ``h(a)``.
+    """
+    lo, hi = math.log(2.0**-60), math.log(t_max)
+    g = (math.sqrt(5.0) - 1.0) / 2.0
+
+    def f(lt):
+        v = lower(math.exp(lt) * a0)
+        return v if math.isfinite(v) else -math.inf
+
+    m1, m2 = hi - g * (hi - lo), lo + g * (hi - lo)
+    f1, f2 = f(m1), f(m2)
+    for _ in range(n_iter):
+        if f1 < f2:
+            lo, m1, f1 = m1, m2, f2
+            m2 = lo + g * (hi - lo)
+            f2 = f(m2)
+        else:
+            hi, m2, f2 = m2, m1, f1
+            m1 = hi - g * (hi - lo)
+            f1 = f(m1)
+    return math.exp(0.5 * (lo + hi)) * a0
+
+
+def F0_factor(n: int, tau: float) -> float:
+    """``J_{tau/2}(11') = max(n - tau/2, 0)/n 11'``: the inner minimiser at ``a = 0``."""
+    return max(n - 0.5 * tau, 0.0) / n
+
+
 def build_svm_problem(K: np.ndarray, y: np.ndarray, *, C: float, eta: float, tau: float,
-                      equality: bool = True):
+                      equality: bool = True, F_scale: float = 1.0):
     """CVXPY problem of the exact convex form of ``docs/MATH.md``, section 4 (``equality=False``:
-    P3, no ``lam``)."""
+    P3, no ``lam``).
+
+    The PSD variable is ``F' = F / F_scale`` (exact reparametrisation, see module docstring).
+    """
     n = K.shape[0]
+    w = float(F_scale)
     F = cp.Variable((n, n), PSD=True, name="F")
     t = cp.Variable(name="t")
     nu = cp.Variable(n, nonneg=True, name="nu")
     delta = cp.Variable(n, nonneg=True, name="delta")
     lam = cp.Variable(name="lam") if equality else None
     v = 1.0 + nu - delta + (lam * y if equality else 0.0)
-    Q = cp.multiply(F, np.outer(y, y) * K)
+    Q = cp.multiply(F, w * (np.outer(y, y) * K))
     con = lmi(Q, v, 2.0 * (t - C * cp.sum(delta)), n) >> 0
-    obj = t + eta * cp.sum_squares(F - 1.0)
+    obj = t + eta * cp.sum_squares(w * F - 1.0)
     if tau > 0.0:
-        obj = obj + tau * eta * cp.trace(F)
+        obj = obj + (tau * eta * w) * cp.trace(F)
     prob = cp.Problem(cp.Minimize(obj), [con])
-    return prob, con, {"F": F, "lam": lam, "t": t}
+    return prob, con, {"F": F, "lam": lam, "t": t, "F_scale": w}
 
 
-def solve_svm(K, y, *, C, eta, tau=0.0, solver: str = DEFAULT_SOLVER, eps: float = 1e-8,
+def lp_solution_svm(y: np.ndarray, C: float) -> np.ndarray:
+    """Maximiser of ``1'a`` over ``A = {y'a = 0, 0 <= a <= C}``: each class sums to ``C m``,
+    ``m = min(n+, n-)`` (the solution of P1 when ``K = 0``)."""
+    npos, nneg = int(np.sum(y > 0)), int(np.sum(y < 0))
+    m = min(npos, nneg)
+    return np.where(y > 0, C * (m / npos), C * (m / nneg))
+
+
+def solve_svm(K, y, *, C, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_SOLVER, eps: float = 1e-8,
               polish: bool = True, verbose: bool = False, certify_tol: float = CERTIFY_TOL,
-              memory_limit: float | None = None, max_iters: int | None = None) -> RefResult:
+              memory_limit: float | None = None, max_iters: int | None = None,
+              time_limit: float = TIME_LIMIT) -> RefResult:
     """Solve P1 (eq. mainrank) exactly as one SDP and certify the result independently.
 
     Parameters
     ----------
-    K : (n, n) PSD kernel;  y : labels in {-1, +1};  C > 0;  eta > 0;  tau >= 0.
-    solver : CVXPY conic solver name ("CLARABEL" default, "SCS", ...).
-    eps : solver tolerance (SCS ``eps_abs = eps_rel``; Clarabel gap/feasibility tolerances).
-    polish : refine ``a*`` by active-set Newton (kept only if the certified gap decreases).
-    certify_tol : ``status="optimal"`` iff the certified ``rel_gap <= certify_tol``.
-    memory_limit : bytes (default 8 GiB); larger problems are refused with ``ValueError``.
+    K : array_like, shape (n, n)
+        PSD kernel (``docs/validity.md``: real dtype, relative symmetry/PSD tolerances,
+        ``K = 0`` allowed).
+    y : array_like, shape (n,)
+        Labels in {-1, +1}, both classes present.
+    C, eta : float
+        ``> 0``; ``(C, eta, max|K|, n)`` must lie in the representable range.
+    tau : float, default 0.01
+        Nuclear-norm weight ``>= 0`` (``dank_fast.solve_svm``'s default).
+    solver : {"SCS", "CLARABEL"}, default "SCS"
+        The conic solver (SCS: first order, O(n^2) memory; Clarabel: interior point).
+    eps : float
+        Solver tolerance (SCS ``eps_abs = eps_rel``; Clarabel gap/feasibility tolerances).
+    polish : bool
+        Refine ``a*`` by active-set Newton (kept only if the certified gap decreases).
+    certify_tol : float
+        ``status="optimal"`` iff the returned ``alpha`` is feasible (``1e-9 C sqrt(n)``) and its
+        independently certified ``rel_gap = gap / 1'a <= certify_tol``.
+    memory_limit : float, optional
+        Bytes (default 8 GiB); larger problems are refused with ``ValueError`` before building.
+    max_iters : int, optional
+        Iteration limit of the conic solver (``>= 1``).
+    time_limit : float, default 300
+        Seconds given to the conic solver (always finite); on expiry its iterate is polished and
+        certified and the status is ``"time_limit"`` unless the certificate says ``"optimal"``.
+
+    Returns
+    -------
+    RefResult
+        The certificate fields (``lower <= v* <= upper``) are those of the returned ``alpha``, in
+        the caller's units (see "Rescaling" in the module docstring).
 
     Raises
     ------
-    ValueError for invalid input or too large ``n``; :class:`SolverError` on solver failure.
-    Warns :class:`InaccurateSolutionWarning` when the result cannot be certified.
+    TypeError, ValueError
+        Invalid input (``docs/validity.md``), out of representable range, or too large ``n``.
+    SolverError
+        The conic solver failed.
+
+    Warns
+    -----
+    InaccurateSolutionWarning
+        When the result cannot be certified (status ``"inaccurate"`` or ``"time_limit"``).
     """
     t0 = time.perf_counter()
     K = check_kernel(K)
@@ -237,24 +578,58 @@ def solve_svm(K, y, *, C, eta, tau=0.0, solver: str = DEFAULT_SOLVER, eps: float
     C = check_positive("C", C)
     eta = check_positive("eta", eta)
     tau = check_nonnegative("tau", tau)
-    eps = check_positive("eps", eps)
-    check_size(n, solver, memory_limit)
+    opt = check_options(solver=solver, eps=eps, polish=polish, verbose=verbose,
+                        certify_tol=certify_tol, memory_limit=memory_limit, max_iters=max_iters,
+                        time_limit=time_limit)
+    s = kernel_scale(K)
+    check_range(C, eta, s, n)
+    check_size(n, opt["solver"], opt["memory_limit"])
 
-    prob, con, var = build_svm_problem(K, y, C=C, eta=eta, tau=tau, equality=True)
-    stats = run_conic(prob, solver, eps, verbose, max_iters)
-    a_raw, zeta = dual_vector(con, n)
-    stats["zeta"] = zeta
-    stats["bias_dual"] = -float(var["lam"].value) if var["lam"].value is not None else None
+    c = cert.frame_scale(C, eta, s)
+    Kf, Cf, etaf = K * c, C / c, eta / c
+    extra = {"frame_scale": c, "time_limit": opt["time_limit"]}
+    t_start = time.perf_counter()
+    stats: dict = {"time_limit": opt["time_limit"], "time_limit_hit": False}
+    holder: dict = {}
+    if s == 0.0:
+        stats["cvxpy_status"] = "not run (K = 0: linear program solved in closed form)"
+        candidates = [("lp", lambda: lp_solution_svm(y, Cf))]
+    else:
+        w = F_scale(Cf, etaf, s * c)
+        extra["F_scale"] = w
+
+        def limit():
+            G = F0_factor(n, tau) * (np.outer(y, y) * Kf)
+            left = opt["time_limit"] - (time.perf_counter() - t_start)
+            return limit_qp(G, np.ones(n), y, min(Cf, SDP_BOX_CAP), time_limit=left)
+
+        sdp = sdp_producer(
+            lambda: build_svm_problem(Kf, y, C=min(Cf, SDP_BOX_CAP), eta=etaf, tau=tau,
+                                      equality=True, F_scale=w), opt, n, stats, holder, c)
+        def ray():
+            a0 = lp_solution_svm(y, 1.0)
+            return ray_candidate(a0, lambda a: certify(a).lower, min(Cf, SDP_BOX_CAP))
+
+        candidates = order_candidates([("sdp", sdp), ("limit_qp", limit), ("ray", ray)],
+                                      Cf, etaf, s * c)
 
     def certify(a):
-        return cert.svm_certificate(K, y, a, C=C, eta=eta, tau=tau, validate=False)
+        # the solver returns exactly feasible points: project (a no-op if already feasible)
+        return cert.svm_certificate(Kf, y, cert._project(a, y, Cf)[0], C=Cf, eta=etaf, tau=tau,
+                                    validate=False)
 
     def polisher(a, score):
-        return polish_svm(K, y, a, C=C, eta=eta, tau=tau, equality=True, score=score)
+        return polish_svm(Kf, y, a, C=Cf, eta=etaf, tau=tau, equality=True, score=score,
+                          validate=False)
 
-    res = finish(kind="P1 (SVM)", a_raw=a_raw, certify=certify, polisher=polisher, polish=polish,
-                 certify_tol=certify_tol, stats=stats, solver=solver, t0=t0)
-    Fs = var["F"].value
-    if Fs is not None:
+    def final(cf):
+        return cert.svm_certificate(K, y, c * cf.alpha, C=C, eta=eta, tau=tau, validate=False)
+
+    res = finish(kind="P1 (SVM)", candidates=candidates, certify=certify, polisher=polisher,
+                 polish=opt["polish"], certify_tol=opt["certify_tol"], stats=stats,
+                 solver=opt["solver"], t0=t0, final=final, extra=extra)
+    var = holder.get("var")
+    if var is not None and var["F"].value is not None and stats.get("candidate") == "sdp":
+        Fs = var["F_scale"] * var["F"].value
         res.solver_stats["max_abs_F_sdp_minus_F_cert"] = float(np.max(np.abs(Fs - res.F)))
     return res

@@ -28,7 +28,21 @@ the bias of ``f = G b + beta`` is ``beta = -lam`` (``solver_stats['bias_dual']``
 bias is the certificate's exact minimiser of ``sum_i max(0, |y_i - (Gb)_i - beta| - eps)``.
 
 The lower bound is ``h = b'y - eps 1'(ah + ac) + eta (n^2 - ||F(b)||^2)`` with
-``Gamma = diag(b) K diag(b) / (4 eta)``.  Status policy: as :func:`dank_ref.solve_svm`.
+``Gamma = diag(b) K diag(b) / (4 eta)``.
+
+Rescaling: as :func:`dank_ref.solve_svm` (module :mod:`dank_ref.svm`), with ``y`` and ``eps``
+unchanged, ``v*(K, C, eta, tau, eps, y) = c v*(cK, C/c, eta/c, tau, eps, y)``, ``b = c b'``.  The
+conic program also sees ``y - m 1`` with ``m`` the mid-range of ``y`` (exact: ``1'b = 0`` makes
+``b'y`` shift-invariant; only the bias changes, and the certificate recomputes it on the original
+``y``).
+
+Every target in the tube: if ``max y - min y <= 2 eps`` then ``ah = ac = 0`` is optimal with a
+certified gap of exactly 0 (``b = 0`` gives ``lin = 0`` and zero loss at the mid-range bias).  This
+is *detected by the certificate*: ``b = 0`` is certified first and returned at once when its gap is
+0, so huge ``epsilon`` never reaches the conic solver.  ``K = 0``: the problem is the linear
+program ``max b'y - eps 1'(ah + ac)``, solved exactly by HiGHS (``scipy.optimize.linprog``).
+
+Status policy: as :func:`dank_ref.solve_svm`.
 """
 
 from __future__ import annotations
@@ -39,23 +53,40 @@ import cvxpy as cp
 import numpy as np
 
 from . import certificate as cert
-from ._validation import check_kernel, check_nonnegative, check_positive, check_targets
+from ._result import RefResult, SolverError
+from ._validation import (
+    check_kernel,
+    check_nonnegative,
+    check_positive,
+    check_range,
+    check_targets,
+    kernel_scale,
+)
 from .polish import polish_svr
 from .svm import (
     CERTIFY_TOL,
     DEFAULT_SOLVER,
+    DEFAULT_TAU,
+    SDP_BOX_CAP,
+    TIME_LIMIT,
+    F0_factor,
+    F_scale,
+    check_options,
     check_size,
-    dual_vector,
     finish,
+    limit_qp,
     lmi,
-    run_conic,
+    order_candidates,
+    sdp_producer,
 )
 
 __all__ = ["solve_svr", "build_svr_problem"]
 
 
-def build_svr_problem(K, y, *, C, epsilon, eta, tau):
+def build_svr_problem(K, y, *, C, epsilon, eta, tau, F_scale: float = 1.0):
+    """CVXPY program of the module docstring; the PSD variable is ``F / F_scale``."""
     n = K.shape[0]
+    w = float(F_scale)
     F = cp.Variable((n, n), PSD=True, name="F")
     t = cp.Variable(name="t")
     lam = cp.Variable(name="lam")
@@ -63,23 +94,60 @@ def build_svr_problem(K, y, *, C, epsilon, eta, tau):
     d_h = cp.Variable(n, nonneg=True, name="d_h")
     d_c = cp.Variable(n, nonneg=True, name="d_c")
     p = y - epsilon + nu_h - d_h + lam
-    con = lmi(cp.multiply(F, K), p, 2.0 * (t - C * cp.sum(d_h + d_c)), n) >> 0
-    obj = t + eta * cp.sum_squares(F - 1.0)
+    con = lmi(cp.multiply(F, w * K), p, 2.0 * (t - C * cp.sum(d_h + d_c)), n) >> 0
+    obj = t + eta * cp.sum_squares(w * F - 1.0)
     if tau > 0.0:
-        obj = obj + tau * eta * cp.trace(F)
+        obj = obj + (tau * eta * w) * cp.trace(F)
     prob = cp.Problem(cp.Minimize(obj), [con, nu_h <= 2.0 * epsilon + d_h + d_c])
-    return prob, con, {"F": F, "lam": lam}
+    return prob, con, {"F": F, "lam": lam, "F_scale": w}
 
 
-def solve_svr(K, y, *, C, epsilon, eta, tau=0.0, solver: str = DEFAULT_SOLVER,
+def lp_solution_svr(y: np.ndarray, C: float, epsilon: float,
+                    time_limit: float = TIME_LIMIT) -> np.ndarray:
+    """``b`` maximising ``b'y - eps 1'|b|`` s.t. ``1'b = 0``, ``|b| <= C`` (P2 with ``K = 0``).
+
+    Solved as the LP in ``(ah, ac) / C in [0, 1]^2n`` by HiGHS; a vertex, so exact up to the
+    LP's rounding.
+    """
+    from scipy.optimize import linprog
+
+    n = y.size
+    cost = -np.concatenate([y - epsilon, -y - epsilon])
+    A_eq = np.concatenate([np.ones(n), -np.ones(n)])[None, :]
+    res = linprog(cost, A_eq=A_eq, b_eq=[0.0], bounds=[(0.0, 1.0)] * (2 * n), method="highs",
+                  options={"time_limit": float(time_limit)})
+    if res.status != 0 or res.x is None:
+        raise SolverError(f"linear program for K = 0 failed: {res.message}")
+    x = np.clip(res.x, 0.0, 1.0)
+    return C * (x[:n] - x[n:])
+
+
+def solve_svr(K, y, *, C, epsilon, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_SOLVER,
               eps: float = 1e-8, polish: bool = True, verbose: bool = False,
               certify_tol: float = CERTIFY_TOL, memory_limit: float | None = None,
-              max_iters: int | None = None):
+              max_iters: int | None = None, time_limit: float = TIME_LIMIT) -> RefResult:
     """Solve P2 (eq. mainsvr with ``1'(ah - ac) = 0``) as one SDP; certify independently.
 
-    Returns a :class:`dank_ref.RefResult` with ``alpha = b = ah - ac``, ``alpha_hat``,
-    ``alpha_check``, ``bias`` (``f = (F o K) b + bias``).  Parameters, errors and warnings as in
-    :func:`dank_ref.solve_svm`; ``epsilon >= 0`` is the insensitivity width.
+    Parameters
+    ----------
+    K, C, eta, tau, solver, eps, polish, verbose, certify_tol, memory_limit, max_iters, time_limit
+        As in :func:`dank_ref.solve_svm` (default ``tau = 0.01``, solver SCS, 300 s).
+    y : array_like, shape (n,)
+        Finite real targets.
+    epsilon : float
+        Insensitivity width ``>= 0``.
+
+    Returns
+    -------
+    RefResult
+        ``alpha = b = ah - ac``, ``alpha_hat``, ``alpha_check`` (``min(ah_i, ac_i) = 0``: the
+        polished/recovered split), ``bias`` (``f = (F o K) b + bias``) and the certificate of
+        exactly that ``(alpha_hat, alpha_check)``.  ``status="optimal"`` iff it is feasible and
+        ``rel_gap = gap / max(|b'y|, 1'(ah + ac), C) <= certify_tol``.
+
+    Raises / Warns
+    --------------
+    As :func:`dank_ref.solve_svm`.
     """
     t0 = time.perf_counter()
     K = check_kernel(K)
@@ -89,21 +157,66 @@ def solve_svr(K, y, *, C, epsilon, eta, tau=0.0, solver: str = DEFAULT_SOLVER,
     epsilon = check_nonnegative("epsilon", epsilon)
     eta = check_positive("eta", eta)
     tau = check_nonnegative("tau", tau)
-    eps = check_positive("eps", eps)
-    check_size(n, solver, memory_limit)
+    opt = check_options(solver=solver, eps=eps, polish=polish, verbose=verbose,
+                        certify_tol=certify_tol, memory_limit=memory_limit, max_iters=max_iters,
+                        time_limit=time_limit)
+    s = kernel_scale(K)
+    check_range(C, eta, s, n)
+    check_size(n, opt["solver"], opt["memory_limit"])
 
-    prob, con, var = build_svr_problem(K, y, C=C, epsilon=epsilon, eta=eta, tau=tau)
-    stats = run_conic(prob, solver, eps, verbose, max_iters)
-    b_raw, zeta = dual_vector(con, n)
-    stats["zeta"] = zeta
-    stats["bias_dual"] = -float(var["lam"].value) if var["lam"].value is not None else None
-
-    def certify(b):
+    def final_of_b(b):
         return cert.svr_certificate(K, y, np.maximum(b, 0.0), np.maximum(-b, 0.0), C=C,
                                     epsilon=epsilon, eta=eta, tau=tau, validate=False)
 
-    def polisher(b, score):
-        return polish_svr(K, y, b, C=C, epsilon=epsilon, eta=eta, tau=tau, score=score)
+    c = cert.frame_scale(C, eta, s)
+    Kf, Cf, etaf = K * c, C / c, eta / c
+    extra = {"frame_scale": c, "time_limit": opt["time_limit"]}
 
-    return finish(kind="P2 (SVR)", a_raw=b_raw, certify=certify, polisher=polisher,
-                  polish=polish, certify_tol=certify_tol, stats=stats, solver=solver, t0=t0)
+    stats: dict = {"time_limit": opt["time_limit"], "time_limit_hit": False}
+    zero = final_of_b(np.zeros(n))
+    if zero.gap == 0.0:  # every target fits the tube: a* = 0, certified exactly
+        stats["cvxpy_status"] = ("not run (b = 0 certified with gap 0: every target fits the "
+                                 "epsilon-tube)")
+        return finish(kind="P2 (SVR)", candidates=[("zero", lambda: np.zeros(n))],
+                      certify=lambda b: zero, polisher=None, polish=False,
+                      certify_tol=opt["certify_tol"], stats=stats, solver=opt["solver"],
+                      t0=t0, final=lambda cf: zero, extra=extra)
+
+    t_start = time.perf_counter()
+    if s == 0.0:
+        stats["cvxpy_status"] = "not run (K = 0: linear program solved by HiGHS)"
+        candidates = [("lp", lambda: lp_solution_svr(y, Cf, epsilon, opt["time_limit"]))]
+    else:
+        w = F_scale(Cf, etaf, s * c)
+        extra["F_scale"] = w
+        yc = y - (0.5 * float(np.max(y)) + 0.5 * float(np.min(y)))
+
+        def limit():
+            G = F0_factor(n, tau) * Kf
+            left = opt["time_limit"] - (time.perf_counter() - t_start)
+            lin = np.concatenate([yc - epsilon, -yc - epsilon])
+            return limit_qp(G, lin, None, min(Cf, SDP_BOX_CAP), time_limit=left, pair=True)
+
+        sdp = sdp_producer(
+            lambda: build_svr_problem(Kf, yc, C=min(Cf, SDP_BOX_CAP), epsilon=epsilon, eta=etaf,
+                                      tau=tau, F_scale=w), opt, n, stats, {}, c)
+        candidates = order_candidates([("sdp", sdp), ("limit_qp", limit)], Cf, etaf, s * c)
+
+    def certify(b):
+        # the solver returns feasible points with min(ah_i, ac_i) = 0: project b (a no-op if
+        # already feasible), then split
+        b = cert._project_sum_zero(np.asarray(b, float), Cf)
+        return cert.svr_certificate(Kf, y, np.maximum(b, 0.0), np.maximum(-b, 0.0), C=Cf,
+                                    epsilon=epsilon, eta=etaf, tau=tau, validate=False)
+
+    def polisher(b, score):
+        return polish_svr(Kf, y, b, C=Cf, epsilon=epsilon, eta=etaf, tau=tau, score=score,
+                          validate=False)
+
+    def final(cf):
+        return cert.svr_certificate(K, y, c * cf.alpha_hat, c * cf.alpha_check, C=C,
+                                    epsilon=epsilon, eta=eta, tau=tau, validate=False)
+
+    return finish(kind="P2 (SVR)", candidates=candidates, certify=certify, polisher=polisher,
+                  polish=opt["polish"], certify_tol=opt["certify_tol"], stats=stats,
+                  solver=opt["solver"], t0=t0, final=final, extra=extra)

@@ -1,4 +1,4 @@
-"""Certified brackets lower <= v* <= upper (SPEC, "Certificates") and the exact best bias."""
+"""Certified brackets lower <= v* <= upper (docs/MATH.md §5) and the exact best bias."""
 
 from __future__ import annotations
 

@@ -382,3 +382,25 @@ def test_polynomial_kernel_that_is_not_psd_is_refused():
     X, y = _moons(30, 0.2)
     with pytest.raises(ValueError, match="PSD"):
         DANKClassifier(kernel="poly", coef0=-5.0).fit(X, y)
+
+
+def test_prediction_in_bounded_batches(monkeypatch):
+    """Memory limits cut the test set into batches: 'nearest' is unchanged; 'paper' ranks
+    within each batch exactly as a separate call on that batch would."""
+    import dank_fast.estimators as est
+
+    X, y = _moons(150, 0.25)
+    Xtr, ytr, Xte = X[:100], y[:100], X[100:]
+    for ext in ("nearest", "paper"):
+        clf = DANKClassifier(sigma=0.3, extension=ext).fit(Xtr, ytr)
+        whole = clf.decision_function(Xte)
+        monkeypatch.setattr(est, "PREDICT_MATCH_BYTES", 8 * 100 * 20)  # 20 test points
+        monkeypatch.setattr(est, "PREDICT_BLOCK_BYTES", 16 * 7)  # tiny decision chunks
+        cut = clf.decision_function(Xte)
+        monkeypatch.undo()
+        if ext == "nearest":
+            np.testing.assert_allclose(cut, whole, rtol=0, atol=1e-12)
+        else:
+            parts = np.concatenate([clf.decision_function(Xte[i:i + 20])
+                                    for i in range(0, 50, 20)])
+            np.testing.assert_allclose(cut, parts, rtol=0, atol=1e-12)

@@ -25,12 +25,9 @@ from verification.oracle import certify
 
 MAN = load_manifest()
 NAMES = sorted(MAN["vectors"])
-# dank_ref (main, before the ref-hardening branch) re-projects the point it is handed with an
-# absolute bisection resolution (~1e-15): harmless at C = 1, but at C = 1e-8 (all points at a
-# bound) that moves alpha by 1e-7 C, and at a* = 0 with epsilon = 1e3 it adds eps * 1e-15 to
-# the gap.  dank_fast and the oracle (which calls dank_ref on the rescaled C = 1 instance)
-# certify these vectors to 1e-12.
-REF_SHORTFALL = {"p1_C_tiny", "p2_C_tiny", "p2_eps_huge"}
+# vectors a package may fail to certify to 1e-12 (none: dank_ref used to re-project the point
+# with an absolute resolution, which failed p1_C_tiny, p2_C_tiny and p2_eps_huge; fixed)
+REF_SHORTFALL: set[str] = set()
 
 
 def _load(name):

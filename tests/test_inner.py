@@ -239,7 +239,9 @@ def test_ritz_bound_is_rigorous_for_any_subspace(k, subspace):
         W = V[:, :k] + 1e-3 * rng.normal(size=(red.N, k))
     else:
         W = V[:, :k]
-    rz = _certify_ritz(red, W, t, g_frob2, g_trace)
+    from dank_fast.inner import _gamma_max_bound
+
+    rz = _certify_ritz(red, W, t, g_frob2, g_trace, _gamma_max_bound(red))
     base = -(2 * quad / (4 * eta) + g_frob2)
     exact = _exact_phi_star(K, d, eta, tau)
     lb = base + rz.deficit_part
@@ -391,3 +393,96 @@ def test_grad_property(n, tau, log_eta, log_sigma, seed):
     g = prob.evaluate(a).grad
     err = np.linalg.norm(fd_grad(prob, a, 1e-4) - g) / np.linalg.norm(g)
     assert err < 1e-5, err
+
+
+@pytest.mark.parametrize("kernel", ["narrow", "wide", "linear"])
+def test_gamma_max_bound_is_an_upper_bound(kernel):
+    """Collatz-Wielandt on |Gamma|: >= lambda_max(Gamma_SS), also for kernels with negative
+    entries (linear), and nearly tight for a nearly diagonal (narrow Gaussian) kernel."""
+    from dank_fast.inner import _gamma_max_bound, _Reduced
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(80, 3))
+    K = {"narrow": gaussian_kernel(X, 0.05), "wide": gaussian_kernel(X, 3.0),
+         "linear": X @ X.T}[kernel]
+    d = rng.uniform(-2, 2, size=80)
+    d[rng.random(80) < 0.2] = 0.0
+    eta = 0.7
+    kd = KernelData(K)
+    S = np.flatnonzero(d)
+    red = _Reduced(kd, d, S, eta)
+    Gam = np.outer(d[S], d[S]) * K[np.ix_(S, S)] / (4 * eta)
+    lmax = np.linalg.eigvalsh(Gam)[-1]
+    bound = _gamma_max_bound(red)
+    assert bound >= lmax * (1 - 1e-12)
+    if kernel == "narrow":
+        assert bound <= 1.5 * lmax
+
+
+def test_flat_tail_needs_no_dense_fallback(monkeypatch):
+    """A narrow kernel: thousands of tiny eigenvalues whose Frobenius norm exceeds tau/2 while
+    each is far below it. The Collatz-Wielandt bound certifies the tail, so the iterative route
+    certifies with a tiny excess instead of falling back to a dense decomposition."""
+    import dank_fast.inner as inner
+
+    rng = np.random.default_rng(4)
+    n = 900
+    X = rng.uniform(size=(n, 10))
+    K = gaussian_kernel(X, 0.05)
+    a = rng.uniform(0.5, 1.0, size=n)
+    eta = float(a @ a)
+    calls = []
+    real = inner._eig_dense
+    monkeypatch.setattr(inner, "_eig_dense", lambda *args: calls.append(1) or real(*args))
+    sol = inner_minimiser(KernelData(K), a, eta, 0.01, route="auto")
+    assert sol.route == "lanczos" and not calls
+    assert sol.excess <= 1e-12 * n
+
+
+def test_arpack_failure_falls_back_to_the_block_method(monkeypatch):
+    """An ArpackError (seen in long experiment runs) must not surface: the block method takes
+    over from the same start and the bracket is still certified."""
+    from scipy.sparse.linalg import ArpackError
+
+    import dank_fast.inner as inner
+
+    K, y, a = instance(300, seed=31, C=1.0, sigma=0.7)
+    kd = KernelData(K)
+
+    def boom(*args, **kwargs):
+        raise ArpackError(-9999)
+
+    monkeypatch.setattr(inner, "eigsh", boom)
+    monkeypatch.setattr(inner, "DENSE_LIMIT", 10)
+    monkeypatch.setattr(inner, "DENSE_FALLBACK", 10)
+    sl = inner.inner_minimiser(kd, a * y, 2.0, 0.01, route="auto")
+    sd = inner.inner_minimiser(kd, a * y, 2.0, 0.01, route="dense")
+    assert sl.route == "lanczos"
+    assert sl.deficit <= sd.deficit + 1e-9 * abs(sd.deficit)
+    assert sd.deficit <= sl.deficit + sl.excess + 1e-9 * abs(sd.deficit)
+
+
+def test_blas_thread_policy(monkeypatch):
+    """One BLAS thread for small work and on a busy machine, all cores otherwise, and the
+    DANK_BLAS_THREADS override."""
+    from threadpoolctl import threadpool_info
+
+    import dank_fast.inner as inner
+
+    def blas_threads_now():
+        return max(d["num_threads"] for d in threadpool_info() if d["user_api"] == "blas")
+
+    default = blas_threads_now()
+    with inner.blas_threads(10):
+        assert blas_threads_now() == 1
+    cpus = 2
+    monkeypatch.setattr(inner.os, "cpu_count", lambda: cpus)
+    monkeypatch.setattr(inner.os, "getloadavg", lambda: (5.0, 5.0, 5.0))
+    with inner.blas_threads(10_000):
+        assert blas_threads_now() == 1
+    monkeypatch.setattr(inner.os, "getloadavg", lambda: (0.1, 0.1, 0.1))
+    with inner.blas_threads(10_000):
+        assert blas_threads_now() == default
+    monkeypatch.setenv("DANK_BLAS_THREADS", "1")
+    with inner.blas_threads(10_000):
+        assert blas_threads_now() == 1

@@ -112,3 +112,51 @@ def test_certificate_needs_no_dense_decomposition(monkeypatch):
     assert res.lower <= dense.lower + 1e-12 * abs(dense.lower)
     assert dense.lower <= res.lower + res.certificate.inner_excess + 1e-12 * abs(dense.lower)
     assert res.rel_gap <= 1e-8 and dense.rel_gap <= 1e-8
+
+
+@pytest.mark.parametrize("tau", [0.0, 0.01])
+def test_single_precision_newton_system_with_refinement(monkeypatch, tau):
+    """Large Newton systems are factorised in float32 (half the memory) and each solve refined
+    in float64: the same certified solution, and each direction solves the float64 KKT system
+    to high accuracy."""
+    import dank_fast._newton as nw
+
+    rng = np.random.default_rng(11)
+    X = rng.uniform(size=(160, 6))
+    K = compute_kernel(X, sigma=0.25)  # a well-conditioned kernel: float32 suffices
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=160) > 0.5, 1.0, -1.0)
+    ref = solve_svm(K, y, C=2.0, eta=3.0, tau=tau, method="newton", tol=1e-9)
+    calls = []
+    real = nw._curvature
+
+    def spy(problem, ev, free, dtype=np.float64):
+        calls.append(np.dtype(dtype))
+        return real(problem, ev, free, dtype)
+
+    monkeypatch.setattr(nw, "SINGLE_BYTES", 0)
+    monkeypatch.setattr(nw, "_curvature", spy)
+    res = solve_svm(K, y, C=2.0, eta=3.0, tau=tau, method="newton", tol=1e-9)
+    assert calls and all(dt == np.float32 for dt in calls)
+    assert res.success and not res.extra["fallback"]
+    assert res.lower <= ref.upper + 1e-12 * abs(ref.upper)
+    assert ref.lower <= res.upper + 1e-12 * abs(res.upper)
+
+
+def test_single_precision_falls_back_to_double_when_too_coarse(monkeypatch):
+    """An ill-conditioned kernel (wide Gaussian in 2-D): float32 cannot refine the Newton
+    system, so the step is redone in float64 and Newton converges as usual."""
+    import dank_fast._newton as nw
+
+    K, y, _ = _data(160, seed=11)
+    dtypes = []
+    real = nw._curvature
+
+    def spy(problem, ev, free, dtype=np.float64):
+        dtypes.append(np.dtype(dtype))
+        return real(problem, ev, free, dtype)
+
+    monkeypatch.setattr(nw, "SINGLE_BYTES", 0)
+    monkeypatch.setattr(nw, "_curvature", spy)
+    res = solve_svm(K, y, C=2.0, eta=3.0, tau=0.0, method="newton", tol=1e-9)
+    assert res.success and not res.extra["fallback"]
+    assert np.dtype(np.float64) in dtypes

@@ -474,7 +474,7 @@ def test_tol_decides_the_gap_check(cases):
 
 @pytest.mark.parametrize("task", ["svm", "svr"])
 def test_bias_check_is_the_gap_at_the_submitted_bias(cases, task):
-    """Its value is (q + C loss(bias) - lin) / scale (SPEC, Certificates), recomputed here from
+    """Its value is (q + C loss(bias) - lin) / scale (docs/MATH.md §5), recomputed here from
     the submitted F; biases whose gap is 0.5 tol pass and 2 tol fail."""
     inst, sol = cases[task]
     y, C, K = inst["y"], inst["C"], inst["K"]

@@ -1,4 +1,4 @@
-"""Projections onto the dual feasible sets (SPEC, "Projection onto A").
+"""Projections onto the dual feasible sets (docs/MATH.md §6).
 
 ``project_A`` is checked three independent ways: feasibility, the KKT
 characterisation ``p = clip(z - lam y, 0, C)`` for some scalar ``lam``, and the

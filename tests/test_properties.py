@@ -1,6 +1,6 @@
 """Property tests of the accelerated solver over random DANK-SVM instances.
 
-Monotonicity directions, derived from the definitions (SPEC, P1):
+Monotonicity directions, derived from the definitions (docs/MATH.md §2):
 
 * ``H(a, F) = 1'a - 1/2 a'Y(F o K)Ya + eta ||F - 11'||_F^2 + tau eta tr F`` and, for PSD F,
   both regulariser terms are >= 0. So for every fixed ``(a, F)``, ``H`` is non-decreasing in

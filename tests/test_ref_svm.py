@@ -137,7 +137,7 @@ def test_certificate_brackets_solution_and_perturbations_worse():
     j = int(np.argmax(r.alpha))
     y2[j] = -y2[j]
     r2 = dank_ref.solve_svm(K, y2, C=C, eta=eta, tau=tau, solver="SCS")
-    c2 = cert.svm_certificate(K, y, r2.alpha, C=C, eta=eta, tau=tau)
+    c2 = cert.svm_certificate(K, y, r2.alpha, C=C, eta=eta, tau=tau, project=True)
     assert c2.gap > 1e3 * max(r.gap, 1e-14)
     # shifted bias: the primal hinge sum is larger away from the exact best bias
     d = r.alpha * y
@@ -153,8 +153,9 @@ def test_certificate_brackets_solution_and_perturbations_worse():
     bad[0] += 0.3
     with pytest.raises(ValueError, match="infeasible"):
         cert.svm_certificate(K, y, bad, C=C, eta=eta, tau=tau, project=False)
-    cb = cert.svm_certificate(K, y, bad, C=C, eta=eta, tau=tau)
-    assert cb.projection_distance > 0.05 and cb.gap > r.gap
+    cb = cert.svm_certificate(K, y, bad, C=C, eta=eta, tau=tau, project=True)
+    assert cb.projected and cb.projection_distance > 0.05 and cb.gap > r.gap
+    assert cb.infeasibility <= 1e-9 * C * np.sqrt(16)
 
 
 def test_projection_exact():

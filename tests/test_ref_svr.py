@@ -83,7 +83,8 @@ def test_certificate_lower_le_upper(data, tau, eta, C, eps):
     n = 9
     K, y = make_svr(n, seed=4)
     z = np.array(data.draw(st.lists(st.floats(-0.5, 1.5), min_size=2 * n, max_size=2 * n))) * C
-    c = cert.svr_certificate(K, y, z[:n], z[n:], C=C, epsilon=eps, eta=eta, tau=tau)
+    c = cert.svr_certificate(K, y, z[:n], z[n:], C=C, epsilon=eps, eta=eta, tau=tau,
+                             project=True)
     scale = max(1.0, abs(c.lower), c.scale)
     assert c.gap >= -1e-12 * scale
     assert abs(np.sum(c.alpha_hat - c.alpha_check)) < 1e-12
@@ -108,16 +109,19 @@ def test_perturbations_have_larger_gap():
     b -= b.mean()
     c = cert.svr_certificate(K, y, np.maximum(b, 0), np.maximum(-b, 0), **kw)
     assert c.gap > 1e3 * max(r.gap, 1e-14)
-    # both ah_i and ac_i positive at one index: the certificate removes the common part
-    # (b unchanged, never worse for eps >= 0) and reports the projection distance
+    # both ah_i and ac_i positive at one index: the certificate evaluates exactly that pair
+    # (h depends on ah + ac through -eps 1'(ah + ac)); it does not normalise it away
     ah, ac = r.alpha_hat.copy(), r.alpha_check.copy()
     k = int(np.argmin(np.abs(r.alpha)))
     ah[k] += 0.01
     ac[k] += 0.01
     c2 = cert.svr_certificate(K, y, ah, ac, **kw)
-    assert np.all(c2.alpha_hat * c2.alpha_check == 0)
-    assert c2.projection_distance == pytest.approx(0.01 * np.sqrt(2), rel=1e-9)
-    assert abs(c2.gap - r.gap) <= 1e-12
+    np.testing.assert_array_equal(c2.alpha_hat, ah)
+    np.testing.assert_array_equal(c2.alpha_check, ac)
+    assert not c2.projected and c2.projection_distance == 0.0
+    shift = kw["epsilon"] * 0.02  # lin = b'y - eps 1'(ah + ac) drops by eps * 0.02
+    assert c2.lower == pytest.approx(r.lower - shift, rel=0, abs=1e-12)
+    assert c2.gap == pytest.approx(r.gap + shift, rel=0, abs=1e-12)
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])

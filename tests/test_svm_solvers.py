@@ -374,3 +374,18 @@ def test_auto_is_the_default_and_starts_from_the_svc_solution(C, tau):
     assert ref.lower <= res.upper + 1e-12 * abs(res.upper)
     again = solve_svm(K, y, C=C, eta=eta, tau=tau, tol=1e-9, alpha0=res.alpha)
     assert again.extra["warm_start"] == "given" and again.success and again.n_iter <= 1
+
+
+@pytest.mark.parametrize("method", ["auto", "accelerated", "newton"])
+@pytest.mark.parametrize("C", [1e-20, 1e20])
+def test_tiny_and_huge_C_give_feasible_certified_points(method, C):
+    """Issue: C = 1e-20 gave 'converged' with y'a = -6C, a negative gap and rel_gap -0.3:
+    tolerances were absolute. Now: the exact rescaling (cK, C/c, eta/c) and tolerances relative
+    to C give a feasible point, gap >= 0 and lower <= upper."""
+    K, y = blobs(40, 3)
+    r = solve_svm(K, y, C=C, eta=5.0, method=method)
+    n = y.size
+    assert r.status == "converged" and r.gap >= 0 and r.lower <= r.upper
+    assert abs(float(y @ r.alpha)) <= 1e-9 * C * np.sqrt(n)
+    assert r.alpha.min() >= 0 and r.alpha.max() <= C
+    assert 0 <= r.rel_gap <= 1e-6

@@ -259,12 +259,9 @@ def test_in_range_extremes_are_solved_and_certified(C, s, eta, method, tol):
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
-@pytest.mark.xfail(
-    strict=True, raises=ZeroDivisionError,
-    reason="dank_fast.inner._gamma_sums divides by 16 * eta**2, which underflows to 0 for "
-    "eta < 1e-154 although the instance is in the representable range (lead's file)",
-)
 def test_certificate_from_scratch_at_tiny_eta_in_range():
+    """svr_certificate on an in-range instance with eta = 1e-300 (eta**2 underflows): it
+    certifies on the exactly rescaled canonical instance (this used to raise ZeroDivisionError)."""
     K, y = _data(n=20, seed=5)
     C, s, eta = 1e-300, 1e290, 1e-300  # C max|K| n = 2e-9, eta / (C^2 max|K|) = 1e-10
     res = solve_svr(s * K, y, C=C, epsilon=0.1, eta=eta, method="newton", tol=1e-7)

@@ -233,8 +233,6 @@ def test_dank_ref_refusal_is_exit_2(capsys, monkeypatch):
            "cannot certify this instance: K is not positive semidefinite")
 
 
-@pytest.mark.xfail(strict=False, reason="dank_ref rejects K = 0, valid by docs/validity.md "
-                   "(fixed on the ref-hardening branch)")
 def test_zero_kernel_is_certified(capsys, tmp_path):
     """K = 0: F o K = 0, so a = C on both classes (balanced) is optimal with gap exactly 0."""
     inst, sol = tmp_path / "i.npz", tmp_path / "s.npz"
@@ -246,9 +244,6 @@ def test_zero_kernel_is_certified(capsys, tmp_path):
     assert main(["certify", str(inst), str(sol), "--no-reference"]) == 1
 
 
-@pytest.mark.xfail(strict=False, reason="dank_ref rejects a float32 Gaussian kernel whose cast "
-                   "has lambda_min = -1.6e-7, valid by docs/validity.md (eps_psd = u of float32) "
-                   "(fixed on the ref-hardening branch)")
 def test_float32_kernel_is_certified(capsys, tmp_path):
     import dank_fast
 

@@ -947,30 +947,21 @@ def ref_bracket(task: str, K, y, point, *, C: float, eta: float, tau: float = 0.
         Kc = Kc * (labels[:, None] == labels[None, :])
     with np.errstate(all="ignore"):
         if task == "svm":
-            cert = rc.svm_certificate(Kc, y, p, C=1.0, eta=etac, tau=tau, validate=False)
+            cert = rc.svm_certificate(Kc, y, p, C=1.0, eta=etac, tau=tau, validate=False,
+                                      project=True)
             d = cert.alpha * y
             lin = float(np.abs(cert.alpha).sum())
         elif task == "svr":
             cert = rc.svr_certificate(Kc, y, p[:n], p[n:], C=1.0, epsilon=epsilon, eta=etac,
-                                      tau=tau, validate=False)
+                                      tau=tau, validate=False, project=True)
             d = cert.alpha
             lin = abs(float(d @ y)) + epsilon * float(np.abs(p).sum()) + float(np.abs(y).sum())
         else:
-            cert = rc.decomposed_certificate(Kc, y, p, C=1.0, eta=etac, validate=False)
+            cert = rc.decomposed_certificate(Kc, y, p, C=1.0, eta=etac, validate=False,
+                                             project=True)
             d = cert.alpha * y
             lin = float(np.abs(cert.alpha).sum())
         gam = float(np.abs(np.outer(d, d) * Kc).sum()) / (4 * etac)
         scale = (abs(cert.lower) + abs(cert.upper) + lin + abs(float(d @ Kc @ d))
                  + etac * gam * gam + etac * tau * n * (n + gam))
     return (cert.lower * C, cert.upper * C), scale * C
-
-
-def extreme_scales(C, eta, K) -> bool:
-    """Some of ``C``, ``eta``, ``max|K|`` (when not 0) outside ``[1e-150, 1e150]``: the
-    unscaled certificate functions overflow there (known bugs), the solvers rescale."""
-    vals = [float(C), float(eta)]
-    if K is not None and np.size(K):
-        s = float(np.max(np.abs(np.asarray(K, dtype=np.float64))))
-        if s > 0:
-            vals.append(s)
-    return any(not 1e-150 <= v <= 1e150 for v in vals)

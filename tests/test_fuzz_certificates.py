@@ -25,7 +25,6 @@ from _fuzz_strategies import (
     assert_overlap,
     bad_params,
     call,
-    extreme_scales,
     features,
     features_rule,
     fuzz,
@@ -137,28 +136,11 @@ def _ok_scalars(C, eta):
     return scalar_rule(C, "C", "pos").valid and scalar_rule(eta, "eta", "pos").valid
 
 
-def _out_of_range(Ks, C, eta, n) -> bool:
-    return Ks is not None and _ok_scalars(C, eta) and not range_rule(
-        float(C), float(eta), float(np.max(np.abs(Ks))), n).valid
-
-
-def _odd_dtype(x) -> bool:
-    """None, or an array of booleans, complex numbers, strings or objects (not real)."""
-    if isinstance(x, list):
-        return False
-    return np.asarray(x).dtype.kind in "bcUSO"
-
-
-def _extreme(key: str, Ks, C, eta, n) -> bool:
-    """Valid-kind input at scales the unscaled certificates overflow at (known bug ``key``)."""
+def _range_verdict(Ks, C, eta, n) -> Verdict:
+    """The representable range, when ``K``, ``C`` and ``eta`` are each valid."""
     if Ks is None or not _ok_scalars(C, eta):
-        return False
-    return (extreme_scales(C, eta, Ks) or _out_of_range(Ks, C, eta, n)) and present(key)
-
-
-def _known_alpha_dtype(alpha) -> bool:
-    """The known bug 'certificate-alpha-dtype' covers this candidate (while present)."""
-    return _odd_dtype(alpha) and present("certificate-alpha-dtype")
+        return Verdict()
+    return range_rule(float(C), float(eta), float(np.max(np.abs(Ks))), n)
 
 
 # --------------------------------------------------------------------------- P1
@@ -189,18 +171,8 @@ def test_fuzz_svm_certificate(data):
         v.add("route", EITHER)
     if v.valid:
         v.merge(alpha_rule(alpha, "alpha", n, Cf, yv))
-    if _out_of_range(Ks, C, eta, n):
-        v.unsure("C")  # the certificate need not refuse the range, but must stay correct
-    others = [nm for nm, _ in v.violations if nm != "alpha"]
-    if not others and (_known_alpha_dtype(alpha) or (
-            route not in ("auto", "dense", "lanczos") and present("certificate-route"))):
-        record("svm_certificate", "known-bug")
-        return
-    if not v.valid and all(nm == "route" for nm, _ in v.violations) and present(
-            "certificate-route"):
-        record("svm_certificate", "known-bug")
-        return
-    if v.valid and _extreme("certificate-extreme-scales", Ks, C, eta, n):
+    v.merge(_range_verdict(Ks, C, eta, n))
+    if [nm for nm, _ in v.violations] == ["route"] and present("certificate-route"):
         record("svm_certificate", "known-bug")
         return
     cert, _ = call("svm_certificate", v, lambda: svm_certificate(
@@ -256,11 +228,7 @@ def test_fuzz_svr_certificate(data):
                 elif viol > 0.5 * tol:
                     vz.unsure("alpha_hat")
         v.merge(vz)
-    if _out_of_range(Ks, C, eta, n):
-        v.unsure("C")
-    if v.valid and _extreme("certificate-extreme-scales", Ks, C, eta, n):
-        record("svr_certificate", "known-bug")
-        return
+    v.merge(_range_verdict(Ks, C, eta, n))
     cert, _ = call("svr_certificate", v, lambda: svr_certificate(
         K, y, ah, ac, C=C, epsilon=eps, eta=eta, tau=tau))
     if cert is None:
@@ -275,22 +243,6 @@ def test_fuzz_svr_certificate(data):
 
 
 # --------------------------------------------------------------------------- dank_ref
-def _ref_kernel_known(K, vK, Ks, min_n: int) -> bool:
-    """Inputs covered by the known dank_ref validation bugs (while present)."""
-    arr = np.asarray(K) if not isinstance(K, list) else None
-    if vK.valid and Ks is not None:
-        if not np.any(Ks) and present("ref-zero-kernel"):
-            return True
-        if Ks.shape[0] < 2 and present("ref-one-point"):
-            return True
-        if arr is not None and arr.dtype in (np.float16, np.float32) and present(
-                "ref-dtype-tolerance"):
-            return True
-    if arr is not None and arr.dtype.kind in "bcUSO" and present("ref-kernel-dtype"):
-        return True
-    return False
-
-
 @fuzz(30)
 @given(data=st.data())
 def test_fuzz_ref_certificates(data):
@@ -333,21 +285,7 @@ def test_fuzz_ref_certificates(data):
                 z, "alpha", 1, Verdict()) is None or np.shape(z) != (m,)]
             va.maybe = []
         v.merge(va)
-    if _out_of_range(Ks, C, eta, n):
-        v.unsure("C")
-    min_n = 2 if task == "svm" else 1
-    bug = (_ref_kernel_known(K, vK, Ks, min_n)
-           or (any(isinstance(x, bool | str | np.bool_) for x in (C, eta, tau, eps))
-               and present("ref-scalar-types"))
-           or (_odd_dtype(y) or _odd_dtype(z)) and present("ref-kernel-dtype"))
-    if (not project and not v.valid and all(nm == "alpha" for nm, _ in v.violations)
-            and np.shape(z) == (m,) and present("ref-feasibility-absolute")):
-        bug = True  # an infeasible candidate of the right kind and shape
-    if v.valid and _extreme("ref-certificate-extreme-scales", Ks, C, eta, n):
-        bug = True
-    if bug:
-        record(f"dank_ref.{task}_certificate", "known-bug")
-        return
+    v.merge(_range_verdict(Ks, C, eta, n))
     names = {"alpha": "alpha_hat" if task == "svr" else "alpha"}
     v.violations = [(names.get(nm, nm), t) for nm, t in v.violations]
     v.maybe = [(names.get(nm, nm), t) for nm, t in v.maybe]

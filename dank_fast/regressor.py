@@ -81,6 +81,22 @@ def _plain_svr(K: np.ndarray, y: np.ndarray, C: float, epsilon: float) -> SVR:
     return svr
 
 
+def _refuse_boolean_kernel(X) -> None:
+    """A precomputed kernel of booleans is a ``TypeError`` (docs/validity.md, rule 1), checked
+    before scikit-learn's ``validate_data`` silently casts it to 0.0/1.0."""
+    dtype = getattr(X, "dtype", None)
+    if dtype is None:
+        try:
+            dtype = np.asarray(X).dtype
+        except (TypeError, ValueError):
+            return  # ragged or odd input: validate_data reports it
+    if isinstance(dtype, np.dtype) and dtype.kind == "b":
+        raise TypeError(
+            "X (the precomputed kernel) must be a real numeric array (dtype kind f, i or u), "
+            f"got booleans (dtype {dtype})"
+        )
+
+
 def _F_rows(F, S: np.ndarray, n: int) -> np.ndarray:
     """Rows ``F[S, :]`` of the learned ``F``; zeros when ``F = 0``.
 
@@ -284,6 +300,8 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
         # a precomputed kernel keeps float32/float16 here: the validity rule takes its
         # tolerances from the input dtype (check_kernel_matrix returns float64)
         dtype = (np.float64, np.float32, np.float16) if self._precomputed else np.float64
+        if self._precomputed:
+            _refuse_boolean_kernel(X)
         X, y = validate_data(self, X, y, dtype=dtype, order="C", y_numeric=True)
         y = np.asarray(y, dtype=np.float64)
         if X.shape[0] < 2:

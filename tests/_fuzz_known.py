@@ -91,6 +91,21 @@ def _ref_cluster_labels():
     return bool(merged or tuples or inf)
 
 
+def _classifier_bool_kernel():
+    from dank_fast import DANKClassifier
+
+    K = np.eye(2, dtype=bool)
+    return _accepts(lambda: DANKClassifier(kernel="precomputed").fit(K, [0, 1]))
+
+
+def _ref_huge_int():
+    from dank_ref import certificate as rc
+
+    return _raises_unnamed(lambda: rc.svm_certificate(
+        np.eye(2), np.array([1.0, -1.0]), np.array([0.5, 0.5]), C=10**400, eta=1.0, tau=0.0),
+        "C")
+
+
 def _svc_unbounded():
     """The plain SVM (libsvm) of the warm start has no iteration limit: 7 points need 6e6
     iterations at C max|K| = 4.7e7 (1 s); 300 s at C = 1e4."""
@@ -144,6 +159,18 @@ KNOWN_BUGS: dict[str, Bug] = {
         "labels ('got shape (2, 2)') and inf (docs/validity.md: any values equal to "
         "themselves; dank_fast accepts both)",
         _ref_cluster_labels,
+    ),
+    "classifier-bool-kernel": Bug(
+        "dank_fast/estimators.py: DANKClassifier.fit()",
+        "a boolean precomputed kernel is cast to 0.0/1.0 by validate_data and accepted "
+        "(docs/validity.md rule 1: TypeError; DANKRegressor now refuses it before the cast)",
+        _classifier_bool_kernel,
+    ),
+    "ref-huge-int": Bug(
+        "dank_ref/_validation.py: _real_scalar()",
+        "float(value) raises OverflowError for an int beyond the float range (C = 10**400): "
+        "should be the ValueError 'C must be a finite number > 0' (dank_fast maps it to inf)",
+        _ref_huge_int,
     ),
     "certificate-route": Bug(
         "dank_fast/certificate.py: svm_certificate()",

@@ -381,6 +381,12 @@ def cluster_labels_rule(labels, n: int) -> Verdict:
     return v
 
 
+def huge_int(*values) -> bool:
+    """Some value is a Python int beyond the float range (``float(v)`` raises)."""
+    return any(isinstance(v, int) and not isinstance(v, bool) and abs(v) > 2**1024
+               for v in values)
+
+
 # --------------------------------------------------------------------------- assertions
 def names(msg: str, name: str) -> bool:
     """``name`` occurs in ``msg`` as a word (``C`` in ``"C = 0"``, not in ``"Casting"``)."""

@@ -28,6 +28,7 @@ from _fuzz_strategies import (
     features,
     features_rule,
     fuzz,
+    huge_int,
     kernel_rule,
     kernel_spec_rule,
     kernel_specs,
@@ -286,6 +287,9 @@ def test_fuzz_ref_certificates(data):
             va.maybe = []
         v.merge(va)
     v.merge(_range_verdict(Ks, C, eta, n))
+    if huge_int(C, eta, tau, eps) and present("ref-huge-int"):
+        record(f"dank_ref.{task}_certificate", "known-bug")
+        return
     names = {"alpha": "alpha_hat" if task == "svr" else "alpha"}
     v.violations = [(names.get(nm, nm), t) for nm, t in v.violations]
     v.maybe = [(names.get(nm, nm), t) for nm, t in v.maybe]

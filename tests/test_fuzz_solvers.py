@@ -86,7 +86,8 @@ def _huge_start_for_paper(method, alpha0) -> bool:
 
 def _svc_hang(C, K, uses_svc: bool) -> bool:
     """Inputs covered by the known bug 'svc-warm-start-unbounded': libsvm's iterations grow
-    with C max|K| (1 s for 7 points at 5e7, 300 s at 5e10)."""
+    with C max|K| (1 s for 7 points at 5e7, 300 s at 5e10) and with C alone when K = 0
+    (C = 1e20 did not finish)."""
     if not uses_svc or K is None or not scalar_rule(C, "C", "pos").valid:
         return False
     big = float(C) > 1e6 or float(C) * float(np.max(np.abs(K)) if np.size(K) else 0.0) > 1e6

@@ -82,18 +82,20 @@ def _plain_svr(K: np.ndarray, y: np.ndarray, C: float, epsilon: float) -> SVR:
 
 
 def _refuse_boolean_kernel(X) -> None:
-    """A precomputed kernel of booleans is a ``TypeError`` (docs/validity.md, rule 1), checked
-    before scikit-learn's ``validate_data`` silently casts it to 0.0/1.0."""
+    """A precomputed kernel of booleans or strings is a ``TypeError`` (docs/validity.md, rule
+    1), checked before scikit-learn's ``validate_data`` silently casts it to float (True ->
+    1.0, "0.5" -> 0.5). Object arrays of numbers (e.g. from pandas) are left to it."""
     dtype = getattr(X, "dtype", None)
     if dtype is None:
         try:
             dtype = np.asarray(X).dtype
         except (TypeError, ValueError):
             return  # ragged or odd input: validate_data reports it
-    if isinstance(dtype, np.dtype) and dtype.kind == "b":
+    if isinstance(dtype, np.dtype) and dtype.kind in "bUS":
+        what = "booleans" if dtype.kind == "b" else "strings"
         raise TypeError(
             "X (the precomputed kernel) must be a real numeric array (dtype kind f, i or u), "
-            f"got booleans (dtype {dtype})"
+            f"got {what} (dtype {dtype})"
         )
 
 

@@ -91,11 +91,11 @@ def _ref_cluster_labels():
     return bool(merged or tuples or inf)
 
 
-def _classifier_bool_kernel():
+def _classifier_kernel_dtype():
     from dank_fast import DANKClassifier
 
-    K = np.eye(2, dtype=bool)
-    return _accepts(lambda: DANKClassifier(kernel="precomputed").fit(K, [0, 1]))
+    return any(_accepts(lambda K=K: DANKClassifier(kernel="precomputed").fit(K, [0, 1]))
+               for K in (np.eye(2, dtype=bool), np.eye(2).astype(str)))
 
 
 def _ref_huge_int():
@@ -160,11 +160,12 @@ KNOWN_BUGS: dict[str, Bug] = {
         "themselves; dank_fast accepts both)",
         _ref_cluster_labels,
     ),
-    "classifier-bool-kernel": Bug(
+    "classifier-kernel-dtype": Bug(
         "dank_fast/estimators.py: DANKClassifier.fit()",
-        "a boolean precomputed kernel is cast to 0.0/1.0 by validate_data and accepted "
-        "(docs/validity.md rule 1: TypeError; DANKRegressor now refuses it before the cast)",
-        _classifier_bool_kernel,
+        "a precomputed kernel of booleans or of numeric strings is cast to float by "
+        "validate_data and accepted (docs/validity.md rule 1: TypeError; DANKRegressor "
+        "refuses both before the cast: see dank_fast/regressor.py _refuse_boolean_kernel)",
+        _classifier_kernel_dtype,
     ),
     "ref-huge-int": Bug(
         "dank_ref/_validation.py: _real_scalar()",

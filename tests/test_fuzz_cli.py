@@ -135,7 +135,7 @@ def valid_pairs(draw):
     return inst, sol
 
 
-@fuzz(15)
+@fuzz(30)
 @given(pair=valid_pairs(), kind=st.sampled_from(["json", "npz"]),
        kind_sol=st.sampled_from(["json", "npz"]), reference=st.integers(0, 9))
 def test_fuzz_cli_valid_pairs(pair, kind, kind_sol, reference):
@@ -276,7 +276,7 @@ def corruptions(draw, inst, sol):
     return which, f, lambda fl: fl.__setitem__(f, np.append(np.asarray(fl[f]), 0.0))
 
 
-@fuzz(40)
+@fuzz(80)
 @given(data=st.data())
 def test_fuzz_cli_field_corruptions(data):
     """One corrupted field: exit 2, one stderr line naming the field, no traceback."""
@@ -297,6 +297,8 @@ def test_fuzz_cli_field_corruptions(data):
     assert err.endswith("\n") and err.count("\n") == 1 and "Traceback" not in err, err
     assert out == ""
     ok = names(err, field_name) or (field_name in ("K", "X") and ("'K'" in err or "'X'" in err))
+    if kind == "json" and "non-standard JSON constant" in err:
+        ok = True  # NaN/Infinity literals are refused while parsing, before any field is known
     if field_name in ("y", "labels", "alpha", "alpha_hat", "alpha_check") and "entries" in err:
         ok = True  # a size mismatch names both sides ("'alpha' has 3 entries but ... n = 4")
     assert ok, f"exit 2 without naming {field_name!r}: {err}"
@@ -304,7 +306,7 @@ def test_fuzz_cli_field_corruptions(data):
 
 
 # --------------------------------------------------------------------------- byte corruptions
-@fuzz(30)
+@fuzz(60)
 @given(data=st.data())
 def test_fuzz_cli_byte_corruptions(data):
     """Truncated, bit-flipped or padded files: exit 0/1/2; for 2 one line, no traceback."""
@@ -354,7 +356,7 @@ def _header_only(shape, version=(1, 0)) -> bytes:
     return buf.getvalue()
 
 
-@fuzz(20)
+@fuzz(40)
 @given(data=st.data())
 def test_fuzz_cli_hostile_npz(data):
     """Huge declared shapes, pickles, structured dtypes, odd members: refused before reading."""
@@ -398,7 +400,7 @@ def test_fuzz_cli_hostile_npz(data):
 
 
 # --------------------------------------------------------------------------- odd files
-@fuzz(10)
+@fuzz(20)
 @given(what=st.sampled_from(["missing", "directory", "bare-npy", "pickle", "json-array",
                              "json-dup", "json-nan", "json-deep", "bom", "latin1", "tol"]),
        pair=valid_pairs())

@@ -16,6 +16,7 @@ import numpy as np
 from _fuzz_known import present
 from _fuzz_strategies import (
     EITHER,
+    TYPE,
     VALUE,
     Verdict,
     assert_bracket,
@@ -53,9 +54,9 @@ def named(msg: str, name: str) -> bool:
     return bool(re.search(rf"(?<![A-Za-z_])({pat})(?![A-Za-z_])", msg))
 
 
-def est_call(entry, v: Verdict, fn):
+def est_call(entry, v: Verdict, fn, info=None):
     """:func:`call` with the estimators' names (``'C'`` quoted by scikit-learn, X/y synonyms)."""
-    return call(entry, v, fn, namer=named)
+    return call(entry, v, fn, namer=named, info=info)
 
 
 @st.composite
@@ -200,11 +201,26 @@ def _estimator_degree(kw) -> Verdict:
     return v
 
 
+def _either(v: Verdict) -> Verdict:
+    """scikit-learn's validate_data raises ValueError for what the rule calls a TypeError
+    (complex data, strings): either type, as long as the message names the input."""
+    v.violations = [(nm, EITHER) for nm, _ in v.violations]
+    return v
+
+
+def _dtype_kind(X) -> str:
+    try:
+        return np.asarray(X).dtype.kind
+    except (TypeError, ValueError):
+        return "?"
+
+
 def _object_ok(X, v: Verdict) -> Verdict:
-    """scikit-learn converts an object array of numbers (e.g. from pandas): for the estimators
-    an object-dtype X whose entries are numbers may be accepted or refused."""
+    """scikit-learn converts an object array of numbers (e.g. from pandas) or of numeric
+    strings: for the estimators such an X may be accepted or refused (but see
+    :func:`_strict_kernel_dtype`)."""
     arr = np.asarray(X) if X is not None and not isinstance(X, list) else None
-    if arr is not None and arr.dtype.kind == "O" and [nm for nm, _ in v.violations] == ["X"]:
+    if arr is not None and arr.dtype.kind in "OUS" and [nm for nm, _ in v.violations] == ["X"]:
         try:
             f = arr.astype(float)
         except (TypeError, ValueError):
@@ -228,6 +244,15 @@ def _precomputed_verdict(X):
     return vX, Kx
 
 
+def _strict_kernel_dtype(X, v: Verdict) -> Verdict:
+    """DANKRegressor refuses a precomputed kernel of booleans or strings (validity.md rule 1)
+    before scikit-learn would cast it."""
+    if _dtype_kind(X) in "bUS":
+        v.violations = [("X", TYPE)] + [x for x in v.violations if x[0] != "X"]
+        v.maybe = [x for x in v.maybe if x[0] != "X"]
+    return v
+
+
 def _hang(C, K) -> bool:
     """The known bug 'svc-warm-start-unbounded' (libsvm without an iteration limit)."""
     try:
@@ -249,7 +274,7 @@ def _check_problem(res, K, y_pm, C, eta, tau, what):
     assert_overlap((res.lower, res.upper), ref, scale, f"{what} vs dank_ref")
 
 
-@fuzz(25)
+@fuzz(50)
 @given(data=st.data())
 def test_fuzz_classifier(data):
     precomputed = data.draw(st.booleans(), label="precomputed")
@@ -263,7 +288,8 @@ def test_fuzz_classifier(data):
     else:
         X = data.draw(features(n=n, good="X" not in bad), label="X")
         kw = data.draw(kernel_specs(good="kernel" not in bad), label="kernel")
-        vX = _object_ok(X, features_rule(X)).merge(kernel_spec_rule(kw, precomputed_ok=False))
+        vX = _object_ok(X, _either(features_rule(X))).merge(
+            kernel_spec_rule(kw, precomputed_ok=False))
         vX.merge(_estimator_degree(kw))
         Kx = None
     y = data.draw(class_labels(n, good="y" not in bad), label="y")
@@ -279,15 +305,17 @@ def test_fuzz_classifier(data):
     if v.valid and Kx is not None and _hang(p["C"], Kx):
         record("DANKClassifier.fit", "known-bug")
         return
-    if (precomputed and np.asarray(X).dtype.kind == "b"
-            and [nm for nm, _ in v.violations] == ["X"] and present("classifier-bool-kernel")):
+    if (precomputed and _dtype_kind(X) in "bUS"
+            and [nm for nm, _ in v.violations] == ["X"] and present("classifier-kernel-dtype")):
         record("DANKClassifier.fit", "known-bug")
         return
     clf = DANKClassifier(**kw, **p)
-    fitted, _ = est_call("DANKClassifier.fit", v, lambda: clf.fit(X, y))
+    fitted, _ = est_call("DANKClassifier.fit", v, lambda: clf.fit(X, y),
+                         info=dict(X=X, y=y, kw=kw, p=p))
     if fitted is None:
         return
     classes = clf.classes_
+    y = np.ravel(np.asarray(y))  # a column y (n, 1) is accepted by scikit-learn
     for r, idx, (neg, pos), eta in zip(clf.results_, clf.problem_indices_,
                                        clf.problem_classes_, clf.eta_, strict=True):
         y_enc = np.searchsorted(classes, np.asarray(y)[idx]) if neg >= 0 else None
@@ -358,7 +386,7 @@ def targets_verdict(y, n) -> Verdict:
     return v
 
 
-@fuzz(25)
+@fuzz(50)
 @given(data=st.data())
 def test_fuzz_regressor(data):
     precomputed = data.draw(st.booleans(), label="precomputed")
@@ -369,10 +397,12 @@ def test_fuzz_regressor(data):
         X = data.draw(psd_kernels(n=n) if "X" not in bad else bad_kernels(n=n), label="K")
         kw = {"kernel": "precomputed"}
         vX, Kx = _precomputed_verdict(X)
+        vX = _strict_kernel_dtype(X, vX)
     else:
         X = data.draw(features(n=n, good="X" not in bad), label="X")
         kw = data.draw(kernel_specs(good="kernel" not in bad), label="kernel")
-        vX = _object_ok(X, features_rule(X)).merge(kernel_spec_rule(kw, precomputed_ok=False))
+        vX = _object_ok(X, _either(features_rule(X))).merge(
+            kernel_spec_rule(kw, precomputed_ok=False))
         vX.merge(_estimator_degree(kw))
         Kx = None
     y = data.draw(reg_targets(n, good="y" not in bad), label="y")

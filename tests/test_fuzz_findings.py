@@ -128,9 +128,10 @@ def test_regressor_plain_svr_is_iteration_bounded():
     assert np.all(np.isfinite(reg.predict(x[:, None])))
 
 
-def test_regressor_refuses_a_boolean_precomputed_kernel():
-    # was: validate_data cast it to 0.0/1.0 and the fit went ahead
+@pytest.mark.parametrize("K", [np.eye(3, dtype=bool), np.eye(3).astype(str)])
+def test_regressor_refuses_boolean_and_string_precomputed_kernels(K):
+    # was: validate_data cast them to float (True -> 1.0, "1.0" -> 1.0) and the fit went ahead
     with pytest.raises(TypeError, match=r"X \(the precomputed kernel\) must be a real numeric"):
-        DANKRegressor(kernel="precomputed").fit(np.eye(3, dtype=bool), [0.0, 1.0, 2.0])
+        DANKRegressor(kernel="precomputed").fit(K, [0.0, 1.0, 2.0])
     reg = DANKRegressor(kernel="precomputed", eta=1.0).fit(np.eye(3), [0.0, 1.0, 2.0])
     assert reg.results_[0].lower <= reg.results_[0].upper

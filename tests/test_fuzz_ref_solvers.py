@@ -58,7 +58,7 @@ def _mixed_labels(labels) -> bool:
             or any(isinstance(x, float) and np.isinf(x) for x in items))
 
 
-@fuzz(6)
+@fuzz(12)
 @given(data=st.data())
 def test_fuzz_ref_solvers(data):
     task = data.draw(st.sampled_from(["svm", "svr", "decomposed"]), label="task")
@@ -110,12 +110,12 @@ def test_fuzz_ref_solvers(data):
     assert res.status in ("optimal", "inaccurate")
     if task == "svm":
         assert_feasible(res.alpha, C, n, yv)
-        fc = svm_certificate(Ks, yv, res.alpha, C=C, eta=eta, tau=tau)
+        fc = svm_certificate(K, yv, res.alpha, C=C, eta=eta, tau=tau)
         point = res.alpha
     elif task == "svr":
         z = np.concatenate([res.alpha_hat, res.alpha_check])
         assert_feasible(z, C, n, np.concatenate([np.ones(n), -np.ones(n)]), "[ah; ac]")
-        fc = svr_certificate(Ks, yv, res.alpha_hat, res.alpha_check, C=C, epsilon=eps,
+        fc = svr_certificate(K, yv, res.alpha_hat, res.alpha_check, C=C, epsilon=eps,
                              eta=eta, tau=tau)
         point = z
     else:

@@ -155,7 +155,7 @@ def check_p1_result(res, K, y, C, eta, tau, tol, *, cross=True):
 
 
 # --------------------------------------------------------------------------- solve_svm
-@fuzz(30)
+@fuzz(60)
 @given(data=st.data())
 def test_fuzz_solve_svm_dense(data):
     bad = data.draw(bad_params("K", "y", "C", "eta", "tau", "tol", "method", "max_iter",
@@ -195,7 +195,7 @@ def test_fuzz_solve_svm_dense(data):
         check_p1_result(res, Ks, y, C, eta, tau, tol)
 
 
-@fuzz(20)
+@fuzz(40)
 @given(data=st.data())
 def test_fuzz_solve_svm_feature_kernel(data):
     bad = data.draw(bad_params("X", "kernel", "y", "C", "eta", "tau", "tol", "method",
@@ -241,7 +241,7 @@ def test_fuzz_solve_svm_feature_kernel(data):
 
 
 # --------------------------------------------------------------------------- solve_svr
-@fuzz(25)
+@fuzz(50)
 @given(data=st.data())
 def test_fuzz_solve_svr(data):
     bad = data.draw(bad_params("K", "y", "C", "eta", "tau", "epsilon", "tol", "method",
@@ -298,7 +298,7 @@ def _codes(blocks, n):
     return codes
 
 
-@fuzz(25)
+@fuzz(50)
 @given(data=st.data())
 def test_fuzz_solve_decomposed(data):
     bad = data.draw(bad_params("K", "y", "C", "eta", "tol", "method", "max_iter", "labels",

@@ -106,6 +106,27 @@ def _ref_huge_int():
         "C")
 
 
+def _zero_kernel_huge_C(package: str) -> bool:
+    """K = 0 (valid, always representable) with C = 1e155: d_i d_j overflows to inf, inf * 0."""
+    y = np.array([-1.0, 1.0, 1.0])
+    a = np.array([3.83076436e154, 0.0, 3.83076436e154])
+    if package == "fast":
+        from dank_fast import svm_certificate
+
+        fn = lambda: svm_certificate(np.zeros((3, 3)), y, a, C=1e155, eta=1.0, tau=0.0)  # noqa: E731
+    else:
+        from dank_ref import certificate as rc
+
+        fn = lambda: rc.svm_certificate(np.zeros((3, 3)), y, a, C=1e155, eta=1e-169, tau=1.0)  # noqa: E731
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            c = fn()
+    except Exception:
+        return True
+    return not (np.isfinite(c.lower) and np.isfinite(c.upper) and c.lower <= c.upper)
+
+
 def _svc_unbounded():
     """The plain SVM (libsvm) of the warm start has no iteration limit: 7 points need 6e6
     iterations at C max|K| = 4.7e7 (1 s); 300 s at C = 1e4."""
@@ -172,6 +193,21 @@ KNOWN_BUGS: dict[str, Bug] = {
         "float(value) raises OverflowError for an int beyond the float range (C = 10**400): "
         "should be the ValueError 'C must be a finite number > 0' (dank_fast maps it to inf)",
         _ref_huge_int,
+    ),
+    "certificate-zero-kernel-huge-C": Bug(
+        "dank_fast/certificate.py: svm_certificate(), svr_certificate() (canonical_factor "
+        "returns 1 for max|K| = 0)",
+        "K = 0 (valid, always representable) with C = 1e155: IndexError (tau = 0) or "
+        "LinAlgError (tau > 0); d_i d_j overflows to inf and inf * 0 = NaN. The solvers are "
+        "not affected",
+        lambda: _zero_kernel_huge_C("fast"),
+    ),
+    "ref-certificate-zero-kernel-huge-C": Bug(
+        "dank_ref/certificate.py: svm_certificate(), decomposed_certificate() (frame_scale "
+        "for max|K| = 0)",
+        "K = 0 with C = 1e155 and eta = 1e-169 (valid): LinAlgError 'Eigenvalues did not "
+        "converge' (P1) or a (nan, nan) bracket (P3)",
+        lambda: _zero_kernel_huge_C("ref"),
     ),
     "certificate-route": Bug(
         "dank_fast/certificate.py: svm_certificate()",

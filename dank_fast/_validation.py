@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Mapping
 from fractions import Fraction
 
 import numpy as np
@@ -437,6 +438,7 @@ def check_cluster_labels(labels, n: int) -> np.ndarray:
     """Cluster labels of P3 (``labels=``): 1-D, length ``n``, comparable for equality.
 
     Any values that compare equal to themselves are accepted (integers, strings, tuples, ...);
+    a ``str``, ``bytes``, ``set`` or mapping as the whole argument is a ``TypeError``;
     ``NaN`` and ``None`` are a ``ValueError`` (a ``NaN`` is not equal to itself, so its points
     would each form a cluster of their own; ``None`` marks a missing label).
 
@@ -445,6 +447,13 @@ def check_cluster_labels(labels, n: int) -> np.ndarray:
     ndarray of shape (n,)
         The labels as an array (object dtype for mixed values).
     """
+    if isinstance(labels, str | bytes | set | frozenset | Mapping):
+        # a string would be split into characters, a set or a mapping has no order that
+        # matches the samples
+        raise TypeError(
+            f"labels must be a 1-D array of length {n}, got {type(labels).__name__} (a "
+            "string is not split into characters; sets and mappings have no sample order)"
+        )
     if isinstance(labels, np.ndarray):
         arr = labels
     else:

@@ -62,18 +62,15 @@ class FeatureKernel:
         coef0: float = 1.0,
         block_bytes: int = 64 << 20,
     ):
-        X = check_finite_array(X, "X", ndim=2)
+        # booleans are features like any other (0/1), as in compute_kernel
+        X = check_finite_array(X, "X", ndim=2, allow_bool=True)
         if X.shape[0] == 0:
-            raise ValueError("X has no rows")
+            raise ValueError(f"X has no rows (shape {X.shape})")
+        if X.shape[1] == 0:
+            raise ValueError(f"X has no columns (shape {X.shape}): a kernel needs at least "
+                             "one feature")
         if kernel == "precomputed":
             raise ValueError("FeatureKernel needs a kernel function, not 'precomputed'")
-        if kernel == "poly" and (
-            isinstance(coef0, bool) or not isinstance(coef0, numbers.Real) or coef0 < 0
-        ):
-            raise ValueError(
-                f"the polynomial kernel with coef0 = {coef0!r} < 0 is not PSD in general; "
-                "DANK needs a PSD kernel"
-            )
         self.X = np.ascontiguousarray(X)
         self.kernel = kernel
         self.spec = dict(kernel=kernel, sigma=sigma, gamma=gamma, degree=degree, coef0=coef0)
@@ -97,8 +94,11 @@ class FeatureKernel:
 
     def cross(self, Z, cols=None) -> np.ndarray:
         """``[k(z_i, x_j)]`` for new points ``Z`` (and training columns ``cols``)."""
+        Z = check_finite_array(Z, "Z", ndim=2, allow_bool=True)
+        if Z.shape[1] != self.X.shape[1]:
+            raise ValueError(f"Z has {Z.shape[1]} features but X has {self.X.shape[1]}")
         B = self.X if cols is None else self.X[np.asarray(cols)]
-        return self._eval(np.asarray(Z, dtype=np.float64), B)
+        return self._eval(Z, B)
 
     def _eval(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
         p = dict(self.params)

@@ -18,6 +18,8 @@ from ._validation import check_positive
 __all__ = ["KERNELS", "compute_kernel", "sigma_to_gamma", "kernel_params"]
 
 KERNELS = ("rbf", "gaussian", "linear", "poly", "precomputed")
+#: largest polynomial degree numpy raises an array to (an int64 exponent)
+_MAX_DEGREE = int(np.iinfo(np.int64).max)
 
 
 def sigma_to_gamma(sigma: float) -> float:
@@ -35,10 +37,18 @@ def _check_degree(degree) -> int:
     """The polynomial degree: a positive integer (an integral float such as 2.0 is accepted)."""
     if isinstance(degree, bool | np.bool_) or not isinstance(degree, numbers.Real):
         raise TypeError(f"degree must be a positive integer, got {type(degree).__name__}")
-    if not (math.isfinite(float(degree)) and int(degree) == degree and degree >= 1):
+    # an Integral is compared as it is: float(10**400) would raise OverflowError
+    integral = isinstance(degree, numbers.Integral) or (
+        math.isfinite(float(degree)) and int(degree) == degree)
+    if not (integral and degree >= 1):
         raise ValueError(
             f"degree must be a positive integer, got {degree!r} (a non-integer power of "
             "<x, z> is not a positive semi-definite kernel in general)"
+        )
+    if degree > _MAX_DEGREE:  # numpy raises OverflowError for such an exponent
+        raise ValueError(
+            f"degree = {degree!r} is too large: at most {_MAX_DEGREE} (the largest int64; "
+            "any kernel value other than 0 and 1 overflows or underflows long before)"
         )
     return int(degree)
 
@@ -108,6 +118,14 @@ def kernel_params(
     return {"metric": "precomputed"}
 
 
+def _nonempty(A: np.ndarray, name: str) -> np.ndarray:
+    """``A`` unless it has no rows or no columns (named ValueError, not scikit-learn's)."""
+    if A.shape[0] == 0 or A.shape[1] == 0:
+        raise ValueError(f"{name} must have at least one row and one column, got shape "
+                         f"{A.shape}")
+    return A
+
+
 def _describe(params: dict) -> str:
     return ", ".join(f"{k}={v!r}" for k, v in params.items())
 
@@ -143,7 +161,7 @@ def compute_kernel(
     Raises
     ------
     ValueError
-        Bad parameters (:func:`kernel_params`), non-finite ``X``/``Z``, or a kernel whose
+        Bad parameters (:func:`kernel_params`), non-finite or empty ``X``/``Z``, or a kernel whose
         values overflow although ``X`` and ``Z`` are finite (the message names the kernel and
         its parameters: e.g. a high ``degree`` on large features).
 
@@ -156,9 +174,9 @@ def compute_kernel(
     """
     from ._validation import check_finite_array
 
-    X = check_finite_array(X, "X", ndim=2, allow_bool=True)
+    X = _nonempty(check_finite_array(X, "X", ndim=2, allow_bool=True), "X")
     if Z is not None:
-        Z = check_finite_array(Z, "Z", ndim=2, allow_bool=True)
+        Z = _nonempty(check_finite_array(Z, "Z", ndim=2, allow_bool=True), "Z")
         if kernel != "precomputed" and Z.shape[1] != X.shape[1]:
             raise ValueError(f"X has {X.shape[1]} features but Z has {Z.shape[1]}")
     params = kernel_params(

@@ -7,15 +7,18 @@ section ose (a test point borrows the column of ``F`` of a matched training poin
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
+from sklearn.exceptions import ConvergenceWarning as SklearnConvergenceWarning
 from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.svm import SVR
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._accelerated import ConvergenceWarning
 from ._estimator_base import KernelEstimatorMixin
 from ._validation import check_kernel_matrix
 from .extension import extended_decision, match_from_distances
@@ -37,6 +40,63 @@ def relative_error(y_true, y_pred) -> float:
     if den == 0.0:
         raise ValueError("relative error is undefined for constant targets")
     return float(np.sum((y_pred - y_true) ** 2) / den)
+
+
+def svr_iteration_limit(n: int) -> int:
+    """Iteration limit of the plain SVR behind ``eta="svr"``: ``max(10^6, 100 n^2)``.
+
+    libsvm's SMO needs a number of iterations that grows with the conditioning
+    ``C max|K|``, not only with ``n``: measured 2.2e7 iterations (4 s) for 7 points with a
+    linear kernel of scale 4.7e6 at ``C = 1``, 7.4e7 (16 s) at ``C = 1e4``. Without a limit
+    such a fit is a hang; the limit keeps it to a fraction of a second for small ``n`` and is
+    far above what well-conditioned problems need.
+    """
+    return max(10**6, 100 * n * n)
+
+
+def _plain_svr(K: np.ndarray, y: np.ndarray, C: float, epsilon: float) -> SVR:
+    """The plain SVR of ``eta="svr"`` (precomputed ``K``), with a bounded number of iterations.
+
+    When libsvm stops at :func:`svr_iteration_limit` the dual is approximate: it is still a
+    valid warm start (the DANK solve is certified from any start) and its ``||ah - ac||^2``
+    still sets ``eta``, so a :class:`dank_fast.ConvergenceWarning` says so instead of the fit
+    running for minutes.
+    """
+    limit = svr_iteration_limit(K.shape[0])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SklearnConvergenceWarning)
+        svr = SVR(kernel="precomputed", C=C, epsilon=epsilon, tol=1e-4, max_iter=limit)
+        svr.fit(K, y)
+    for w in caught:
+        if issubclass(w.category, SklearnConvergenceWarning):
+            warnings.warn(
+                f"the plain SVR behind eta='svr' stopped at its iteration limit ({limit}; the "
+                f"problem is ill-conditioned: C * max|K| = {C * np.abs(K).max():.3g}); eta is "
+                "computed from its approximate dual and the DANK solve starts from it (still "
+                "certified). Pass a numeric eta, or rescale the features, to avoid this.",
+                ConvergenceWarning, stacklevel=3,
+            )
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return svr
+
+
+def _refuse_boolean_kernel(X) -> None:
+    """A precomputed kernel of booleans or strings is a ``TypeError`` (docs/validity.md, rule
+    1), checked before scikit-learn's ``validate_data`` silently casts it to float (True ->
+    1.0, "0.5" -> 0.5). Object arrays of numbers (e.g. from pandas) are left to it."""
+    dtype = getattr(X, "dtype", None)
+    if dtype is None:
+        try:
+            dtype = np.asarray(X).dtype
+        except (TypeError, ValueError):
+            return  # ragged or odd input: validate_data reports it
+    if isinstance(dtype, np.dtype) and dtype.kind in "bUS":
+        what = "booleans" if dtype.kind == "b" else "strings"
+        raise TypeError(
+            "X (the precomputed kernel) must be a real numeric array (dtype kind f, i or u), "
+            f"got {what} (dtype {dtype})"
+        )
 
 
 def _F_rows(F, S: np.ndarray, n: int) -> np.ndarray:
@@ -199,7 +259,7 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
     def _solve(self, K: np.ndarray, y: np.ndarray):
         alpha0 = None
         if isinstance(self.eta, str):  # "svr": eta = ||ah - ac||^2 of a plain SVR
-            svr = SVR(kernel="precomputed", C=self.C, epsilon=self.epsilon, tol=1e-4).fit(K, y)
+            svr = _plain_svr(K, y, self.C, self.epsilon)
             d = np.zeros(K.shape[0])
             d[svr.support_] = svr.dual_coef_.ravel()
             eta = float(d @ d)
@@ -242,6 +302,8 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
         # a precomputed kernel keeps float32/float16 here: the validity rule takes its
         # tolerances from the input dtype (check_kernel_matrix returns float64)
         dtype = (np.float64, np.float32, np.float16) if self._precomputed else np.float64
+        if self._precomputed:
+            _refuse_boolean_kernel(X)
         X, y = validate_data(self, X, y, dtype=dtype, order="C", y_numeric=True)
         y = np.asarray(y, dtype=np.float64)
         if X.shape[0] < 2:

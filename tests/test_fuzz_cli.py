@@ -1,0 +1,446 @@
+"""Fuzz tests of ``dank-verify certify INSTANCE SOLUTION`` (in-process, ``verification.cli.main``).
+
+Files are written here by hand (JSON text or ``.npz`` zips of ``.npy`` members, format in
+``verification/formats.py``), from a valid instance and solution, then corrupted: a field
+dropped, added, retyped (strings, booleans, null, lists, objects, complex/bool/string/object
+arrays, NaN), given an invalid value (C = 0, y not +-1, an indefinite K, a wrong version, both
+K and X, a huge declared ``.npy`` header), or the file's bytes truncated or flipped.
+
+Property: a valid pair exits 0 or 1 with nothing on stderr; a field-level corruption exits 2
+with exactly one stderr line that names the field; a byte-level corruption exits 0, 1 or 2
+and, for 2, prints exactly one line and no traceback. Nothing else may escape.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import tempfile
+import zipfile
+
+import numpy as np
+from _fuzz_strategies import fuzz, hard_timeout, names, record
+from hypothesis import given
+from hypothesis import strategies as st
+
+from dank_ref import certificate as refcert
+from verification.cli import main
+
+REQUIRED = {
+    "svm": ["format", "version", "task", "y", "C", "eta", "tau"],
+    "svr": ["format", "version", "task", "y", "C", "eta", "tau", "epsilon"],
+    "decomposed": ["format", "version", "task", "y", "C", "eta", "labels"],
+}
+
+
+# --------------------------------------------------------------------------- writing files
+def _npy_bytes(v) -> bytes:
+    buf = io.BytesIO()
+    np.lib.format.write_array(buf, np.asanyarray(v), allow_pickle=True)
+    return buf.getvalue()
+
+
+def write_npz(path, fields: dict, raw: dict | None = None) -> None:
+    """An ``.npz`` of one ``<name>.npy`` member per field (``raw``: members given as bytes)."""
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as zf:
+        for k, v in fields.items():
+            if isinstance(v, str):
+                v = np.array(v)
+            elif isinstance(v, bool):
+                v = np.array(v)
+            elif isinstance(v, int):
+                v = np.array(v, dtype=np.int64)
+            elif isinstance(v, float):
+                v = np.array(v)
+            elif v is None:
+                v = np.array(None, dtype=object)
+            zf.writestr(f"{k}.npy", _npy_bytes(v))
+        for k, b in (raw or {}).items():
+            zf.writestr(f"{k}.npy", b)
+
+
+def _jsonable(v):
+    if isinstance(v, np.ndarray):
+        if v.dtype.kind == "c":
+            return [[float(x.real), float(x.imag)] for x in v.ravel()]
+        return v.tolist()
+    if isinstance(v, np.generic):
+        return v.item()
+    return v
+
+
+def write_json(path, fields: dict) -> None:
+    with open(path, "w") as fh:
+        json.dump({k: _jsonable(v) for k, v in fields.items()}, fh, allow_nan=True)
+
+
+def write(path, fields, kind, raw=None):
+    (write_npz if kind == "npz" else write_json)(path, fields, *([raw] if kind == "npz" else []))
+
+
+def run_cli(inst, sol, *extra) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), hard_timeout():
+        code = main(["certify", inst, sol, *extra])
+    return code, out.getvalue(), err.getvalue()
+
+
+# --------------------------------------------------------------------------- valid pairs
+@st.composite
+def valid_pairs(draw):
+    """A valid instance and a feasible candidate solution (fields as Python/NumPy values)."""
+    task = draw(st.sampled_from(["svm", "svr", "decomposed"]))
+    n = draw(st.integers(2 if task == "svm" else 1, 6))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    inst = {"format": "dank-instance", "version": 1, "task": task}
+    X = rng.normal(size=(n, draw(st.integers(1, 3))))
+    source = draw(st.sampled_from(["K", "K", "gaussian", "linear", "polynomial"]))
+    if source == "K":
+        K = np.exp(-((X[:, None] - X[None]) ** 2).sum(-1) / 2)
+        inst["K"] = (K * float(10.0 ** draw(st.integers(-3, 3)))).astype(
+            draw(st.sampled_from([np.float64, np.float64, np.float32])))
+    else:
+        inst.update(X=X, kernel=source)
+        if source == "gaussian":
+            inst[draw(st.sampled_from(["sigma", "gamma"]))] = float(draw(st.floats(0.3, 3)))
+        elif source == "polynomial":
+            inst.update(degree=draw(st.integers(1, 3)), gamma=0.5, coef0=1.0)
+    if task == "svr":
+        y = rng.normal(size=n)
+    else:
+        y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+        if task == "svm":
+            y[0], y[1] = 1.0, -1.0
+    C = float(10.0 ** draw(st.integers(-2, 2)))
+    inst.update(y=y, C=C, eta=float(10.0 ** draw(st.integers(-1, 2))))
+    if task != "decomposed" or draw(st.booleans()):
+        inst["tau"] = 0.0 if task == "decomposed" else draw(st.sampled_from([0.0, 0.01]))
+    if task == "svr":
+        inst["epsilon"] = draw(st.sampled_from([0.0, 0.1]))
+    sol = {"format": "dank-solution", "version": 1, "task": task}
+    if task == "svm":
+        a, _ = refcert.project_box_hyperplane(rng.random(n) * C, y, C)
+        sol["alpha"] = a
+    elif task == "svr":
+        z, _ = refcert.project_box_hyperplane(
+            rng.random(2 * n) * C, np.concatenate([np.ones(n), -np.ones(n)]), C)
+        sol.update(alpha_hat=z[:n], alpha_check=z[n:])
+    else:
+        inst["labels"] = rng.integers(0, 2, size=n)
+        sol["alpha"] = rng.random(n) * C
+    if task != "decomposed" and draw(st.booleans()):
+        sol["bias"] = float(rng.normal())
+    return inst, sol
+
+
+@fuzz(30)
+@given(pair=valid_pairs(), kind=st.sampled_from(["json", "npz"]),
+       kind_sol=st.sampled_from(["json", "npz"]), reference=st.integers(0, 9))
+def test_fuzz_cli_valid_pairs(pair, kind, kind_sol, reference):
+    """A valid pair: exit 0 (certified) or 1 (not), a report on stdout, nothing on stderr."""
+    inst, sol = pair
+    with tempfile.TemporaryDirectory() as d:
+        pi, ps = os.path.join(d, "i." + kind), os.path.join(d, "s." + kind_sol)
+        write(pi, inst, kind)
+        write(ps, sol, kind_sol)
+        extra = [] if reference == 0 else ["--no-reference"]
+        code, out, err = run_cli(pi, ps, *extra)
+    assert code in (0, 1) and err == "", (code, err)
+    assert out.startswith("verdict: ")
+    record("dank-verify certify", "ok")
+
+
+# --------------------------------------------------------------------------- field corruptions
+BAD_VALUES = {
+    "string": "1", "bool": True, "null": None, "list": [1.0], "object": {"a": 1},
+    "nan": float("nan"), "inf": float("inf"), "float-for-int": 1.5,
+}
+
+
+@st.composite
+def corruptions(draw, inst, sol):
+    """``(target, field, mutate)``: which file, which field the error must name, and how."""
+    task = inst["task"]
+    which = draw(st.sampled_from(["instance", "instance", "solution"]))
+    fields = inst if which == "instance" else sol
+    kind = draw(st.sampled_from(["drop", "extra", "unused", "retype", "value", "both-K-X",
+                                 "array-dtype", "version", "format", "shape"]))
+    names_ = sorted(fields)
+    if kind == "drop":
+        req = [f for f in names_ if f in REQUIRED[task] or f in ("K", "X", "alpha",
+                                                                 "alpha_hat", "alpha_check")]
+        f = draw(st.sampled_from(req))
+        if f in ("K", "X"):  # dropping the kernel: "needs exactly one of 'K' or 'X'"
+            return which, "K", lambda fl: fl.pop(f)
+        return which, f, lambda fl: fl.pop(f)
+    if kind == "extra":
+        f = draw(st.sampled_from(["foo", "alpha0", "Kernel", "C "]))
+        return which, f, lambda fl: fl.__setitem__(f, 1.0)
+    if kind == "unused":
+        if which == "instance":
+            f = {"svm": "epsilon", "svr": "labels", "decomposed": "epsilon"}[task]
+            val = 0.1 if f == "epsilon" else np.zeros(len(inst["y"]), dtype=np.int64)
+        else:
+            f = {"svm": "alpha_hat", "svr": "alpha", "decomposed": "bias"}[task]
+            val = 0.0 if f == "bias" else np.zeros(len(inst["y"]))
+        return which, f, lambda fl: fl.__setitem__(f, val)
+    if kind == "retype":
+        scalars = [f for f in names_ if f in ("C", "eta", "tau", "epsilon", "bias", "sigma",
+                                              "gamma", "coef0", "degree", "task", "format")]
+        f = draw(st.sampled_from(scalars))
+        bad = draw(st.sampled_from(sorted(BAD_VALUES)))
+        val = BAD_VALUES[bad]
+        if bad == "float-for-int" and f != "degree":
+            val = "x"
+        if f in ("task", "format") and bad in ("string",):
+            val = 3
+        return which, f, lambda fl: fl.__setitem__(f, val)
+    if kind == "value":
+        opts = [("C", 0.0), ("C", -1.0), ("eta", 0.0), ("eta", -2.0), ("C", 1e-250)]
+        if "tau" in fields:
+            opts.append(("tau", -0.5 if task != "decomposed" else 0.5))
+        if task == "svr":
+            opts.append(("epsilon", -1.0))
+        if task != "svr":
+            opts.append(("y", "twos"))
+            if task == "svm":
+                opts.append(("y", "one-class"))
+        if "K" in inst:
+            opts += [("K", "asym"), ("K", "indefinite")]
+        if "degree" in inst:
+            opts += [("degree", 0), ("coef0", -1.0)]
+        if "sigma" in inst:
+            opts.append(("sigma", 0.0))
+        if task == "decomposed":
+            opts.append(("labels", "float"))
+        if which == "solution":
+            opts = [("alpha" if "alpha" in sol else "alpha_hat", "short")]
+            if "bias" in sol:
+                opts.append(("bias", float("nan")))
+        f, val = draw(st.sampled_from(opts))
+
+        def mutate(fl, f=f, val=val):
+            v = fl[f]
+            if isinstance(val, str) and val == "twos":
+                fl[f] = 2.0 * np.asarray(v)
+            elif val == "one-class":
+                fl[f] = np.ones_like(np.asarray(v))
+            elif val == "asym":
+                K = np.array(v, dtype=np.float64)
+                K[0, -1] += 0.5 * np.abs(K).max() + 1.0
+                fl[f] = K if K.shape[0] > 1 else -np.ones((1, 1))
+            elif val == "indefinite":
+                K = np.array(v, dtype=np.float64)
+                fl[f] = K - (np.abs(K).max() * K.shape[0] + 1.0) * np.eye(K.shape[0])
+            elif val == "float":
+                fl[f] = np.asarray(v, dtype=float) + 0.5
+            elif val == "short":
+                fl[f] = np.asarray(v)[:-1] if np.size(v) > 1 else np.zeros(3)
+            else:
+                fl[f] = val
+        target = f if not (f == "C" and val == 1e-250) else "C"
+        return which, target, mutate
+    if kind == "both-K-X":
+        which = "instance"
+        X = np.ones((len(inst["y"]), 1))
+        K = np.eye(len(inst["y"]))
+        f = "X" if "K" in inst else "K"
+        return which, f, lambda fl: fl.__setitem__(f, X if f == "X" else K)
+    if kind == "array-dtype":
+        arrays = [f for f in names_ if f in ("K", "X", "y", "labels", "alpha", "alpha_hat",
+                                             "alpha_check")]
+        f = draw(st.sampled_from(arrays))
+        how = draw(st.sampled_from(["complex", "bool", "str", "object", "nan", "3d", "scalar"]))
+
+        def mutate(fl, f=f, how=how):
+            v = np.asarray(fl[f])
+            fl[f] = {"complex": lambda: v + 1j, "bool": lambda: v > 0,
+                     "str": lambda: v.astype(str), "object": lambda: v.astype(object),
+                     "nan": lambda: np.where(np.arange(v.size).reshape(v.shape) == 0,
+                                             np.nan, v.astype(float)),
+                     "3d": lambda: v[..., None, None], "scalar": lambda: 1.0}[how]()
+        return which, f, mutate
+    if kind == "version":
+        val = draw(st.sampled_from([0, 2, "1", 1.0, -1, True, None]))
+        return which, "version", lambda fl: fl.__setitem__("version", val)
+    if kind == "format":
+        val = "dank-solution" if which == "instance" else "dank-instance"
+        val = draw(st.sampled_from([val, "DANK-instance", ""]))
+        return which, "format", lambda fl: fl.__setitem__("format", val)
+    # shape: a solution for another n, or y of the wrong length
+    if which == "instance":
+        return which, "y", lambda fl: fl.__setitem__("y", np.append(np.asarray(fl["y"]), 1.0))
+    f = "alpha" if "alpha" in sol else "alpha_hat"
+    return which, f, lambda fl: fl.__setitem__(f, np.append(np.asarray(fl[f]), 0.0))
+
+
+@fuzz(80)
+@given(data=st.data())
+def test_fuzz_cli_field_corruptions(data):
+    """One corrupted field: exit 2, one stderr line naming the field, no traceback."""
+    inst, sol = data.draw(valid_pairs(), label="pair")
+    which, field_name, mutate = data.draw(corruptions(inst, sol), label="corruption")
+    kind = data.draw(st.sampled_from(["json", "npz"]), label="container")
+    inst, sol = dict(inst), dict(sol)
+    mutate(inst if which == "instance" else sol)
+    with tempfile.TemporaryDirectory() as d:
+        pi, ps = os.path.join(d, "inst." + kind), os.path.join(d, "sol." + kind)
+        try:
+            write(pi, inst, kind)
+            write(ps, sol, kind)
+        except (TypeError, ValueError):  # not writable in this container (e.g. JSON complex)
+            return
+        code, out, err = run_cli(pi, ps, "--no-reference")
+    assert code == 2, (code, out[:500], err)
+    assert err.endswith("\n") and err.count("\n") == 1 and "Traceback" not in err, err
+    assert out == ""
+    ok = names(err, field_name) or (field_name in ("K", "X") and ("'K'" in err or "'X'" in err))
+    if kind == "json" and "non-standard JSON constant" in err:
+        ok = True  # NaN/Infinity literals are refused while parsing, before any field is known
+    if field_name in ("y", "labels", "alpha", "alpha_hat", "alpha_check") and "entries" in err:
+        ok = True  # a size mismatch names both sides ("'alpha' has 3 entries but ... n = 4")
+    assert ok, f"exit 2 without naming {field_name!r}: {err}"
+    record("dank-verify certify", "rejected")
+
+
+# --------------------------------------------------------------------------- byte corruptions
+@fuzz(60)
+@given(data=st.data())
+def test_fuzz_cli_byte_corruptions(data):
+    """Truncated, bit-flipped or padded files: exit 0/1/2; for 2 one line, no traceback."""
+    inst, sol = data.draw(valid_pairs(), label="pair")
+    kind = data.draw(st.sampled_from(["json", "npz"]), label="container")
+    which = data.draw(st.sampled_from(["instance", "solution"]))
+    how = data.draw(st.sampled_from(["truncate", "flip", "append", "empty", "prefix"]))
+    with tempfile.TemporaryDirectory() as d:
+        pi, ps = os.path.join(d, "inst." + kind), os.path.join(d, "sol." + kind)
+        write(pi, inst, kind)
+        write(ps, sol, kind)
+        target = pi if which == "instance" else ps
+        raw = bytearray(open(target, "rb").read())
+        if how == "truncate":
+            raw = raw[: data.draw(st.integers(0, max(0, len(raw) - 1)))]
+        elif how == "flip":
+            for _ in range(data.draw(st.integers(1, 4))):
+                i = data.draw(st.integers(0, len(raw) - 1))
+                raw[i] ^= 1 << data.draw(st.integers(0, 7))
+        elif how == "append":
+            raw += data.draw(st.binary(min_size=1, max_size=64))
+        elif how == "empty":
+            raw = bytearray()
+        else:
+            raw = bytearray(data.draw(st.binary(min_size=1, max_size=16))) + raw
+        with open(target, "wb") as fh:
+            fh.write(bytes(raw))
+        code, out, err = run_cli(pi, ps, "--no-reference")
+    assert code in (0, 1, 2), code
+    if code == 2:
+        assert err.endswith("\n") and err.count("\n") == 1 and "Traceback" not in err, err
+        assert os.path.basename(target) in err or "dank_ref" in err or "task" in err, err
+    else:
+        assert err == "" and out.startswith("verdict: ")
+    record("dank-verify certify (bytes)", {0: "ok", 1: "ok", 2: "rejected"}[code])
+
+
+# --------------------------------------------------------------------------- hostile npz members
+def _header_only(shape, version=(1, 0)) -> bytes:
+    """An ``.npy`` magic and header declaring ``shape`` of float64, with no data after it."""
+    buf = io.BytesIO()
+    d = {"descr": "<f8", "fortran_order": False, "shape": tuple(shape)}
+    if version == (1, 0):
+        np.lib.format.write_array_header_1_0(buf, d)
+    else:
+        np.lib.format.write_array_header_2_0(buf, d)
+    return buf.getvalue()
+
+
+@fuzz(40)
+@given(data=st.data())
+def test_fuzz_cli_hostile_npz(data):
+    """Huge declared shapes, pickles, structured dtypes, odd members: refused before reading."""
+    inst, sol = data.draw(valid_pairs(), label="pair")
+    field = data.draw(st.sampled_from(["y", "C"] + (["K"] if "K" in inst else ["X"])))
+    how = data.draw(st.sampled_from(["huge", "huge-v2", "truncated", "pickle", "structured",
+                                     "extra-bytes", "not-npy", "dir-member"]))
+    n = len(inst["y"])
+    inst = dict(inst)
+    raw = {}
+    if how in ("huge", "huge-v2"):
+        big = data.draw(st.sampled_from([(10**6, 10**6), (2**62,), (10**5, 10**5, 10**5)]))
+        raw[field] = _header_only(big, version=(2, 0) if how == "huge-v2" else (1, 0))
+    elif how == "truncated":
+        raw[field] = _npy_bytes(np.ones((n, n)) if field in ("K", "X") else np.ones(n))[:-3]
+    elif how == "pickle":
+        raw[field] = _npy_bytes(np.array([{"a": 1}] * n, dtype=object))
+    elif how == "structured":
+        raw[field] = _npy_bytes(np.zeros(n, dtype=[("a", "<f8"), ("b", "<i4")]))
+    elif how == "extra-bytes":
+        raw[field] = _npy_bytes(np.asarray(inst[field])) + b"\x00" * 8
+    inst.pop(field)
+    with tempfile.TemporaryDirectory() as d:
+        pi, ps = os.path.join(d, "inst.npz"), os.path.join(d, "sol.json")
+        if how == "not-npy":
+            write_npz(pi, inst)
+            with zipfile.ZipFile(pi, "a") as zf:
+                zf.writestr(f"{field}.txt", b"1.0")
+        elif how == "dir-member":
+            write_npz(pi, inst)
+            with zipfile.ZipFile(pi, "a") as zf:
+                zf.writestr(f"sub/{field}.npy", _npy_bytes(np.ones(n)))
+        else:
+            write_npz(pi, inst, raw)
+        write_json(ps, sol)
+        code, out, err = run_cli(pi, ps, "--no-reference")
+    assert code == 2, (code, out[:300], err)
+    assert err.endswith("\n") and err.count("\n") == 1 and "Traceback" not in err, err
+    assert field in err, err
+    record("dank-verify certify (npz)", "rejected")
+
+
+# --------------------------------------------------------------------------- odd files
+@fuzz(20)
+@given(what=st.sampled_from(["missing", "directory", "bare-npy", "pickle", "json-array",
+                             "json-dup", "json-nan", "json-deep", "bom", "latin1", "tol"]),
+       pair=valid_pairs())
+def test_fuzz_cli_odd_files(what, pair):
+    inst, sol = pair
+    with tempfile.TemporaryDirectory() as d:
+        pi, ps = os.path.join(d, "inst.json"), os.path.join(d, "sol.json")
+        write_json(pi, inst)
+        write_json(ps, sol)
+        extra = ["--no-reference"]
+        text = open(pi).read()
+        if what == "missing":
+            pi = os.path.join(d, "nope.json")
+        elif what == "directory":
+            pi = d
+        elif what == "bare-npy":
+            open(pi, "wb").write(_npy_bytes(np.ones(3)))
+        elif what == "pickle":
+            import pickle
+
+            open(pi, "wb").write(pickle.dumps(inst, protocol=4))
+        elif what == "json-array":
+            open(pi, "w").write("[" + text + "]")
+        elif what == "json-dup":
+            open(pi, "w").write(text[:-1] + ', "C": 1.0}')
+        elif what == "json-nan":
+            open(pi, "w").write(text.replace('"eta": ', '"eta": NaN, "x": '))
+        elif what == "json-deep":
+            open(pi, "w").write('{"format": ' + "[" * 100000 + "]" * 100000 + "}")
+        elif what == "bom":
+            open(pi, "wb").write(b"\xef\xbb\xbf" + text.encode())
+        elif what == "latin1":
+            open(pi, "wb").write(text.replace("dank-instance", "dank-\xe9").encode("latin-1"))
+        else:
+            extra = ["--tol", "nan"]
+        code, out, err = run_cli(pi, ps, *extra)
+    if what == "bom":  # a UTF-8 byte-order mark is accepted
+        assert code in (0, 1), (code, err)
+        return
+    assert code == 2, (what, code, out[:300], err)
+    assert err.endswith("\n") and err.count("\n") == 1 and "Traceback" not in err, err
+    record("dank-verify certify (odd files)", "rejected")
+

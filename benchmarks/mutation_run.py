@@ -133,7 +133,11 @@ def cmd_run(args) -> int:
               f"{len(names)} still to run", flush=True)
         if not names:
             return 0
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    # single-threaded BLAS; joblib without processes: mutmut reaps its workers with os.wait()
+    # and stops on any other child process (loky workers started by tests/test_decomposed.py
+    # in mutmut's own process exit after an idle timeout: KeyError in wait_for_result)
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
+               JOBLIB_MULTIPROCESSING="0")
     cmd = ["nice", "-n", "10", shutil.which("mutmut") or "mutmut", "run",
            "--max-children", str(args.max_children), *names]
     return subprocess.call(cmd, cwd=run, env=env)

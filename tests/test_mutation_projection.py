@@ -96,6 +96,7 @@ def test_repair_start_one_class_support_uses_the_full_projection(cls):
     idx = np.flatnonzero(y == cls)[:3]
     z0[idx] = rng.uniform(0.5, 1.5, size=3)
     z0[idx[0]] = 3.0 * C  # above the box: clipped first
+    z0[np.flatnonzero(y != cls)[:2]] = -0.5  # below the box: clipped to 0 first
     a = repair_start(z0, y, C)
     ref = bisect_projection(np.clip(z0, 0.0, C), y, C)
     np.testing.assert_allclose(a, ref, rtol=0, atol=1e-12 * C)

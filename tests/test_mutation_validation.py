@@ -267,3 +267,13 @@ def test_solver_options_accept_every_documented_route():
         check_solver_options(0.0, None, "auto")
     with pytest.raises(ValueError, match="eig_route"):
         check_solver_options(1e-6, None, "Dense")
+
+
+def test_feasibility_is_judged_on_the_exact_values_of_a_float32_candidate():
+    """``float32(0.1) = 0.10000000149...`` exceeds ``C = 0.1`` by 1.5e-9, beyond the tolerance
+    1e-10: the violation must be computed in double precision, not in the input's dtype."""
+    a = np.array([0.1], dtype=np.float32)
+    v = feasibility_violation(a, 0.1)
+    assert v == pytest.approx(float(np.float32(0.1)) - 0.1, rel=1e-12)
+    with pytest.raises(ValueError, match="not feasible"):
+        check_feasible(a, 0.1, 1)

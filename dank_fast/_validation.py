@@ -307,10 +307,15 @@ def _check_psd(A: np.ndarray, s: float, eps_psd: float, name: str) -> None:
     from .inner import blas_threads
 
     n = A.shape[0]
-    p = math.ldexp(1.0, math.frexp(s)[1])  # power of two, s/p in [0.5, 1)
+    # scale by the power of two p = 2^e with s/p in [0.5, 1), exactly (no rounding). p itself
+    # overflows for s >= 2^1023 (e = 1024), so divide by 2^(e-1) and halve: both finite
+    e = math.frexp(s)[1]
+    half_p = math.ldexp(1.0, e - 1)
+    scaled = (A / half_p) * 0.5
+    s_scaled = (s / half_p) * 0.5
     # Fortran order (the transpose of the symmetric matrix): LAPACK works in place, no copy
-    B = (A / p).T
-    shift = eps_psd * n * (s / p)
+    B = scaled.T
+    shift = eps_psd * n * s_scaled
     B[np.diag_indices(n)] += shift
     # small matrices single-threaded: busy-waiting BLAS threads on shared cores made a
     # 200 x 200 factorisation take 170 ms instead of 1 ms
@@ -318,10 +323,12 @@ def _check_psd(A: np.ndarray, s: float, eps_psd: float, name: str) -> None:
         _, info = dpotrf(B, lower=1, clean=0, overwrite_a=1)
         if info == 0:
             return
-        lmin = float(eigh(A / p, eigvals_only=True, subset_by_index=[0, 0],
-                          driver="evr")[0]) * p
-    if lmin >= -eps_psd * n * s:
+        lmin_scaled = float(eigh((A / half_p) * 0.5, eigvals_only=True, subset_by_index=[0, 0],
+                                 driver="evr")[0])
+    if lmin_scaled >= -eps_psd * n * s_scaled:
         return  # Cholesky failed within rounding of the threshold
+    with np.errstate(over="ignore"):
+        lmin = float(np.float64(lmin_scaled * 2.0) * np.float64(half_p))  # for the message
     raise ValueError(
         f"{name} is not positive semi-definite: smallest eigenvalue {lmin:.3g} < "
         f"-eps_psd * n * max|K| = {-eps_psd * n * s:.3g} (eps_psd = {eps_psd:.1e}, n = {n}); "

@@ -48,6 +48,10 @@ __all__ = [
 ]
 
 
+# the routes of dank_fast.inner.inner_minimiser that svm_certificate offers
+_ROUTES = ("auto", "dense", "lanczos")
+
+
 @dataclass
 class Certificate:
     """A certified bracket ``lower <= v* <= upper`` of the saddle value.
@@ -119,7 +123,10 @@ def best_bias(f0: np.ndarray, y: np.ndarray, eps: float | None = None):
     iQ = np.searchsorted(Q, t, side="left")
     val = (cP[-1] - cP[iP]) - (P.size - iP) * t + iQ * t - cQ[iQ]
     vmin = float(val.min())
-    tol = 1e-13 * max(1.0, abs(vmin), float(np.max(np.abs(t))) * t.size)
+    # ties within rounding: the prefix sums' error is ~ u * (P.size + Q.size) * max|t|, so the
+    # tolerance is relative to that magnitude (homogeneous of degree 1: scale invariant, no
+    # absolute floor; every breakpoint 0 gives tolerance 0 and the exact minimisers)
+    tol = 1e-13 * max(abs(vmin), float(np.max(np.abs(t))) * (P.size + Q.size))
     flat = np.flatnonzero(val <= vmin + tol)
     lo, hi = float(t[flat[0]]), float(t[flat[-1]])
     return 0.5 * (lo + hi), (lo, hi), max(vmin, 0.0)
@@ -217,6 +224,8 @@ def svm_certificate(K, y, alpha, *, C: float, eta: float, tau: float,
     from ._scaling import canonical_factor, scale_certificate
     from ._validation import check_finite_array, check_representable, kernel_scale
 
+    if not isinstance(route, str) or route not in _ROUTES:
+        raise ValueError(f"route must be one of {', '.join(map(repr, _ROUTES))}; got {route!r}")
     K = check_kernel_matrix(K)
     y = check_binary_labels(y, K.shape[0])
     C = check_positive(C, "C")

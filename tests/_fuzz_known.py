@@ -209,11 +209,6 @@ KNOWN_BUGS: dict[str, Bug] = {
         "converge' (P1) or a (nan, nan) bracket (P3)",
         lambda: _zero_kernel_huge_C("ref"),
     ),
-    "certificate-route": Bug(
-        "dank_fast/certificate.py: svm_certificate()",
-        "route is not validated: route='x' is silently used as the Lanczos route",
-        lambda: _accepts(_svm_cert(route="x")),
-    ),
     "project_A-unvalidated": Bug(
         "dank_fast/projection.py: project_A()",
         "no input validation: NaN in z returns NaN, y = 2 or a negative C return points "

@@ -51,6 +51,7 @@ __all__ = [
     "feasibility_violation",
     "kernel_scale",
     "psd_tolerance",
+    "refuse_non_numeric_kernel",
     "symmetry_tolerance",
 ]
 
@@ -297,6 +298,27 @@ def check_kernel_matrix(K, *, check_psd: bool = True, name: str = "K") -> np.nda
     if check_psd and s > 0.0:
         _check_psd(A, s, eps_psd, name)
     return A
+
+
+def refuse_non_numeric_kernel(X, name: str = "X (the precomputed kernel)") -> None:
+    """A precomputed kernel of booleans or strings is a ``TypeError`` (docs/validity.md, rule 1).
+
+    The estimators call this before scikit-learn's ``validate_data``, which would silently
+    cast such a kernel to float (``True -> 1.0``, ``"0.5" -> 0.5``). Object arrays of numbers
+    (e.g. from pandas) are left to ``validate_data``; ragged input too (it reports it).
+    """
+    dtype = getattr(X, "dtype", None)
+    if dtype is None:
+        try:
+            dtype = np.asarray(X).dtype
+        except (TypeError, ValueError):
+            return  # ragged or odd input: validate_data reports it
+    if isinstance(dtype, np.dtype) and dtype.kind in "bUS":
+        what = "booleans" if dtype.kind == "b" else "strings"
+        raise TypeError(
+            f"{name} must be a real numeric array (dtype kind f, i or u), got {what} "
+            f"(dtype {dtype})"
+        )
 
 
 def _check_psd(A: np.ndarray, s: float, eps_psd: float, name: str) -> None:

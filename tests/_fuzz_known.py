@@ -173,13 +173,6 @@ KNOWN_BUGS: dict[str, Bug] = {
         "point (violation nan)'",
         lambda: _raises_unnamed(lambda: solve_svr_zero(), "K"),
     ),
-    "classifier-kernel-dtype": Bug(
-        "dank_fast/estimators.py: DANKClassifier.fit()",
-        "a precomputed kernel of booleans or of numeric strings is cast to float by "
-        "validate_data and accepted (docs/validity.md rule 1: TypeError; DANKRegressor "
-        "refuses both before the cast: see dank_fast/regressor.py _refuse_boolean_kernel)",
-        _classifier_kernel_dtype,
-    ),
     "certificate-zero-kernel-huge-C": Bug(
         "dank_fast/certificate.py: svm_certificate(), svr_certificate() (canonical_factor "
         "returns 1 for max|K| = 0)",

@@ -75,3 +75,16 @@ def test_huge_non_psd_kernel_is_refused_with_a_finite_threshold():
 
     with pytest.raises(ValueError, match="not positive semi-definite"):  # was: OverflowError
         check_kernel_matrix(np.array([[1.7e308, 0.0], [0.0, -1.7e308]]))
+
+
+# --------------------------------------------------------------------------- DANKClassifier
+@pytest.mark.parametrize("K", [np.eye(3, dtype=bool), np.eye(3).astype(str),
+                               np.eye(3).astype(bytes)])
+def test_classifier_refuses_boolean_and_string_precomputed_kernels(K):
+    from dank_fast import DANKClassifier
+
+    # was: validate_data cast them to float (True -> 1.0, "1.0" -> 1.0) and the fit went ahead
+    with pytest.raises(TypeError, match=r"X \(the precomputed kernel\) must be a real numeric"):
+        DANKClassifier(kernel="precomputed").fit(K, [0, 1, 1])
+    clf = DANKClassifier(kernel="precomputed", eta=1.0).fit(np.eye(3), [0, 1, 1])
+    assert clf.results_[0].lower <= clf.results_[0].upper

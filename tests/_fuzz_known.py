@@ -188,13 +188,6 @@ KNOWN_BUGS: dict[str, Bug] = {
         "converge' (P1) or a (nan, nan) bracket (P3)",
         lambda: _zero_kernel_huge_C("ref"),
     ),
-    "project_A-unvalidated": Bug(
-        "dank_fast/projection.py: project_A()",
-        "no input validation: NaN in z returns NaN, y = 2 or a negative C return points "
-        "outside the set, an unattainable target returns an infeasible point, an empty z "
-        "raises IndexError, C = '1' raises numpy's UFuncTypeError",
-        _project_A_unvalidated,
-    ),
 }
 
 

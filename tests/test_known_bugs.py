@@ -88,3 +88,90 @@ def test_classifier_refuses_boolean_and_string_precomputed_kernels(K):
         DANKClassifier(kernel="precomputed").fit(K, [0, 1, 1])
     clf = DANKClassifier(kernel="precomputed", eta=1.0).fit(np.eye(3), [0, 1, 1])
     assert clf.results_[0].lower <= clf.results_[0].upper
+
+
+# --------------------------------------------------------------------------- project_A
+def _exact_projection(z, y, C, target=0.0):
+    """The nearest point of ``{y'a = target, 0 <= a <= C}`` in rational arithmetic (the root
+    of ``phi(lam) = y' clip(z - lam y, 0, C) - target`` on its linear piece)."""
+    from fractions import Fraction
+
+    zf = [Fraction(float(v)) for v in z]
+    Cf, tf, ys = Fraction(float(C)), Fraction(float(target)), [int(v) for v in y]
+
+    def p_of(lam):
+        return [min(max(zi - lam * yi, Fraction(0)), Cf) for zi, yi in zip(zf, ys, strict=True)]
+
+    def phi(lam):
+        return sum(yi * pi for yi, pi in zip(ys, p_of(lam), strict=True)) - tf
+
+    br = sorted({zi * yi for zi, yi in zip(zf, ys, strict=True)}
+                | {(zi - Cf) * yi for zi, yi in zip(zf, ys, strict=True)})
+    if phi(br[0]) <= 0:
+        return p_of(br[0])
+    if phi(br[-1]) >= 0:
+        return p_of(br[-1])
+    for a, b in zip(br[:-1], br[1:], strict=True):
+        fa, fb = phi(a), phi(b)
+        if fa > 0 >= fb:
+            return p_of(a + (b - a) * fa / (fa - fb))
+    raise AssertionError("no sign change")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_project_A_is_exact_with_ties_at_every_scale(seed):
+    """Coordinates drawn from a few values (ties within and across classes), up to 1e20 C
+    from the box: every coordinate within 1e-12 C of the exact projection (the tied ones used
+    to be moved one after another, off by up to C)."""
+    from dank_fast import project_A
+
+    rng = np.random.default_rng(seed)
+    for _ in range(40):
+        n = int(rng.integers(2, 9))
+        y = rng.choice([-1.0, 1.0], size=n)
+        C = float(10.0 ** rng.choice([-95, -3, 0, 4]))
+        vals = C * 10.0 ** rng.uniform(-1, 20, size=3) * rng.choice([-1.0, 1.0], size=3)
+        z = rng.choice(vals, size=n)
+        lo, hi = -C * np.sum(y < 0), C * np.sum(y > 0)
+        target = float(rng.choice([0.0, lo, hi, rng.uniform(lo, hi)]))
+        if target == 0.0 and (lo == 0.0 or hi == 0.0):
+            target = 0.0
+        p = project_A(z, y, C, target=target)
+        q = np.array([float(v) for v in _exact_projection(z, y, C, target)])
+        assert p.min() >= 0.0 and p.max() <= C
+        np.testing.assert_allclose(p / C, q / C, rtol=0, atol=1e-12,
+                                   err_msg=f"z={z!r}, y={y!r}, C={C!r}, target={target!r}")
+
+
+@pytest.mark.parametrize("args, exc, match", [
+    ((np.array([np.nan, 1.0]), [1.0, -1.0], 1.0), ValueError, "z contains NaN"),
+    ((np.array([np.inf, 1.0]), [1.0, -1.0], 1.0), ValueError, "z contains NaN"),
+    ((np.zeros(0), np.zeros(0), 1.0), ValueError, "z must have at least one entry"),
+    ((np.ones((2, 2)), [1.0, -1.0], 1.0), ValueError, "z must be 1-dimensional"),
+    ((["1", "2"], [1.0, -1.0], 1.0), TypeError, "z must be"),
+    ((np.ones(2), [1.0, 2.0], 1.0), ValueError, "y must contain only -1 and \\+1"),
+    ((np.ones(2), [1.0, -1.0, 1.0], 1.0), ValueError, "y has 3 entries but z has 2"),
+    ((np.ones(2), [True, False], 1.0), TypeError, "y must be"),
+    ((np.ones(2), [1.0, -1.0], -1.0), ValueError, "C must be a finite number > 0"),
+    ((np.ones(2), [1.0, -1.0], 0.0), ValueError, "C must be a finite number > 0"),
+    ((np.ones(2), [1.0, -1.0], "1"), TypeError, "C must be a real number"),
+    ((np.ones(2), [1.0, -1.0], np.nan), ValueError, "C must be a finite number > 0"),
+])
+def test_project_A_validates_its_input(args, exc, match):
+    from dank_fast import project_A
+
+    with pytest.raises(exc, match=match):  # was: NaN / infeasible output, IndexError, ...
+        project_A(*args)
+
+
+@pytest.mark.parametrize("target", [2.5, -1.5, np.nan, "0"])
+def test_project_A_refuses_an_unattainable_target(target):
+    from dank_fast import project_A
+
+    y = np.array([1.0, 1.0, -1.0])  # y'a ranges over [-1, 2] for C = 1
+    with pytest.raises((ValueError, TypeError), match="target"):
+        project_A(np.zeros(3), y, 1.0, target=target)
+    # the ends are attainable (the extreme points), also within the feasibility tolerance
+    np.testing.assert_array_equal(project_A(np.zeros(3), y, 1.0, target=2.0), [1.0, 1.0, 0.0])
+    np.testing.assert_array_equal(project_A(np.zeros(3), y, 1.0, target=-1.0 - 1e-12),
+                                  [0.0, 0.0, 1.0])

@@ -153,12 +153,6 @@ def _svc_unbounded():
 
 
 KNOWN_BUGS: dict[str, Bug] = {
-    "paper-alpha0-unprojected": Bug(
-        "dank_fast/_paper.py: paper()",
-        "method='paper'/'paper-monotone'/'pgm' evaluate h at the raw alpha0 (documented as "
-        "'projected onto A'): a large warm start overflows to IndexError / LinAlgError",
-        _paper_alpha0,
-    ),
     "svc-warm-start-unbounded": Bug(
         "dank_fast/svm.py: svc_dual() (used by solve_svm(method='auto'), solve_decomposed, "
         "DANKClassifier)",

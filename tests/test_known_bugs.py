@@ -175,3 +175,35 @@ def test_project_A_refuses_an_unattainable_target(target):
     np.testing.assert_array_equal(project_A(np.zeros(3), y, 1.0, target=2.0), [1.0, 1.0, 0.0])
     np.testing.assert_array_equal(project_A(np.zeros(3), y, 1.0, target=-1.0 - 1e-12),
                                   [0.0, 0.0, 1.0])
+
+
+# --------------------------------------------------------------------------- paper(alpha0)
+@pytest.mark.parametrize("method", ["paper", "paper-monotone", "pgm"])
+def test_paper_methods_start_from_the_feasible_repair_of_alpha0(method):
+    """The paper's methods evaluate h first at the warm start made feasible (repair_start),
+    not at the raw alpha0: h there is the certified value of that point (was: h at the raw,
+    infeasible alpha0; 1e200 entries gave IndexError / LinAlgError)."""
+    from dank_fast import solve_svm, svm_certificate
+    from dank_fast.projection import repair_start
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(8, 2))
+    K = np.exp(-0.5 * np.sum((X[:, None] - X[None]) ** 2, axis=-1))
+    y = np.array([1.0, -1.0] * 4)
+    C = 1.0
+    alpha0 = np.array([3.0, -2.0, 0.5, 0.0, 1e200, 0.2, 0.0, 0.7])
+    res = solve_svm(K, y, C=C, eta=2.0, tau=0.0, method=method, alpha0=alpha0, max_iter=3)
+    start = repair_start(alpha0, y, C)
+    h_start = svm_certificate(K, y, start, C=C, eta=2.0, tau=0.0).lower  # tau = 0: exact h
+    assert res.history["h"][0] == pytest.approx(h_start, rel=1e-12)
+    assert np.isfinite(res.lower) and res.lower <= res.upper
+
+
+@pytest.mark.parametrize("method", ["paper", "paper-monotone", "pgm"])
+def test_paper_methods_accept_a_huge_svr_warm_start(method):
+    from dank_fast import solve_svr
+
+    res = solve_svr(np.eye(3), np.array([1.0, -1.0, 1.0]), C=1.0, eta=1.0, tau=0.5,
+                    epsilon=0.1, method=method, alpha0=np.array([1e200, -1e200, 1e200]),
+                    max_iter=5)
+    assert np.isfinite(res.lower) and np.isfinite(res.upper) and res.lower <= res.upper

@@ -152,8 +152,25 @@ class SVRProblem(SVMProblem):
         return 2 * self.kd.kappa * (n + 9 * n * C * C * np.linalg.norm(K) / (4 * self.eta))
 
     def lipschitz_paper(self) -> float:
-        """``2L`` (Theorem theorsvr's bound), so the generic ago3 steps ``1/(2L)``, ``1/(4L)``."""
-        return 2.0 * self.lipschitz_theorem()
+        """``2L`` (Theorem theorsvr's bound), so the generic ago3 steps ``1/(2L)``, ``1/(4L)``.
+
+        ``K = 0`` gives ``L = 0`` (``kappa = 0``) and the steps ``1/(2L) = inf``. Then
+        ``f0 = (F o K) d = 0``, ``F = J_{tau/2}(11')`` does not depend on ``d``, and ``h`` is
+        affine with the constant gradient ``g = [y - eps; -y - eps]``: its gradient is
+        Lipschitz with constant 0, so every ``L > 0`` satisfies the theorem. We take
+        ``L = max|g| / (2^20 C)``: a step ``g / L`` of ``2^20 C`` per coordinate, longer than the
+        diameter ``C sqrt(2n)`` of the feasible set (for ``n < 2^39``), so one projected step
+        reaches the face of ``A`` that maximises the affine ``h`` (the projection of
+        ``z + t g`` onto that face does not change once ``t`` is large), while ``z + g / L``
+        keeps ``C``'s digits to ``2^20 u ~ 2e-10`` relative (:func:`dank_fast.project_A` is
+        exact at that scale). ``g = 0`` (``y = 0``, ``eps = 0``: ``h`` constant) takes
+        ``L = 1 / C``.
+        """
+        L = 2.0 * self.lipschitz_theorem()
+        if L > 0.0:
+            return L
+        g = float(np.max(np.abs(self.y))) + self.epsilon
+        return g / (2.0**20 * self.C) if g > 0.0 else 1.0 / self.C
 
     def lipschitz_pgm(self) -> float:
         """Analogue of eq. pgm for ``z``: ``2 (n - tau/2 + n C^2 lambda_max(K) / (4 eta))``.

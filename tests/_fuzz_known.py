@@ -160,13 +160,6 @@ KNOWN_BUGS: dict[str, Bug] = {
         "with a linear kernel take 1 s at C = 10, 300 s at C = 1e4 (a hang)",
         _svc_unbounded,
     ),
-    "svr-paper-zero-kernel": Bug(
-        "dank_fast/svr.py: SVRProblem.lipschitz_theorem() (via _paper.paper())",
-        "K = 0 (valid) gives L = 2 kappa (...) = 0, so method='paper'/'paper-monotone' step "
-        "by 1/(2L) = inf: LinAlgError, IndexError, or RuntimeError 'ended at an infeasible "
-        "point (violation nan)'",
-        lambda: _raises_unnamed(lambda: solve_svr_zero(), "K"),
-    ),
     "certificate-zero-kernel-huge-C": Bug(
         "dank_fast/certificate.py: svm_certificate(), svr_certificate() (canonical_factor "
         "returns 1 for max|K| = 0)",

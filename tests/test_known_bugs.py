@@ -207,3 +207,30 @@ def test_paper_methods_accept_a_huge_svr_warm_start(method):
                     epsilon=0.1, method=method, alpha0=np.array([1e200, -1e200, 1e200]),
                     max_iter=5)
     assert np.isfinite(res.lower) and np.isfinite(res.upper) and res.lower <= res.upper
+
+
+# --------------------------------------------------------------------------- SVR, K = 0
+@pytest.mark.parametrize("method", ["paper", "paper-monotone"])
+@pytest.mark.parametrize("C", [1.0, 1e-3, 1e4])
+def test_svr_paper_methods_solve_a_zero_kernel(method, C):
+    """K = 0: Theorem theorsvr's L is 0 and the printed step 1/(2L) was inf (LinAlgError,
+    IndexError, NaN). h is then affine (F does not depend on d), so any L > 0 is valid; with
+    the exact projection and the ascent sign the optimum (here y'd = C, ah_3 = C) is certified
+    within a few iterations, and the printed variant still returns a finite bracket."""
+    import warnings
+
+    from dank_fast import solve_svr
+
+    K, y = np.zeros((3, 3)), np.array([0.0, 0.0, 1.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = solve_svr(K, y, C=C, eta=1.0, tau=1.0, epsilon=0.0, method=method, max_iter=20,
+                      projection="exact", beta_sign="ascent")
+        printed = solve_svr(K, y, C=C, eta=1.0, tau=1.0, epsilon=0.0, method=method,
+                            max_iter=20)
+    assert r.extra["L"] > 0 and np.isfinite(r.extra["L"])
+    # v* = max y'd + eta (n^2 - ||J_{1/2}(11')||^2) = C + (9 - (3 - 1/2)^2)
+    v_star = C + 9.0 - 2.5**2
+    assert r.lower <= v_star * (1 + 1e-12) and r.upper >= v_star * (1 - 1e-12)
+    assert r.gap <= 1e-9 * v_star
+    assert np.isfinite(printed.lower) and printed.lower <= printed.upper

@@ -245,8 +245,26 @@ def svm_certificate(K, y, alpha, *, C: float, eta: float, tau: float,
     c = canonical_factor(C, eta, s)
     kd = KernelData(K if c == 1.0 else K * c)
     a = alpha / c
-    inner = inner_minimiser(kd, a * y, eta / c, tau, route=route)
+    inner = _inner_at(kd, a * y, eta / c, tau, s, route)
     return scale_certificate(certify_svm(kd, y, a, C / c, eta / c, tau, inner), c)
+
+
+def _inner_at(kd: KernelData, d: np.ndarray, eta: float, tau: float, s: float, route: str):
+    """The inner solution ``F(d)`` for a certificate; ``K = 0`` (``s = 0``) exactly, without
+    products of ``d`` or ``eta``.
+
+    ``K = 0`` is valid for every finite ``C, eta > 0`` (docs/validity.md) and has no kernel
+    scale to rescale by (the canonical factor is 1). There ``Gamma = D K D / (4 eta) = 0``
+    whatever ``d`` and ``eta``, so ``F(d) = J_{tau/2}(11')`` and its ``deficit`` do not depend
+    on them: the inner solution is computed at ``d = 0``, ``eta = 1``. With the actual ``d``
+    (``C = 1e155``) ``d_i d_j`` overflowed and ``inf * 0 = NaN``; with ``eta = 1e-169``,
+    ``16 eta^2`` underflowed to 0 (0 / 0). The remaining terms of the bracket (``1'a``,
+    ``C`` times the hinge loss at ``f0 = 0``, ``eta`` times the deficit) are single products
+    of representable numbers.
+    """
+    if s > 0.0:
+        return inner_minimiser(kd, d, eta, tau, route=route)
+    return inner_minimiser(kd, np.zeros_like(d), 1.0, tau, route=route)
 
 
 # --------------------------------------------------------------------------- P2 and P3
@@ -344,5 +362,5 @@ def svr_certificate(K, y, alpha_hat, alpha_check, *, C: float, epsilon: float, e
     c = canonical_factor(C, eta, s)
     kd = KernelData(K if c == 1.0 else K * c)
     zc = z / c
-    inner = inner_minimiser(kd, zc[:n] - zc[n:], eta / c, tau, route="dense")
+    inner = _inner_at(kd, zc[:n] - zc[n:], eta / c, tau, s, "dense")
     return scale_certificate(certify_svr(kd, y, zc, C / c, eta / c, tau, epsilon, inner), c)

@@ -161,12 +161,22 @@ def frame_scale(C: float, eta: float, s: float) -> float:
     """Power of two ``c`` near the natural size of ``a*``: ``min(C, 1/s, (16 eta/s^2)^(1/3))``.
 
     Used with the exact law ``v*(K, C, eta) = c v*(cK, C/c, eta/c)`` (``a = c a'``).  Computed in
-    base-2 logarithms (no overflow); ``s = max|K| = 0`` gives ``c ~ C``.
+    base-2 logarithms (no overflow).  ``s = max|K| = 0`` (valid for every finite ``C, eta > 0``)
+    gives ``c ~ C``, moved if needed until ``eta / c`` lies in ``[2^-1022, 2^1000]``, then
+    until ``C / c`` does: the numbers of that frame are ``1'a / c``, ``C / c`` times the hinge
+    loss and ``eta / c`` times ``n^2 - ||F||^2``, since ``Gamma = 0`` is then formed without any
+    product ``d_i d_j`` (:func:`_inner`); neither may underflow to 0 (a zero ``C / c`` would
+    certify a wrong upper bound) or overflow.  Possible whenever ``|log2(C / eta)| <= 2022``
+    (every ``C, eta`` in ``[1e-300, 1e300]``).
     """
     lg = math.log2(C)
     if s > 0.0:
         ls = math.log2(s)
         lg = min(lg, -ls, (4.0 + math.log2(eta) - 2.0 * ls) / 3.0)
+    else:
+        la, le = lg, math.log2(eta)
+        lg = min(max(lg, le - 1000.0), le + 1022.0)
+        lg = min(max(lg, la - 1000.0), la + 1022.0)
     k = int(round(lg))
     k = max(min(k, 1000), -1000)
     return math.ldexp(1.0, k)
@@ -182,8 +192,15 @@ def _rel(gap: float, scale: float) -> float:
 # inner problem
 # ---------------------------------------------------------------------------------------------
 def _inner(K: np.ndarray, d: np.ndarray, eta: float, tau: float):
-    """Return ``(F, Gamma, eig_term)`` with ``eig_term = sum_k phi(l_k)`` (see module doc)."""
-    Gamma = (np.outer(d, d) * K) / (4.0 * eta)
+    """Return ``(F, Gamma, eig_term)`` with ``eig_term = sum_k phi(l_k)`` (see module doc).
+
+    ``K = 0`` gives ``Gamma = 0`` exactly, without forming ``d_i d_j`` (which overflows for
+    large ``d``: ``inf * 0 = NaN``) or dividing by ``4 eta``.
+    """
+    if not np.any(K):
+        Gamma = np.zeros_like(K, dtype=np.float64)
+    else:
+        Gamma = (np.outer(d, d) * K) / (4.0 * eta)
     M = Gamma + 1.0
     if tau == 0.0:
         return M, Gamma, 0.0

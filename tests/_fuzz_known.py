@@ -160,21 +160,6 @@ KNOWN_BUGS: dict[str, Bug] = {
         "with a linear kernel take 1 s at C = 10, 300 s at C = 1e4 (a hang)",
         _svc_unbounded,
     ),
-    "certificate-zero-kernel-huge-C": Bug(
-        "dank_fast/certificate.py: svm_certificate(), svr_certificate() (canonical_factor "
-        "returns 1 for max|K| = 0)",
-        "K = 0 (valid, always representable) with C = 1e155: IndexError (tau = 0) or "
-        "LinAlgError (tau > 0); d_i d_j overflows to inf and inf * 0 = NaN. The solvers are "
-        "not affected",
-        lambda: _zero_kernel_huge_C("fast"),
-    ),
-    "ref-certificate-zero-kernel-huge-C": Bug(
-        "dank_ref/certificate.py: svm_certificate(), decomposed_certificate() (frame_scale "
-        "for max|K| = 0)",
-        "K = 0 with C = 1e155 and eta = 1e-169 (valid): LinAlgError 'Eigenvalues did not "
-        "converge' (P1) or a (nan, nan) bracket (P3)",
-        lambda: _zero_kernel_huge_C("ref"),
-    ),
 }
 
 

@@ -234,3 +234,46 @@ def test_svr_paper_methods_solve_a_zero_kernel(method, C):
     assert r.lower <= v_star * (1 + 1e-12) and r.upper >= v_star * (1 - 1e-12)
     assert r.gap <= 1e-9 * v_star
     assert np.isfinite(printed.lower) and printed.lower <= printed.upper
+
+
+# --------------------------------------------------------------------------- K = 0, huge C
+_ZERO_K_SCALARS = [(1e155, 1.0), (1e155, 1e-169), (1e300, 1e-300), (1e-300, 1e300),
+                   (1e-200, 1e200), (1.0, 1.0)]
+
+
+def _zero_k_value(C, eta, tau, a, y):
+    """h(a) for K = 0 by hand (tau/2 < n): F = J_{tau/2}(11') = (1 - tau/(2n)) 11', so
+    ||F - 11'||^2 = tau^2/4, tr F = n - tau/2 and h = 1'a + eta (tau n - tau^2/4)."""
+    n = y.size
+    return float(np.sum(a)) + eta * (tau * n - tau * tau / 4.0)
+
+
+@pytest.mark.parametrize("C, eta", _ZERO_K_SCALARS)
+@pytest.mark.parametrize("tau", [0.0, 1.0])
+def test_zero_kernel_certificates_are_finite_brackets_at_any_scale(C, eta, tau):
+    """K = 0 with C = 1e155 (valid: K = 0 is always in range): d_i d_j overflowed, inf * 0 =
+    NaN (IndexError / LinAlgError / (nan, nan)). Both packages now bracket h(a), which for
+    K = 0 is known in closed form, and the points given are certified, not moved."""
+    from dank_fast import svm_certificate, svr_certificate
+
+    y = np.array([-1.0, 1.0, 1.0])
+    a = np.array([0.383076436, 0.0, 0.383076436]) * C
+    h = _zero_k_value(C, eta, tau, a, y)
+    for lo, up in [
+        (lambda c: (c.lower, c.upper))(svm_certificate(np.zeros((3, 3)), y, a, C=C, eta=eta,
+                                                       tau=tau)),
+        (lambda c: (c.lower, c.upper))(ref_cert.svm_certificate(np.zeros((3, 3)), y, a, C=C,
+                                                                eta=eta, tau=tau)),
+    ]:
+        assert np.isfinite(lo) and np.isfinite(up) and lo <= up
+        assert lo == pytest.approx(h, rel=1e-12)  # tau = 0 or 1: the lower bound is h(a)
+    p3 = ref_cert.decomposed_certificate(np.zeros((3, 3)), y, a, C=C, eta=eta)
+    assert np.isfinite(p3.upper) and p3.lower == pytest.approx(float(np.sum(a)), rel=1e-12)
+    ah, ac = np.array([C / 2, 0.0, 0.0]), np.array([0.0, C / 2, 0.0])
+    yt = np.array([1.0, -1.0, 0.0])
+    h2 = C + eta * (tau * 3 - tau * tau / 4.0) - 0.1 * C  # y'd - eps 1'(ah + ac) + inner
+    for c in (svr_certificate(np.zeros((3, 3)), yt, ah, ac, C=C, epsilon=0.1, eta=eta, tau=tau),
+              ref_cert.svr_certificate(np.zeros((3, 3)), yt, ah, ac, C=C, epsilon=0.1, eta=eta,
+                                       tau=tau)):
+        assert np.isfinite(c.lower) and np.isfinite(c.upper) and c.lower <= c.upper
+        assert c.lower == pytest.approx(h2, rel=1e-12)

@@ -4,7 +4,8 @@ Each entry's ``reproduce()`` returns True while the bug is present. The fuzz tes
 count as ``known-bug``) only the inputs an entry's bug covers, and only while
 :func:`present` says it still reproduces: once the bug is fixed, the fuzz tests check those
 inputs strictly again. ``tests/test_fuzz_findings.py`` runs every reproducer under
-``xfail(strict=True)``, so a fix shows up there as an XPASS failure: delete the entry then.
+``xfail(strict=True)``, so a fix shows up there as an XPASS failure: move the entry to
+:data:`FIXED_BUGS` then (``tests/test_known_bugs.py`` keeps its reproducer as a strict test).
 """
 
 from __future__ import annotations
@@ -153,12 +154,79 @@ def _svc_unbounded():
 
 
 KNOWN_BUGS: dict[str, Bug] = {
+}
+
+# Fixed bugs, kept with their reproducers: tests/test_known_bugs.py asserts that none of them
+# reproduces any more (a strict regression test per entry). When a bug in KNOWN_BUGS is
+# fixed, move its entry here.
+FIXED_BUGS: dict[str, Bug] = {
+    "paper-alpha0-unprojected": Bug(
+        "dank_fast/_paper.py: paper()",
+        "method='paper'/'paper-monotone'/'pgm' evaluate h at the raw alpha0 (documented as "
+        "'projected onto A'): a large warm start overflows to IndexError / LinAlgError",
+        _paper_alpha0,
+    ),
     "svc-warm-start-unbounded": Bug(
         "dank_fast/svm.py: svc_dual() (used by solve_svm(method='auto'), solve_decomposed, "
         "DANKClassifier)",
         "libsvm runs without an iteration limit; its iterations grow with C max|K|: 7 points "
         "with a linear kernel take 1 s at C = 10, 300 s at C = 1e4 (a hang)",
         _svc_unbounded,
+    ),
+    "svr-paper-zero-kernel": Bug(
+        "dank_fast/svr.py: SVRProblem.lipschitz_theorem() (via _paper.paper())",
+        "K = 0 (valid) gives L = 2 kappa (...) = 0, so method='paper'/'paper-monotone' step "
+        "by 1/(2L) = inf: LinAlgError, IndexError, or RuntimeError 'ended at an infeasible "
+        "point (violation nan)'",
+        lambda: _raises_unnamed(lambda: solve_svr_zero(), "K"),
+    ),
+    "ref-cluster-labels": Bug(
+        "dank_ref/_validation.py: check_partition()",
+        "np.asarray(labels) turns [1, '1'] into the strings '1', '1' (two clusters merged into "
+        "one: block_kernel(ones, [1, '1']) is all ones, dank_fast keeps two), refuses tuple "
+        "labels ('got shape (2, 2)') and inf (docs/validity.md: any values equal to "
+        "themselves; dank_fast accepts both)",
+        _ref_cluster_labels,
+    ),
+    "classifier-kernel-dtype": Bug(
+        "dank_fast/estimators.py: DANKClassifier.fit()",
+        "a precomputed kernel of booleans or of numeric strings is cast to float by "
+        "validate_data and accepted (docs/validity.md rule 1: TypeError; DANKRegressor "
+        "refuses both before the cast: see dank_fast/regressor.py _refuse_boolean_kernel)",
+        _classifier_kernel_dtype,
+    ),
+    "ref-huge-int": Bug(
+        "dank_ref/_validation.py: _real_scalar()",
+        "float(value) raises OverflowError for an int beyond the float range (C = 10**400): "
+        "should be the ValueError 'C must be a finite number > 0' (dank_fast maps it to inf)",
+        _ref_huge_int,
+    ),
+    "certificate-zero-kernel-huge-C": Bug(
+        "dank_fast/certificate.py: svm_certificate(), svr_certificate() (canonical_factor "
+        "returns 1 for max|K| = 0)",
+        "K = 0 (valid, always representable) with C = 1e155: IndexError (tau = 0) or "
+        "LinAlgError (tau > 0); d_i d_j overflows to inf and inf * 0 = NaN. The solvers are "
+        "not affected",
+        lambda: _zero_kernel_huge_C("fast"),
+    ),
+    "ref-certificate-zero-kernel-huge-C": Bug(
+        "dank_ref/certificate.py: svm_certificate(), decomposed_certificate() (frame_scale "
+        "for max|K| = 0)",
+        "K = 0 with C = 1e155 and eta = 1e-169 (valid): LinAlgError 'Eigenvalues did not "
+        "converge' (P1) or a (nan, nan) bracket (P3)",
+        lambda: _zero_kernel_huge_C("ref"),
+    ),
+    "certificate-route": Bug(
+        "dank_fast/certificate.py: svm_certificate()",
+        "route is not validated: route='x' is silently used as the Lanczos route",
+        lambda: _accepts(_svm_cert(route="x")),
+    ),
+    "project_A-unvalidated": Bug(
+        "dank_fast/projection.py: project_A()",
+        "no input validation: NaN in z returns NaN, y = 2 or a negative C return points "
+        "outside the set, an unattainable target returns an infeasible point, an empty z "
+        "raises IndexError, C = '1' raises numpy's UFuncTypeError",
+        _project_A_unvalidated,
     ),
 }
 

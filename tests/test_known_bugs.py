@@ -277,3 +277,77 @@ def test_zero_kernel_certificates_are_finite_brackets_at_any_scale(C, eta, tau):
                                        tau=tau)):
         assert np.isfinite(c.lower) and np.isfinite(c.upper) and c.lower <= c.upper
         assert c.lower == pytest.approx(h2, rel=1e-12)
+
+
+# --------------------------------------------------------------------------- plain SVM limit
+_X7 = np.array([310.71254466, 1860.75246417, -22.67144402, -309.10095833, -1413.24878229,
+                -513.01608223, 2178.7127426])
+_Y7 = np.array([1.0, -1.0, -1.0, 1.0, 1.0, 1.0, -1.0])
+
+
+def test_svc_iteration_limit_scales_with_n():
+    from dank_fast.svm import svc_iteration_limit
+
+    assert svc_iteration_limit(7) == 10**6
+    assert svc_iteration_limit(10**5) == 10**7
+
+
+@pytest.mark.parametrize("C", [1e4, 1e6])
+def test_auto_is_certified_when_the_plain_svm_hits_its_iteration_limit(C):
+    """7 points, linear kernel of scale 4.7e6: libsvm ran for 300 s at C = 1e4 (no limit). Now
+    it stops at svc_iteration_limit(7) = 1e6 iterations (well under a second) with a
+    ConvergenceWarning, and Newton from its repaired approximate dual is certified."""
+    import warnings
+    from unittest import mock
+
+    import sklearn.svm
+
+    from dank_fast import ConvergenceWarning, solve_svm
+
+    seen = []
+
+    class Recorder(sklearn.svm.SVC):
+        def fit(self, X, y, sample_weight=None):
+            out = super().fit(X, y, sample_weight)
+            seen.append(int(np.max(self.n_iter_)))
+            return out
+
+    with warnings.catch_warnings(record=True) as caught, \
+            mock.patch("sklearn.svm.SVC", Recorder):
+        warnings.simplefilter("always")
+        res = solve_svm(np.outer(_X7, _X7), _Y7, C=C, eta=1.0, tau=0.01, tol=1e-6)
+    assert seen == [10**6]
+    msgs = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
+    assert any("iteration limit (1000000" in m for m in msgs), msgs
+    assert res.status == "converged" and res.extra["warm_start"] == "svc"
+    assert res.lower <= res.upper and res.rel_gap <= 1e-6
+
+
+def test_well_conditioned_plain_svm_gives_no_warning():
+    import warnings
+
+    from dank_fast.svm import svc_dual
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    K = np.exp(-0.5 * np.sum((X[:, None] - X[None]) ** 2, axis=-1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        a = svc_dual(K, y, 1.0)
+    assert abs(float(y @ a)) <= 1e-6 and a.min() >= 0 and a.max() <= 1.0
+
+
+# --------------------------------------------------------------------------- the reproducers
+@pytest.mark.parametrize("key", sorted(__import__("_fuzz_known").FIXED_BUGS))
+def test_fixed_fuzz_reproducer_stays_fixed(key):
+    """Each minimal reproducer of tests/_fuzz_known.py (formerly xfail(strict=True) in
+    tests/test_fuzz_findings.py) must not reproduce its bug."""
+    import warnings
+
+    from _fuzz_known import FIXED_BUGS
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # e.g. the plain SVM's iteration-limit warning
+        reproduced = FIXED_BUGS[key].reproduce()
+    assert not reproduced, FIXED_BUGS[key].summary

@@ -45,6 +45,7 @@ __all__ = [
     "certify_svr",
     "certify_box",
     "svr_certificate",
+    "svr_scale",
 ]
 
 
@@ -61,7 +62,8 @@ class Certificate:
     lower, upper, gap : float
         ``gap = upper - lower`` (computed without cancellation, see module doc).
     rel_gap : float
-        ``gap / 1'a`` (inf when 1'a = 0): relative to the SVM-side scale (docs/MATH.md §5).
+        ``gap / 1'a`` (inf when 1'a = 0): relative to the SVM-side scale (docs/MATH.md §5);
+        P2: ``gap /`` :func:`svr_scale`.
     rel_gap_value : float
         ``gap / |lower|``: relative to the objective (can flatter the
         solution when the regulariser dominates ``|h|``).
@@ -268,6 +270,38 @@ def _inner_at(kd: KernelData, d: np.ndarray, eta: float, tau: float, s: float, r
 
 
 # --------------------------------------------------------------------------- P2 and P3
+def svr_scale(d, y, z_sum: float, q: float, C: float, epsilon: float) -> float:
+    """Scale of P2's relative gap, ``max(|d'y| + eps 1'(ah + ac) + q, C (max y - min y) / 2)``.
+
+    The sum is the magnitude of the terms the gap ``q + C loss(b) - lin`` is made of, without
+    cancellation (``lin = y'd - eps 1'(ah + ac)``, ``q = d'(F o K)d``); every term has the units
+    of the objective (and of the gap). Under the change of units ``y, C, eps -> c y, c C,
+    c eps``, ``eta -> c^2 eta`` (the same problem, ``d -> c d``) each scales by ``c^2``, and
+    under the rescaling law of docs/validity.md (``K -> cK``, ``C -> C/c``, ``eta -> eta/c``,
+    ``d -> d/c``) by ``1/c``, like the gap: the relative gap is invariant under both (the former
+    ``max(|d'y|, 1'(ah + ac), C)`` mixed the units of ``d`` with those of ``y d``). The floor
+    ``C (max y - min y) / 2`` (``C`` times the half-range of the targets: the tube half-width
+    that fits them all, invariant under a shift of ``y``, which the bias absorbs) keeps the
+    measure finite near ``a* = 0``, optimal when every target fits in the tube, where the sum
+    vanishes. docs/MATH.md §5.
+
+    Parameters
+    ----------
+    d : ndarray
+        ``ah - ac``.
+    y : ndarray
+        Targets.
+    z_sum : float
+        ``1'(ah + ac)``.
+    q : float
+        ``d'(F o K)d`` (``>= 0``).
+    C, epsilon : float
+    """
+    y = np.asarray(y, dtype=np.float64)
+    half_range = 0.5 * (float(y.max()) - float(y.min())) if y.size else 0.0
+    return max(abs(float(d @ y)) + epsilon * z_sum + abs(q), C * half_range)
+
+
 def certify_svr(kd: KernelData, y, z, C, eta, tau, epsilon, inner: InnerSolution, f0=None):
     """Certificate for P2 (eq. mainsvr) at a feasible ``z = [ah; ac]``.
 
@@ -280,9 +314,7 @@ def certify_svr(kd: KernelData, y, z, C, eta, tau, epsilon, inner: InnerSolution
 
     For the exact ``F``, ``R(F) = eta (||F||^2 - ... )`` cancels as for P1
     (``2 eta tr(F Gamma) = q/2``, ``q = d'f0``), so ``gap = q + C loss(b) - lin``: the
-    epsilon-SVR duality gap of the fixed kernel ``G``. Relative gap:
-    ``gap / max(|d'y|, 1'(ah + ac), C)`` (floor ``C``: ``a* = 0`` is optimal when every
-    target fits in the tube, and then the first two scales vanish).
+    epsilon-SVR duality gap of the fixed kernel ``G``. Relative gap: ``gap /`` :func:`svr_scale`.
     """
     y = np.asarray(y, dtype=np.float64)
     n = y.size
@@ -293,7 +325,7 @@ def certify_svr(kd: KernelData, y, z, C, eta, tau, epsilon, inner: InnerSolution
     b, interval, loss = best_bias(f0, y, eps=epsilon)
     lin = float(y @ d) - epsilon * float(z.sum())
     q_half = 0.5 * float(d @ f0)
-    scale = max(abs(float(d @ y)), float(z.sum()), C)
+    scale = svr_scale(d, y, float(z.sum()), 2.0 * q_half, C, epsilon)
     infeas = max(abs(float(d.sum())), float(-z.min()), float(z.max() - C), 0.0)
     return _assemble(lin, q_half, C * loss, inner, eta, tau, b, interval, scale, infeas)
 

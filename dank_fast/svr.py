@@ -56,7 +56,7 @@ from ._validation import (
     check_targets,
     feasibility_violation,
 )
-from .certificate import Certificate, best_bias, certify_svr
+from .certificate import Certificate, best_bias, certify_svr, svr_scale
 from .inner import KernelData
 from .projection import _restore_equality, project_A, project_paper
 
@@ -129,8 +129,10 @@ class SVRProblem(SVMProblem):
     def quick_rel_gap(self, ev) -> float:
         _, _, loss = best_bias(ev.f0, self.y, eps=self.epsilon)
         d = self.d_of(ev.z)
-        gap = float(d @ ev.f0) + self.C * loss - self.lin(ev.z)
-        return gap / max(abs(float(d @ self.y)), float(ev.z.sum()), self.C)
+        q = float(d @ ev.f0)
+        gap = q + self.C * loss - self.lin(ev.z)
+        scale = svr_scale(d, self.y, float(ev.z.sum()), q, self.C, self.epsilon)
+        return gap / scale if scale > 0 else (0.0 if gap <= 0 else float("inf"))
 
     def bias(self, ev, cert: Certificate) -> float:
         """KKT bias: mean of ``y_i -+ eps - f0_i`` over free ``ah_i`` / ``ac_i``; else the
@@ -229,7 +231,9 @@ def solve_svr(
         ``t_max = 2000``, ``eps = 1e-4``; options ``projection``, ``beta_sign`` as
         :func:`dank_fast.solve_svm`).
     tol : float, default 1e-6
-        Target certified relative gap ``gap / max(|d'y|, 1'(ah + ac), C)``.
+        Target certified relative gap ``gap / max(|d'y| + eps 1'(ah + ac) + d'(F o K)d,
+        C (max y - min y) / 2)`` (:func:`dank_fast.certificate.svr_scale`: every term in the
+        units of the objective).
     max_iter : int, optional
     alpha0 : array_like of shape (n,) or (2n,), optional
         Warm start: ``d`` (split as ``ah = max(d, 0)``, ``ac = max(-d, 0)``) or ``[ah; ac]``;

@@ -44,11 +44,12 @@ For a feasible ``a`` let ``F_hat = F(a) = J_{tau/2}(11' + Gamma(a))`` (Lemma fbo
 * the best bias minimises a convex piecewise-linear function of one variable; it is found
   exactly by sorting the breakpoints (:func:`best_bias`).
 * relative gaps (invariant under the rescaling laws): P1 and P3 ``gap / 1'a`` (the SVM-side
-  scale, ``docs/MATH.md`` section 5); P2 ``gap / max(|b'y|, 1'(ah + ac), C)``, the same scale
-  as dank_fast (``b'y`` is the SVR analogue of ``1'a``; the floor ``C`` keeps the measure
-  finite at ``a* = 0``, optimal when every target fits the tube).  All are invariant under the
-  rescaling law below.  A P1/P3 scale of 0 (``a = 0``) gives ``rel_gap = inf`` unless the gap
-  is 0.
+  scale, ``docs/MATH.md`` section 5); P2 ``gap / max(|b'y| + eps 1'(ah + ac) + b'(F o K)b,
+  C (max y - min y) / 2)`` (:func:`svr_gap_scale`, the rule of docs/MATH.md shared with
+  dank_fast): every term has the units of the objective, so the P2 measure is also invariant
+  under a change of units of ``y`` (``y, C, eps -> c y, c C, c eps``, ``eta -> c^2 eta``).
+  All are invariant under the rescaling law below.  A scale of 0 (``a = 0``; P2: also constant
+  targets) gives ``rel_gap = inf`` unless the gap is 0.
 
 Numerical frame
 ---------------
@@ -88,6 +89,7 @@ TINY = np.finfo(float).tiny  # floor of the reported P1/P3 ``scale`` (callers di
 __all__ = [
     "Certificate",
     "frame_scale",
+    "svr_gap_scale",
     "inner_F",
     "h_svm",
     "grad_h_svm",
@@ -180,6 +182,21 @@ def frame_scale(C: float, eta: float, s: float) -> float:
     k = int(round(lg))
     k = max(min(k, 1000), -1000)
     return math.ldexp(1.0, k)
+
+
+def svr_gap_scale(by: float, tube: float, q: float, C: float, y: np.ndarray) -> float:
+    """Scale of P2's relative gap (docs/MATH.md section 5), in the units of the objective.
+
+    ``max(|b'y| + eps 1'(ah + ac) + b'(F o K)b, C (max y - min y) / 2)`` with ``by = b'y``,
+    ``tube = eps 1'(ah + ac)``, ``q = b'(F o K)b``: the magnitude of the terms of the gap
+    ``q + C loss - lin`` without cancellation, and a floor (``C`` times the half-range of the
+    targets, shift-invariant like the problem) for ``a* = 0``, where the sum vanishes.  Each term
+    scales like the gap under the frame law (``1/c``) and under a change of units of ``y``
+    (``c^2``).
+    """
+    y = np.asarray(y, dtype=np.float64)
+    half_range = 0.5 * (float(np.max(y)) - float(np.min(y))) if y.size else 0.0
+    return max(abs(by) + tube + abs(q), C * half_range)
 
 
 def _rel(gap: float, scale: float) -> float:
@@ -510,7 +527,7 @@ def svr_certificate(K, y, alpha_hat, alpha_check, *, C, epsilon, eta, tau, proje
     q = float(bf @ g)
     gap_raw_f = q + Cf * loss - lin_f
     gap_f = max(gap_raw_f, 0.0)
-    scale_f = max(abs(by), l1, Cf)  # dank_fast's SVR scale (invariant under the frame law)
+    scale_f = svr_gap_scale(by, epsilon * l1, q, Cf, y)
     lower, gap = c * lower_f, c * gap_f
     return Certificate(lower=lower, upper=lower + gap, gap=gap, rel_gap=_rel(gap_f, scale_f),
                        bias=beta, F=F, alpha=ah - ac, projection_distance=dist,

@@ -351,3 +351,63 @@ def test_fixed_fuzz_reproducer_stays_fixed(key):
         warnings.simplefilter("ignore")  # e.g. the plain SVM's iteration-limit warning
         reproduced = FIXED_BUGS[key].reproduce()
     assert not reproduced, FIXED_BUGS[key].summary
+
+
+# --------------------------------------------------------------------------- P2 relative gap
+def _svr_point(n=9, seed=5):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 1))
+    K = np.exp(-0.5 * (X - X.T) ** 2)
+    y = np.sin(2 * X[:, 0]) + 0.3
+    ah = rng.uniform(0, 1, size=n) * (y > 0.3)
+    ac = rng.uniform(0, 1, size=n) * (y <= 0.3)
+    ac *= ah.sum() / ac.sum()
+    return K, y, ah, ac
+
+
+@pytest.mark.parametrize("c", [1e-4, 3.0, 1e5])
+def test_svr_relative_gap_is_unit_independent_in_both_packages(c):
+    """y, C, eps -> c y, c C, c eps and eta -> c^2 eta is the same problem (d -> c d, values
+    times c^2): the relative gap must not change (it changed by up to 1/c with the scale
+    max(|d'y|, 1'(ah + ac), C), whose terms are not all in the units of the objective)."""
+    from dank_fast import svr_certificate
+
+    K, y, ah, ac = _svr_point()
+    kw = dict(C=1.0, epsilon=0.05, eta=2.0, tau=0.01)
+    kc = dict(C=c, epsilon=0.05 * c, eta=2.0 * c * c, tau=0.01)
+    for fn in (svr_certificate, ref_cert.svr_certificate):
+        r1 = fn(K, y, ah, ac, **kw)
+        rc = fn(K, c * y, c * ah, c * ac, **kc)
+        assert r1.gap > 0
+        assert rc.gap == pytest.approx(c * c * r1.gap, rel=1e-6)
+        assert rc.rel_gap == pytest.approx(r1.rel_gap, rel=1e-6)
+
+
+def test_svr_relative_gap_scale_is_the_documented_rule():
+    """rel_gap = gap / max(|d'y| + eps 1'(ah + ac) + d'(F o K)d, C (max y - min y) / 2) in
+    dank_fast, dank_ref and the oracle (docs/MATH.md section 5)."""
+    from dank_fast import svr_certificate
+    from verification.oracle import certify
+
+    K, y, ah, ac = _svr_point()
+    kw = dict(C=1.0, epsilon=0.05, eta=2.0, tau=0.01)
+    ref = ref_cert.svr_certificate(K, y, ah, ac, **kw)
+    d = ah - ac
+    q = float(d @ ((np.asarray(ref.F) * K) @ d))
+    scale = max(abs(d @ y) + 0.05 * (ah.sum() + ac.sum()) + q, 0.5 * (y.max() - y.min()))
+    assert scale > 0.5 * (y.max() - y.min())  # the sum, not the floor, is tested here
+    assert ref.rel_gap == pytest.approx(ref.gap / scale, rel=1e-10)
+    assert svr_certificate(K, y, ah, ac, **kw).rel_gap == pytest.approx(ref.gap / scale,
+                                                                        rel=1e-8)
+    inst = dict(task="svr", K=K, y=y, n=y.size, C=1.0, eta=2.0, tau=0.01, epsilon=0.05)
+    rep = certify(inst, dict(task="svr", alpha_hat=ah, alpha_check=ac), tol=1e-6,
+                  reference=False)
+    assert rep["scale"] == pytest.approx(scale, rel=1e-10)
+    # a* = 0 (every target inside the tube): the floor C (max y - min y) / 2
+    yt = np.linspace(-0.02, 0.03, y.size)
+    z = np.zeros(y.size)
+    for cert in (svr_certificate(K, yt, z, z, **kw), ref_cert.svr_certificate(K, yt, z, z, **kw)):
+        assert cert.gap == 0.0 and cert.rel_gap == 0.0
+    rep = certify(dict(inst, y=yt), dict(task="svr", alpha_hat=z, alpha_check=z), tol=1e-6,
+                  reference=False)
+    assert rep["scale"] == pytest.approx(0.025, rel=1e-12)

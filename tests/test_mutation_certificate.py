@@ -348,11 +348,6 @@ def test_svr_relative_gap_scale_includes_the_target_term():
     assert cert.rel_gap == pytest.approx(cert.gap / scale, rel=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "P2's relative gap gap / max(|d'y|, 1'(ah + ac), C) mixes units (1'(ah + ac) and C have the "
-    "units of the dual variables, the gap those of y times them): in other units (y, C, eps -> "
-    "c y, c C, c eps, eta -> c^2 eta, the same problem) solve_svr reports 'converged' at tol "
-    "1e-6 with a true relative gap 2000x larger (benchmarks/MUTATION.md, findings)"))
 def test_svr_convergence_is_unit_independent():
     X = np.linspace(-3, 3, 40)[:, None]
     y = np.sinc(X[:, 0]) + 0.3

@@ -58,7 +58,7 @@ from ._validation import (
 )
 from .certificate import Certificate, best_bias, certify_svr, svr_scale
 from .inner import KernelData
-from .projection import _restore_equality, project_A, project_paper
+from .projection import _project_core, _restore_equality, project_paper
 
 __all__ = ["SVRProblem", "solve_svr", "check_targets", "METHODS"]
 
@@ -100,7 +100,7 @@ class SVRProblem(SVMProblem):
         :func:`dank_fast.project_A` (exact), then :func:`_restore_equality` when its result
         misses the equality constraint (gradient steps much longer than ``C``, see there).
         """
-        return _restore_equality(project_A(z, self.s, self.C), z, self.s, self.C)
+        return _restore_equality(_project_core(z, self.s, self.C), z, self.s, self.C)
 
     def project_paper(self, z: np.ndarray) -> np.ndarray:
         """The paper's projection (clip, then shift along the constraint normal ``[1; -1]``)."""

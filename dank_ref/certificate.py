@@ -84,7 +84,7 @@ from ._validation import (
     kernel_scale,
 )
 
-TINY = np.finfo(float).tiny  # floor of the reported P1/P3 ``scale`` (callers divide by it)
+TINY = np.finfo(float).tiny  # floor of the reported ``scale`` (callers divide by it)
 
 __all__ = [
     "Certificate",
@@ -531,7 +531,8 @@ def svr_certificate(K, y, alpha_hat, alpha_check, *, C, epsilon, eta, tau, proje
     lower, gap = c * lower_f, c * gap_f
     return Certificate(lower=lower, upper=lower + gap, gap=gap, rel_gap=_rel(gap_f, scale_f),
                        bias=beta, F=F, alpha=ah - ac, projection_distance=dist,
-                       scale=c * scale_f, alpha_hat=ah, alpha_check=ac, infeasibility=infeas,
+                       scale=max(c * scale_f, TINY), alpha_hat=ah, alpha_check=ac,
+                       infeasibility=infeas,
                        projected=moved, gap_raw=c * gap_raw_f)
 
 

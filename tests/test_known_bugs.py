@@ -411,3 +411,20 @@ def test_svr_relative_gap_scale_is_the_documented_rule():
     rep = certify(dict(inst, y=yt), dict(task="svr", alpha_hat=z, alpha_check=z), tol=1e-6,
                   reference=False)
     assert rep["scale"] == pytest.approx(0.025, rel=1e-12)
+
+
+def test_svr_relative_gap_with_a_zero_scale():
+    """Constant targets, d = 0 and eps = 0: the P2 scale is 0 (no floor C any more), and so is
+    the gap; every package reports rel_gap 0 (the oracle divided by 0: ZeroDivisionError)."""
+    from dank_fast import svr_certificate
+    from verification.oracle import certify
+
+    K, y = np.array([[0.0158]]), np.array([-0.13])
+    ah = ac = np.array([0.0288])
+    kw = dict(C=1.0, epsilon=0.0, eta=1.0, tau=0.0)
+    for cert in (svr_certificate(K, y, ah, ac, **kw), ref_cert.svr_certificate(K, y, ah, ac, **kw)):
+        assert cert.gap == 0.0 and cert.rel_gap == 0.0
+    inst = dict(task="svr", K=K, y=y, n=1, C=1.0, eta=1.0, tau=0.0, epsilon=0.0)
+    rep = certify(inst, dict(task="svr", alpha_hat=ah, alpha_check=ac), tol=1e-9,
+                  reference=False)
+    assert rep["certified"] and rep["rel_gap"] == 0.0

@@ -169,7 +169,9 @@ def _reference_certificate(inst, p):
         lower, gap = lower - eps * removed, gap + eps * removed
         # P2's unit-consistent scale (docs/MATH.md section 5), at the point as given
         q = float(b @ ((np.asarray(c.F, dtype=float) * K) @ b))
-        d, scale, Kw = b, rc.svr_gap_scale(float(b @ y), eps * float(np.sum(p)), q, C, y), K
+        # (0 only for constant targets at d = 0 with eps 1'(ah + ac) = 0, where the gap is 0)
+        scale = max(rc.svr_gap_scale(float(b @ y), eps * float(np.sum(p)), q, C, y), TINY)
+        d, Kw = b, K
     else:
         if np.max(np.abs(C * cz - p), initial=0.0) > FEAS_RTOL * C * math.sqrt(n):
             raise EvaluationError(moved)

@@ -117,7 +117,7 @@ class Certificate:
     rel_gap : float
         ``gap / scale`` (invariant under the rescaling laws of ``docs/validity.md``).
     scale : float
-        P1/P3: ``1'a``; P2: ``max(|b'y|, 1'(ah + ac), C)``.
+        P1/P3: ``1'a``; P2: :func:`svr_gap_scale` (all floored at the smallest normal float).
     bias : float or None
         Exact best bias of the fixed kernel (``None`` for P3).
     F : ndarray

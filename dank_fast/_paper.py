@@ -46,6 +46,35 @@ def paper(
     record_history: bool = True,
     certify_every: int = 0,
 ) -> object:
+    """Run Algorithm ago3 (``variant="nesterov"``), its monotone variant or eq. pgm.
+
+    Parameters
+    ----------
+    problem : SVMProblem or SVRProblem
+        The (canonical) instance; supplies ``evaluate``, ``project``, ``project_paper``,
+        ``start`` and the Lipschitz constants of Theorem theor / eq. pgm.
+    variant, projection, beta_sign : str
+        See the module docstring.
+    t_max : int
+        Iteration limit (the paper's 2000).
+    eps : float
+        The printed stopping rule ``||a_t - a_{t-1}|| <= eps``.
+    alpha0 : ndarray, optional
+        Warm start ``a_0``, made feasible by ``problem.start`` (clipped to the box, projected
+        onto ``A`` within its support) before ``h`` is evaluated; default ``a_0 = 0``.
+    L : float, optional
+        Lipschitz constant (default: Theorem theor, or eq. pgm's for ``variant="pgm"``).
+    tol : float
+        Target relative gap; only decides the reported status.
+    record_history : bool
+        Record ``h``, step lengths and ``L`` per iteration.
+    certify_every : int
+        Certify every this many iterations (0: never) into ``history["gap"]``.
+
+    Returns
+    -------
+    DANKResult
+    """
     if variant not in ("nesterov", "monotone", "pgm"):
         raise ValueError(f"variant must be 'nesterov', 'monotone' or 'pgm', got {variant!r}")
     if projection not in ("paper", "exact"):
@@ -57,7 +86,13 @@ def paper(
     if L is None:
         L = problem.lipschitz_pgm() if variant == "pgm" else problem.lipschitz_paper()
     sgn = -1.0 if beta_sign == "printed" else 1.0
-    a0 = np.zeros(problem.dim) if alpha0 is None else np.asarray(alpha0, dtype=np.float64).copy()
+    # a0 = 0 as printed; a warm start is made feasible first (clipped to the box and projected
+    # within its support, as the other methods' problem.start does): h and its gradient are
+    # only defined on A, and a huge alpha0 used raw overflowed (IndexError / LinAlgError)
+    if alpha0 is None:
+        a0 = np.zeros(problem.dim)
+    else:
+        a0 = problem.start(np.asarray(alpha0, dtype=np.float64))
     a = a0.copy()
     grad_sum = np.zeros(problem.dim)
     theta_prev, h_theta_prev = None, -np.inf

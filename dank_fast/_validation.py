@@ -51,6 +51,7 @@ __all__ = [
     "feasibility_violation",
     "kernel_scale",
     "psd_tolerance",
+    "refuse_non_numeric_kernel",
     "symmetry_tolerance",
 ]
 
@@ -299,6 +300,27 @@ def check_kernel_matrix(K, *, check_psd: bool = True, name: str = "K") -> np.nda
     return A
 
 
+def refuse_non_numeric_kernel(X, name: str = "X (the precomputed kernel)") -> None:
+    """A precomputed kernel of booleans or strings is a ``TypeError`` (docs/validity.md, rule 1).
+
+    The estimators call this before scikit-learn's ``validate_data``, which would silently
+    cast such a kernel to float (``True -> 1.0``, ``"0.5" -> 0.5``). Object arrays of numbers
+    (e.g. from pandas) are left to ``validate_data``; ragged input too (it reports it).
+    """
+    dtype = getattr(X, "dtype", None)
+    if dtype is None:
+        try:
+            dtype = np.asarray(X).dtype
+        except (TypeError, ValueError):
+            return  # ragged or odd input: validate_data reports it
+    if isinstance(dtype, np.dtype) and dtype.kind in "bUS":
+        what = "booleans" if dtype.kind == "b" else "strings"
+        raise TypeError(
+            f"{name} must be a real numeric array (dtype kind f, i or u), got {what} "
+            f"(dtype {dtype})"
+        )
+
+
 def _check_psd(A: np.ndarray, s: float, eps_psd: float, name: str) -> None:
     """PSD test of the symmetric ``A`` (see :func:`check_kernel_matrix`)."""
     from scipy.linalg import eigh
@@ -307,10 +329,15 @@ def _check_psd(A: np.ndarray, s: float, eps_psd: float, name: str) -> None:
     from .inner import blas_threads
 
     n = A.shape[0]
-    p = math.ldexp(1.0, math.frexp(s)[1])  # power of two, s/p in [0.5, 1)
+    # scale by the power of two p = 2^e with s/p in [0.5, 1), exactly (no rounding). p itself
+    # overflows for s >= 2^1023 (e = 1024), so divide by 2^(e-1) and halve: both finite
+    e = math.frexp(s)[1]
+    half_p = math.ldexp(1.0, e - 1)
+    scaled = (A / half_p) * 0.5
+    s_scaled = (s / half_p) * 0.5
     # Fortran order (the transpose of the symmetric matrix): LAPACK works in place, no copy
-    B = (A / p).T
-    shift = eps_psd * n * (s / p)
+    B = scaled.T
+    shift = eps_psd * n * s_scaled
     B[np.diag_indices(n)] += shift
     # small matrices single-threaded: busy-waiting BLAS threads on shared cores made a
     # 200 x 200 factorisation take 170 ms instead of 1 ms
@@ -318,10 +345,12 @@ def _check_psd(A: np.ndarray, s: float, eps_psd: float, name: str) -> None:
         _, info = dpotrf(B, lower=1, clean=0, overwrite_a=1)
         if info == 0:
             return
-        lmin = float(eigh(A / p, eigvals_only=True, subset_by_index=[0, 0],
-                          driver="evr")[0]) * p
-    if lmin >= -eps_psd * n * s:
+        lmin_scaled = float(eigh((A / half_p) * 0.5, eigvals_only=True, subset_by_index=[0, 0],
+                                 driver="evr")[0])
+    if lmin_scaled >= -eps_psd * n * s_scaled:
         return  # Cholesky failed within rounding of the threshold
+    with np.errstate(over="ignore"):
+        lmin = float(np.float64(lmin_scaled * 2.0) * np.float64(half_p))  # for the message
     raise ValueError(
         f"{name} is not positive semi-definite: smallest eigenvalue {lmin:.3g} < "
         f"-eps_psd * n * max|K| = {-eps_psd * n * s:.3g} (eps_psd = {eps_psd:.1e}, n = {n}); "

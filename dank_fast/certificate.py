@@ -45,7 +45,12 @@ __all__ = [
     "certify_svr",
     "certify_box",
     "svr_certificate",
+    "svr_scale",
 ]
+
+
+# the routes of dank_fast.inner.inner_minimiser that svm_certificate offers
+_ROUTES = ("auto", "dense", "lanczos")
 
 
 @dataclass
@@ -57,7 +62,8 @@ class Certificate:
     lower, upper, gap : float
         ``gap = upper - lower`` (computed without cancellation, see module doc).
     rel_gap : float
-        ``gap / 1'a`` (inf when 1'a = 0): relative to the SVM-side scale (docs/MATH.md §5).
+        ``gap / 1'a`` (inf when 1'a = 0): relative to the SVM-side scale (docs/MATH.md §5);
+        P2: ``gap /`` :func:`svr_scale`.
     rel_gap_value : float
         ``gap / |lower|``: relative to the objective (can flatter the
         solution when the regulariser dominates ``|h|``).
@@ -119,7 +125,10 @@ def best_bias(f0: np.ndarray, y: np.ndarray, eps: float | None = None):
     iQ = np.searchsorted(Q, t, side="left")
     val = (cP[-1] - cP[iP]) - (P.size - iP) * t + iQ * t - cQ[iQ]
     vmin = float(val.min())
-    tol = 1e-13 * max(1.0, abs(vmin), float(np.max(np.abs(t))) * t.size)
+    # ties within rounding: the prefix sums' error is ~ u * (P.size + Q.size) * max|t|, so the
+    # tolerance is relative to that magnitude (homogeneous of degree 1: scale invariant, no
+    # absolute floor; every breakpoint 0 gives tolerance 0 and the exact minimisers)
+    tol = 1e-13 * max(abs(vmin), float(np.max(np.abs(t))) * (P.size + Q.size))
     flat = np.flatnonzero(val <= vmin + tol)
     lo, hi = float(t[flat[0]]), float(t[flat[-1]])
     return 0.5 * (lo + hi), (lo, hi), max(vmin, 0.0)
@@ -217,6 +226,8 @@ def svm_certificate(K, y, alpha, *, C: float, eta: float, tau: float,
     from ._scaling import canonical_factor, scale_certificate
     from ._validation import check_finite_array, check_representable, kernel_scale
 
+    if not isinstance(route, str) or route not in _ROUTES:
+        raise ValueError(f"route must be one of {', '.join(map(repr, _ROUTES))}; got {route!r}")
     K = check_kernel_matrix(K)
     y = check_binary_labels(y, K.shape[0])
     C = check_positive(C, "C")
@@ -236,11 +247,61 @@ def svm_certificate(K, y, alpha, *, C: float, eta: float, tau: float,
     c = canonical_factor(C, eta, s)
     kd = KernelData(K if c == 1.0 else K * c)
     a = alpha / c
-    inner = inner_minimiser(kd, a * y, eta / c, tau, route=route)
+    inner = _inner_at(kd, a * y, eta / c, tau, s, route)
     return scale_certificate(certify_svm(kd, y, a, C / c, eta / c, tau, inner), c)
 
 
+def _inner_at(kd: KernelData, d: np.ndarray, eta: float, tau: float, s: float, route: str):
+    """The inner solution ``F(d)`` for a certificate; ``K = 0`` (``s = 0``) exactly, without
+    products of ``d`` or ``eta``.
+
+    ``K = 0`` is valid for every finite ``C, eta > 0`` (docs/validity.md) and has no kernel
+    scale to rescale by (the canonical factor is 1). There ``Gamma = D K D / (4 eta) = 0``
+    whatever ``d`` and ``eta``, so ``F(d) = J_{tau/2}(11')`` and its ``deficit`` do not depend
+    on them: the inner solution is computed at ``d = 0``, ``eta = 1``. With the actual ``d``
+    (``C = 1e155``) ``d_i d_j`` overflowed and ``inf * 0 = NaN``; with ``eta = 1e-169``,
+    ``16 eta^2`` underflowed to 0 (0 / 0). The remaining terms of the bracket (``1'a``,
+    ``C`` times the hinge loss at ``f0 = 0``, ``eta`` times the deficit) are single products
+    of representable numbers.
+    """
+    if s > 0.0:
+        return inner_minimiser(kd, d, eta, tau, route=route)
+    return inner_minimiser(kd, np.zeros_like(d), 1.0, tau, route=route)
+
+
 # --------------------------------------------------------------------------- P2 and P3
+def svr_scale(d, y, z_sum: float, q: float, C: float, epsilon: float) -> float:
+    """Scale of P2's relative gap, ``max(|d'y| + eps 1'(ah + ac) + q, C (max y - min y) / 2)``.
+
+    The sum is the magnitude of the terms the gap ``q + C loss(b) - lin`` is made of, without
+    cancellation (``lin = y'd - eps 1'(ah + ac)``, ``q = d'(F o K)d``); every term has the units
+    of the objective (and of the gap). Under the change of units ``y, C, eps -> c y, c C,
+    c eps``, ``eta -> c^2 eta`` (the same problem, ``d -> c d``) each scales by ``c^2``, and
+    under the rescaling law of docs/validity.md (``K -> cK``, ``C -> C/c``, ``eta -> eta/c``,
+    ``d -> d/c``) by ``1/c``, like the gap: the relative gap is invariant under both (the former
+    ``max(|d'y|, 1'(ah + ac), C)`` mixed the units of ``d`` with those of ``y d``). The floor
+    ``C (max y - min y) / 2`` (``C`` times the half-range of the targets: the tube half-width
+    that fits them all, invariant under a shift of ``y``, which the bias absorbs) keeps the
+    measure finite near ``a* = 0``, optimal when every target fits in the tube, where the sum
+    vanishes. docs/MATH.md §5.
+
+    Parameters
+    ----------
+    d : ndarray
+        ``ah - ac``.
+    y : ndarray
+        Targets.
+    z_sum : float
+        ``1'(ah + ac)``.
+    q : float
+        ``d'(F o K)d`` (``>= 0``).
+    C, epsilon : float
+    """
+    y = np.asarray(y, dtype=np.float64)
+    half_range = 0.5 * (float(y.max()) - float(y.min())) if y.size else 0.0
+    return max(abs(float(d @ y)) + epsilon * z_sum + abs(q), C * half_range)
+
+
 def certify_svr(kd: KernelData, y, z, C, eta, tau, epsilon, inner: InnerSolution, f0=None):
     """Certificate for P2 (eq. mainsvr) at a feasible ``z = [ah; ac]``.
 
@@ -253,9 +314,7 @@ def certify_svr(kd: KernelData, y, z, C, eta, tau, epsilon, inner: InnerSolution
 
     For the exact ``F``, ``R(F) = eta (||F||^2 - ... )`` cancels as for P1
     (``2 eta tr(F Gamma) = q/2``, ``q = d'f0``), so ``gap = q + C loss(b) - lin``: the
-    epsilon-SVR duality gap of the fixed kernel ``G``. Relative gap:
-    ``gap / max(|d'y|, 1'(ah + ac), C)`` (floor ``C``: ``a* = 0`` is optimal when every
-    target fits in the tube, and then the first two scales vanish).
+    epsilon-SVR duality gap of the fixed kernel ``G``. Relative gap: ``gap /`` :func:`svr_scale`.
     """
     y = np.asarray(y, dtype=np.float64)
     n = y.size
@@ -266,7 +325,7 @@ def certify_svr(kd: KernelData, y, z, C, eta, tau, epsilon, inner: InnerSolution
     b, interval, loss = best_bias(f0, y, eps=epsilon)
     lin = float(y @ d) - epsilon * float(z.sum())
     q_half = 0.5 * float(d @ f0)
-    scale = max(abs(float(d @ y)), float(z.sum()), C)
+    scale = svr_scale(d, y, float(z.sum()), 2.0 * q_half, C, epsilon)
     infeas = max(abs(float(d.sum())), float(-z.min()), float(z.max() - C), 0.0)
     return _assemble(lin, q_half, C * loss, inner, eta, tau, b, interval, scale, infeas)
 
@@ -335,5 +394,5 @@ def svr_certificate(K, y, alpha_hat, alpha_check, *, C: float, epsilon: float, e
     c = canonical_factor(C, eta, s)
     kd = KernelData(K if c == 1.0 else K * c)
     zc = z / c
-    inner = inner_minimiser(kd, zc[:n] - zc[n:], eta / c, tau, route="dense")
+    inner = _inner_at(kd, zc[:n] - zc[n:], eta / c, tau, s, "dense")
     return scale_certificate(certify_svr(kd, y, zc, C / c, eta / c, tau, epsilon, inner), c)

@@ -20,7 +20,7 @@ from sklearn.utils.multiclass import _ovr_decision_function, check_classificatio
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._estimator_base import KernelEstimatorMixin
-from ._validation import check_kernel_matrix
+from ._validation import check_kernel_matrix, refuse_non_numeric_kernel
 from .decomposed import solve_decomposed
 from .extension import match_from_distances
 from .feature_kernel import FeatureKernel
@@ -444,6 +444,8 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         # a precomputed kernel keeps float32/float16 here: the validity rule takes its
         # tolerances from the input dtype (check_kernel_matrix returns float64)
         dtype = (np.float64, np.float32, np.float16) if self._precomputed else np.float64
+        if self._precomputed:
+            refuse_non_numeric_kernel(X)  # before validate_data casts booleans / strings
         X, y = validate_data(self, X, y, dtype=dtype, order="C")
         check_classification_targets(y)
         if self._precomputed:

@@ -4,7 +4,8 @@
 projection is ``P_A(z) = clip(z - lam y, 0, C)`` where ``lam`` is the root of the
 non-increasing piecewise-linear function ``phi(lam) = y' clip(z - lam y, 0, C)``;
 we locate the linear piece that contains the root by binary search over the
-sorted breakpoints and solve the piece exactly (docs/MATH.md §6).
+sorted breakpoints and solve the piece exactly (docs/MATH.md §6), with the breakpoints kept
+as (base, offset) pairs so that this stays exact when ``|z| >> C``.
 
 The paper's projection (section nest: "clip to [0, C], then project on the
 hyperplane") is one round of alternating projections; it is provided as
@@ -21,51 +22,36 @@ import numpy as np
 __all__ = ["project_A", "project_paper", "project_box", "project_sum_box", "repair_start"]
 
 
-def _piecewise_root(breaks: np.ndarray, phi) -> float:
-    """Root of a non-increasing, continuous, piecewise-linear ``phi``.
-
-    ``breaks`` contains every breakpoint. Returns ``lam`` with ``phi(lam) = 0``
-    (the midpoint of the zero set if it is an interval).
-    """
-    t = np.unique(breaks)
-    vals_lo = phi(t[0])
-    if vals_lo <= 0.0:
-        # phi is constant left of the first breakpoint: any lam <= t[0] works
-        # when phi(t[0]) == 0; otherwise phi < 0 everywhere (cannot happen for
-        # a feasible set containing the origin).
-        return float(t[0])
-    if phi(t[-1]) >= 0.0:
-        return float(t[-1])
-    lo, hi = 0, t.size - 1  # phi(t[lo]) > 0 >= ... phi(t[hi]) < 0
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if phi(t[mid]) > 0.0:
-            lo = mid
-        else:
-            hi = mid
-    f_lo, f_hi = phi(t[lo]), phi(t[hi])
-    if f_hi == 0.0:
-        # zero set may extend to the right; take its left end (any root is exact)
-        return float(t[hi])
-    return float(t[lo] + (t[hi] - t[lo]) * f_lo / (f_lo - f_hi))
-
-
 def project_A(z, y, C: float, target: float = 0.0) -> np.ndarray:
-    """Exact Euclidean projection onto ``{a : y'a = 0, 0 <= a <= C}``.
+    """Exact Euclidean projection onto ``{a : y'a = target, 0 <= a <= C}``.
 
     Parameters
     ----------
-    z : ndarray of shape (n,)
-    y : ndarray of shape (n,), entries in {-1, +1}
+    z : array_like of shape (n,)
+        Finite real numbers, ``n >= 1``.
+    y : array_like of shape (n,)
+        Entries exactly -1 or +1 (one class is allowed).
     C : float > 0
+        Finite.
     target : float, default 0
         Project onto ``{y'a = target, 0 <= a <= C}`` instead (used on a subset of
-        coordinates whose complement is held fixed); must be attainable.
+        coordinates whose complement is held fixed); must be attainable,
+        ``-C n_- <= target <= C n_+`` up to the feasibility tolerance ``1e-9 C sqrt(n)``
+        (docs/validity.md).
 
     Returns
     -------
     ndarray of shape (n,)
-        The unique nearest point of ``A`` (Euclidean norm).
+        The unique nearest point of the set (Euclidean norm), exact to working precision
+        also when ``|z| >> C`` (see :func:`_project_core`).
+
+    Raises
+    ------
+    TypeError
+        ``z``, ``y``, ``C`` or ``target`` of the wrong kind (bool, str, complex, ...).
+    ValueError
+        Naming the parameter: non-finite or empty ``z``, labels other than +-1, lengths that
+        differ, ``C <= 0``, an unattainable ``target``.
 
     Examples
     --------
@@ -73,17 +59,79 @@ def project_A(z, y, C: float, target: float = 0.0) -> np.ndarray:
     >>> project_A(np.array([1.0, 0.0]), np.array([1.0, -1.0]), C=1.0).tolist()
     [0.5, 0.5]
     """
-    z = np.asarray(z, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
+    from ._validation import _real_scalar, check_finite_array, check_labels_pm1, check_positive
 
-    def phi(lam: float) -> float:
-        return float(y @ np.clip(z - lam * y, 0.0, C)) - target
+    z = check_finite_array(z, "z", ndim=1)
+    if z.size == 0:
+        raise ValueError("z must have at least one entry, got shape (0,)")
+    y = check_labels_pm1(y, None, require_both=False)
+    if y.shape != z.shape:
+        raise ValueError(f"y has {y.size} entries but z has {z.size}")
+    C = check_positive(C, "C")
+    target = _real_scalar(target, "target")
+    if not math.isfinite(target):
+        raise ValueError(f"target must be a finite number, got {target!r}")
+    n_pos = int(np.count_nonzero(y > 0))
+    lo, hi = -C * (y.size - n_pos), C * n_pos
+    slack = 1e-9 * C * math.sqrt(y.size)
+    if not lo - slack <= target <= hi + slack:
+        raise ValueError(
+            f"target = {target!r} is not attainable: y'a ranges over [{lo:.6g}, {hi:.6g}] "
+            f"for 0 <= a <= C = {C!r}"
+        )
+    return _project_core(z, y, C, target)
 
-    # z_i - lam y_i hits 0 at lam = z_i y_i and C at lam = (z_i - C) y_i
-    breaks = np.concatenate([z * y, (z - C) * y])
-    lam = _piecewise_root(breaks, phi)
-    p = np.clip(z - lam * y, 0.0, C)
-    # z - lam y loses digits when |z| >> C; restore y'p = 0 on the free coordinates
+
+def _project_core(z: np.ndarray, y: np.ndarray, C: float, target: float = 0.0) -> np.ndarray:
+    """:func:`project_A` on validated float64 input.
+
+    With ``w = y o z`` (exact), ``P(z)_i = clip(y_i (w_i - lam), 0, C)`` and ``lam`` is the root
+    of the non-increasing piecewise-linear ``phi(lam) = y' P(z) - target``, whose breakpoints
+    are ``w_i - C``, ``w_i`` (``y_i = +1``) and ``w_i``, ``w_i + C`` (``y_i = -1``). When
+    ``|w| >> C`` the sums ``w_i +- C`` round to ``w_i`` (and ``z - lam y`` loses every digit of
+    ``C``), so each breakpoint is kept as the pair ``(w_i, offset)``, offset in
+    ``{-C, 0, C}``, sorted by its value (ties of the rounded value broken by the offset, which is
+    exact when the bases are equal), and ``phi`` at a breakpoint ``(b, o)`` is evaluated as
+    ``y' clip(y o ((w - b) - o), 0, C)``: ``w_i - b`` is exact for every coordinate near the
+    root (Sterbenz) and merely large for the others, which are at a bound. The root is
+    interpolated on its linear piece relative to the left pair, so the result is the exact
+    projection to working precision (``O(u C)`` per coordinate) at every scale of ``z``.
+    """
+    w = y * z
+    pos = y > 0
+    base = np.concatenate([w, w])
+    off = np.concatenate([np.where(pos, -C, 0.0), np.where(pos, 0.0, C)])
+    order = np.lexsort((off, base, base + off))  # last key primary: the rounded value
+    base, off = base[order], off[order]
+
+    def at(k: int, extra: float = 0.0) -> np.ndarray:
+        return np.clip(y * ((w - base[k]) - (off[k] + extra)), 0.0, C)
+
+    def phi(k: int) -> float:
+        return float(y @ at(k)) - target
+
+    m = base.size
+    f_first = phi(0)
+    if f_first <= 0.0:
+        return at(0)  # phi is constant left of the first breakpoint
+    f_last = phi(m - 1)
+    if f_last >= 0.0:
+        return at(m - 1)
+    lo, hi = 0, m - 1  # phi(lo) > 0 > phi(hi)
+    f_lo, f_hi = f_first, f_last
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        f_mid = phi(mid)
+        if f_mid > 0.0:
+            lo, f_lo = mid, f_mid
+        else:
+            hi, f_hi = mid, f_mid
+    if f_hi == 0.0:
+        p = at(hi)
+    else:
+        gap = float(base[hi] - base[lo]) + (off[hi] - off[lo])  # width of the linear piece
+        p = at(lo, max(gap, 0.0) * (f_lo / (f_lo - f_hi)))
+    # the interpolation rounds: remove the residual of y'p on the free coordinates
     r = float(y @ p) - target
     free = (p > 0.0) & (p < C)
     if r != 0.0 and np.any(free):
@@ -147,9 +195,9 @@ def repair_start(z0, e, C: float) -> np.ndarray:
     e = np.asarray(e, dtype=np.float64)
     S = np.flatnonzero(z0 > 0)
     if S.size == 0 or np.unique(e[S]).size < 2:
-        return project_A(z0, e, C)
+        return _project_core(z0, e, C)
     z = np.zeros_like(z0)
-    z[S] = project_A(z0[S], e[S], C)
+    z[S] = _project_core(z0[S], e[S], C)
     return z
 
 

@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._accelerated import ConvergenceWarning
 from ._estimator_base import KernelEstimatorMixin
 from ._validation import check_kernel_matrix
+from ._validation import refuse_non_numeric_kernel as _refuse_boolean_kernel
 from .extension import extended_decision, match_from_distances
 from .kernels import kernel_params
 from .svr import METHODS, solve_svr
@@ -79,24 +80,6 @@ def _plain_svr(K: np.ndarray, y: np.ndarray, C: float, epsilon: float) -> SVR:
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return svr
-
-
-def _refuse_boolean_kernel(X) -> None:
-    """A precomputed kernel of booleans or strings is a ``TypeError`` (docs/validity.md, rule
-    1), checked before scikit-learn's ``validate_data`` silently casts it to float (True ->
-    1.0, "0.5" -> 0.5). Object arrays of numbers (e.g. from pandas) are left to it."""
-    dtype = getattr(X, "dtype", None)
-    if dtype is None:
-        try:
-            dtype = np.asarray(X).dtype
-        except (TypeError, ValueError):
-            return  # ragged or odd input: validate_data reports it
-    if isinstance(dtype, np.dtype) and dtype.kind in "bUS":
-        what = "booleans" if dtype.kind == "b" else "strings"
-        raise TypeError(
-            "X (the precomputed kernel) must be a real numeric array (dtype kind f, i or u), "
-            f"got {what} (dtype {dtype})"
-        )
 
 
 def _F_rows(F, S: np.ndarray, n: int) -> np.ndarray:

@@ -56,9 +56,9 @@ from ._validation import (
     check_targets,
     feasibility_violation,
 )
-from .certificate import Certificate, best_bias, certify_svr
+from .certificate import Certificate, best_bias, certify_svr, svr_scale
 from .inner import KernelData
-from .projection import _restore_equality, project_A, project_paper
+from .projection import _project_core, _restore_equality, project_paper
 
 __all__ = ["SVRProblem", "solve_svr", "check_targets", "METHODS"]
 
@@ -100,7 +100,7 @@ class SVRProblem(SVMProblem):
         :func:`dank_fast.project_A` (exact), then :func:`_restore_equality` when its result
         misses the equality constraint (gradient steps much longer than ``C``, see there).
         """
-        return _restore_equality(project_A(z, self.s, self.C), z, self.s, self.C)
+        return _restore_equality(_project_core(z, self.s, self.C), z, self.s, self.C)
 
     def project_paper(self, z: np.ndarray) -> np.ndarray:
         """The paper's projection (clip, then shift along the constraint normal ``[1; -1]``)."""
@@ -129,8 +129,10 @@ class SVRProblem(SVMProblem):
     def quick_rel_gap(self, ev) -> float:
         _, _, loss = best_bias(ev.f0, self.y, eps=self.epsilon)
         d = self.d_of(ev.z)
-        gap = float(d @ ev.f0) + self.C * loss - self.lin(ev.z)
-        return gap / max(abs(float(d @ self.y)), float(ev.z.sum()), self.C)
+        q = float(d @ ev.f0)
+        gap = q + self.C * loss - self.lin(ev.z)
+        scale = svr_scale(d, self.y, float(ev.z.sum()), q, self.C, self.epsilon)
+        return gap / scale if scale > 0 else (0.0 if gap <= 0 else float("inf"))
 
     def bias(self, ev, cert: Certificate) -> float:
         """KKT bias: mean of ``y_i -+ eps - f0_i`` over free ``ah_i`` / ``ac_i``; else the
@@ -152,8 +154,25 @@ class SVRProblem(SVMProblem):
         return 2 * self.kd.kappa * (n + 9 * n * C * C * np.linalg.norm(K) / (4 * self.eta))
 
     def lipschitz_paper(self) -> float:
-        """``2L`` (Theorem theorsvr's bound), so the generic ago3 steps ``1/(2L)``, ``1/(4L)``."""
-        return 2.0 * self.lipschitz_theorem()
+        """``2L`` (Theorem theorsvr's bound), so the generic ago3 steps ``1/(2L)``, ``1/(4L)``.
+
+        ``K = 0`` gives ``L = 0`` (``kappa = 0``) and the steps ``1/(2L) = inf``. Then
+        ``f0 = (F o K) d = 0``, ``F = J_{tau/2}(11')`` does not depend on ``d``, and ``h`` is
+        affine with the constant gradient ``g = [y - eps; -y - eps]``: its gradient is
+        Lipschitz with constant 0, so every ``L > 0`` satisfies the theorem. We take
+        ``L = max|g| / (2^20 C)``: a step ``g / L`` of ``2^20 C`` per coordinate, longer than the
+        diameter ``C sqrt(2n)`` of the feasible set (for ``n < 2^39``), so one projected step
+        reaches the face of ``A`` that maximises the affine ``h`` (the projection of
+        ``z + t g`` onto that face does not change once ``t`` is large), while ``z + g / L``
+        keeps ``C``'s digits to ``2^20 u ~ 2e-10`` relative (:func:`dank_fast.project_A` is
+        exact at that scale). ``g = 0`` (``y = 0``, ``eps = 0``: ``h`` constant) takes
+        ``L = 1 / C``.
+        """
+        L = 2.0 * self.lipschitz_theorem()
+        if L > 0.0:
+            return L
+        g = float(np.max(np.abs(self.y))) + self.epsilon
+        return g / (2.0**20 * self.C) if g > 0.0 else 1.0 / self.C
 
     def lipschitz_pgm(self) -> float:
         """Analogue of eq. pgm for ``z``: ``2 (n - tau/2 + n C^2 lambda_max(K) / (4 eta))``.
@@ -212,7 +231,9 @@ def solve_svr(
         ``t_max = 2000``, ``eps = 1e-4``; options ``projection``, ``beta_sign`` as
         :func:`dank_fast.solve_svm`).
     tol : float, default 1e-6
-        Target certified relative gap ``gap / max(|d'y|, 1'(ah + ac), C)``.
+        Target certified relative gap ``gap / max(|d'y| + eps 1'(ah + ac) + d'(F o K)d,
+        C (max y - min y) / 2)`` (:func:`dank_fast.certificate.svr_scale`: every term in the
+        units of the objective).
     max_iter : int, optional
     alpha0 : array_like of shape (n,) or (2n,), optional
         Warm start: ``d`` (split as ``ah = max(d, 0)``, ``ac = max(-d, 0)``) or ``[ah; ac]``;

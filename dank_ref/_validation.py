@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -174,17 +175,32 @@ def check_targets(y, n: int) -> np.ndarray:
 
 
 def _real_scalar(name: str, value) -> float:
+    """``value`` as a float; an integer beyond the float range becomes ``+-inf`` (refused by
+    the callers' finiteness test with their own ``ValueError``)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number (not bool or str), got "
-                        f"{type(value).__name__} {value!r}")
-    return float(value)
+                        f"{type(value).__name__} {_short_repr(value)}")
+    try:
+        return float(value)
+    except OverflowError:  # an int such as 10**400
+        return math.inf if value > 0 else -math.inf
+
+
+def _short_repr(value) -> str:
+    """``repr(value)`` cut to 40 characters (a 400-digit integer would swamp the message; a
+    too-long int's repr can itself raise ``ValueError``)."""
+    try:
+        text = repr(value)
+    except ValueError:
+        return f"<{type(value).__name__} too large to print>"
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def check_positive(name: str, value) -> float:
     """A real number (Python or NumPy int/float, not bool), finite and ``> 0``."""
     v = _real_scalar(name, value)
     if not math.isfinite(v) or v <= 0.0:
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+        raise ValueError(f"{name} must be a finite number > 0, got {_short_repr(value)}")
     return v
 
 
@@ -192,7 +208,7 @@ def check_nonnegative(name: str, value) -> float:
     """A real number (not bool), finite and ``>= 0``."""
     v = _real_scalar(name, value)
     if not math.isfinite(v) or v < 0.0:
-        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+        raise ValueError(f"{name} must be a finite number >= 0, got {_short_repr(value)}")
     return v
 
 
@@ -211,46 +227,75 @@ def check_iterations(name: str, value, *, allow_none: bool = True) -> int | None
     if value is None and allow_none:
         return None
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer >= 1, got {type(value).__name__} {value!r}")
+        raise TypeError(f"{name} must be an integer >= 1, got {type(value).__name__} "
+                        f"{_short_repr(value)}")
     if int(value) < 1:
-        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        raise ValueError(f"{name} must be an integer >= 1, got {_short_repr(value)}")
     return int(value)
 
 
 def check_bool(name: str, value) -> bool:
     """Flags (``polish``, ``verbose``, ``project``, ``validate``): ``bool`` only."""
     if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
+        raise TypeError(f"{name} must be True or False, got {type(value).__name__} "
+                        f"{_short_repr(value)}")
     return bool(value)
 
 
 def check_partition(labels, n: int) -> np.ndarray:
-    """Cluster labels: a 1-D array of length ``n`` whose values compare equal to themselves.
+    """Cluster labels: a 1-D sequence of length ``n`` whose values compare equal to themselves.
 
-    ``NaN`` and ``None`` are rejected (validity.md: they are not usable as cluster ids).
+    Any such values are accepted (integers, floats including ``inf``, strings, tuples, mixed),
+    and two labels name the same cluster iff they compare equal (``1`` and ``1.0`` do, ``1`` and
+    ``"1"`` do not).  ``NaN`` and ``None`` are a ``ValueError`` (validity.md: not usable as
+    cluster ids); a ``str``, ``bytes``, ``set`` or mapping as the whole argument, or an
+    unhashable label, is a ``TypeError``.
+
+    The labels are factorised in Python, one object per sample, never through
+    ``np.asarray`` (which turns ``[1, "1"]`` into the strings ``"1", "1"`` and a list of tuples
+    into a 2-D array).
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+        Cluster codes ``0, 1, ...`` in order of first appearance (equal codes iff equal labels).
     """
-    if isinstance(labels, (str, bytes)):
-        raise TypeError(f"labels must be a 1-D array, got {type(labels).__name__}")
-    try:
-        arr = np.asarray(labels)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"labels must be a 1-D array: {exc}") from exc
-    if arr.ndim != 1 or arr.shape[0] != n:
-        raise ValueError(f"labels must be a 1-D array of length {n}, got shape {arr.shape}")
-    if arr.dtype.kind in "fc":
-        if not np.all(np.isfinite(arr)):
-            raise ValueError("labels contain NaN or inf")
-    elif arr.dtype.kind == "O":
-        for v in arr.tolist():
-            if v is None:
-                raise ValueError("labels contain None")
-            try:
-                same = bool(v == v)
-            except Exception as exc:  # noqa: BLE001 - any failure means "not comparable"
-                raise ValueError(f"labels contain a value that cannot be compared: {v!r}") from exc
-            if not same:
-                raise ValueError(f"labels contain a value not equal to itself (NaN?): {v!r}")
-    return arr
+    if isinstance(labels, (str, bytes, set, frozenset, Mapping)):
+        raise TypeError(
+            f"labels must be a 1-D array of length {n}, got {type(labels).__name__} (a string "
+            "is not split into characters; sets and mappings have no sample order)"
+        )
+    if isinstance(labels, np.ndarray):
+        if labels.ndim != 1 or labels.shape[0] != n:
+            raise ValueError(
+                f"labels must be a 1-D array of length {n}, got shape {labels.shape}"
+            )
+        if labels.dtype.kind in "MmV":
+            raise TypeError(f"labels of dtype {labels.dtype} are not supported")
+        items = labels.tolist()
+    else:
+        try:
+            items = list(labels)
+        except TypeError as exc:
+            raise TypeError(f"labels must be a 1-D array of length {n}: {exc}") from exc
+        if len(items) != n:
+            raise ValueError(f"labels must be a 1-D array of length {n}, got length {len(items)}")
+    codes: dict = {}
+    out = np.empty(n, dtype=np.int64)
+    for i, v in enumerate(items):
+        if v is None:
+            raise ValueError(f"labels[{i}] is None (a missing cluster label)")
+        try:
+            same = bool(v == v)
+        except Exception as exc:  # noqa: BLE001 - any failure means "not comparable"
+            raise TypeError(f"labels[{i}] = {v!r} cannot be compared for equality: {exc}") from exc
+        if not same:
+            raise ValueError(f"labels[{i}] = {v!r} is not equal to itself (NaN?)")
+        try:
+            out[i] = codes.setdefault(v, len(codes))
+        except TypeError as exc:
+            raise TypeError(f"labels[{i}] = {v!r} is not hashable") from exc
+    return out
 
 
 def check_alpha(alpha, n: int, name: str = "alpha") -> np.ndarray:

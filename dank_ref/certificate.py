@@ -44,11 +44,12 @@ For a feasible ``a`` let ``F_hat = F(a) = J_{tau/2}(11' + Gamma(a))`` (Lemma fbo
 * the best bias minimises a convex piecewise-linear function of one variable; it is found
   exactly by sorting the breakpoints (:func:`best_bias`).
 * relative gaps (invariant under the rescaling laws): P1 and P3 ``gap / 1'a`` (the SVM-side
-  scale, ``docs/MATH.md`` section 5); P2 ``gap / max(|b'y|, 1'(ah + ac), C)``, the same scale
-  as dank_fast (``b'y`` is the SVR analogue of ``1'a``; the floor ``C`` keeps the measure
-  finite at ``a* = 0``, optimal when every target fits the tube).  All are invariant under the
-  rescaling law below.  A P1/P3 scale of 0 (``a = 0``) gives ``rel_gap = inf`` unless the gap
-  is 0.
+  scale, ``docs/MATH.md`` section 5); P2 ``gap / max(|b'y| + eps 1'(ah + ac) + b'(F o K)b,
+  C (max y - min y) / 2)`` (:func:`svr_gap_scale`, the rule of docs/MATH.md shared with
+  dank_fast): every term has the units of the objective, so the P2 measure is also invariant
+  under a change of units of ``y`` (``y, C, eps -> c y, c C, c eps``, ``eta -> c^2 eta``).
+  All are invariant under the rescaling law below.  A scale of 0 (``a = 0``; P2: also constant
+  targets) gives ``rel_gap = inf`` unless the gap is 0.
 
 Numerical frame
 ---------------
@@ -83,11 +84,12 @@ from ._validation import (
     kernel_scale,
 )
 
-TINY = np.finfo(float).tiny  # floor of the reported P1/P3 ``scale`` (callers divide by it)
+TINY = np.finfo(float).tiny  # floor of the reported ``scale`` (callers divide by it)
 
 __all__ = [
     "Certificate",
     "frame_scale",
+    "svr_gap_scale",
     "inner_F",
     "h_svm",
     "grad_h_svm",
@@ -115,7 +117,7 @@ class Certificate:
     rel_gap : float
         ``gap / scale`` (invariant under the rescaling laws of ``docs/validity.md``).
     scale : float
-        P1/P3: ``1'a``; P2: ``max(|b'y|, 1'(ah + ac), C)``.
+        P1/P3: ``1'a``; P2: :func:`svr_gap_scale` (all floored at the smallest normal float).
     bias : float or None
         Exact best bias of the fixed kernel (``None`` for P3).
     F : ndarray
@@ -161,15 +163,40 @@ def frame_scale(C: float, eta: float, s: float) -> float:
     """Power of two ``c`` near the natural size of ``a*``: ``min(C, 1/s, (16 eta/s^2)^(1/3))``.
 
     Used with the exact law ``v*(K, C, eta) = c v*(cK, C/c, eta/c)`` (``a = c a'``).  Computed in
-    base-2 logarithms (no overflow); ``s = max|K| = 0`` gives ``c ~ C``.
+    base-2 logarithms (no overflow).  ``s = max|K| = 0`` (valid for every finite ``C, eta > 0``)
+    gives ``c ~ C``, moved if needed until ``eta / c`` lies in ``[2^-1022, 2^1000]``, then
+    until ``C / c`` does: the numbers of that frame are ``1'a / c``, ``C / c`` times the hinge
+    loss and ``eta / c`` times ``n^2 - ||F||^2``, since ``Gamma = 0`` is then formed without any
+    product ``d_i d_j`` (:func:`_inner`); neither may underflow to 0 (a zero ``C / c`` would
+    certify a wrong upper bound) or overflow.  Possible whenever ``|log2(C / eta)| <= 2022``
+    (every ``C, eta`` in ``[1e-300, 1e300]``).
     """
     lg = math.log2(C)
     if s > 0.0:
         ls = math.log2(s)
         lg = min(lg, -ls, (4.0 + math.log2(eta) - 2.0 * ls) / 3.0)
+    else:
+        la, le = lg, math.log2(eta)
+        lg = min(max(lg, le - 1000.0), le + 1022.0)
+        lg = min(max(lg, la - 1000.0), la + 1022.0)
     k = int(round(lg))
     k = max(min(k, 1000), -1000)
     return math.ldexp(1.0, k)
+
+
+def svr_gap_scale(by: float, tube: float, q: float, C: float, y: np.ndarray) -> float:
+    """Scale of P2's relative gap (docs/MATH.md section 5), in the units of the objective.
+
+    ``max(|b'y| + eps 1'(ah + ac) + b'(F o K)b, C (max y - min y) / 2)`` with ``by = b'y``,
+    ``tube = eps 1'(ah + ac)``, ``q = b'(F o K)b``: the magnitude of the terms of the gap
+    ``q + C loss - lin`` without cancellation, and a floor (``C`` times the half-range of the
+    targets, shift-invariant like the problem) for ``a* = 0``, where the sum vanishes.  Each term
+    scales like the gap under the frame law (``1/c``) and under a change of units of ``y``
+    (``c^2``).
+    """
+    y = np.asarray(y, dtype=np.float64)
+    half_range = 0.5 * (float(np.max(y)) - float(np.min(y))) if y.size else 0.0
+    return max(abs(by) + tube + abs(q), C * half_range)
 
 
 def _rel(gap: float, scale: float) -> float:
@@ -182,8 +209,15 @@ def _rel(gap: float, scale: float) -> float:
 # inner problem
 # ---------------------------------------------------------------------------------------------
 def _inner(K: np.ndarray, d: np.ndarray, eta: float, tau: float):
-    """Return ``(F, Gamma, eig_term)`` with ``eig_term = sum_k phi(l_k)`` (see module doc)."""
-    Gamma = (np.outer(d, d) * K) / (4.0 * eta)
+    """Return ``(F, Gamma, eig_term)`` with ``eig_term = sum_k phi(l_k)`` (see module doc).
+
+    ``K = 0`` gives ``Gamma = 0`` exactly, without forming ``d_i d_j`` (which overflows for
+    large ``d``: ``inf * 0 = NaN``) or dividing by ``4 eta``.
+    """
+    if not np.any(K):
+        Gamma = np.zeros_like(K, dtype=np.float64)
+    else:
+        Gamma = (np.outer(d, d) * K) / (4.0 * eta)
     M = Gamma + 1.0
     if tau == 0.0:
         return M, Gamma, 0.0
@@ -493,11 +527,12 @@ def svr_certificate(K, y, alpha_hat, alpha_check, *, C, epsilon, eta, tau, proje
     q = float(bf @ g)
     gap_raw_f = q + Cf * loss - lin_f
     gap_f = max(gap_raw_f, 0.0)
-    scale_f = max(abs(by), l1, Cf)  # dank_fast's SVR scale (invariant under the frame law)
+    scale_f = svr_gap_scale(by, epsilon * l1, q, Cf, y)
     lower, gap = c * lower_f, c * gap_f
     return Certificate(lower=lower, upper=lower + gap, gap=gap, rel_gap=_rel(gap_f, scale_f),
                        bias=beta, F=F, alpha=ah - ac, projection_distance=dist,
-                       scale=c * scale_f, alpha_hat=ah, alpha_check=ac, infeasibility=infeas,
+                       scale=max(c * scale_f, TINY), alpha_hat=ah, alpha_check=ac,
+                       infeasibility=infeas,
                        projected=moved, gap_raw=c * gap_raw_f)
 
 

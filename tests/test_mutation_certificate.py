@@ -259,9 +259,6 @@ def test_svr_certificate_is_exact():
         assert cert.lower == pytest.approx(h_direct(K, d, lin, 0.5, tau), rel=1e-11)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "svm_certificate(route=...) does not validate route: an unknown value silently runs the "
-    "Lanczos route (benchmarks/MUTATION.md, findings)"))
 def test_svm_certificate_rejects_an_unknown_route():
     K, y = make_data(4, 0)
     with pytest.raises(ValueError, match="route"):
@@ -306,10 +303,6 @@ def test_best_bias_is_exact_for_float32_input(eps):
     assert got[0] == ref[0] and got[1] == ref[1] and got[2] == ref[2]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "dank_fast/certificate.py best_bias: the tie tolerance 1e-13 * max(1, ...) has an absolute "
-    "floor, so for losses below ~1e-13 every breakpoint counts as a minimiser and the returned "
-    "bias is the midpoint of the whole range, not a minimiser (benchmarks/MUTATION.md)"))
 def test_best_bias_is_scale_invariant():
     rng = np.random.default_rng(0)
     y, f0 = rng.normal(size=7), np.zeros(7)
@@ -355,11 +348,6 @@ def test_svr_relative_gap_scale_includes_the_target_term():
     assert cert.rel_gap == pytest.approx(cert.gap / scale, rel=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "P2's relative gap gap / max(|d'y|, 1'(ah + ac), C) mixes units (1'(ah + ac) and C have the "
-    "units of the dual variables, the gap those of y times them): in other units (y, C, eps -> "
-    "c y, c C, c eps, eta -> c^2 eta, the same problem) solve_svr reports 'converged' at tol "
-    "1e-6 with a true relative gap 2000x larger (benchmarks/MUTATION.md, findings)"))
 def test_svr_convergence_is_unit_independent():
     X = np.linspace(-3, 3, 40)[:, None]
     y = np.sinc(X[:, 0]) + 0.3

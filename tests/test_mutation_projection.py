@@ -293,11 +293,6 @@ def test_project_A_degenerate_equal_coordinates_one_class():
                                    np.full(3, 1e-95), rtol=1e-15)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "project_A is not the nearest point when coordinates tie (z_i y_i equal for both classes) "
-    "and |z| >> C / u: _restore_equality moves the tied coordinates one after another instead "
-    "of together (feasible, distance optimal to rounding, coordinates off by up to C); "
-    "benchmarks/MUTATION.md, findings"))
 def test_project_A_is_exact_for_tied_coordinates_far_outside_the_box():
     # a projected gradient step from a = 0 has every coordinate equal; with C = 1 and a step
     # of 1e20 the nearest point is [1/3, 1/3, 1/3, 1], project_A returns [0, 0, 1, 1]

@@ -48,10 +48,6 @@ def test_kernel_rule_is_scale_invariant_up_to_the_top_of_the_double_range(top):
         check_kernel_matrix(c * bad / np.max(np.abs(bad)) * np.max(np.abs(K)))
 
 
-@pytest.mark.xfail(strict=True, raises=OverflowError, reason=(
-    "dank_fast/_validation.py _check_psd: p = math.ldexp(1.0, math.frexp(s)[1]) overflows for "
-    "max|K| >= 2^1023 (~8.99e307): a finite PSD kernel gets OverflowError('math range error') "
-    "instead of being validated (benchmarks/MUTATION.md, findings)"))
 def test_kernel_with_entries_near_the_largest_double_is_validated():
     K = np.diag([1e308, 1e308])
     np.testing.assert_array_equal(check_kernel_matrix(K), K)

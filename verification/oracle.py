@@ -28,7 +28,8 @@ numbers are computed at the nearest feasible point and reported as informative):
   ``dank_ref.certificate``'s at the exact Euclidean projection of ``p`` onto the feasible set
   (a move of at most the feasibility tolerance, reported as ``projection_distance``); P3 on
   ``Kbar = K o [labels_i = labels_j]``.  ``scale`` is ``1'alpha`` (svm, P3) or
-  ``max(|b'y|, 1'(ah + ac), C)`` (svr, ``b = ah - ac``).  The svr point is certified *as
+  ``max(|b'y| + eps 1'(ah + ac) + b'(F o K)b, C (max y - min y) / 2)`` (svr, ``b = ah - ac``;
+  every term in the units of the objective, docs/MATH.md section 5).  The svr point is certified *as
   given*: ``lin = b'y - eps 1'(ah + ac)`` depends on ``ah + ac``, so if the certificate
   function normalises ``min(ah_i, ac_i)`` to 0 the oracle adds the difference back.
 * ``bias`` (if submitted; svm, svr): the primal-dual gap with the submitted bias,
@@ -166,7 +167,11 @@ def _reference_certificate(inst, p):
         # lin (so the lower bound and the gap) by eps 1'(ah + ac - ah' - ac'); certify p as given
         removed = float(np.sum(p)) - C * float(np.sum(c.alpha_hat) + np.sum(c.alpha_check))
         lower, gap = lower - eps * removed, gap + eps * removed
-        d, scale, Kw = b, max(abs(float(b @ y)), float(np.sum(p)), C), K
+        # P2's unit-consistent scale (docs/MATH.md section 5), at the point as given
+        q = float(b @ ((np.asarray(c.F, dtype=float) * K) @ b))
+        # (0 only for constant targets at d = 0 with eps 1'(ah + ac) = 0, where the gap is 0)
+        scale = max(rc.svr_gap_scale(float(b @ y), eps * float(np.sum(p)), q, C, y), TINY)
+        d, Kw = b, K
     else:
         if np.max(np.abs(C * cz - p), initial=0.0) > FEAS_RTOL * C * math.sqrt(n):
             raise EvaluationError(moved)

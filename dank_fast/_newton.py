@@ -31,7 +31,7 @@ from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
 from ._accelerated import accelerated, finish
 from .inner import ROW_BLOCK, apply_FK, blas_threads
-from .projection import project_A
+from .projection import _project_core
 
 __all__ = ["newton"]
 
@@ -301,7 +301,7 @@ def newton(
         z_new = z.copy()
         if has_eq:
             target = -float(y[fixed] @ z[fixed])
-            z_new[free] = project_A(z[free] + pF, y[free], C, target=target)
+            z_new[free] = _project_core(z[free] + pF, y[free], C, target)
         else:
             z_new[free] = np.clip(z[free] + pF, 0.0, C)
         en = problem.evaluate(z_new, warm=ev)

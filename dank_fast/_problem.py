@@ -15,7 +15,7 @@ import numpy as np
 
 from .certificate import Certificate, certify_svm
 from .inner import InnerSolution, KernelData, apply_FK, inner_minimiser
-from .projection import project_A, project_paper, repair_start
+from .projection import _project_core, project_paper, repair_start
 
 __all__ = ["SVMProblem", "Evaluation"]
 
@@ -72,7 +72,7 @@ class SVMProblem:
         return z
 
     def project(self, z: np.ndarray) -> np.ndarray:
-        return project_A(z, self.y, self.C)
+        return _project_core(z, self.y, self.C)
 
     def start(self, z0: np.ndarray | None) -> np.ndarray:
         """A feasible start from ``z0`` that keeps its zeros (:func:`repair_start`)."""
@@ -132,13 +132,14 @@ class SVMProblem:
     def lipschitz_paper(self) -> float:
         """``L = kappa (n + 3 n C^2 ||K||_F / (4 eta))``, Theorem theor."""
         n, K = self.kd.n, self.kd.K
-        return self.kd.kappa * (n + 3 * n * self.C**2 * np.linalg.norm(K) / (4 * self.eta))
+        # (C ||K|| C) / eta in this order: K = 0 gives 0 whatever C (no C^2 overflow)
+        return self.kd.kappa * (n + 3 * n * (self.C * np.linalg.norm(K) * self.C) / (4 * self.eta))
 
     def lipschitz_pgm(self) -> float:
         """``L = n - tau/2 + n C^2 lambda_max(K) / (4 eta)``, eq. pgm (from Lemma fbound)."""
         n = self.kd.n
         lmax = _lambda_max(self.kd)
-        return n - self.tau / 2 + n * self.C**2 * lmax / (4 * self.eta)
+        return n - self.tau / 2 + n * (self.C * lmax * self.C) / (4 * self.eta)
 
 
 def _lambda_max(kd: KernelData) -> float:

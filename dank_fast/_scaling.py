@@ -15,7 +15,7 @@ import math
 from ._result import DANKResult
 from .inner import CenteredF, KernelData
 
-__all__ = ["canonical_factor", "unscale", "scale_certificate"]
+__all__ = ["canonical_factor", "unscale", "scale_certificate", "recertify_zero_kernel"]
 
 
 # exponent bound (log2 of 1e150) of C, max|K| and eta in the instance the solvers see: their
@@ -34,8 +34,11 @@ def canonical_factor(C: float, eta: float, s: float) -> float:
     exactly ``1e150``); otherwise (never for valid input) the ``c`` minimising the largest of
     the three exponents.
     """
-    if s == 0.0:
-        return 1.0
+    if s == 0.0:  # K = 0: only C/c and eta/c to keep in range; balance their exponents
+        a, e = math.log2(C), math.log2(eta)
+        lo, hi = max(a, e) - _EXP2_BOUND, min(a, e) + _EXP2_BOUND
+        k = round(min(max((a + e) / 2, lo), hi)) if lo <= hi else round((a + e) / 2)
+        return math.ldexp(1.0, k)
     a, b, e = math.log2(C), math.log2(s), math.log2(eta)
     lo = max(a - _EXP2_BOUND, -b - _EXP2_BOUND, e - _EXP2_BOUND)
     hi = min(a + _EXP2_BOUND, -b + _EXP2_BOUND, e + _EXP2_BOUND)
@@ -98,3 +101,24 @@ def scale_certificate(cert, c: float):
     return dataclasses.replace(cert, lower=cert.lower * c, upper=cert.upper * c,
                                gap=cert.gap * c, inner_excess=cert.inner_excess * c,
                                infeasibility=cert.infeasibility * c)
+
+
+def recertify_zero_kernel(res: DANKResult, cert, eta: float, tol: float) -> DANKResult:
+    """The result of a ``K = 0`` instance solved at ``eta' = C``, certified at the true ``eta``.
+
+    With ``K = 0``, ``Gamma(a) = 0`` and ``F(a) = J_{tau/2}(11')`` for every ``a``, so
+    ``h(a) = 1'a + eta k(n, tau)`` (P1; P2 likewise): the maximiser does not depend on ``eta``,
+    which only shifts both bounds by the same constant. The solvers therefore work on the
+    well-scaled instance ``eta' = C`` (whatever the ratio of ``C`` and ``eta``, which for
+    ``K = 0`` the representable range does not bound) and ``cert`` (computed from scratch at
+    ``eta``) replaces the bracket; the status is ``converged`` exactly when its relative gap is
+    ``<= tol``.
+    """
+    res.certificate = cert
+    res.lower, res.upper, res.gap, res.rel_gap = cert.lower, cert.upper, cert.gap, cert.rel_gap
+    res.bias = cert.bias
+    if res.status == "converged" and not cert.rel_gap <= tol:
+        res.status = "max_iter"
+    res.extra["zero_kernel"] = ("K = 0: solved at eta = C (a* does not depend on eta), "
+                                "certified at eta")
+    return res

@@ -346,7 +346,7 @@ def _full_certificate_features(kern: FeatureKernel, y, abar, C, eta, c):
             quad += float(d[rows][m] @ Kd[m])
             quart += float((d[rows][m] ** 2) @ Q[m])
     lin = float(abar.sum()) / c
-    deficit = -(2 * quad / (4 * etac) + quart / (16 * etac * etac))
+    deficit = -(2 * quad / (4 * etac) + quart / (4 * etac) / (4 * etac))
     inner = InnerSolution(F=None, deficit=deficit, excess=0.0, eigvals=np.empty(0), route="closed")
     hinge = float(np.maximum(0.0, 1.0 - y * f0).sum())
     infeas = max(float(-abar.min()), float(abar.max() - C), 0.0) / c

@@ -645,7 +645,8 @@ def _inner(kd, d, S, eta, tau, route, warm, excess_tol) -> InnerSolution:
     s = S.size
     dS = d[S]
     quad, sq, tr = kd.gamma_sums(S, dS)
-    one_g_one, g_frob2, g_trace = quad / (4 * eta), sq / (16 * eta * eta), tr / (4 * eta)
+    # (sq / 4 eta) / 4 eta, not sq / (16 eta^2): eta^2 underflows for eta < 1e-154
+    one_g_one, g_frob2, g_trace = quad / (4 * eta), sq / (4 * eta) / (4 * eta), tr / (4 * eta)
     if tau == 0.0:
         F = CenteredF(d=d, eta=eta, _kd=kd)
         return InnerSolution(F, -(2 * one_g_one + g_frob2), 0.0, np.empty(0), "closed")

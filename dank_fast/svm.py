@@ -11,7 +11,7 @@ from ._newton import newton
 from ._paper import paper
 from ._problem import SVMProblem
 from ._result import DANKResult
-from ._scaling import canonical_factor, unscale
+from ._scaling import canonical_factor, recertify_zero_kernel, unscale
 from ._validation import (
     check_binary_labels,
     check_finite_array,
@@ -184,6 +184,15 @@ def solve_svm(
         alpha0 = check_finite_array(alpha0, "alpha0", ndim=1)
         if alpha0.shape != y.shape:
             raise ValueError(f"alpha0 must have shape {y.shape}, got {alpha0.shape}")
+    if kd.kappa == 0.0 and eta != C:  # K = 0: a* does not depend on eta (recertify_zero_kernel)
+        from .certificate import svm_certificate
+
+        res = solve_svm(kd, y, C=C, eta=C, tau=tau, method=method, tol=tol, max_iter=max_iter,
+                        alpha0=alpha0, check_psd=False, eig_route=eig_route, **options)
+        cert = svm_certificate(kd.K, y, res.alpha, C=C, eta=eta, tau=tau)
+        res = recertify_zero_kernel(res, cert, eta, tol)
+        res.time = time.perf_counter() - t0
+        return res
     warm = "given"
     if method == "auto" and alpha0 is None:
         alpha0, warm = svc_dual(kd.K, y, C), "svc"

@@ -303,6 +303,21 @@ def solve_svr(
             )
         if alpha0.shape == (n,):
             alpha0 = np.concatenate([np.maximum(alpha0, 0.0), np.maximum(-alpha0, 0.0)])
+    if kd.kappa == 0.0 and eta != C:  # K = 0: a* does not depend on eta (recertify_zero_kernel)
+        import time
+
+        from ._scaling import recertify_zero_kernel
+        from .certificate import svr_certificate
+
+        t0 = time.perf_counter()
+        res = solve_svr(kd, y, C=C, epsilon=epsilon, eta=C, tau=tau, method=method, tol=tol,
+                        max_iter=max_iter, alpha0=alpha0, check_psd=False, eig_route=eig_route,
+                        **options)
+        cert = svr_certificate(kd.K, y, res.extra["alpha_hat"], res.extra["alpha_check"], C=C,
+                               epsilon=epsilon, eta=eta, tau=tau)
+        res = recertify_zero_kernel(res, cert, eta, tol)
+        res.time = time.perf_counter() - t0
+        return res
     # solve the canonical instance (cK, C/c, eta/c) with a power of two c (kernel of scale ~1):
     # exact (docs/validity.md), and the solvers' numbers stay representable whatever the scales
     c = _canonical_factor(C, eta, kd.kappa)

@@ -143,7 +143,8 @@ def solve_svr(K, y, *, C, epsilon, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_S
         ``alpha = b = ah - ac``, ``alpha_hat``, ``alpha_check`` (``min(ah_i, ac_i) = 0``: the
         polished/recovered split), ``bias`` (``f = (F o K) b + bias``) and the certificate of
         exactly that ``(alpha_hat, alpha_check)``.  ``status="optimal"`` iff it is feasible and
-        ``rel_gap = gap / max(|b'y|, 1'(ah + ac), C) <= certify_tol``.
+        ``rel_gap <= certify_tol``, with P2's relative gap of
+        :func:`dank_ref.certificate.svr_gap_scale` (in the objective's units, docs/MATH.md).
 
     Raises / Warns
     --------------

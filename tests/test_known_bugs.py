@@ -4,9 +4,12 @@ check the fix strictly. Each test failed before its fix."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
+from dank_fast import solve_svm, solve_svr
 from dank_ref import certificate as ref_cert
 from dank_ref._validation import check_partition
 
@@ -428,3 +431,43 @@ def test_svr_relative_gap_with_a_zero_scale():
     rep = certify(inst, dict(task="svr", alpha_hat=ah, alpha_check=ac), tol=1e-9,
                   reference=False)
     assert rep["certified"] and rep["rel_gap"] == 0.0
+
+
+# --------------------------------------------------------------- K = 0 with extreme C / eta
+# With K = 0, F(a) = J_{tau/2}(11') for every a: a* does not depend on eta, and the solvers work
+# at eta' = C, then certify at the true eta (dank_fast._scaling.recertify_zero_kernel). Before,
+# C = 1e155 with eta = 1e-169 gave max_iter with rel. gap 1e137 (auto) or LinAlgError (paper).
+_ZERO_K_SCALES = [(1e155, 1e-169), (1e-300, 1e300), (1e300, 1e-300), (1e140, 1e-140), (1.0, 1e-300)]
+
+
+@pytest.mark.parametrize("C, eta", _ZERO_K_SCALES)
+@pytest.mark.parametrize("method", ["auto", "newton", "accelerated"])
+def test_zero_kernel_svm_extreme_scales_are_certified(C, eta, method):
+    from dank_ref import certificate as rc
+
+    y = np.array([1.0, -1.0, 1.0, -1.0, 1.0])
+    K = np.zeros((5, 5))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = solve_svm(K, y, C=C, eta=eta, tau=0.01, method=method)
+    assert r.status == "converged" and r.rel_gap <= 1e-6
+    assert np.isfinite(r.lower) and r.lower <= r.upper
+    # max 1'a over A with K = 0: the minority class (2 points) at C, the majority matching it
+    assert r.alpha.sum() == pytest.approx(4 * C, rel=1e-9)
+    ref = rc.svm_certificate(K, y, r.alpha, C=C, eta=eta, tau=0.01)
+    assert ref.lower == pytest.approx(r.lower, rel=1e-9)
+
+
+@pytest.mark.parametrize("C, eta", _ZERO_K_SCALES)
+@pytest.mark.parametrize("method", ["newton", "accelerated"])
+def test_zero_kernel_svr_extreme_scales_are_certified(C, eta, method):
+    y = np.array([0.0, 1.0, 2.0, 3.0, 5.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = solve_svr(np.zeros((5, 5)), y, C=C, epsilon=0.1, eta=eta, method=method)
+    assert r.status == "converged" and r.rel_gap <= 1e-6
+    assert np.isfinite(r.lower) and r.lower <= r.upper
+    # K = 0: the LP max d'y - eps 1'|d|, 1'd = 0, |d| <= C pairs the largest and smallest
+    # targets: d = C (-1, -1, 0, 1, 1) gives (3 + 5 - 0 - 1) C - 4 eps C
+    d = r.extra["alpha_hat"] - r.extra["alpha_check"]
+    assert d @ y - 0.1 * np.abs(d).sum() == pytest.approx(6.6 * C, rel=1e-9)

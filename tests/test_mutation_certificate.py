@@ -329,7 +329,8 @@ def test_kkt_bias_hand_example():
 
 
 def test_svr_relative_gap_scale_includes_the_target_term():
-    """Docstring of certify_svr: ``rel_gap = gap / max(|d'y|, 1'(ah + ac), C)``."""
+    """Docstring of certify_svr: ``rel_gap = gap / max(|d'y| + eps 1'(ah + ac) + d'(F o K)d,
+    C (max y - min y) / 2)`` (every term in the objective's units)."""
     n = 10
     K, _ = make_data(n, 20)
     y = 50.0 * np.linspace(-1, 1, n)  # |d'y| dominates 1'(ah + ac) and C
@@ -343,7 +344,8 @@ def test_svr_relative_gap_scale_includes_the_target_term():
     d = ah - ac
     inner = inner_minimiser(kd, d, 1.0, 0.01)
     cert = certify_svr(kd, y, z, 1.0, 1.0, 0.01, 0.1, inner)
-    scale = max(abs(d @ y), z.sum(), 1.0)
+    scale = max(abs(d @ y) + 0.1 * z.sum() + d @ (ref_F(K, d, 1.0, 0.01) * K) @ d,
+                1.0 * (y.max() - y.min()) / 2)
     assert abs(d @ y) > z.sum()
     assert cert.rel_gap == pytest.approx(cert.gap / scale, rel=1e-12)
 

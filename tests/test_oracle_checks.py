@@ -450,11 +450,20 @@ def test_relative_gap_is_on_the_svm_side_scale():
     sol = load_solution(os.path.join(GOLDEN_DIR, "p2_basic_solution.npz"), inst["n"])
     rep = _run(inst, sol)
     b = sol["alpha_hat"] - sol["alpha_check"]
-    assert rep["scale"] == max(abs(b @ inst["y"]), np.sum(sol["alpha_hat"] + sol["alpha_check"]),
-                               inst["C"])
+    # P2's scale is in the objective's units (docs/MATH.md): the three terms of the saddle value
+    # at b, with F(b) = J_{tau/2}(11' + B K B / (4 eta)) computed here by a dense eigh
+    K, y, n = inst["K"], inst["y"], inst["n"]
+    lam, V = np.linalg.eigh(np.ones((n, n)) + np.outer(b, b) * K / (4 * inst["eta"]))
+    F = (V * np.maximum(lam - inst["tau"] / 2, 0.0)) @ V.T
+    terms = (abs(b @ y) + inst["epsilon"] * np.sum(sol["alpha_hat"] + sol["alpha_check"])
+             + b @ (F * K) @ b)
+    assert rep["scale"] == pytest.approx(max(terms, inst["C"] * (y.max() - y.min()) / 2),
+                                         rel=1e-10)
     inst = load_instance(os.path.join(GOLDEN_DIR, "p2_inside_tube_instance.npz"))
     sol = load_solution(os.path.join(GOLDEN_DIR, "p2_inside_tube_solution.npz"), inst["n"])
-    assert _run(inst, sol)["scale"] == inst["C"]  # a* = 0: the floor C
+    y = inst["y"]  # a* = 0: every term vanishes, the floor C (max y - min y) / 2 remains
+    assert _run(inst, sol)["scale"] == pytest.approx(inst["C"] * (y.max() - y.min()) / 2,
+                                                     rel=1e-12)
 
 
 def test_tol_decides_the_gap_check(cases):

@@ -184,3 +184,29 @@ def test_count_claims_need_half_the_papers_count_for_partly():
     assert _count_verdict(0, 0, 10) == "REPRODUCED"
     assert _count_verdict(2, 6, 2) == "REPRODUCED"  # only 2 sets were run
     assert _count_verdict(0, 3, 0) == "NOT RUN"
+
+
+def test_large_json_of_the_benchmark_is_read_and_judged(tmp_path):
+    """benchmarks/bench_large.py writes {"environment": ..., "rows": [...]} with lower-case set
+    names: the reader must match them to the paper's table (a bare list is accepted too)."""
+    import json
+
+    import pytest
+
+    from verification.experiments.cli import _read_large
+    from verification.experiments.tables import large_verdicts
+
+    rows = [{"dataset": "eeg", "method": "SVM-SMO", "accuracy": 0.960},
+            {"dataset": "eeg", "method": "DANK exact", "accuracy": 0.965, "rel_gap": 1e-7},
+            {"dataset": "eeg", "method": "DANK scalable", "accuracy": 0.955}]
+    path = tmp_path / "large.json"
+    for doc in ({"environment": {}, "rows": rows}, rows):
+        path.write_text(json.dumps(doc))
+        v = {r["claim"]: r["verdict"] for r in large_verdicts(_read_large(path))}
+        assert v["DANK exact more accurate than SVM-SMO on EEG"] == "REPRODUCED"
+        assert v["DANK scalable more accurate than SVM-SMO on EEG"] == "NOT REPRODUCED"
+        assert v["DANK exact more accurate than SVM-SMO on ijcnn1"] == "NOT RUN"
+    path.write_text(json.dumps({"rows": 3}))
+    with pytest.raises(ValueError, match="rows"):
+        _read_large(path)
+    assert _read_large(tmp_path / "absent.json") is None

@@ -246,6 +246,10 @@ def run_reproduction(a, command: str = "dank-reproduce") -> int:
     _log(f"{len(p1) + len(p2)} cells ({len(cls_sets)} classification, {len(reg_sets)} "
          f"regression sets, {splits} splits, {len(grid)} x {len(grid)} grid, jobs {a.jobs}); "
          f"data {data_dir}; out {out}")
+    # the benchmark's rows are read (and checked) before any long computation
+    large_path = Path(a.large) if a.large else repo_root() / "benchmarks" / "results" / \
+        "large.json"
+    large = _read_large(large_path)
     recs = run_cells(p1 + p2, proto=proto, data_dir=str(data_dir), cache=cache, jobs=a.jobs,
                      label="cells", n_train=n_train)
     n_cached = sum(1 for r in recs.values() if r.get("_cached"))
@@ -254,9 +258,6 @@ def run_reproduction(a, command: str = "dank-reproduce") -> int:
     conv = None
     if t_conv > 0:
         conv = _conv(recs, proto, data_dir, t_conv)
-    large_path = Path(a.large) if a.large else repo_root() / "benchmarks" / "results" / \
-        "large.json"
-    large = _read_large(large_path)
     V = verdicts(tables, proto, conv, large)
     figs = {}
     if not a.no_figures:
@@ -275,7 +276,7 @@ def run_reproduction(a, command: str = "dank-reproduce") -> int:
                protocol_notes=protocol_notes(proto), data_dir=str(data_dir), datasets=ds_info,
                seconds=elapsed, jobs=a.jobs, n_cells=len(recs), n_cached=n_cached,
                tables=tables, normalisation=normalisation_analysis(tables["ucireg"]),
-               verdicts=V, conv=conv, large=large, large_path=str(large_path), figures=figs,
+               verdicts=V, conv=conv, large=large, large_path=_shown(large_path), figures=figs,
                cells={k: {kk: vv for kk, vv in r.items() if kk not in ("traceback", "_cached")}
                       for k, r in sorted(recs.items())})
     write_json(out / "results.json", res)
@@ -312,19 +313,35 @@ def _conv(recs, proto, data_dir, t_max):
                                stratify=proto.stratify, t_max=t_max, params_from=src[2])
 
 
+def _shown(path: Path) -> str:
+    """``path`` relative to the repository when it lies inside it (no machine paths in reports)."""
+    try:
+        return str(path.resolve().relative_to(repo_root().resolve()))
+    except ValueError:
+        return str(path)
+
+
 def _read_large(path: Path):
-    """Rows of ``benchmarks/results/large.json`` (a list of dicts), or None when absent."""
+    """Rows of ``benchmarks/results/large.json``, or None when absent.
+
+    The file written by ``benchmarks/bench_large.py`` is an object whose ``"rows"`` is the list
+    of rows (a bare list of rows is accepted too); data-set names are matched case-insensitively
+    to the paper's (``eeg`` -> ``EEG``).
+    """
     import json
 
     if not path.is_file():
         return None
     try:
-        rows = json.loads(path.read_text())
+        doc = json.loads(path.read_text())
     except ValueError as exc:
         raise ValueError(f"{path}: not valid JSON ({exc})") from None
+    rows = doc.get("rows") if isinstance(doc, dict) else doc
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
-        raise ValueError(f"{path}: expected a JSON list of objects (rows)")
-    return rows
+        raise ValueError(f"{path}: expected a list of row objects (or an object with 'rows')")
+    names = {"eeg": "EEG", "ijcnn1": "ijcnn1", "covtype": "covtype"}
+    return [dict(r, dataset=names.get(str(r.get("dataset", "")).lower(), r.get("dataset")))
+            for r in rows]
 
 
 if __name__ == "__main__":

@@ -589,6 +589,11 @@ def conv_verdict(conv: dict) -> dict:
               "PARTLY: only the sign-corrected ago3 does")
 
 
+def _num(v, spec: str) -> str:
+    """A number of the large-scale table, blank when absent."""
+    return "" if not isinstance(v, (int, float)) or isinstance(v, bool) else format(v, spec)
+
+
 def large_verdicts(large: list | None) -> list[dict]:
     """Table tablarges from ``benchmarks/results/large.json`` (NOT RUN when absent)."""
     out = []
@@ -836,7 +841,8 @@ def render_report(res: dict) -> str:
             acc = r.get("accuracy")
             L.append(f"| {r.get('dataset')} | {r.get('method')} | {ps} | "
                      f"{'' if acc is None else f'{100 * float(acc):.2f}'} | "
-                     f"{r.get('time_s', '')} | {r.get('rank_F', '')} | {r.get('rel_gap', '')} | "
+                     f"{_num(r.get('time_s'), '.1f')} | {_num(r.get('rank_F'), 'd')} | "
+                     f"{_num(r.get('rel_gap'), '.1e')} | "
                      f"{r.get('status', '')} |")
     else:
         L += [f"`{res.get('large_path', 'benchmarks/results/large.json')}` was not found: the "

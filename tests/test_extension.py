@@ -57,3 +57,32 @@ def test_bad_scheme_and_shape():
         ext.match_from_distances(np.zeros((2, 2)), "bogus")
     with pytest.raises(ValueError, match="non-empty 2-D"):
         ext.match_from_distances(np.zeros((0, 3)), "paper")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 30), st.integers(1, 30), st.integers(0, 4), st.integers(0, 2**31 - 1))
+def test_both_routes_equal_the_formula(n, m, levels, seed):
+    """The pruned route (only the r_{i1 j} nearest training points can win) and the full
+    ranking route each give the formula's match, ties included; the public function picks one."""
+    rng = np.random.default_rng(seed)
+    D = rng.integers(0, levels + 1, size=(n, m)).astype(float) if levels else rng.random((n, m))
+    want = reference_match(D)
+    np.testing.assert_array_equal(ext._match_full(D), want)
+    pruned = ext._match_pruned(D)
+    if pruned is not None:
+        np.testing.assert_array_equal(pruned, want)
+
+
+def test_pruned_route_is_taken_for_geometric_data():
+    """Distances between points in space: nearest neighbours are mostly reciprocal, the bounds
+    r_{i1 j} are small and the pruned route must run (and agree with the full ranking)."""
+    from sklearn.metrics.pairwise import euclidean_distances
+
+    rng = np.random.default_rng(3)
+    D = euclidean_distances(rng.normal(size=(400, 3)), rng.normal(size=(150, 3)))
+    pruned = ext._match_pruned(D)
+    assert pruned is not None
+    np.testing.assert_array_equal(pruned, ext._match_full(D))
+    # a duplicated training point ties at distance 0 with the original: first index wins
+    D2 = np.vstack([D, D[:1]])
+    np.testing.assert_array_equal(ext.match_from_distances(D2, "paper"), reference_match(D2))

@@ -501,8 +501,11 @@ def solve_decomposed(
     if method != "auto":
         warm = None
     check_representable(C, eta, kappa, n)
-    c = canonical_factor(C, eta, kappa)
-    results = runner.map(_solve_task, warm or [None] * len(blocks), C=C, eta=eta, c=c,
+    # K = 0: Gamma = 0 and P3 has tau = 0, so no term of the problem or of its certificates
+    # depends on eta (F = 11'); solve and certify at the well-scaled eta = C (same numbers)
+    eta_s = C if kappa == 0.0 else eta
+    c = canonical_factor(C, eta_s, kappa)
+    results = runner.map(_solve_task, warm or [None] * len(blocks), C=C, eta=eta_s, c=c,
                          method=method, tol=tol, max_iter=max_iter, options=options)
     abar = np.zeros(n)
     for idx, r in zip(blocks, results, strict=True):
@@ -511,9 +514,9 @@ def solve_decomposed(
     full_value = cert_full = None
     if certify_full:
         if features:
-            full_value, cert_full = _full_certificate_features(K, y, abar, C, eta, c)
+            full_value, cert_full = _full_certificate_features(K, y, abar, C, eta_s, c)
         else:
-            full_value, cert_full = _full_certificate_dense(K, y, abar, C, eta, c)
+            full_value, cert_full = _full_certificate_dense(K, y, abar, C, eta_s, c)
     ok = all(r.status == "converged" for r in results) and cert_bar.rel_gap <= tol * (1 + 1e-9)
     return DecomposedResult(
         alpha=abar,

@@ -471,3 +471,18 @@ def test_zero_kernel_svr_extreme_scales_are_certified(C, eta, method):
     # targets: d = C (-1, -1, 0, 1, 1) gives (3 + 5 - 0 - 1) C - 4 eps C
     d = r.extra["alpha_hat"] - r.extra["alpha_check"]
     assert d @ y - 0.1 * np.abs(d).sum() == pytest.approx(6.6 * C, rel=1e-9)
+
+
+@pytest.mark.parametrize("C, eta", _ZERO_K_SCALES)
+def test_zero_kernel_decomposed_extreme_scales_are_certified(C, eta):
+    """P3 with K = 0 (tau = 0): h(a) = 1'a, whatever eta; the box optimum is a = C."""
+    from dank_fast import solve_decomposed
+
+    y = np.array([1.0, -1.0, 1.0, -1.0, 1.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = solve_decomposed(np.zeros((5, 5)), y, C=C, eta=eta, labels=[0, 0, 1, 1, 1])
+    assert r.status == "converged" and r.eta == eta
+    np.testing.assert_allclose(r.alpha, C, rtol=1e-9)
+    assert r.certificate.lower == pytest.approx(5 * C, rel=1e-9)
+    assert r.certificate.lower <= r.certificate.upper

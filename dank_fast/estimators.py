@@ -14,7 +14,6 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.metrics.pairwise import euclidean_distances
-from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import _ovr_decision_function, check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -383,9 +382,7 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         """One binary problem on all points by working sets (no n_p x n_p kernel)."""
 
         kern = FeatureKernel(X, **self._kernel_kwargs())
-        svc = SVC(C=self.C, tol=1e-4, cache_size=500, **kern.svc_params()).fit(X, y)
-        a_svm = np.zeros(y.size)
-        a_svm[svc.support_] = np.abs(svc.dual_coef_.ravel())
+        a_svm = svc_dual(kern, y, self.C)  # libsvm on the features, iteration-limited
         eta, alpha0 = self._eta_and_warm(a_svm)
         res = solve_svm(kern, y, C=self.C, eta=eta, tau=self.tau, tol=self.tol,
                         max_iter=self.max_iter, alpha0=alpha0, verbose=bool(self.verbose))

@@ -46,7 +46,8 @@ def svc_iteration_limit(n: int) -> int:
 
 
 def svc_dual(K: np.ndarray, y: np.ndarray, C: float, tol: float = 1e-4) -> np.ndarray:
-    """Dual variables ``a`` of the plain SVM (:class:`sklearn.svm.SVC`, precomputed ``K``).
+    """Dual variables ``a`` of the plain SVM (:class:`sklearn.svm.SVC`, precomputed ``K`` or a
+    :class:`FeatureKernel`, whose kernel libsvm then computes from the features).
 
     The limit ``F = 11'`` of DANK (``eta -> inf``, ``tau = 0``): the paper's ``eta = ||a||^2``
     and the warm start of ``method="auto"``. ``O(SVC)`` time, no copy of ``K``.
@@ -67,12 +68,18 @@ def svc_dual(K: np.ndarray, y: np.ndarray, C: float, tol: float = 1e-4) -> np.nd
     limit = svc_iteration_limit(y.size)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SklearnConvergenceWarning)
-        svc = SVC(kernel="precomputed", C=C, tol=tol, max_iter=limit).fit(K, y)
+        if isinstance(K, FeatureKernel):  # libsvm computes the kernel from the features
+            svc = SVC(C=C, tol=tol, max_iter=limit, cache_size=500,
+                      **K.svc_params()).fit(K.X, y)
+            scale = "from features"
+        else:
+            svc = SVC(kernel="precomputed", C=C, tol=tol, max_iter=limit).fit(K, y)
+            scale = f"C * max|K| = {C * float(np.abs(K).max()):.3g}"
     for w in caught:
         if issubclass(w.category, SklearnConvergenceWarning):
             warnings.warn(
                 f"the plain SVM (libsvm) of the warm start stopped at its iteration limit "
-                f"({limit}; ill-conditioned: C * max|K| = {C * float(np.abs(K).max()):.3g}); "
+                f"({limit}; ill-conditioned: {scale}); "
                 "its approximate dual is used as the warm start (and for eta='svm'), and the "
                 "DANK solution is still certified",
                 ConvergenceWarning, stacklevel=2,

@@ -179,14 +179,12 @@ def solve_svm_working_set(
         raise ValueError(f"y has shape {y.shape}, expected ({n},)")
     warm = "given"
     if alpha0 is None:
-        from sklearn.svm import SVC
+        from .svm import svc_dual
 
-        svc = SVC(C=C, tol=1e-4, cache_size=500, **kernel.svc_params()).fit(kernel.X, y)
-        alpha0 = np.zeros(n)
-        alpha0[svc.support_] = np.abs(svc.dual_coef_.ravel())
+        alpha0 = svc_dual(kernel, y, C)
         warm = "svc"
         if verbose:
-            _log(f"SVC warm start: {svc.support_.size} support vectors, "
+            _log(f"SVC warm start: {np.count_nonzero(alpha0)} support vectors, "
                  f"{time.perf_counter() - t0:.1f} s")
     a = repair_start(alpha0, y, C)
     W = np.flatnonzero(a > 0)

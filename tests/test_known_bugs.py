@@ -486,3 +486,23 @@ def test_zero_kernel_decomposed_extreme_scales_are_certified(C, eta):
     np.testing.assert_allclose(r.alpha, C, rtol=1e-9)
     assert r.certificate.lower == pytest.approx(5 * C, rel=1e-9)
     assert r.certificate.lower <= r.certificate.upper
+
+
+def test_feature_svc_warm_start_is_iteration_limited():
+    """The SVC warm start on features (working-set route, DANKClassifier above 1 GiB of kernel)
+    goes through svc_dual's iteration limit: libsvm stops and warns instead of running on."""
+    from unittest import mock
+
+    from dank_fast import ConvergenceWarning, FeatureKernel
+    from dank_fast.svm import svc_dual
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=60) > 0, 1.0, -1.0)
+    with mock.patch("dank_fast.svm.svc_iteration_limit", lambda n: 3):
+        with pytest.warns(ConvergenceWarning, match="iteration limit"):
+            a = svc_dual(FeatureKernel(X, kernel="linear"), y, 1e4)
+        with pytest.warns(ConvergenceWarning, match="iteration limit"):
+            r = solve_svm(FeatureKernel(X, kernel="linear"), y, C=1.0, eta=1.0)
+    assert a.shape == (60,) and np.all((a >= 0) & (a <= 1e4))
+    assert r.status == "converged" and r.lower <= r.upper

@@ -39,6 +39,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("dank_fast", "dank_ref", "verification")
+# top-level files some tests read (tests/test_verification_cli.py checks .gitignore); mutmut
+# copies them into mutants/ through ``also_copy``
+ALSO_COPY = (".gitignore",)
 DEFAULT_WORKDIR = Path(os.environ.get("DANK_MUTATION_WORKDIR", "/tmp/dank-mutation"))
 STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests",
           34: "skipped", 35: "suspicious", 36: "timeout", 24: "timeout", -24: "timeout",
@@ -71,10 +74,13 @@ def prepare(module: str, workdir: Path, baseline: bool = False) -> Path:
         if dst.exists():
             shutil.rmtree(dst)
         shutil.copytree(ROOT / name, dst, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ALSO_COPY:
+        shutil.copy2(ROOT / name, run / name)
     text = (ROOT / "pyproject.toml").read_text()
     # drop the repository's [tool.mutmut] tables (they are the last tables of the file)
     text = text[: text.index("[tool.mutmut]")]
     tests = list(spec["tests"])
+    timeout = float(spec.get("timeout_multiplier", cfg.get("timeout_multiplier", 15.0)))
     for t in tests:
         if not (ROOT / t).exists() or (baseline and Path(t).name.startswith("test_mutation_")):
             (run / t).write_text('"""Placeholder (benchmarks/mutation_run.py)."""\n')
@@ -82,9 +88,10 @@ def prepare(module: str, workdir: Path, baseline: bool = False) -> Path:
         "[tool.mutmut]",
         f"source_paths = {_toml_list(cfg['source_paths'])}",
         f"only_mutate = {_toml_list([spec['file']])}",
+        f"also_copy = {_toml_list(ALSO_COPY)}",
         f"do_not_mutate_patterns = {_toml_list(cfg.get('do_not_mutate_patterns', []))}",
         f"pytest_add_cli_args = {_toml_list(cfg.get('pytest_add_cli_args', []))}",
-        f"timeout_multiplier = {float(cfg.get('timeout_multiplier', 15.0))!r}",
+        f"timeout_multiplier = {timeout!r}",
         f"pytest_add_cli_args_test_selection = {_toml_list(tests)}",
         "",
     ])

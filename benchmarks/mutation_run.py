@@ -17,6 +17,14 @@ Usage::
     python benchmarks/mutation_run.py run inner --names NAME ... # re-test named mutants
     python benchmarks/mutation_run.py summary inner [--json F]   # counts and survivors
     python benchmarks/mutation_run.py show inner NAME            # the diff of one mutant
+    python benchmarks/mutation_run.py table                      # MUTATION.md's table
+
+``table`` reads ``benchmarks/results/mutation/``: ``MODULE_baseline.json`` (the summary
+without the tests written for mutation testing), ``MODULE_after.json`` (the same mutants
+after them: a summary of the same work directory, or, for a re-run in another directory
+whose mutant names differ, ``{"rerun": summary, "renamed": {old: new}, "base": summary}``)
+and ``equivalent.json`` (``{module: {mutant: reason}}``); the score is
+``killed / (total - equivalent)``.
 
 ``run`` calls ``nice -n 10 mutmut run --max-children 1`` with single-threaded BLAS. With
 ``--sample N`` the sample is ``random.Random(seed).sample(sorted(all mutant names), N)``;
@@ -159,9 +167,11 @@ def summarise(module: str, workdir: Path) -> dict:
         res = {k: v for k, v in res.items() if k in sample}
     counts = Counter(STATUS.get(v, "suspicious") for v in res.values())
     survivors = sorted(k for k, v in res.items() if STATUS.get(v) in ("survived", "no tests"))
+    timeouts = sorted(k for k, v in res.items() if STATUS.get(v) == "timeout")
     by_function = Counter(re.sub(r"__mutmut_\d+$", "", k) for k in survivors)
     return dict(module=module, total=len(res), counts=dict(counts), survivors=survivors,
-                survivors_by_function=dict(by_function.most_common()),
+                survivors_by_function=dict(by_function.most_common()), timeouts=timeouts,
+                statuses={k: STATUS.get(v, "suspicious") for k, v in res.items()},
                 sampled=sample_file.exists())
 
 
@@ -181,6 +191,62 @@ def cmd_show(args) -> int:
     return subprocess.call([shutil.which("mutmut") or "mutmut", "show", args.name], cwd=run)
 
 
+RESULTS = ROOT / "benchmarks" / "results" / "mutation"
+
+
+def _status_of(summary: dict) -> dict[str, str]:
+    """Status of every survivor/timeout of a summary (the rest of its mutants were killed)."""
+    out = {k: "survived" for k in summary["survivors"]}
+    out.update({k: "timeout" for k in summary.get("timeouts", [])})
+    return out
+
+
+def after_counts(module: str) -> tuple[dict, dict, set]:
+    """``(before counts, after counts, names still alive after)`` from the stored JSONs."""
+    base = json.loads((RESULTS / f"{module}_baseline.json").read_text())
+    path = RESULTS / f"{module}_after.json"
+    if not path.exists():
+        return base["counts"], base["counts"], set(base["survivors"])
+    after = json.loads(path.read_text())
+    if "rerun" not in after:
+        return base["counts"], after["counts"], set(after["survivors"])
+    prev, rerun, renamed = after["base"], after["rerun"], after["renamed"]
+    checked = rerun["statuses"]
+    counts = Counter(prev["counts"])
+    alive = set()
+    for old in prev["survivors"]:
+        new = renamed.get(old)
+        st = checked.get(new) if new else None
+        if st in (None, "not checked", "survived", "no tests"):
+            alive.add(new or old)
+            continue
+        counts["survived"] -= 1
+        counts["killed" if st == "killed" else st] += 1
+    return base["counts"], dict(counts), alive
+
+
+def cmd_table(args) -> int:
+    equivalent = json.loads((RESULTS / "equivalent.json").read_text())
+    print("| module | mutants | before: killed / survived / timeout | after: killed / survived"
+          " / timeout | equivalent | score before | score after |")
+    print("|---|---|---|---|---|---|---|")
+    for module in _config()["dank_modules"]:
+        if not (RESULTS / f"{module}_baseline.json").exists():
+            continue
+        before, after, alive = after_counts(module)
+        total = sum(before.values())
+        eq = len(set(equivalent.get(module, {})) & alive)
+
+        def kst(c):
+            return f"{c.get('killed', 0)} / {c.get('survived', 0) + c.get('no tests', 0)}" \
+                   f" / {c.get('timeout', 0)}"
+
+        print(f"| {module} | {total} | {kst(before)} | {kst(after)} | {eq} | "
+              f"{before.get('killed', 0) / (total - eq):.1%} | "
+              f"{after.get('killed', 0) / (total - eq):.1%} |")
+    return 0
+
+
 def cmd_list(args) -> int:
     for module in _config()["dank_modules"]:
         run = prepare(module, args.workdir)
@@ -193,6 +259,7 @@ def main(argv=None) -> int:
     ap.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR)
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("list")
+    sub.add_parser("table")
     r = sub.add_parser("run")
     r.add_argument("module")
     r.add_argument("--sample", type=int, default=0)
@@ -208,7 +275,8 @@ def main(argv=None) -> int:
     sh.add_argument("module")
     sh.add_argument("name")
     args = ap.parse_args(argv)
-    return {"list": cmd_list, "run": cmd_run, "summary": cmd_summary, "show": cmd_show}[
+    return {"list": cmd_list, "run": cmd_run, "summary": cmd_summary, "show": cmd_show,
+            "table": cmd_table}[
         args.cmd](args)
 
 

@@ -242,6 +242,24 @@ def test_svm_reasons_name_the_violated_constraint(cases):
     rep = _run(inst, dict(sol, alpha=a))
     assert rep["failed"] == ["equality"]
     assert rep["reasons"][0].startswith("equality: infeasible, y'alpha = 0 violated by ")
+    a = sol["alpha"].copy()
+    j = int(np.flatnonzero((a <= 1e-12) & (y == y[k]))[0])
+    a[j] -= DELTA
+    a[k] += DELTA
+    rep = _run(inst, dict(sol, alpha=a))
+    assert rep["failed"] == ["alpha_low"]
+    assert rep["reasons"][0].startswith("alpha_low: infeasible, alpha >= 0 violated by ")
+
+
+def test_svr_equality_reason_names_the_svr_constraint(cases):
+    """svr's equality is ``1'(ah - ac) = 0``, not P1's ``y'alpha = 0``."""
+    inst, sol = cases["svr"]
+    ah = sol["alpha_hat"].copy()
+    ah[int(np.flatnonzero((ah > 1e-3) & (ah < 0.8 * (1 - 1e-3)))[0])] += DELTA * inst["C"]
+    rep = _run(inst, dict(sol, alpha_hat=ah))
+    assert rep["failed"] == ["equality"]
+    assert rep["reasons"][0].startswith(
+        "equality: infeasible, 1'(alpha_hat - alpha_check) = 0 violated by ")
 
 
 def test_F_reason_names_the_inner_minimiser(cases):

@@ -22,7 +22,8 @@ Usage::
 ``table`` reads ``benchmarks/results/mutation/``: ``MODULE_baseline.json`` (the summary
 without the tests written for mutation testing), ``MODULE_after.json`` (the same mutants
 after them: a summary of the same work directory, or, for a re-run in another directory
-whose mutant names differ, ``{"rerun": summary, "renamed": {old: new}, "base": summary}``)
+whose mutant names may differ, ``{"rerun": summary, "renamed": {old: new}, "base": summary}``:
+the survivors and timeouts of ``base`` take their status in ``rerun``)
 and ``equivalent.json`` (``{module: {mutant: reason}}``); the score is
 ``killed / (total - equivalent)``.
 
@@ -214,14 +215,18 @@ def after_counts(module: str) -> tuple[dict, dict, set]:
     checked = rerun["statuses"]
     counts = Counter(prev["counts"])
     alive = set()
-    for old in prev["survivors"]:
-        new = renamed.get(old)
-        st = checked.get(new) if new else None
-        if st in (None, "not checked", "survived", "no tests"):
-            alive.add(new or old)
-            continue
-        counts["survived"] -= 1
-        counts["killed" if st == "killed" else st] += 1
+    for was, names in (("survived", prev["survivors"]), ("timeout", prev.get("timeouts", []))):
+        for old in names:
+            new = renamed.get(old, old)
+            st = checked.get(new, "not checked")
+            if st in ("not checked", was) or (was == "survived" and st == "no tests"):
+                if was == "survived":
+                    alive.add(new)
+                continue
+            counts[was] -= 1
+            counts[st if st in ("killed", "timeout") else "survived"] += 1
+            if st in ("survived", "no tests"):
+                alive.add(new)
     return base["counts"], dict(counts), alive
 
 

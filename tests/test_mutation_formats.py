@@ -9,6 +9,7 @@ NaN, instances given by ``X`` and every kernel parameter surviving a round trip
 
 from __future__ import annotations
 
+import io
 import json
 import warnings
 import zipfile
@@ -119,3 +120,92 @@ def test_instance_from_X_round_trip(tmp_path, suffix, kernel, params):
     if suffix == ".json":
         stored = json.loads(path.read_text())
         assert {k for k in ("sigma", "gamma", "degree", "coef0") if k in stored} == set(params)
+
+
+def _json_instance(tmp_path, name, **fields):
+    base = {"format": "dank-instance", "version": 1, "task": "svm", "y": [1, -1], "C": 1,
+            "eta": 1, "tau": 0}
+    base.update(fields)
+    path = tmp_path / name
+    path.write_text(json.dumps(base))
+    return path
+
+
+def test_integer_kernel_of_any_width_is_accepted(tmp_path):
+    """An int32 (or int16) ``K`` is a valid array (dtype kind ``i``): integers use the float64
+    epsilon (validity.md), there is no float epsilon of an integer dtype to look up."""
+    for dt in (np.int16, np.int32, np.int64):
+        path = tmp_path / f"k_{np.dtype(dt).name}.npz"
+        save_instance(path, task="svm", K=np.array([[2, 1], [1, 2]], dtype=dt), y=[1, -1],
+                      C=1.0, eta=1.0, tau=0.0)
+        np.testing.assert_array_equal(load_instance(path)["K"], [[2.0, 1.0], [1.0, 2.0]])
+
+
+def test_polynomial_degree_one_is_valid_and_gamma_must_be_positive(tmp_path):
+    """degree is an integer >= 1 (1 included); gamma a number > 0 (0 refused, naming it)."""
+    X = [[0.0, 1.0], [1.0, 0.5]]
+    ok = _json_instance(tmp_path, "d1.json", X=X, kernel="polynomial", gamma=0.5, degree=1,
+                        coef0=1.0)
+    inst = load_instance(ok)
+    np.testing.assert_allclose(inst["K"], kernel_from_X(X, "polynomial", gamma=0.5, degree=1,
+                                                        coef0=1.0), rtol=1e-15)
+    assert inst["kernel"] == dict(source="X", kernel="polynomial", gamma=0.5, degree=1,
+                                  coef0=1.0)
+    bad = _json_instance(tmp_path, "g0.json", X=X, kernel="polynomial", gamma=0.0, degree=2,
+                         coef0=1.0)
+    with pytest.raises(ValueError, match="field 'gamma' must be > 0"):
+        load_instance(bad)
+
+
+def test_kernel_parameter_the_kernel_does_not_use_is_refused(tmp_path):
+    X = [[0.0, 1.0], [1.0, 0.5]]
+    with pytest.raises(ValueError, match="'gamma'.* not used by the"):
+        load_instance(_json_instance(tmp_path, "lin.json", X=X, kernel="linear", gamma=1.0))
+
+
+def test_kernel_fields_in_a_solution_are_refused(tmp_path):
+    """``sigma`` (a kernel field) is allowed in an instance only: a solution carrying it is an
+    unknown field."""
+    path = tmp_path / "sol.json"
+    path.write_text(json.dumps({"format": "dank-solution", "version": 1, "task": "svm",
+                                "alpha": [0.5, 0.5], "sigma": 1.0}))
+    with pytest.raises(ValueError, match="sigma"):
+        load_solution(path, n=2)
+
+
+def test_eta_zero_is_refused_as_a_field(tmp_path):
+    with pytest.raises(ValueError, match="field 'eta' must be > 0"):
+        load_instance(_json_instance(tmp_path, "eta0.json", K=[[1, 0], [0, 1]], eta=0))
+
+
+def test_representable_range_of_the_inverse_scale_is_1e100():
+    """``eta / (C^2 max|K|)`` must lie in [1e-100, 1e100]: 10^100.5 is outside."""
+    from verification.formats import check_representable
+
+    check_representable(1.0, 1e100, 1.0, 1)
+    with pytest.raises(ValueError):
+        check_representable(1.0, 10.0 ** 100.5, 1.0, 1)
+
+
+def test_npz_member_in_a_subdirectory_is_refused(tmp_path):
+    path = tmp_path / "sub.npz"
+    save_solution(path, task="svm", alpha=np.array([0.5, 0.5]))
+    with zipfile.ZipFile(path, "a") as zf:
+        buf = io.BytesIO()
+        np.lib.format.write_array(buf, np.array([1.0, 2.0]))
+        zf.writestr("extra/bias.npy", buf.getvalue())
+    with pytest.raises(ValueError, match="extra/bias.npy"):
+        load_solution(path, n=2)
+
+
+def test_npy_version_2_members_are_read(tmp_path):
+    """``.npy`` format 2.0 (4-byte header length) is as valid as 1.0."""
+
+    path = tmp_path / "v2.npz"
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, value in (("format", np.array("dank-solution")), ("version", np.array(1)),
+                            ("task", np.array("svm")), ("alpha", np.array([0.25, 0.75]))):
+            buf = io.BytesIO()
+            np.lib.format.write_array(buf, value, version=(2, 0))
+            zf.writestr(f"{name}.npy", buf.getvalue())
+    np.testing.assert_array_equal(load_solution(path, n=2)["alpha"], [0.25, 0.75])

@@ -38,6 +38,26 @@ def test_bookkeeping_of_rounds_and_warm_start(problem):
     assert [r["round"] for r in res.rounds] == list(range(1, len(res.rounds) + 1))
     assert res.n_iter == sum(r["newton"] for r in res.rounds)
     assert res.n_iter >= len(res.rounds)
+    last = res.rounds[-1]
+    assert last["rel_gap"] == res.rel_gap and last["W"] >= last["support"] >= 2
+    # the certificate's own fields: feasible point, the bias inside its optimal interval
+    cert = res.certificate
+    assert 0.0 <= cert.infeasibility <= 1e-9
+    lo, hi = cert.bias_interval
+    assert lo <= res.bias <= hi
+    assert 0.0 < res.time < 600.0
+
+
+def test_uncertified_result_warns(problem):
+    """One round cannot reach a relative gap of 1e-15: the result says so and a
+    ConvergenceWarning names the tolerance."""
+    from dank_fast._accelerated import ConvergenceWarning
+
+    kernel, y = problem
+    with pytest.warns(ConvergenceWarning, match="did not certify tol=1e-15"):
+        res = solve_svm_working_set(kernel, y, C=1.0, eta=5.0, tau=0.01, tol=1e-15,
+                                    max_rounds=1, max_iter=2)
+    assert res.status != "converged" and len(res.rounds) == 1
 
 
 def test_start_without_support_seeds_both_classes(problem):

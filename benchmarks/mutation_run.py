@@ -233,8 +233,8 @@ def after_counts(module: str) -> tuple[dict, dict, set]:
 def cmd_table(args) -> int:
     equivalent = json.loads((RESULTS / "equivalent.json").read_text())
     print("| module | mutants | before: killed / survived / timeout | after: killed / survived"
-          " / timeout | equivalent | score before | score after |")
-    print("|---|---|---|---|---|---|---|")
+          " / timeout | equivalent | score before | score after | after, timeouts as detected |")
+    print("|---|---|---|---|---|---|---|---|")
     for module in _config()["dank_modules"]:
         if not (RESULTS / f"{module}_baseline.json").exists():
             continue
@@ -248,7 +248,8 @@ def cmd_table(args) -> int:
 
         print(f"| {module} | {total} | {kst(before)} | {kst(after)} | {eq} | "
               f"{before.get('killed', 0) / (total - eq):.1%} | "
-              f"{after.get('killed', 0) / (total - eq):.1%} |")
+              f"{after.get('killed', 0) / (total - eq):.1%} | "
+              f"{(after.get('killed', 0) + after.get('timeout', 0)) / (total - eq):.1%} |")
     return 0
 
 

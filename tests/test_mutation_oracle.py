@@ -306,3 +306,18 @@ def test_p3_solution_with_a_bias_is_bad_input(cases):
     inst, sol = cases["decomposed"]
     with pytest.raises(ValueError, match="'decomposed' has no bias"):
         certify(inst, dict(sol, bias=0.25, F=None), reference=False)
+
+
+def test_projection_distance_and_F_error_are_reported(cases):
+    """``projection_distance = ||z - P(z)||`` (0 for a feasible point, the move to the nearest
+    feasible point otherwise) and ``F_error = max|F - F(p)|`` of a submitted F."""
+    inst, sol = cases["svm"]
+    rep = _run(inst, dict(sol, F=sol["F"] + 2e-3))
+    assert rep["projection_distance"] == 0.0
+    assert rep["F_error"] == pytest.approx(2e-3, rel=1e-6)
+    a = sol["alpha"].copy()
+    a[int(np.flatnonzero((a > 1e-3) & (a < 1 - 1e-3))[0])] += 0.3
+    rep = _run(inst, dict(sol, alpha=a))
+    p = project_A(a, inst["y"], inst["C"])
+    assert rep["projection_distance"] == pytest.approx(float(np.linalg.norm(a - p)), rel=1e-12)
+    assert rep["projection_distance"] > 0.05  # a real move, not rounding

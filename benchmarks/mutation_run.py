@@ -17,6 +17,15 @@ Usage::
     python benchmarks/mutation_run.py run inner --names NAME ... # re-test named mutants
     python benchmarks/mutation_run.py summary inner [--json F]   # counts and survivors
     python benchmarks/mutation_run.py show inner NAME            # the diff of one mutant
+    python benchmarks/mutation_run.py table                      # MUTATION.md's table
+
+``table`` reads ``benchmarks/results/mutation/``: ``MODULE_baseline.json`` (the summary
+without the tests written for mutation testing), ``MODULE_after.json`` (the same mutants
+after them: a summary of the same work directory, or, for a re-run in another directory
+whose mutant names may differ, ``{"rerun": summary, "renamed": {old: new}, "base": summary}``:
+the survivors and timeouts of ``base`` take their status in ``rerun``)
+and ``equivalent.json`` (``{module: {mutant: reason}}``); the score is
+``killed / (total - equivalent)``.
 
 ``run`` calls ``nice -n 10 mutmut run --max-children 1`` with single-threaded BLAS. With
 ``--sample N`` the sample is ``random.Random(seed).sample(sorted(all mutant names), N)``;
@@ -39,6 +48,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("dank_fast", "dank_ref", "verification")
+# top-level files some tests read (tests/test_verification_cli.py checks .gitignore); mutmut
+# copies them into mutants/ through ``also_copy``
+ALSO_COPY = (".gitignore",)
 DEFAULT_WORKDIR = Path(os.environ.get("DANK_MUTATION_WORKDIR", "/tmp/dank-mutation"))
 STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests",
           34: "skipped", 35: "suspicious", 36: "timeout", 24: "timeout", -24: "timeout",
@@ -71,10 +83,13 @@ def prepare(module: str, workdir: Path, baseline: bool = False) -> Path:
         if dst.exists():
             shutil.rmtree(dst)
         shutil.copytree(ROOT / name, dst, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ALSO_COPY:
+        shutil.copy2(ROOT / name, run / name)
     text = (ROOT / "pyproject.toml").read_text()
     # drop the repository's [tool.mutmut] tables (they are the last tables of the file)
     text = text[: text.index("[tool.mutmut]")]
     tests = list(spec["tests"])
+    timeout = float(spec.get("timeout_multiplier", cfg.get("timeout_multiplier", 15.0)))
     for t in tests:
         if not (ROOT / t).exists() or (baseline and Path(t).name.startswith("test_mutation_")):
             (run / t).write_text('"""Placeholder (benchmarks/mutation_run.py)."""\n')
@@ -82,9 +97,10 @@ def prepare(module: str, workdir: Path, baseline: bool = False) -> Path:
         "[tool.mutmut]",
         f"source_paths = {_toml_list(cfg['source_paths'])}",
         f"only_mutate = {_toml_list([spec['file']])}",
+        f"also_copy = {_toml_list(ALSO_COPY)}",
         f"do_not_mutate_patterns = {_toml_list(cfg.get('do_not_mutate_patterns', []))}",
         f"pytest_add_cli_args = {_toml_list(cfg.get('pytest_add_cli_args', []))}",
-        f"timeout_multiplier = {float(cfg.get('timeout_multiplier', 15.0))!r}",
+        f"timeout_multiplier = {timeout!r}",
         f"pytest_add_cli_args_test_selection = {_toml_list(tests)}",
         "",
     ])
@@ -152,9 +168,11 @@ def summarise(module: str, workdir: Path) -> dict:
         res = {k: v for k, v in res.items() if k in sample}
     counts = Counter(STATUS.get(v, "suspicious") for v in res.values())
     survivors = sorted(k for k, v in res.items() if STATUS.get(v) in ("survived", "no tests"))
+    timeouts = sorted(k for k, v in res.items() if STATUS.get(v) == "timeout")
     by_function = Counter(re.sub(r"__mutmut_\d+$", "", k) for k in survivors)
     return dict(module=module, total=len(res), counts=dict(counts), survivors=survivors,
-                survivors_by_function=dict(by_function.most_common()),
+                survivors_by_function=dict(by_function.most_common()), timeouts=timeouts,
+                statuses={k: STATUS.get(v, "suspicious") for k, v in res.items()},
                 sampled=sample_file.exists())
 
 
@@ -174,6 +192,67 @@ def cmd_show(args) -> int:
     return subprocess.call([shutil.which("mutmut") or "mutmut", "show", args.name], cwd=run)
 
 
+RESULTS = ROOT / "benchmarks" / "results" / "mutation"
+
+
+def _status_of(summary: dict) -> dict[str, str]:
+    """Status of every survivor/timeout of a summary (the rest of its mutants were killed)."""
+    out = {k: "survived" for k in summary["survivors"]}
+    out.update({k: "timeout" for k in summary.get("timeouts", [])})
+    return out
+
+
+def after_counts(module: str) -> tuple[dict, dict, set]:
+    """``(before counts, after counts, names still alive after)`` from the stored JSONs."""
+    base = json.loads((RESULTS / f"{module}_baseline.json").read_text())
+    path = RESULTS / f"{module}_after.json"
+    if not path.exists():
+        return base["counts"], base["counts"], set(base["survivors"])
+    after = json.loads(path.read_text())
+    if "rerun" not in after:
+        return base["counts"], after["counts"], set(after["survivors"])
+    prev, rerun, renamed = after["base"], after["rerun"], after["renamed"]
+    checked = rerun["statuses"]
+    counts = Counter(prev["counts"])
+    alive = set()
+    for was, names in (("survived", prev["survivors"]), ("timeout", prev.get("timeouts", []))):
+        for old in names:
+            new = renamed.get(old, old)
+            st = checked.get(new, "not checked")
+            if st in ("not checked", was) or (was == "survived" and st == "no tests"):
+                if was == "survived":
+                    alive.add(new)
+                continue
+            counts[was] -= 1
+            counts[st if st in ("killed", "timeout") else "survived"] += 1
+            if st in ("survived", "no tests"):
+                alive.add(new)
+    return base["counts"], dict(counts), alive
+
+
+def cmd_table(args) -> int:
+    equivalent = json.loads((RESULTS / "equivalent.json").read_text())
+    print("| module | mutants | before: killed / survived / timeout | after: killed / survived"
+          " / timeout | equivalent | score before | score after | after, timeouts as detected |")
+    print("|---|---|---|---|---|---|---|---|")
+    for module in _config()["dank_modules"]:
+        if not (RESULTS / f"{module}_baseline.json").exists():
+            continue
+        before, after, alive = after_counts(module)
+        total = sum(before.values())
+        eq = len(set(equivalent.get(module, {})) & alive)
+
+        def kst(c):
+            return f"{c.get('killed', 0)} / {c.get('survived', 0) + c.get('no tests', 0)}" \
+                   f" / {c.get('timeout', 0)}"
+
+        print(f"| {module} | {total} | {kst(before)} | {kst(after)} | {eq} | "
+              f"{before.get('killed', 0) / (total - eq):.1%} | "
+              f"{after.get('killed', 0) / (total - eq):.1%} | "
+              f"{(after.get('killed', 0) + after.get('timeout', 0)) / (total - eq):.1%} |")
+    return 0
+
+
 def cmd_list(args) -> int:
     for module in _config()["dank_modules"]:
         run = prepare(module, args.workdir)
@@ -186,6 +265,7 @@ def main(argv=None) -> int:
     ap.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR)
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("list")
+    sub.add_parser("table")
     r = sub.add_parser("run")
     r.add_argument("module")
     r.add_argument("--sample", type=int, default=0)
@@ -201,7 +281,8 @@ def main(argv=None) -> int:
     sh.add_argument("module")
     sh.add_argument("name")
     args = ap.parse_args(argv)
-    return {"list": cmd_list, "run": cmd_run, "summary": cmd_summary, "show": cmd_show}[
+    return {"list": cmd_list, "run": cmd_run, "summary": cmd_summary, "show": cmd_show,
+            "table": cmd_table}[
         args.cmd](args)
 
 

@@ -133,4 +133,6 @@ def test_relative_gaps_without_a_scale_are_zero_or_infinite():
     assert outside.lower == 0.0
     assert outside.gap == pytest.approx(0.25, rel=1e-12)
     assert outside.rel_gap_value == math.inf
-    assert outside.rel_gap == pytest.approx(0.25, rel=1e-12)  # scale max(|b'y|, 1'(ah+ac), C)
+    # P2's scale at d = 0: every term of the objective vanishes, the floor C (max y - min y)/2
+    # = 0.25 remains (docs/MATH.md), so the relative gap is 0.25 / 0.25
+    assert outside.rel_gap == pytest.approx(1.0, rel=1e-12)

@@ -313,7 +313,8 @@ def test_projection_distance_and_F_error_are_reported(cases):
     feasible point otherwise) and ``F_error = max|F - F(p)|`` of a submitted F."""
     inst, sol = cases["svm"]
     rep = _run(inst, dict(sol, F=sol["F"] + 2e-3))
-    assert rep["projection_distance"] == 0.0
+    # a feasible point does not move (up to the projection's rounding, far below any move)
+    assert rep["projection_distance"] <= 1e-14 * inst["C"] * np.sqrt(inst["n"])
     assert rep["F_error"] == pytest.approx(2e-3, rel=1e-6)
     a = sol["alpha"].copy()
     a[int(np.flatnonzero((a > 1e-3) & (a < 1 - 1e-3))[0])] += 0.3

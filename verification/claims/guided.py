@@ -138,8 +138,14 @@ def guided_search(claim: str, evaluate, tracker, seed: int, max_examples: int = 
         ``found`` (bool), ``n`` and ``ratio`` of the shrunk counterexample, ``examples`` (test
         calls, shrinking included), ``error`` (a Hypothesis failure other than a violation).
     """
-    from hypothesis import HealthCheck, Phase, Verbosity, given, settings, target
-    from hypothesis import seed as hseed
+    try:
+        from hypothesis import HealthCheck, Phase, Verbosity, given, settings, target
+        from hypothesis import seed as hseed
+    except ImportError as exc:  # the report extra brings it: pip install "dank[report]"
+        raise ImportError(
+            "the guided search of the claims needs Hypothesis: install the main job's extra "
+            "(python -m pip install \".[report]\") or hypothesis itself"
+        ) from exc
 
     calls = [0]
 

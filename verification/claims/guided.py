@@ -111,6 +111,36 @@ def _private_storage():
             set_hypothesis_home_dir(None)
 
 
+@contextlib.contextmanager
+def _no_local_constants():
+    """Keep the search independent of how the package is installed.
+
+    Hypothesis (6.13x and later) mixes into its draws numeric constants harvested from the source
+    of "local" modules: dank's own modules when it is installed in editable mode or run from a
+    checkout, none when it is installed in site-packages. The same seed then gave different
+    searches (PG's worst ratio 4.6 vs 8.9). During a search no local constants are used (and
+    Hypothesis' per-process cache of them is a fresh one). A private Hypothesis API: when it is
+    absent the search runs unchanged.
+    """
+    try:
+        from unittest import mock
+
+        from hypothesis.internal.conjecture import providers
+        from hypothesis.internal.constants_ast import Constants
+
+        patches = [mock.patch.object(providers, "_get_local_constants", lambda: Constants()),
+                   mock.patch.object(providers, "CONSTANTS_CACHE", {})]
+    except (ImportError, AttributeError):  # pragma: no cover - other Hypothesis versions
+        patches = []
+    with contextlib.ExitStack() as stack:
+        for pt in patches:
+            try:
+                stack.enter_context(pt)
+            except AttributeError:  # pragma: no cover
+                pass
+        yield
+
+
 def guided_search(claim: str, evaluate, tracker, seed: int, max_examples: int = 300,
                   max_n: int = 10, scale: float = 1.0):
     """Hypothesis search for a substantive violation of ``claim``; records every evaluation.
@@ -167,7 +197,7 @@ def guided_search(claim: str, evaluate, tracker, seed: int, max_examples: int = 
         hseed(int(seed))(given(_strategy(claim, max_n))(run_case)))
     out = dict(found=False, n=None, ratio=None, examples=0, error=None)
     try:
-        with _private_storage():
+        with _private_storage(), _no_local_constants():
             test()
     except _Found as exc:  # Hypothesis re-raises the shrunk (minimal) failing example last
         arr, par, where, lhs, rhs, mag = exc.case

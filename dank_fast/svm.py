@@ -71,12 +71,13 @@ def svc_dual(K: np.ndarray, y: np.ndarray, C: float, tol: float = 1e-4) -> np.nd
         if isinstance(K, FeatureKernel):  # libsvm computes the kernel from the features
             svc = SVC(C=C, tol=tol, max_iter=limit, cache_size=500,
                       **K.svc_params()).fit(K.X, y)
-            scale = "from features"
         else:
             svc = SVC(kernel="precomputed", C=C, tol=tol, max_iter=limit).fit(K, y)
-            scale = f"C * max|K| = {C * float(np.abs(K).max()):.3g}"
     for w in caught:
         if issubclass(w.category, SklearnConvergenceWarning):
+            # max|K| without an n x n temporary (np.abs(K) would double the kernel's memory)
+            scale = ("from features" if isinstance(K, FeatureKernel)
+                     else f"C * max|K| = {C * max(float(K.max()), -float(K.min())):.3g}")
             warnings.warn(
                 f"the plain SVM (libsvm) of the warm start stopped at its iteration limit "
                 f"({limit}; ill-conditioned: {scale}); "

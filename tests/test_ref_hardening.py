@@ -292,7 +292,10 @@ def test_upper_bound_is_a_primal_value(data, logC, tau):
     R = eta * np.sum((c.F - 1) ** 2) + tau * eta * np.trace(c.F)
     primal1 = 0.5 * q + C * np.maximum(0, 1 - m).sum()
     cands = [primal1]
-    if m.min() > 0:
+    # the scaled point (s w, s b), s = 1 / min margin, is a candidate only when it removes margin
+    # violations (some margin < 1, all > 0: s > 1), as dank_ref._scaled_primal_gap documents; with
+    # every margin above 1 neither package scales w down (a valid, slightly larger upper bound)
+    if m.min() > 0 and np.any(m < 1) and q > 0:
         s = 1.0 / m.min()
         cands.append(0.5 * s * s * q + C * np.maximum(0, 1 - s * m).sum())
     upper = min(cands) + R

@@ -144,7 +144,11 @@ def test_property_tiny_instances(n, d, C, eta, tau, width, eps, dup, seed):
     assert r.status == "optimal"
     h, _ = closed_form_h(K, y, r.alpha_hat, r.alpha_check, eps, eta, tau)
     assert abs(h - r.lower) <= 1e-8 * max(1.0, abs(h))
-    assert abs(r.solver_stats["conic_value"] - h) <= 1e-4 * max(1.0, abs(h))
+    if "conic_value" in r.solver_stats:
+        assert abs(r.solver_stats["conic_value"] - h) <= 1e-4 * max(1.0, abs(h))
+    else:  # every target fits the tube: a* = 0 certified with gap 0, no conic solve
+        assert "not run" in r.solver_stats["cvxpy_status"]
+        assert r.gap == 0.0 and not np.any(r.alpha_hat) and not np.any(r.alpha_check)
 
 
 def test_bad_inputs():

@@ -15,10 +15,9 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn.metrics.pairwise import pairwise_kernels
 
 from ._validation import check_finite_array
-from .kernels import kernel_params
+from .kernels import evaluate_kernel, kernel_params
 
 __all__ = ["FeatureKernel"]
 
@@ -101,16 +100,7 @@ class FeatureKernel:
         return self._eval(Z, B)
 
     def _eval(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
-        p = dict(self.params)
-        metric = p.pop("metric")
-        with np.errstate(over="ignore", invalid="ignore"):
-            out = pairwise_kernels(A, B, metric=metric, **p)
-        if not np.all(np.isfinite(out)):
-            raise ValueError(
-                f"the {self.kernel} kernel overflowed (parameters {self.spec}); rescale X or "
-                "change the kernel parameters"
-            )
-        return out
+        return evaluate_kernel(A, B, self.params, self.kernel)
 
     def diag(self) -> np.ndarray:
         """``K_ii`` for every point (``O(n d)``)."""

@@ -184,12 +184,23 @@ def compute_kernel(
     )
     if params["metric"] == "precomputed":
         return X if Z is None else Z
-    metric = params.pop("metric")
+    return evaluate_kernel(X, Z, params, kernel)
+
+
+def evaluate_kernel(X: np.ndarray, Z, params: dict, kernel: str) -> np.ndarray:
+    """``k(X, Z)`` for the parameters of :func:`kernel_params`; ``ValueError`` on overflow.
+
+    The one place where kernel values are computed from features (:func:`compute_kernel`,
+    :class:`dank_fast.FeatureKernel` blocks): finite inputs whose kernel is not finite (a
+    high ``degree`` on large features) are refused with the kernel and its parameters named.
+    """
+    p = dict(params)
+    metric = p.pop("metric")
     with np.errstate(over="ignore", invalid="ignore"):
-        K = pairwise_kernels(X, Z, metric=metric, **params)
+        K = pairwise_kernels(X, Z, metric=metric, **p)
     if not np.all(np.isfinite(K)):
         raise ValueError(
-            f"the {kernel!r} kernel overflowed ({_describe(params)}): some kernel values are "
+            f"the {kernel!r} kernel overflowed ({_describe(p)}): some kernel values are "
             "not finite although X is finite (|values| beyond about 1.8e308); lower the degree "
             "or gamma, or scale the features"
         )

@@ -113,3 +113,16 @@ def test_boolean_features_are_accepted_complex_are_not():
     np.testing.assert_array_equal(compute_kernel(Xb, kernel="linear"), np.eye(2))
     with pytest.raises(TypeError, match="X must be a real numeric array.*complex"):
         compute_kernel(Xb + 1j, kernel="linear")
+
+
+def test_feature_kernel_blocks_refuse_overflow_like_compute_kernel():
+    """FeatureKernel blocks and compute_kernel share one evaluation (kernels.evaluate_kernel):
+    the same overflow is refused with the same message naming the kernel and its degree."""
+    from dank_fast import FeatureKernel, compute_kernel
+
+    X = np.full((3, 2), 100.0)
+    with pytest.raises(ValueError, match="'poly' kernel overflowed.*degree=400") as a:
+        compute_kernel(X, kernel="poly", degree=400)
+    with pytest.raises(ValueError, match="'poly' kernel overflowed.*degree=400") as b:
+        FeatureKernel(X, kernel="poly", degree=400).block(np.arange(3), np.arange(3))
+    assert str(a.value) == str(b.value)

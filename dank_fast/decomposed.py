@@ -54,9 +54,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from joblib import Parallel, delayed
 
-from ._accelerated import accelerated
-from ._newton import newton
-from ._paper import paper
+from ._methods import run_method
 from ._problem import SVMProblem, _lambda_max
 from ._result import DANKResult
 from ._scaling import canonical_factor, scale_certificate, unscale
@@ -261,16 +259,8 @@ def _solve_task(data, alpha0, C, eta, c, method, tol, max_iter, options) -> DANK
     kd = KernelData(K)
     kd_c = kd if c == 1.0 else KernelData(K * c)
     problem = DecomposedProblem(kd_c, y, C / c, eta / c)
-    a0 = None if alpha0 is None else alpha0 / c
-    if method in ("auto", "newton"):
-        opts = {"fallback_iter": max_iter or 5000, **options}
-        res = newton(problem, tol=tol, max_iter=max_iter or 100, alpha0=a0, **opts)
-    elif method == "accelerated":
-        res = accelerated(problem, tol=tol, max_iter=max_iter or 5000, alpha0=a0, **options)
-    else:
-        variant = {"paper": "nesterov", "paper-monotone": "monotone", "pgm": "pgm"}[method]
-        res = paper(problem, variant=variant, t_max=max_iter or 2000, alpha0=a0, tol=tol,
-                    **options)
+    res = run_method(problem, method, c=c, tol=tol, max_iter=max_iter, alpha0=alpha0,
+                     options=options)
     return unscale(res, c, kd, eta)
 
 

@@ -6,9 +6,7 @@ import time
 
 import numpy as np
 
-from ._accelerated import accelerated
-from ._newton import newton
-from ._paper import paper
+from ._methods import run_method
 from ._problem import SVMProblem
 from ._result import DANKResult
 from ._scaling import canonical_factor, recertify_zero_kernel, unscale
@@ -209,23 +207,8 @@ def solve_svm(
     kd_c = kd if c == 1.0 else KernelData(kd.K * c, n_total=kd.n_total)
     problem = SVMProblem(kd_c, y, C / c, eta / c, tau)
     problem.route = eig_route
-    if alpha0 is not None:
-        alpha0 = alpha0 / c
-    if c != 1.0 and options.get("callback") is not None:
-        user_callback = options["callback"]
-        options["callback"] = lambda z, ev: user_callback(z * c, ev)
-    if method in ("auto", "newton"):
-        options.setdefault("fallback_iter", max_iter or 5000)
-        res = newton(problem, tol=tol, max_iter=max_iter or 100, alpha0=alpha0, **options)
-    elif method == "accelerated":
-        res = accelerated(problem, tol=tol, max_iter=max_iter or 5000, alpha0=alpha0, **options)
-    else:
-        variant = {"paper": "nesterov", "paper-monotone": "monotone", "pgm": "pgm"}[method]
-        # the printed stopping rule ||a_t - a_{t-1}|| <= eps is absolute: keep it on a = c a''
-        options["eps"] = check_nonnegative(options.get("eps", 1e-4), "eps") / c
-        res = paper(
-            problem, variant=variant, t_max=max_iter or 2000, alpha0=alpha0, tol=tol, **options
-        )
+    res = run_method(problem, method, c=c, tol=tol, max_iter=max_iter, alpha0=alpha0,
+                     options=options)
     res = unscale(res, c, kd, eta)
     if method == "auto":
         res.method = "auto"

@@ -38,9 +38,7 @@ import math
 
 import numpy as np
 
-from ._accelerated import accelerated
-from ._newton import newton
-from ._paper import paper
+from ._methods import PAPER_VARIANTS, run_method
 from ._problem import SVMProblem, _lambda_max
 from ._result import DANKResult
 from ._scaling import canonical_factor as _canonical_factor
@@ -324,23 +322,9 @@ def solve_svr(
     kd_c = kd if c == 1.0 else KernelData(kd.K * c)
     problem = SVRProblem(kd_c, y, C / c, eta / c, tau, epsilon)
     problem.route = eig_route
-    if alpha0 is not None:
-        alpha0 = alpha0 / c
-    if c != 1.0 and options.get("callback") is not None:
-        user_callback = options["callback"]
-        options["callback"] = lambda z, ev: user_callback(z * c, ev)
-    if method == "accelerated":
-        res = accelerated(problem, tol=tol, max_iter=max_iter or 5000, alpha0=alpha0, **options)
-    elif method == "newton":
-        options.setdefault("fallback_iter", max_iter or 5000)
-        res = newton(problem, tol=tol, max_iter=max_iter or 100, alpha0=alpha0, **options)
-    else:
-        variant = {"paper": "nesterov", "paper-monotone": "monotone", "pgm": "pgm"}[method]
-        # the printed stopping rule ||a_t - a_{t-1}|| <= eps is absolute: keep it on a = c a''
-        options["eps"] = check_nonnegative(options.get("eps", 1e-4), "eps") / c
-        res = paper(
-            problem, variant=variant, t_max=max_iter or 2000, alpha0=alpha0, tol=tol, **options
-        )
+    res = run_method(problem, method, c=c, tol=tol, max_iter=max_iter, alpha0=alpha0,
+                     options=options)
+    if method in PAPER_VARIANTS:
         res.extra["L_theorem"] = problem.lipschitz_theorem()
     res = _unscale(res, c, kd, eta)
     res.extra["epsilon"] = epsilon

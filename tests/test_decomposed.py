@@ -172,3 +172,24 @@ def test_any_hashable_cluster_labels():
     labels = np.array(["a", "b", "c"] * 4)
     res = solve_decomposed(K, y, C=1.0, eta=5.0, labels=labels)
     assert len(res.blocks) == 3 and res.success
+
+
+def test_cluster_solves_use_the_callers_units_for_callback_and_eps():
+    """P3's clusters run through the same dispatch as solve_svm (dank_fast._methods): on a
+    rescaled instance (c = 2^-30 here) a callback sees z in the caller's units (inside the box
+    [0, C]), as solve_svm's does (it saw a / c, 2^30 times too large, before)."""
+    import warnings
+
+    from dank_fast import compute_kernel, solve_decomposed
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    K = compute_kernel(X, sigma=1.0) * 2.0**30
+    C = 2.0**-25
+    seen = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        solve_decomposed(K, y, C=C, eta=2.0**-20, labels=np.arange(30) % 2,
+                         method="accelerated", max_iter=20, callback=lambda z, ev: seen.append(float(np.max(z))))
+    assert seen and max(seen) <= C * (1 + 1e-12)

@@ -191,5 +191,6 @@ def test_cluster_solves_use_the_callers_units_for_callback_and_eps():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         solve_decomposed(K, y, C=C, eta=2.0**-20, labels=np.arange(30) % 2,
-                         method="accelerated", max_iter=20, callback=lambda z, ev: seen.append(float(np.max(z))))
+                         method="accelerated", max_iter=20,
+                         callback=lambda z, ev: seen.append(float(np.max(z))))
     assert seen and max(seen) <= C * (1 + 1e-12)

@@ -7,19 +7,17 @@ section ose (a test point borrows the column of ``F`` of a matched training poin
 
 from __future__ import annotations
 
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
-from sklearn.exceptions import ConvergenceWarning as SklearnConvergenceWarning
 from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.svm import SVR
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._accelerated import ConvergenceWarning
 from ._estimator_base import KernelEstimatorMixin
+from ._libsvm import fit_limited, max_abs
 from ._validation import check_kernel_matrix
 from ._validation import refuse_non_numeric_kernel as _refuse_boolean_kernel
 from .extension import extended_decision, match_from_distances
@@ -64,22 +62,12 @@ def _plain_svr(K: np.ndarray, y: np.ndarray, C: float, epsilon: float) -> SVR:
     running for minutes.
     """
     limit = svr_iteration_limit(K.shape[0])
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", SklearnConvergenceWarning)
-        svr = SVR(kernel="precomputed", C=C, epsilon=epsilon, tol=1e-4, max_iter=limit)
-        svr.fit(K, y)
-    for w in caught:
-        if issubclass(w.category, SklearnConvergenceWarning):
-            warnings.warn(
-                f"the plain SVR behind eta='svr' stopped at its iteration limit ({limit}; the "
-                f"problem is ill-conditioned: C * max|K| = {C * np.abs(K).max():.3g}); eta is "
-                "computed from its approximate dual and the DANK solve starts from it (still "
-                "certified). Pass a numeric eta, or rescale the features, to avoid this.",
-                ConvergenceWarning, stacklevel=3,
-            )
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    return svr
+    svr = SVR(kernel="precomputed", C=C, epsilon=epsilon, tol=1e-4, max_iter=limit)
+    return fit_limited(svr, K, y, lambda: (
+        f"the plain SVR behind eta='svr' stopped at its iteration limit ({limit}; the problem "
+        f"is ill-conditioned: C * max|K| = {C * max_abs(K):.3g}); eta is computed from its "
+        "approximate dual and the DANK solve starts from it (still certified). Pass a numeric "
+        "eta, or rescale the features, to avoid this."))
 
 
 def _F_rows(F, S: np.ndarray, n: int) -> np.ndarray:

@@ -56,35 +56,21 @@ def svc_dual(K: np.ndarray, y: np.ndarray, C: float, tol: float = 1e-4) -> np.nd
     solvers repair it onto ``A`` and certify their own result), where without a limit the fit
     could run for minutes.
     """
-    import warnings
-
-    from sklearn.exceptions import ConvergenceWarning as SklearnConvergenceWarning
     from sklearn.svm import SVC
 
-    from ._accelerated import ConvergenceWarning
+    from ._libsvm import fit_limited, max_abs
 
     limit = svc_iteration_limit(y.size)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", SklearnConvergenceWarning)
-        if isinstance(K, FeatureKernel):  # libsvm computes the kernel from the features
-            svc = SVC(C=C, tol=tol, max_iter=limit, cache_size=500,
-                      **K.svc_params()).fit(K.X, y)
-        else:
-            svc = SVC(kernel="precomputed", C=C, tol=tol, max_iter=limit).fit(K, y)
-    for w in caught:
-        if issubclass(w.category, SklearnConvergenceWarning):
-            # max|K| without an n x n temporary (np.abs(K) would double the kernel's memory)
-            scale = ("from features" if isinstance(K, FeatureKernel)
-                     else f"C * max|K| = {C * max(float(K.max()), -float(K.min())):.3g}")
-            warnings.warn(
-                f"the plain SVM (libsvm) of the warm start stopped at its iteration limit "
-                f"({limit}; ill-conditioned: {scale}); "
-                "its approximate dual is used as the warm start (and for eta='svm'), and the "
-                "DANK solution is still certified",
-                ConvergenceWarning, stacklevel=2,
-            )
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    if isinstance(K, FeatureKernel):  # libsvm computes the kernel from the features
+        svc, data, scale = (SVC(C=C, tol=tol, max_iter=limit, cache_size=500, **K.svc_params()),
+                            K.X, lambda: "kernel from features")
+    else:
+        svc, data = SVC(kernel="precomputed", C=C, tol=tol, max_iter=limit), K
+        scale = lambda: f"C * max|K| = {C * max_abs(K):.3g}"  # noqa: E731
+    fit_limited(svc, data, y, lambda: (
+        f"the plain SVM (libsvm) of the warm start stopped at its iteration limit ({limit}; "
+        f"ill-conditioned: {scale()}); its approximate dual is used as the warm start (and for "
+        "eta='svm'), and the DANK solution is still certified"))
     a = np.zeros(y.size)
     a[svc.support_] = np.abs(svc.dual_coef_.ravel())
     return np.minimum(a, C)

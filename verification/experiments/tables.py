@@ -916,14 +916,7 @@ def normalisation_analysis(ucireg: dict) -> dict:
 
 
 def write_json(path, obj) -> None:
-    def default(x):
-        if isinstance(x, np.integer):
-            return int(x)
-        if isinstance(x, np.floating):
-            return float(x)
-        if isinstance(x, np.ndarray):
-            return x.tolist()
-        return str(x)
+    from .runner import _json_default as default  # numpy scalars/arrays, as the cell cache
 
     def clean(x):
         if isinstance(x, float) and not math.isfinite(x):

@@ -211,7 +211,7 @@ def _reproduce(argv):
         r = reproduce_report(a.file)
     except (OSError, ValueError, TypeError, KeyError) as exc:
         msg = " ".join(str(exc).split()) or type(exc).__name__
-        print(f"bad input: {msg}", file=sys.stderr)
+        print(f"dank-verify reproduce: bad input: {msg}", file=sys.stderr)
         return 2
     print(r["text"])
     return 0 if r["kind"] != "holds" else 1

@@ -39,6 +39,7 @@ from .inner import InnerSolution, KernelData, apply_FK, inner_minimiser
 __all__ = [
     "Certificate",
     "best_bias",
+    "hard_margin_loss",
     "kkt_bias",
     "svm_certificate",
     "certify_svm",
@@ -173,20 +174,78 @@ def _assemble(lin, q_half, loss, inner: InnerSolution, eta, tau, bias, interval,
     )
 
 
+# the hard-margin candidate's scale is enlarged by this factor (a few units of rounding) until
+# every computed margin is >= 1: its hinge is then exactly 0 in floating point
+_MARGIN_SAFETY = 1.0 + 2.0**-49
+
+
+def hard_margin_loss(f0: np.ndarray, y: np.ndarray, q_half: float, with_bias: bool = True):
+    """The primal point ``(t w, t b)`` that violates no margin, or None (Lemma lemmalink's SVM).
+
+    Weak duality holds for every primal point, so besides ``(w, b)`` (``w = sum_i a_i y_i
+    phi_i``, best bias) the certificate may use ``(t w, t b)`` with ``t = 1 / m`` and ``b`` the
+    max-margin bias, ``m = (min_{y=+1} f0 - max_{y=-1} f0) / 2`` (``m = min_i y_i f0_i`` without
+    a bias, P3): every margin is then ``>= 1`` and the hinge is 0, at the price of
+    ``||t w||^2 = t^2 q``. This matters when ``C`` is far above ``max a*`` (the hard-margin
+    regime, e.g. ``C = 1e20``): the margins of the support vectors are 1 only up to rounding
+    (``~1e-16``, and how much depends on the BLAS kernels), and ``C`` times that rounding is a
+    spurious gap of ``~1e4`` that no solver can remove. This candidate's gap is ``q (1 + t^2) / 2
+    - 1'a``, which is 0 at the optimum whatever ``C``. O(n) time and memory.
+
+    Returns
+    -------
+    (loss, bias) or None
+        ``loss = (t^2 - 1) q / 2`` (the slot of ``C hinge`` in the gap formula, so that
+        ``q + loss - 1'a`` is this candidate's SVM duality gap) and the max-margin bias of the
+        unscaled decision function ``f0 + bias`` (``0`` without a bias); None when the points
+        are not separated by ``f0`` (``m <= 0``) or ``q <= 0``.
+    """
+    if not q_half > 0.0:
+        return None
+    pos = y > 0
+    if with_bias:
+        if pos.all() or not pos.any():
+            return None
+        hi, lo = float(f0[pos].min()), float(f0[~pos].max())
+        m, bias = 0.5 * (hi - lo), -0.5 * (hi + lo)
+    else:
+        m, bias = float((y * f0).min()), 0.0
+    if not m > 0.0:
+        return None
+    t = 1.0 / m
+    for _ in range(8):  # rounding of t * (f0 + bias): enlarge t until no computed margin is < 1
+        if float((y * (f0 + bias)).min()) * t >= 1.0:
+            break
+        t *= _MARGIN_SAFETY
+    else:
+        return None
+    return (t * t - 1.0) * q_half, bias
+
+
+def _best_loss(f0, y, q_half, C, hinge, bias, interval, with_bias=True):
+    """The smaller of ``C hinge`` at the best bias and :func:`hard_margin_loss`'s candidate."""
+    hm = hard_margin_loss(f0, y, q_half, with_bias)
+    if hm is not None and hm[0] < C * hinge:
+        return hm[0], (hm[1] if with_bias else bias), ((hm[1], hm[1]) if with_bias else interval)
+    return C * hinge, bias, interval
+
+
 def certify_svm(kd: KernelData, y, alpha, C, eta, tau, inner: InnerSolution, f0=None):
     """Certificate for P1 at a feasible ``alpha`` whose inner solution is ``inner``.
 
     ``f0 = (F o K)(alpha * y)`` may be passed when already computed (the solvers
-    have it from the gradient).
+    have it from the gradient). The primal point is the better of the expansion at the best bias
+    and its hard-margin rescaling (:func:`hard_margin_loss`).
     """
     d = alpha * y
     if f0 is None:
         f0 = apply_FK(inner.F, kd, d)
     b, interval, hinge = best_bias(f0, y)
     q_half = 0.5 * float(d @ f0)
+    loss, b, interval = _best_loss(f0, y, q_half, C, hinge, b, interval)
     infeas = max(abs(float(y @ alpha)), float(-alpha.min()), float(alpha.max() - C), 0.0)
     return _assemble(
-        float(alpha.sum()), q_half, C * hinge, inner, eta, tau, b, interval, float(alpha.sum()),
+        float(alpha.sum()), q_half, loss, inner, eta, tau, b, interval, float(alpha.sum()),
         infeas,
     )
 
@@ -341,9 +400,10 @@ def certify_box(kd: KernelData, y, alpha, C, eta, inner: InnerSolution, f0=None)
         f0 = apply_FK(inner.F, kd, d)
     hinge = float(np.maximum(0.0, 1.0 - y * f0).sum())
     q_half = 0.5 * float(d @ f0)
+    loss, _, _ = _best_loss(f0, y, q_half, C, hinge, None, (0.0, 0.0), with_bias=False)
     infeas = max(float(-alpha.min()), float(alpha.max() - C), 0.0)
     cert = _assemble(
-        float(alpha.sum()), q_half, C * hinge, inner, eta, 0.0, None, (0.0, 0.0),
+        float(alpha.sum()), q_half, loss, inner, eta, 0.0, None, (0.0, 0.0),
         float(alpha.sum()), infeas,
     )
     return cert

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.optimize import linprog
 
 from dank_fast import best_bias, compute_kernel, project_A, solve_svm, svm_certificate
 from dank_fast._problem import SVMProblem
@@ -118,6 +119,12 @@ def direct_bounds(K, y, alpha, C, eta, tau):
     f0 = FK @ d
     grid, vals = brute_force_bias(f0, y)
     upper = 0.5 * q + C * vals.min() + R
+    # the hard-margin candidate (t w, t b), t = 1/m: m = max_b min_i y_i (f0_i + b) by an LP
+    lp = linprog([0.0, -1.0], A_ub=np.column_stack([-y, np.ones_like(y)]), b_ub=y * f0,
+                 bounds=[(None, None), (None, None)], method="highs")
+    m = -lp.fun if lp.status == 0 else np.inf  # unbounded: one class only (never here)
+    if 0 < m < np.inf and q > 0:
+        upper = min(upper, 0.5 * q / m**2 + R)
     return lower, upper
 
 
@@ -168,16 +175,18 @@ def test_hand_checked_certificate():
 
     d = (1, -1), Gamma = g I with g = 1/(4 eta) = 2.5e-7, F o K = (1 + g) I,
     q = 2 (1 + g), R = eta * 2 g^2 = g / 2, hinge = 0 at b = 0 (margins 1 + g).
-    lower = 2 - q/2 + R = 1 - g/2 ; upper = q/2 + R = 1 + 3g/2 ; gap = 2g.
-    (The svm_certificate docstring claims gap < 1e-9 here; that is false.)
+    lower = 2 - q/2 + R = 1 - g/2. Primal points: (w, 0) gives q/2 + R = 1 + 3g/2; the
+    hard-margin rescaling (w / (1 + g), 0) has margins exactly 1 and gives
+    q / (2 (1 + g)^2) + R = 1/(1 + g) + g/2, the smaller: upper = 1/(1 + g) + g/2,
+    gap = g^2 / (1 + g) (alpha = 1 is optimal up to O(g) for the fixed F).
     """
     K = np.eye(2)
     y = np.array([1.0, -1.0])
     g = 1.0 / (4 * 1e6)
     cert = svm_certificate(K, y, np.array([1.0, 1.0]), C=1.0, eta=1e6, tau=0.0)
     assert cert.lower == pytest.approx(1 - g / 2, abs=1e-15)
-    assert cert.upper == pytest.approx(1 + 1.5 * g, abs=1e-15)
-    assert cert.gap == pytest.approx(2 * g, rel=1e-9)
+    assert cert.upper == pytest.approx(1 / (1 + g) + g / 2, abs=1e-15)
+    assert cert.gap == pytest.approx(g * g / (1 + g), rel=1e-6, abs=1e-15)
     assert cert.bias_interval[0] <= 0.0 <= cert.bias_interval[1]
     # a non-optimal point has a real gap: alpha = (0.5, 0.5): dual 1 - 0.25 = 0.75
     cert = svm_certificate(K, y, np.array([0.5, 0.5]), C=1.0, eta=1e6, tau=0.0)

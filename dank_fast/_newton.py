@@ -18,18 +18,24 @@ Each iteration (Bertsekas' projected Newton with an equality constraint):
 4. ``a+ = P_A(a + t p)``, ``t`` halved until ``h`` increases;
 5. the certificate decides when to stop.
 
-When a step fails to increase ``h`` the method hands over to the accelerated
-gradient method from the current point (same certificate, same ``tol``).
+When no step is possible (empty free set, curvature not positive definite, no accepted step)
+or Newton stalls (its quick gap fails to halve in ``STALL_STEPS`` steps in a row), it hands over
+to a burst of accelerated iterations from the current point and then resumes Newton: the bursts
+move the active set where the Newton model could not. The bursts double in length within the
+``fallback_iter`` budget, so the method is never less robust than the accelerated method alone
+(issue 15: the default used to spend its whole budget on tiny, nearly rank-one kernels with a
+large ``tau`` that the accelerated method certified).
 """
 
 from __future__ import annotations
 
 import time
+import warnings
 
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
-from ._accelerated import accelerated, finish
+from ._accelerated import ConvergenceWarning, accelerated, finish
 from .inner import ROW_BLOCK, apply_FK, blas_threads
 from .projection import _project_core
 
@@ -46,8 +52,48 @@ REFINE_STEPS = 4
 
 
 
+#: largest n whose Newton curvature for ``tau > 0`` is the exact Hessian (Daleckii-Krein,
+#: ``O(n^4)`` time, ``O(n^2)`` memory) rather than the ``tau = 0`` model
+EXACT_CURVATURE_N = 64
+
+
+def exact_curvature_d(K: np.ndarray, d: np.ndarray, eta: float, tau: float) -> np.ndarray:
+    """``-hess_d h`` exactly, for any ``tau`` (``F = J_{tau/2}(M)``, Lemma fbound).
+
+    ``grad_d h = ... - (F o K) d`` and ``F`` is a spectral function of ``M = 11' + D K D /
+    (4 eta)``: by the Daleckii-Krein formula ``dF[delta] = U (Phi o (U' dM[delta] U)) U'`` with
+    ``Phi_jk = (f(l_j) - f(l_k)) / (l_j - l_k)`` (``f' (l_j)`` on the diagonal and for equal
+    eigenvalues), ``f(l) = max(l - tau/2, 0)``. Column ``i``: ``dM[e_i] = (e_i w' + w e_i') /
+    (4 eta)``, ``w = d o K e_i``, and ``-hess e_i = (F o K) e_i + (dF[e_i] o K) d`` with
+    ``((U B U') o K) d = rowsum(U o (K D U) B)``. For ``tau = 0`` this is the model of
+    :func:`_curvature` (``Phi = 1``). Where ``tau`` kills eigenvalues the model overestimates
+    the curvature (``Phi < 1``) and Newton crawls (issue 15: tiny, nearly rank-one kernels).
+    ``O(n^4)`` time (one ``n x n`` product per column), ``O(n^2)`` memory: small ``n`` only.
+    """
+    n = d.size
+    c = 1.0 / (4.0 * eta)
+    lam, U = np.linalg.eigh(1.0 + c * (d[:, None] * K * d[None, :]))
+    f = np.maximum(lam - 0.5 * tau, 0.0)
+    dl = lam[:, None] - lam[None, :]
+    same = np.abs(dl) <= 1e-13 * max(1.0, float(np.abs(lam).max()))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        Phi = np.where(same, 0.0, (f[:, None] - f[None, :]) / np.where(same, 1.0, dl))
+    slope = (lam > 0.5 * tau).astype(float)
+    Phi = np.where(same, 0.5 * (slope[:, None] + slope[None, :]), Phi)
+    H = ((U * f) @ U.T) * K  # F o K
+    W = (K * d[None, :]) @ U  # (K D U)_kq
+    V = U.T @ (d[:, None] * K)  # column i: U' (d o K e_i)
+    for i in range(n):
+        B = c * Phi * (np.outer(U[i], V[:, i]) + np.outer(V[:, i], U[i]))
+        H[:, i] += np.einsum("kp,kp->k", U, W @ B)
+    return 0.5 * (H + H.T)
+
+
 def _curvature(problem, ev, free: np.ndarray, dtype=np.float64) -> np.ndarray:
     """``-hess h`` restricted to ``free`` (in the coordinates ``z`` of the problem).
+
+    Exact (:func:`exact_curvature_d`) when ``tau > 0`` and ``n <= EXACT_CURVATURE_N``;
+    otherwise the ``tau = 0`` Hessian as a model, as follows.
 
     Built in row blocks straight into one ``|free| x |free|`` array of ``dtype`` (the only
     matrix of that size; block temporaries are ``ROW_BLOCK x n`` in float64):
@@ -57,6 +103,10 @@ def _curvature(problem, ev, free: np.ndarray, dtype=np.float64) -> np.ndarray:
     K = kd.K
     d = problem.d_of(ev.z)
     dix, sv = problem.d_coordinates(free)
+    tau = getattr(problem, "tau", 0.0)
+    if tau > 0 and kd.n <= EXACT_CURVATURE_N and isinstance(K, np.ndarray):
+        Hd = exact_curvature_d(K, d, problem.eta, tau)[np.ix_(dix, dix)]
+        return (Hd * sv[:, None] * sv[None, :]).astype(dtype, copy=False)
     f = dix.size
     F = ev.inner.F
     low_rank = hasattr(F, "mu")
@@ -248,6 +298,115 @@ def _constrained_direction(problem, ev, z, g, binding, has_eq, margin, H=None, f
     return None, None
 
 
+#: accelerated iterations of the first hand-over when Newton stalls (doubled at each further
+#: hand-over, within the ``fallback_iter`` budget); Newton resumes from where they end
+BURST_ITER = 50
+#: Newton steps in a row whose quick gap fails to halve before Newton hands over
+STALL_STEPS = 3
+
+
+def _newton_step(problem, z, ev, quick: float):
+    """One projected Newton step from ``z``; the accepted ``(z+, ev+)`` or None (no step).
+
+    None when no coordinate is free, the curvature is not positive definite, or neither the
+    full projected step nor any halving of the ratio-test step (down to ``1e-12``) is accepted
+    by :func:`_better`.
+    """
+    C = problem.C
+    y = problem.eq_vector  # normal of the equality constraint (None for P3)
+    has_eq = y is not None
+    g = ev.grad
+    margin = 1e-12 * C
+    inside = (z > margin) & (z < C - margin)
+    lam = float(np.mean(y[inside] * g[inside])) if has_eq and np.any(inside) else 0.0
+    r = g - lam * y if has_eq else g
+    binding = ((z <= margin) & (r < 0)) | ((z >= C - margin) & (r > 0))
+    free, pF = _constrained_direction(problem, ev, z, g, binding, has_eq, margin)
+    if pF is None or free is None or free.size == 0:
+        return None
+    binding = np.ones(problem.dim, dtype=bool)  # the dropped coordinates stay put too
+    binding[free] = False
+    # 1. the full step projected on the free coordinates only (binding ones stay put):
+    #    a+_F = P(a_F + p_F) onto {y_F'a_F = -y_B'a_B, box}, so several bounds can become
+    #    active at once (shorter arcs were measured to stall);
+    fixed = np.flatnonzero(binding)
+    z_new = z.copy()
+    if has_eq:
+        target = -float(y[fixed] @ z[fixed])
+        z_new[free] = _project_core(z[free] + pF, y[free], C, target)
+    else:
+        z_new[free] = np.clip(z[free] + pF, 0.0, C)
+    en = problem.evaluate(z_new, warm=ev)
+    if _better(problem, en, ev, quick):
+        return z_new, en
+    # 2. otherwise the ratio test (longest step that keeps the free coordinates in the box;
+    #    one bound becomes active), halved until accepted
+    p = np.zeros(problem.dim)
+    p[free] = pF
+    with np.errstate(divide="ignore", invalid="ignore"):
+        to_bound = np.where(pF > 0, (C - z[free]) / pF, np.where(pF < 0, -z[free] / pF, np.inf))
+    t_max = float(min(1.0, np.min(to_bound)))
+    hit = free[np.argmin(to_bound)] if t_max < 1.0 else -1
+    t = t_max
+    while t > 1e-12 * max(t_max, 1e-300):
+        z_new = z + t * p
+        if t == t_max and hit >= 0:  # land exactly on the bound that was hit
+            z_new[hit] = C if p[hit] > 0 else 0.0
+        z_new = problem.project(z_new)
+        en = problem.evaluate(z_new, warm=ev)
+        if _better(problem, en, ev, quick):
+            return z_new, en
+        t *= 0.5
+    return None
+
+
+def _newton_phase(problem, z, ev, tol: float, steps: int, hist: dict, record: bool):
+    """Newton steps until certified, stuck or stalled, at most ``steps`` of them.
+
+    Stalled: ``STALL_STEPS`` accepted steps in a row without halving the quick gap (the
+    curvature model is poor there, e.g. ``tau`` large against the spectrum, where the
+    soft-threshold makes ``h`` only once differentiable, or a nearly rank-one kernel).
+    Returns ``(z, ev, cert, n_steps, converged)``.
+    """
+    cert, best, slow = None, np.inf, 0
+    for k in range(steps + 1):
+        z_norm = problem.normalize(z)  # SVR: ah_i, ac_i > 0 together is never optimal
+        if z_norm is not z:
+            z, ev = z_norm, problem.evaluate(z_norm, warm=ev)
+        quick = problem.quick_rel_gap(ev)
+        if quick <= tol:
+            cert = problem.certify(ev)
+            if record:
+                hist["gap"].append((hist["offset"] + k, cert.gap))
+            if cert.rel_gap <= tol:
+                return z, ev, cert, k, True
+        slow = slow + 1 if not quick < 0.5 * best else 0
+        best = min(best, quick)
+        if k == steps or slow >= STALL_STEPS:
+            return z, ev, cert, k, False
+        out = _newton_step(problem, z, ev, quick)
+        if out is None:
+            return z, ev, cert, k, False
+        step = float(np.linalg.norm(out[0] - z))
+        z, ev = out
+        if record:
+            hist["h"].append(ev.h)
+            hist["step"].append(step)
+    return z, ev, cert, steps, False
+
+
+def _burst(problem, z, tol: float, n: int, hist: dict, record: bool):
+    """``n`` accelerated iterations from ``z`` (no warning: Newton may resume after them)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        res = accelerated(problem, tol=tol, max_iter=n, alpha0=z, record_history=record)
+    if record:
+        hist["h"].extend(res.history["h"][1:])
+        hist["step"].extend(res.history["step"])
+        hist["gap"].extend((hist["offset"] + it, g) for it, g in res.history["gap"])
+    return res
+
+
 def newton(
     problem,
     *,
@@ -257,90 +416,54 @@ def newton(
     record_history: bool = True,
     fallback_iter: int = 5000,
 ) -> object:
+    """Projected Newton with accelerated hand-overs (module docstring), stopping on the gap.
+
+    At most ``max_iter`` Newton steps and ``fallback_iter`` accelerated iterations in all.
+    Whenever Newton cannot step or stalls it hands over to a burst of accelerated iterations
+    (``BURST_ITER``, doubled each time) and resumes from where the burst ends, so that it is
+    never less robust than the accelerated method with the same budget, and stops as soon as
+    either certifies ``tol``.
+    """
     t_start = time.perf_counter()
-    C = problem.C
-    y = problem.eq_vector  # normal of the equality constraint (None for P3)
-    has_eq = y is not None
     z = problem.start(alpha0)
     ev = problem.evaluate(z)
-    hist = {"h": [ev.h], "step": [], "gap": [], "L": []}
+    hist = {"h": [ev.h], "step": [], "gap": [], "L": [], "offset": 0}
+    n_newton = n_acc = n_burst = useless = 0
+    burst = BURST_ITER
     status, cert = "max_iter", None
-    it = 0
-    for it in range(1, max_iter + 1):
-        z_norm = problem.normalize(z)  # SVR: ah_i, ac_i > 0 together is never optimal
-        if z_norm is not z:
-            z, ev = z_norm, problem.evaluate(z_norm, warm=ev)
-        quick = problem.quick_rel_gap(ev)
-        if quick <= tol:
-            cert = problem.certify(ev)
-            if record_history:
-                hist["gap"].append((it - 1, cert.gap))
-            if cert.rel_gap <= tol:
-                status = "converged"
-                it -= 1
-                break
-        g = ev.grad
-        margin = 1e-12 * C
-        inside = (z > margin) & (z < C - margin)
-        lam = float(np.mean(y[inside] * g[inside])) if has_eq and np.any(inside) else 0.0
-        r = g - lam * y if has_eq else g
-        binding = ((z <= margin) & (r < 0)) | ((z >= C - margin) & (r > 0))
-        free, pF = _constrained_direction(problem, ev, z, g, binding, has_eq, margin)
-        if pF is None or free is None or free.size == 0:
+    while True:
+        before = problem.quick_rel_gap(ev)
+        z, ev, cert, k, done = _newton_phase(problem, z, ev, tol, max_iter - n_newton, hist,
+                                             record_history)
+        n_newton += k
+        hist["offset"] += k
+        if done:
+            status = "converged"
             break
-        binding = np.ones(problem.dim, dtype=bool)  # the dropped coordinates stay put too
-        binding[free] = False
-        p = np.zeros(problem.dim)
-        p[free] = pF
-        # 1. the full step projected on the free coordinates only (binding ones stay
-        #    put): a+_F = P(a_F + p_F) onto {y_F'a_F = -y_B'a_B, box}, so several
-        #    bounds can become active at once (shorter arcs were measured to stall);
-        # 2. otherwise the ratio test (longest step that keeps the free coordinates
-        #    in the box; one bound becomes active), halved until accepted.
-        fixed = np.flatnonzero(binding)
-        z_new = z.copy()
-        if has_eq:
-            target = -float(y[fixed] @ z[fixed])
-            z_new[free] = _project_core(z[free] + pF, y[free], C, target)
-        else:
-            z_new[free] = np.clip(z[free] + pF, 0.0, C)
-        en = problem.evaluate(z_new, warm=ev)
-        accepted = _better(problem, en, ev, quick)
-        if not accepted:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                to_bound = np.where(
-                    pF > 0, (C - z[free]) / pF, np.where(pF < 0, -z[free] / pF, np.inf)
-                )
-            t_max = float(min(1.0, np.min(to_bound)))
-            hit = free[np.argmin(to_bound)] if t_max < 1.0 else -1
-            t = t_max
-            while t > 1e-12 * max(t_max, 1e-300):
-                z_new = z + t * p
-                if t == t_max and hit >= 0:  # land exactly on the bound that was hit
-                    z_new[hit] = C if p[hit] > 0 else 0.0
-                z_new = problem.project(z_new)
-                en = problem.evaluate(z_new, warm=ev)
-                if _better(problem, en, ev, quick):
-                    accepted = True
-                    break
-                t *= 0.5
-        if not accepted:
+        # a Newton phase that did not halve the gap after a burst: the model does not fit
+        # here, and restarting the bursts' momentum only costs; after two, one long run
+        useless += n_burst > 0 and not problem.quick_rel_gap(ev) < 0.5 * before
+        left = fallback_iter - n_acc
+        if left <= 0:
             break
-        step = float(np.linalg.norm(z_new - z))
-        z, ev = z_new, en
-        if record_history:
-            hist["h"].append(ev.h)
-            hist["step"].append(step)
+        n = left if n_newton >= max_iter or useless >= 2 else min(burst, left)
+        res = _burst(problem, z, tol, n, hist, record_history)
+        n_acc += res.n_iter
+        n_burst += 1
+        hist["offset"] += res.n_iter
+        burst *= 2
+        z, cert = res.alpha, res.certificate
+        ev = problem.evaluate(z, warm=ev)
+        if res.status == "converged":
+            status = "converged"
+            break
+        if res.status == "stalled":
+            break
+    del hist["offset"]
+    res = finish(problem, z, ev, cert, status, n_newton + n_acc, t_start, "newton", hist, tol)
+    res.extra.update(newton_iter=n_newton, accelerated_iter=n_acc, fallback=n_burst > 0,
+                     handovers=n_burst)
     if status != "converged":
-        # hand over to the first-order method from where Newton stopped
-        res = accelerated(problem, tol=tol, max_iter=fallback_iter, alpha0=z)
-        res.n_iter += it
-        res.time = time.perf_counter() - t_start
-        res.method = "newton"
-        res.extra["newton_iter"] = it
-        res.extra["fallback"] = True
-        return res
-    res = finish(problem, z, ev, cert, status, it, t_start, "newton", hist, tol)
-    res.extra["newton_iter"] = it
-    res.extra["fallback"] = False
+        warnings.warn(f"DANK solver did not certify tol={tol:g}: {res.message}",
+                      ConvergenceWarning, stacklevel=3)
     return res

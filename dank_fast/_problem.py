@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .certificate import Certificate, certify_svm
+from .certificate import Certificate, certify_svm, primal_loss
 from .inner import InnerSolution, KernelData, apply_FK, inner_minimiser
 from .projection import _project_core, project_paper, repair_start
 
@@ -116,11 +116,9 @@ class SVMProblem:
         Cheap; ``certify(ev).rel_gap`` adds ``eta * excess / 1'a`` (0 on the exact routes).
         Solvers use it to decide *when* to certify, never as the certificate.
         """
-        from .certificate import best_bias
-
-        _, _, hinge = best_bias(ev.f0, self.y)
         lin = self.lin(ev.z)
-        gap = float(self.d_of(ev.z) @ ev.f0) + self.C * hinge - lin
+        q = float(self.d_of(ev.z) @ ev.f0)
+        gap = q + primal_loss(ev.f0, self.y, 0.5 * q, self.C) - lin
         return gap / lin if lin > 0 else np.inf
 
     def bias(self, ev: Evaluation, cert: Certificate) -> float:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.sparse.linalg import ArpackError, eigsh
 
 from .certificate import Certificate, certify_svm, primal_loss
 from .inner import InnerSolution, KernelData, apply_FK, inner_minimiser
@@ -141,8 +142,13 @@ class SVMProblem:
 
 
 def _lambda_max(kd: KernelData) -> float:
-    from scipy.sparse.linalg import eigsh
-
+    """``lambda_max(K)``: dense up to n = 200, else ARPACK from a fixed start (repeatable), with
+    the dense value when ARPACK fails (its errors are never the caller's)."""
     if kd.n <= 200:
         return float(np.linalg.eigvalsh(kd.K)[-1])
-    return float(eigsh(kd.K, k=1, which="LA", return_eigenvectors=False, tol=1e-8)[0])
+    v0 = np.random.default_rng(0).uniform(0.5, 1.5, kd.n)
+    try:
+        return float(eigsh(kd.K, k=1, which="LA", return_eigenvectors=False, tol=1e-8,
+                           v0=v0)[0])
+    except ArpackError:
+        return float(np.linalg.eigvalsh(kd.K)[-1])

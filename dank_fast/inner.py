@@ -413,9 +413,10 @@ def _eig_arpack(red: _Reduced, k: int, v0: np.ndarray, tol: float):
     N = red.N
     op = LinearOperator((N, N), matvec=red.matmat, matmat=red.matmat, dtype=np.float64)
     k = min(k, N - 2)
+    if not np.any(v0):  # ARPACK's own start is random: a fixed one keeps every fit repeatable
+        v0 = np.random.default_rng(N).uniform(0.5, 1.5, N)
     try:
-        lam, W = eigsh(op, k=k, which="LA", v0=v0 if np.any(v0) else None, tol=tol,
-                       maxiter=50 * N)
+        lam, W = eigsh(op, k=k, which="LA", v0=v0, tol=tol, maxiter=50 * N)
     except ArpackNoConvergence as exc:  # certify what converged (the bound stays rigorous)
         if exc.eigenvalues.size == 0:
             return _eig_block(red, _pad(red, v0[:, None], k), 1e-10 * N, 200)
@@ -430,9 +431,20 @@ def _eig_block(red: _Reduced, X0: np.ndarray, tol: float, maxiter: int):
     """Top eigenpairs of the reduced ``M`` by LOBPCG from the block ``X0`` (block products)."""
     N = red.N
     op = LinearOperator((N, N), matvec=red.matmat, matmat=red.matmat, dtype=np.float64)
-    with warnings.catch_warnings():  # convergence is judged by the certificate, not by lobpcg
-        warnings.simplefilter("ignore", UserWarning)
-        lam, W = lobpcg(op, X0, largest=True, tol=tol, maxiter=maxiter)
+    try:
+        with warnings.catch_warnings():  # convergence is judged by the certificate
+            warnings.simplefilter("ignore", UserWarning)
+            lam, W = lobpcg(op, X0, largest=True, tol=tol, maxiter=maxiter)
+    except (np.linalg.LinAlgError, ValueError, ArpackError):
+        # an iterative eigensolver's failure is a reason to change tools, never an exception
+        # for the user: the dense decomposition where affordable, else a fresh seeded block
+        if N <= DENSE_FALLBACK:
+            lam, W = _eig_dense(red)
+            return lam[: X0.shape[1]], W[:, : X0.shape[1]]
+        X1 = np.random.default_rng(N + X0.shape[1]).standard_normal(X0.shape)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            lam, W = lobpcg(op, np.linalg.qr(X1)[0], largest=True, tol=tol, maxiter=maxiter)
     order = np.argsort(lam)[::-1]
     return lam[order], W[:, order]
 

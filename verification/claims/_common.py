@@ -65,6 +65,10 @@ class Verdict:
         File of the smallest substantive counterexample (``dank-verify reproduce FILE``).
     n_violations, n_degenerate : int
         Number of substantive and of degenerate violations.
+    n_rounding : int
+        Evaluations where both sides are at the rounding level of the comparison
+        (``max(|lhs|, |rhs|) <= rtol * magnitude``): their ratio means nothing, so they are
+        counted apart and never give ``worst_ratio``.
     n_premise_met : int or None
         Evaluations whose premise held (``None``: the claim has no premise).
     degenerate_where, degenerate_counterexample_path
@@ -93,6 +97,7 @@ class Verdict:
     degenerate_counterexample_path: str | None = None
     headline: str = ""
     vacuity: str = ""
+    n_rounding: int = 0
 
     def __post_init__(self):
         if self.status not in STATUSES:
@@ -146,6 +151,13 @@ def classify(lhs: float, rhs: float, magnitude: float = 0.0, rtol: float = RTOL)
     if not violated(lhs, rhs, magnitude, rtol):
         return "holds"
     return "violated" if rhs > 0 else "degenerate"
+
+
+def rounding_level(lhs: float, rhs: float, magnitude: float, rtol: float = RTOL) -> bool:
+    """Both sides below the comparison's resolution ``rtol * magnitude``: ``lhs <= rhs`` holds
+    by :func:`violated`'s rule, but ``lhs / rhs`` is a ratio of rounding errors (issue 15:
+    ``2e-29 / 1.5e-30 = 13.8`` was reported as a worst case)."""
+    return max(abs(lhs), abs(rhs)) <= rtol * abs(magnitude)
 
 
 def ratio(lhs: float, rhs: float) -> float | None:
@@ -453,6 +465,7 @@ class Tracker:
         self.n_premise = 0
         self.n_viol = 0
         self.n_deg = 0
+        self.n_round = 0
         self.worst: float | None = None
         self.where: dict = {}
         self.cex: dict[str, _Cex | None] = {"violated": None, "degenerate": None}
@@ -468,6 +481,9 @@ class Tracker:
         kind = classify(lhs, rhs, magnitude, self.rtol)
         lhs, rhs = float(lhs), float(rhs)
         r = ratio(lhs, rhs)
+        if kind == "holds" and rounding_level(lhs, rhs, magnitude, self.rtol):
+            self.n_round += 1  # e.g. lhs = 2e-29, rhs = 1.5e-30 at scale 1: no meaningful ratio
+            r = None
         if r is not None and (self.worst is None or r > self.worst):
             self.worst, self.where = r, dict(where, lhs=lhs, rhs=rhs)
         if kind == "violated":
@@ -535,7 +551,11 @@ class Tracker:
             head = (f"worst lhs/rhs = {fmt_ratio(self.worst)}" if self.worst is not None
                     else "no evaluation with rhs > 0")
             if self.worst is not None and self.worst > 1:
-                head += " (above 1 only within the rounding tolerance)"
+                head += (f" (above 1 only within the comparison's relative tolerance "
+                         f"{self.rtol:g})")
+        if self.n_round:
+            head += (f"; {self.n_round} rounding-level evaluations (|lhs|, |rhs| <= "
+                     f"{self.rtol:g} x scale) counted apart")
         if self.has_premise and status not in ("VACUOUS", "INCONCLUSIVE"):
             head += f"; premise met in {self.n_premise} of {self.n}"
         if headline_suffix:
@@ -550,7 +570,7 @@ class Tracker:
                        counterexample_path=paths.get("violated"), message=msg,
                        statement=statement, details=_jsonable(details),
                        seconds=time.perf_counter() - self.t0, n_violations=self.n_viol,
-                       n_degenerate=self.n_deg,
+                       n_degenerate=self.n_deg, n_rounding=self.n_round,
                        n_premise_met=self.n_premise if self.has_premise else None,
                        degenerate_where=_jsonable(deg.where | {"lhs": deg.lhs, "rhs": deg.rhs})
                        if deg else None,

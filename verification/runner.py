@@ -31,10 +31,10 @@ from .claims._common import (
     STATUSES,
     _jsonable,
     draw_instance,
-    fmt,
     fmt_ratio,
 )
 from .claims.paper import CLAIMS, display_name
+from .report_figures import CAPTIONS, figures
 
 CROSS_TOL = 1e-8  # requested certified relative gap in the cross-check
 EARLY_TOL = 1e-6  # a paper-rule stop above this certified relative gap is "premature"
@@ -107,162 +107,6 @@ def solver_crosscheck(rng, budget=1, n_inst=None):
 
 
 # ----------------------------------------------------------------------------------------------
-# figures
-# ----------------------------------------------------------------------------------------------
-def _instance_text(s, n, dataset="breast_cancer"):
-    return (f"{dataset}, n = {n}, Gaussian sigma = {fmt(s['sigma'], 3)}, C = {fmt(s['C'], 3)}, "
-            f"eta = {fmt(s['eta'], 4)}, tau = {fmt(s['tau'], 3)}")
-
-
-def figures(out, rng, emp_data=None):
-    """Write the report's figures into ``out``; returns ``{name: path}``.
-
-    Every figure names its instance in the title (data set, n, sigma, C, eta, tau).
-    """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from dank_fast import solve_svm
-
-    from .claims._common import gaussian_kernel
-    from .claims.decomposition import Q_of, kmeans_labels
-    from .claims.empirical import paper_like_data, paper_setting
-
-    os.makedirs(out, exist_ok=True)
-    paths = {}
-    if emp_data is None:
-        X, y = paper_like_data(100)
-        s = paper_setting(X, y)
-        K = gaussian_kernel(X, s["sigma"])
-    else:
-        X, y, s, K = emp_data["X"], emp_data["y"], emp_data["setting"], emp_data["K"]
-    n = int(y.size)
-    inst = _instance_text(s, n)
-    dpi = 100
-
-    # Figure conv (paper Figure 4): objective and step length per iteration
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        opt = solve_svm(K, y, C=s["C"], eta=s["eta"], tau=s["tau"], method="newton", tol=1e-10)
-    runs = [("paper", {}, "Algorithm 1 as printed"),
-            ("paper", dict(beta_sign="ascent", projection="exact"),
-             "Algorithm 1, ascent sign + exact projection"),
-            ("pgm", {}, "projected gradient, eq. (17)"),
-            ("accelerated", {}, "accelerated (dank_fast)")]
-    fig, ax = plt.subplots(1, 2, figsize=(11, 5.2), layout="constrained")
-    for (method, opts, label), color in zip(runs, ("C3", "C1", "C2", "C0"), strict=True):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            r = solve_svm(K, y, C=s["C"], eta=s["eta"], tau=s["tau"], method=method, tol=1e-8,
-                          max_iter=500 if method != "accelerated" else 2000, **opts)
-        h = np.asarray(r.history.get("h", []), float)
-        st = np.asarray(r.history.get("step", []), float)
-        lab = f"{label}: rel. gap {r.rel_gap:.1e}"
-        if h.size:
-            ax[0].plot(np.arange(h.size), h, color=color, label=lab)
-        if st.size:
-            ax[1].semilogy(np.arange(1, st.size + 1), np.maximum(st, 1e-16), color=color,
-                           label=label)
-    ax[0].axhline(opt.lower, color="k", ls="--", lw=1,
-                  label=f"optimum v* = {opt.lower:.6g} (certified)")
-    ax[1].axhline(1e-4, color="k", ls=":", lw=1, label="paper's stopping rule 1e-4")
-    ax[0].set_xlabel("iteration t")
-    ax[0].set_ylabel("h(a_t)")
-    ax[0].set_title("objective (cf. Figure 4a)")
-    ax[1].set_xlabel("iteration t")
-    ax[1].set_ylabel("||a_t - a_{t-1}||_2")
-    ax[1].set_title("step length (cf. Figure 4b)")
-    handles, labels = ax[0].get_legend_handles_labels()
-    h1, l1 = ax[1].get_legend_handles_labels()
-    fig.legend(handles + h1[-1:], labels + l1[-1:], loc="outside lower center", ncol=3,
-               fontsize=8)
-    fig.suptitle(f"Convergence on {inst}", fontsize=10)
-    paths["conv"] = os.path.join(out, "fig_conv.png")
-    fig.savefig(paths["conv"], dpi=dpi)
-    plt.close(fig)
-
-    # Figure flexiF (paper Figure 2): entries of F*
-    res = emp_data["res"] if emp_data else solve_svm(K, y, C=s["C"], eta=s["eta"], tau=s["tau"])
-    F = res.F
-    order = np.argsort(y, kind="stable")
-    fig, ax = plt.subplots(1, 2, figsize=(11, 4.6), layout="constrained")
-    lo, hi = float(F.min()), float(F.max())
-    pad = 0.05 * max(hi - lo, 1e-12)
-    ax[0].hist(F.ravel(), bins=np.linspace(lo - pad, hi + pad, 61), color="C0")
-    ax[0].set_yscale("log")
-    ax[0].set_xlim(lo - pad, hi + pad)
-    ax[0].set_xlabel("F*_ij")
-    ax[0].set_ylabel("number of entries (log scale)")
-    ax[0].set_title(f"entries of F*: all in [{lo:.4f}, {hi:.4f}]\n"
-                    "(the paper's [0.9, 1.1] is far wider)", fontsize=10)
-    ax[0].ticklabel_format(axis="x", useOffset=False)
-    im = ax[1].imshow(F[np.ix_(order, order)], cmap="viridis", vmin=lo, vmax=hi)
-    cb = fig.colorbar(im, ax=ax[1])
-    cb.set_label("F*_ij")
-    cb.formatter.set_useOffset(False)
-    cb.update_ticks()
-    n_neg = int(np.sum(y < 0))
-    ax[1].set_title(f"F* (points ordered by class: {n_neg} negative, then {n - n_neg} positive)",
-                    fontsize=10)
-    ax[1].set_xlabel("point j")
-    ax[1].set_ylabel("point i")
-    fig.suptitle(f"F* (cf. Figure 2) on {inst}; rank(F*) = "
-                 f"{int(np.sum(np.linalg.eigvalsh(F) > 1e-8 * np.abs(F).max() * n))}",
-                 fontsize=10)
-    paths["flexiF"] = os.path.join(out, "fig_flexiF.png")
-    fig.savefig(paths["flexiF"], dpi=dpi)
-    plt.close(fig)
-
-    # Figure thm4bound (paper Figure 5a/b): Q(pi) vs the number of clusters
-    vs = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
-    Qs = [Q_of(K, kmeans_labels(X, v)) if v > 1 else 0.0 for v in vs]
-    QK = float(np.abs(K).sum())
-    fig, ax = plt.subplots(figsize=(6.4, 4.6), layout="constrained")
-    ax.plot(vs, Qs, "o-", label="Q(pi), k-means partition")
-    ax.axhline(QK, color="k", ls="--", lw=1, label=f"Q(K) = sum |K_ij| = {QK:.4g}")
-    ax.set_xlabel("number of clusters v")
-    ax.set_ylabel("Q(pi) = sum over pairs in different clusters of |K_ij|")
-    ax.set_xticks(vs)
-    ax.set_ylim(0, 1.08 * QK)
-    ax.legend(fontsize=8, loc="lower right")
-    ax.set_title(f"Q(pi) vs clusters (cf. Figure 5a/b)\n{inst}", fontsize=9)
-    paths["thm4bound"] = os.path.join(out, "fig_thm4bound.png")
-    fig.savefig(paths["thm4bound"], dpi=dpi)
-    plt.close(fig)
-
-    # Figure 5c: gradients of support / non-support vectors with the screening threshold
-    if emp_data is not None:
-        sc = emp_data["sc"]
-        labels = emp_data["labels"]
-        Kb = K * (labels[:, None] == labels[None, :])
-        floor = 1.0 - sc["B2"] * s["C"] * np.abs(Kb).sum(0)
-        fig, ax = plt.subplots(figsize=(9, 5.6), layout="constrained")
-        idx = np.arange(sc["gbar"].size)
-        sv = ~sc["nonsv"]
-        ax.scatter(idx[sv], sc["gbar"][sv], s=14, color="C2",
-                   label=f"support vectors of the full P3 ({int(sv.sum())})")
-        ax.scatter(idx[~sv], sc["gbar"][~sv], s=14, color="C0",
-                   label=f"non-support vectors ({int((~sv).sum())})")
-        ax.scatter(idx, floor, s=18, marker="_", color="0.45",
-                   label="proven floor of the gradient: 1 - B2 C ||Kbar_i||_1")
-        ax.scatter(idx, sc["thr"], s=18, marker="_", color="C3",
-                   label="screening threshold -(B + B2) C (||Kbar_i||_1 + kappa), eq. (21)")
-        ax.set_xlabel("point i")
-        ax.set_ylabel("(grad Hbar(abar, Fbar))_i")
-        fig.legend(loc="outside lower center", ncol=2, fontsize=8)
-        fig.suptitle(f"Screening rule of Theorem 7 (cf. Figure 5c): {int(sc['S'].sum())} of "
-                     f"{int(sc['nonsv'].sum())} non-support vectors screened\n"
-                     f"P3 (no bias, tau = 0), {len(np.unique(labels))} k-means clusters; {inst}",
-                     fontsize=9)
-        paths["screening"] = os.path.join(out, "fig_screening.png")
-        fig.savefig(paths["screening"], dpi=dpi)
-        plt.close(fig)
-    return paths
-
-
-# ----------------------------------------------------------------------------------------------
 # the run and the report
 # ----------------------------------------------------------------------------------------------
 def summarize(verdicts) -> dict:
@@ -317,7 +161,9 @@ def run_all(out="dank-report", seed=0, budget=1, groups=GROUPS, make_figures=Tru
                 "(install the report extra: pip install 'dank[report]')")
         else:
             log("figures ...")
-            figs = figures(out, np.random.default_rng([seed, 98]), emp_data)
+            figs = figures(out, np.random.default_rng([seed, 98]), emp_data,
+                           {v.claim: dict(status=v.status, headline=v.headline)
+                            for v in verdicts})
     elapsed = time.perf_counter() - t0
     summary = summarize(verdicts)
     results = dict(format="dank-verify-results", version=RESULTS_VERSION, seed=seed,
@@ -415,13 +261,7 @@ def render_report(verdicts, rows, figs, seed, budget, elapsed, t_checks=None) ->
                      f"{r['brackets_overlap_ref']} |")
         L.append("")
     if figs:
-        captions = dict(
-            conv="Convergence of the paper's methods and of the accelerated solver "
-                 "(cf. the paper's Figure 4).",
-            flexiF="Entries of the learned F* (cf. Figure 2).",
-            thm4bound="Q(pi) against the number of k-means clusters (cf. Figure 5a/b).",
-            screening="Sub-problem gradients, the screening threshold of Theorem 7 and the "
-                      "gradient's proven floor (cf. Figure 5c).")
+        captions = CAPTIONS
         L += ["## Figures", ""]
         for k, p in figs.items():
             L += [f"![{k}]({os.path.basename(p)})", "", captions.get(k, ""), ""]

@@ -7,6 +7,9 @@ raises is not reproducible from run to run (its random start vector and BLAS rou
 this instance 2 of 3 consecutive fits raised ``ArpackError: ARPACK error 3: No shifts could
 be applied ...`` in one process, 0 of 10 in later runs; ``dank-reproduce`` counts the CV fits
 that raised (report: "CV fits that raised").
+
+Fixed (issue 15): ARPACK starts from a fixed vector, and an ARPACK or LOBPCG failure falls
+back to LOBPCG / the dense decomposition; this script now reports 0/10 for both routes.
 Run from the repository root: ``python reproduction/findings/arpack_error_heart.py``.
 """
 

@@ -14,9 +14,8 @@ that cell has finished.
 
 Every cell runs in a fresh worker process (``forkserver``, one task per child). Besides
 isolating failures, this keeps a cell's numbers independent of which cells ran before it in
-the same process: ``dank_fast``'s Lanczos route calls ARPACK, whose random starting vector
-comes from a process-global generator, so in a reused process a cell's result (and whether
-ARPACK raises) depends on the scheduling.
+the same process (``dank_fast``'s eigensolvers now start from fixed vectors and fall back to
+another method instead of raising, but a fresh process guards any other global state).
 """
 
 from __future__ import annotations

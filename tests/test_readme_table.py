@@ -1,0 +1,40 @@
+"""The README's verdict table is generated from the committed dank-verify run (issue 15)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from verification import readme_table
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_readme_table_is_the_committed_runs():
+    results = ROOT / readme_table.DEFAULT_RESULTS
+    text = (ROOT / "README.md").read_text()
+    block = text[text.index(readme_table.START): text.index(readme_table.END)
+                 + len(readme_table.END)]
+    expected = readme_table.render(json.loads(results.read_text()),
+                                   readme_table.DEFAULT_RESULTS.as_posix())
+    assert block == expected, "regenerate: python -m verification.readme_table"
+
+
+def test_render_and_update_round_trip(tmp_path):
+    res = {"seed": 3, "budget": 1, "summary": {"counts": {"HOLDS": 1, "VIOLATED": 0}},
+           "verdicts": [{"claim": "HW", "name": "Section 2.2.2 [ana]: a | b", "status": "HOLDS",
+                         "headline": "worst lhs/rhs = 0.5"}]}
+    (tmp_path / "r.json").write_text(json.dumps(res))
+    readme = tmp_path / "README.md"
+    readme.write_text(f"top\n{readme_table.START}\nold\n{readme_table.END}\nbottom\n")
+    assert readme_table.update(readme, tmp_path / "r.json")
+    out = readme.read_text()
+    assert out.startswith("top\n") and out.endswith("\nbottom\n") and "old" not in out
+    assert "| HW | Section 2.2.2 [ana]: a \\| b | HOLDS | worst lhs/rhs = 0.5 |" in out
+    assert "1 HOLDS)" in out and "0 VIOLATED" not in out
+    assert not readme_table.update(readme, tmp_path / "r.json")  # idempotent
+    readme.write_text("no markers\n")
+    with pytest.raises(ValueError, match="no <!-- dank-verify:start -->"):
+        readme_table.update(readme, tmp_path / "r.json")

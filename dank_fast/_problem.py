@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.sparse.linalg import eigsh
 
-from .certificate import Certificate, certify_svm
+from .certificate import Certificate, best_bias, certify_svm, kkt_bias
 from .inner import InnerSolution, KernelData, apply_FK, inner_minimiser
 from .projection import _project_core, project_paper, repair_start
 
@@ -116,16 +117,12 @@ class SVMProblem:
         Cheap; ``certify(ev).rel_gap`` adds ``eta * excess / 1'a`` (0 on the exact routes).
         Solvers use it to decide *when* to certify, never as the certificate.
         """
-        from .certificate import best_bias
-
         _, _, hinge = best_bias(ev.f0, self.y)
         lin = self.lin(ev.z)
         gap = float(self.d_of(ev.z) @ ev.f0) + self.C * hinge - lin
         return gap / lin if lin > 0 else np.inf
 
     def bias(self, ev: Evaluation, cert: Certificate) -> float:
-        from .certificate import kkt_bias
-
         b = kkt_bias(ev.f0, self.y, ev.z, self.C)
         return cert.bias if b is None else b
 
@@ -143,8 +140,6 @@ class SVMProblem:
 
 
 def _lambda_max(kd: KernelData) -> float:
-    from scipy.sparse.linalg import eigsh
-
     if kd.n <= 200:
         return float(np.linalg.eigvalsh(kd.K)[-1])
     return float(eigsh(kd.K, k=1, which="LA", return_eigenvectors=False, tol=1e-8)[0])

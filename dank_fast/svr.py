@@ -35,6 +35,7 @@ The theorem states ``||grad h(z1) - grad h(z2)|| <= 2L (||ah1 - ah2|| + ||ac1 - 
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 
@@ -42,6 +43,7 @@ from ._methods import PAPER_VARIANTS, run_method
 from ._problem import SVMProblem, _lambda_max
 from ._result import DANKResult
 from ._scaling import canonical_factor as _canonical_factor
+from ._scaling import recertify_zero_kernel
 from ._scaling import unscale as _unscale
 from ._validation import (
     FEASIBILITY_RTOL,
@@ -54,7 +56,7 @@ from ._validation import (
     check_targets,
     feasibility_violation,
 )
-from .certificate import Certificate, best_bias, certify_svr, svr_scale
+from .certificate import Certificate, best_bias, certify_svr, svr_certificate, svr_scale
 from .inner import KernelData
 from .projection import _project_core, _restore_equality, project_paper
 
@@ -302,11 +304,6 @@ def solve_svr(
         if alpha0.shape == (n,):
             alpha0 = np.concatenate([np.maximum(alpha0, 0.0), np.maximum(-alpha0, 0.0)])
     if kd.kappa == 0.0 and eta != C:  # K = 0: a* does not depend on eta (recertify_zero_kernel)
-        import time
-
-        from ._scaling import recertify_zero_kernel
-        from .certificate import svr_certificate
-
         t0 = time.perf_counter()
         res = solve_svr(kd, y, C=C, epsilon=epsilon, eta=C, tau=tau, method=method, tol=tol,
                         max_iter=max_iter, alpha0=alpha0, check_psd=False, eig_route=eig_route,

@@ -27,10 +27,13 @@ from __future__ import annotations
 
 import sys
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._accelerated import ConvergenceWarning
+from ._libsvm import svc_dual
 from ._newton import newton
 from ._problem import SVMProblem
 from ._result import DANKResult
@@ -179,8 +182,6 @@ def solve_svm_working_set(
         raise ValueError(f"y has shape {y.shape}, expected ({n},)")
     warm = "given"
     if alpha0 is None:
-        from .svm import svc_dual
-
         alpha0 = svc_dual(kernel, y, C)
         warm = "svc"
         if verbose:
@@ -263,10 +264,6 @@ def solve_svm_working_set(
         rounds=rounds,
     )
     if status != "converged":
-        import warnings
-
-        from ._accelerated import ConvergenceWarning
-
         warnings.warn(f"DANK working-set solver did not certify tol={tol:g}: {res.message}",
                       ConvergenceWarning, stacklevel=2)
     return res

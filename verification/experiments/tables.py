@@ -90,6 +90,7 @@ def paired_ttest(a, b) -> dict:
     if sd <= 1e-12 * scale:  # a constant difference up to round-off (e.g. 0.80 - 0.05 - 0.75)
         return dict(n=n, mean_diff=md, t=0.0 if md == 0 else math.copysign(math.inf, md),
                     p=1.0 if md == 0 else 0.0)
+    # start-up: scipy.stats (seconds to import) only for the t-test
     from scipy.stats import ttest_rel
 
     res = ttest_rel(a, b)
@@ -916,6 +917,7 @@ def normalisation_analysis(ucireg: dict) -> dict:
 
 
 def write_json(path, obj) -> None:
+    # start-up: each subcommand imports only what it runs (fast --help and errors)
     from .runner import _json_default as default  # numpy scalars/arrays, as the cell cache
 
     def clean(x):

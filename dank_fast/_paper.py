@@ -75,24 +75,13 @@ def paper(
     -------
     DANKResult
     """
-    if variant not in ("nesterov", "monotone", "pgm"):
-        raise ValueError(f"variant must be 'nesterov', 'monotone' or 'pgm', got {variant!r}")
-    if projection not in ("paper", "exact"):
-        raise ValueError(f"projection must be 'paper' or 'exact', got {projection!r}")
-    if beta_sign not in ("printed", "ascent"):
-        raise ValueError(f"beta_sign must be 'printed' or 'ascent', got {beta_sign!r}")
+    _check_choices(variant, projection, beta_sign)
     t_start = time.perf_counter()
     P = problem.project_paper if projection == "paper" else problem.project
     if L is None:
         L = problem.lipschitz_pgm() if variant == "pgm" else problem.lipschitz_paper()
     sgn = -1.0 if beta_sign == "printed" else 1.0
-    # a0 = 0 as printed; a warm start is made feasible first (clipped to the box and projected
-    # within its support, as the other methods' problem.start does): h and its gradient are
-    # only defined on A, and a huge alpha0 used raw overflowed (IndexError / LinAlgError)
-    if alpha0 is None:
-        a0 = np.zeros(problem.dim)
-    else:
-        a0 = problem.start(np.asarray(alpha0, dtype=np.float64))
+    a0 = _first_point(problem, alpha0)
     a = a0.copy()
     grad_sum = np.zeros(problem.dim)
     theta_prev, h_theta_prev = None, -np.inf
@@ -109,10 +98,7 @@ def paper(
         else:
             theta = P(a + g / L)
             if variant == "monotone":
-                cands = [(problem.evaluate(theta).h, theta), (ev.h, a)]
-                if theta_prev is not None:
-                    cands.append((h_theta_prev, theta_prev))
-                h_theta_prev, theta = max(cands, key=lambda c: c[0])
+                h_theta_prev, theta = _best_of(problem, theta, ev, a, theta_prev, h_theta_prev)
                 theta_prev = theta
             grad_sum += (t + 1) * g
             beta = P(a0 + sgn * grad_sum / (2.0 * L))
@@ -122,10 +108,7 @@ def paper(
         t += 1
         ev = problem.evaluate(a, warm=ev)
         if record_history:
-            hist["step"].append(step)
-            if certify_every and t % certify_every == 0:
-                zc = problem.project(a)
-                hist["gap"].append((t, problem.certify(problem.evaluate(zc)).gap))
+            _record(problem, hist, a, t, step, certify_every)
         if step <= eps:
             status = "stopped"
             break
@@ -133,7 +116,46 @@ def paper(
         hist["h"].append(ev.h)
     z = problem.project(a)
     method = {"nesterov": "paper", "monotone": "paper-monotone", "pgm": "pgm"}[variant]
-    ev_z = problem.evaluate(z)
-    res = finish(problem, z, ev_z, None, status, t, t_start, method, hist, tol, raw=a)
+    res = finish(problem, z, problem.evaluate(z), None, status, t, t_start, method, hist, tol,
+                 raw=a)
     res.extra.update({"L": L, "variant": variant, "projection": projection, "beta_sign": beta_sign})
     return res
+
+
+def _check_choices(variant: str, projection: str, beta_sign: str) -> None:
+    """``ValueError`` naming the option for an unknown ``variant``, ``projection`` or
+    ``beta_sign`` (module docstring)."""
+    if variant not in ("nesterov", "monotone", "pgm"):
+        raise ValueError(f"variant must be 'nesterov', 'monotone' or 'pgm', got {variant!r}")
+    if projection not in ("paper", "exact"):
+        raise ValueError(f"projection must be 'paper' or 'exact', got {projection!r}")
+    if beta_sign not in ("printed", "ascent"):
+        raise ValueError(f"beta_sign must be 'printed' or 'ascent', got {beta_sign!r}")
+
+
+def _first_point(problem, alpha0) -> np.ndarray:
+    """``a_0``: 0 as printed; a warm start is made feasible first (clipped to the box and
+    projected within its support, as the other methods' ``problem.start`` does): ``h`` and its
+    gradient are only defined on ``A``, and a huge ``alpha0`` used raw overflowed
+    (IndexError / LinAlgError)."""
+    if alpha0 is None:
+        return np.zeros(problem.dim)
+    return problem.start(np.asarray(alpha0, dtype=np.float64))
+
+
+def _record(problem, hist: dict, a: np.ndarray, t: int, step: float, certify_every: int) -> None:
+    """Append iteration ``t``'s step length, and every ``certify_every`` iterations the
+    certified gap at the projection of ``a``, to ``hist``."""
+    hist["step"].append(step)
+    if certify_every and t % certify_every == 0:
+        zc = problem.project(a)
+        hist["gap"].append((t, problem.certify(problem.evaluate(zc)).gap))
+
+
+def _best_of(problem, theta, ev, a, theta_prev, h_theta_prev):
+    """The monotone variant's ``(h, point)``: the best of ``theta``, the current ``a`` (value
+    ``ev.h``) and the previous choice ``theta_prev`` (value ``h_theta_prev``)."""
+    cands = [(problem.evaluate(theta).h, theta), (ev.h, a)]
+    if theta_prev is not None:
+        cands.append((h_theta_prev, theta_prev))
+    return max(cands, key=lambda c: c[0])

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.sparse.linalg import ArpackError, eigsh
 
-from .certificate import Certificate, certify_svm, primal_loss
+from .certificate import Certificate, certify_svm, kkt_bias, primal_loss
 from .inner import InnerSolution, KernelData, apply_FK, inner_minimiser
 from .projection import _project_core, project_paper, repair_start
 
@@ -123,8 +123,6 @@ class SVMProblem:
         return gap / lin if lin > 0 else np.inf
 
     def bias(self, ev: Evaluation, cert: Certificate) -> float:
-        from .certificate import kkt_bias
-
         b = kkt_bias(ev.f0, self.y, ev.z, self.C)
         return cert.bias if b is None else b
 

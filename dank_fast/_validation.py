@@ -31,6 +31,10 @@ from collections.abc import Mapping
 from fractions import Fraction
 
 import numpy as np
+from scipy.linalg import eigh
+from scipy.linalg.lapack import dpotrf
+
+from .inner import blas_threads
 
 __all__ = [
     "FEASIBILITY_RTOL",
@@ -323,11 +327,6 @@ def refuse_non_numeric_kernel(X, name: str = "X (the precomputed kernel)") -> No
 
 def _check_psd(A: np.ndarray, s: float, eps_psd: float, name: str) -> None:
     """PSD test of the symmetric ``A`` (see :func:`check_kernel_matrix`)."""
-    from scipy.linalg import eigh
-    from scipy.linalg.lapack import dpotrf
-
-    from .inner import blas_threads
-
     n = A.shape[0]
     # scale by the power of two p = 2^e with s/p in [0.5, 1), exactly (no rounding). p itself
     # overflows for s >= 2^1023 (e = 1024), so divide by 2^(e-1) and halve: both finite

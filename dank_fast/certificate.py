@@ -33,7 +33,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_binary_labels, check_kernel_matrix, check_nonnegative, check_positive
+from ._canonical import canonical_factor, scale_certificate
+from ._validation import (
+    check_binary_labels,
+    check_finite_array,
+    check_kernel_matrix,
+    check_nonnegative,
+    check_positive,
+    check_representable,
+    kernel_scale,
+)
 from .inner import InnerSolution, KernelData, apply_FK, inner_minimiser
 
 __all__ = [
@@ -299,9 +308,6 @@ def svm_certificate(K, y, alpha, *, C: float, eta: float, tau: float,
     >>> bool(cert.lower <= cert.upper), round(cert.lower, 10), bool(cert.gap < 1e-13)
     (True, 0.999999875, True)
     """
-    from ._scaling import canonical_factor, scale_certificate
-    from ._validation import check_finite_array, check_representable, kernel_scale
-
     if not isinstance(route, str) or route not in _ROUTES:
         raise ValueError(f"route must be one of {', '.join(map(repr, _ROUTES))}; got {route!r}")
     K = check_kernel_matrix(K)
@@ -443,8 +449,6 @@ def svr_certificate(K, y, alpha_hat, alpha_check, *, C: float, epsilon: float, e
     >>> bool(cert.lower <= cert.upper)
     True
     """
-    from ._validation import check_finite_array
-
     K = check_kernel_matrix(K)
     n = K.shape[0]
     y = check_finite_array(y, "y", ndim=1)
@@ -463,9 +467,6 @@ def svr_certificate(K, y, alpha_hat, alpha_check, *, C: float, epsilon: float, e
     infeas = max(abs(float(ah.sum() - ac.sum())), float(-z.min()), float(z.max() - C))
     if infeas > tol:
         raise ValueError(f"(alpha_hat, alpha_check) is not feasible (violation {infeas:.3g})")
-    from ._scaling import canonical_factor, scale_certificate
-    from ._validation import check_representable, kernel_scale
-
     s = kernel_scale(K)
     check_representable(C, eta, s, n)
     c = canonical_factor(C, eta, s)

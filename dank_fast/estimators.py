@@ -8,7 +8,6 @@ a test point borrows the column of ``F`` of a matched training point.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
@@ -19,78 +18,20 @@ from sklearn.utils.multiclass import _ovr_decision_function, check_classificatio
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._estimator_base import KernelEstimatorMixin
+from ._routes import DENSE_KERNEL_BYTES, RouteFit, Settings, TrainingData, choose_route
 from ._validation import check_kernel_matrix, refuse_non_numeric_kernel
-from .decomposed import solve_decomposed
 from .extension import match_from_distances
-from .feature_kernel import FeatureKernel
-from .inner import LowRankF
 from .kernels import kernel_params
-from .svm import METHODS, solve_svm, svc_dual
+from .svm import METHODS
 
-__all__ = ["DANKClassifier"]
+__all__ = ["DANKClassifier", "DENSE_KERNEL_BYTES"]
 
 _KERNELS = ("rbf", "gaussian", "linear", "poly", "precomputed")
-_ETA_FLOOR = 1e-12  # below this the plain SVM's ||a||^2 is treated as degenerate
-#: ``route="auto"`` uses the dense n_p x n_p kernel up to this size (8 n_p^2 bytes: n_p ~ 11,585)
-DENSE_KERNEL_BYTES = 1 << 30
 #: the paper's matching ranks the test points of a batch whose distances (8 bytes per pair; the
 #: ranking adds 4 more per pair) fit in this size
 PREDICT_MATCH_BYTES = 1 << 29
 #: decision values are summed in chunks whose kernel and F blocks fit in this size
 PREDICT_BLOCK_BYTES = 1 << 28
-
-
-@dataclass
-class _Model:
-    """What one binary problem needs to predict: support, dual coefficients, bias and ``F``.
-
-    ``F`` is kept in factored form and its entries ``F[S, j*]`` are built for the matched
-    training points of each batch only (``|S| x batch``), never as ``|S| x n_p`` rows:
-    ``kind="lowrank"``: ``F = U diag(mu) U'``; ``"centered"`` (tau = 0): ``F = 11' + Gamma``,
-    ``Gamma_ij = d_i d_j k(x_i, x_j) / (4 eta)``; ``"decomposed"``: the block-diagonal ``Fbar``
-    of Lemma lemmalink (``11' + Gamma`` inside a cluster, 0 across).
-    """
-
-    kind: str
-    support: np.ndarray  # positions (within the problem) with a_i > 0
-    dual: np.ndarray  # a_i y_i on the support
-    bias: float
-    d: np.ndarray | None = None
-    eta: float = 1.0
-    mu: np.ndarray | None = None
-    U: np.ndarray | None = None
-    labels: np.ndarray | None = None
-    centers: np.ndarray | None = None
-    route: str = "dense"
-
-    def dual_of(self, S: np.ndarray) -> np.ndarray:
-        """``a_i y_i`` for support positions ``S`` (a subset of :attr:`support`)."""
-        if S.size == self.support.size:
-            return self.dual
-        return self.dual[np.searchsorted(self.support, S)]
-
-    def F_cols(self, est, idx, J, S=None) -> np.ndarray:
-        """``F[S, J]`` (``S`` defaults to the whole support)."""
-        S = self.support if S is None else S
-        J = np.asarray(J)
-        if self.kind == "lowrank":
-            return (self.U[S] * self.mu) @ self.U[J].T
-        G = self.d[S][:, None] * self.d[J][None, :] * est._train_kernel(idx, S, J) / (4 * self.eta)
-        if self.kind == "centered":
-            return 1.0 + G
-        same = self.labels[S][:, None] == self.labels[J][None, :]
-        return np.where(same, 1.0 + G, 0.0)
-
-
-def _model_from_result(res, y: np.ndarray, eta: float) -> _Model:
-    """The prediction model of a P1 result (dense or working-set route)."""
-    S = np.flatnonzero(res.alpha > 0)
-    d = res.alpha * y
-    F = res.inner.F
-    if isinstance(F, LowRankF):
-        mu, U = res.F_factors  # n_p rows (working sets: the ghost row outside W)
-        return _Model(kind="lowrank", support=S, dual=d[S], bias=float(res.bias), mu=mu, U=U)
-    return _Model(kind="centered", support=S, dual=d[S], bias=float(res.bias), d=d, eta=eta)
 
 
 class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -345,67 +286,14 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.verbose = verbose
 
     # ------------------------------------------------------------------ routes
-    def _route(self, n_p: int) -> str:
-        """``"dense"`` (the n_p x n_p kernel) or ``"working-set"`` (features, no n_p x n_p)."""
-        if self.decomposition is not None:
-            return "decomposition"
-        if self.route != "auto":
-            return self.route
-        if self._precomputed or 8 * n_p * n_p <= DENSE_KERNEL_BYTES:
-            return "dense"
-        return "working-set"
-
-    def _eta_and_warm(self, a_svm: np.ndarray):
-        """The paper's ``eta = ||a_SVM||^2`` (or the given eta) and the warm start."""
-        if isinstance(self.eta, str):
-            eta = float(a_svm @ a_svm)
-            if not np.isfinite(eta) or eta < _ETA_FLOOR:
-                eta = 1.0
-        else:
-            eta = float(self.eta)
-        return eta, (a_svm if self.warm_start_svm else None)
-
-    def _solve_dense(self, K: np.ndarray, y: np.ndarray):
-        """One binary DANK problem on the dense kernel ``K`` (labels in {-1, +1})."""
-        eta, alpha0 = self._eta_and_warm(svc_dual(K, y, self.C))
-        method = self.method
-        if method == "auto" and alpha0 is None:
-            method = "newton"  # no warm start wanted: Newton from 0
-        res = solve_svm(
-            K, y, C=self.C, eta=eta, tau=self.tau, method=method, tol=self.tol,
-            max_iter=self.max_iter, alpha0=alpha0,
-            check_psd=False,  # computed kernels are PSD; precomputed checked in fit
+    def _settings(self) -> Settings:
+        """The hyper-parameters the routes need (:mod:`dank_fast._routes`)."""
+        return Settings(
+            C=self.C, eta=self.eta, tau=self.tau, method=self.method, tol=self.tol,
+            max_iter=self.max_iter, warm_start=self.warm_start_svm,
+            kernel_kwargs=self._kernel_kwargs(), decomposition=self.decomposition,
+            random_state=self.random_state, verbose=bool(self.verbose),
         )
-        return res, eta, _model_from_result(res, y, eta)
-
-    def _solve_working_set(self, X: np.ndarray, y: np.ndarray):
-        """One binary problem on all points by working sets (no n_p x n_p kernel)."""
-
-        kern = FeatureKernel(X, **self._kernel_kwargs())
-        a_svm = svc_dual(kern, y, self.C)  # libsvm on the features, iteration-limited
-        eta, alpha0 = self._eta_and_warm(a_svm)
-        res = solve_svm(kern, y, C=self.C, eta=eta, tau=self.tau, tol=self.tol,
-                        max_iter=self.max_iter, alpha0=alpha0, verbose=bool(self.verbose))
-        return res, eta, _model_from_result(res, y, eta)
-
-    def _solve_decomposed(self, X: np.ndarray, y: np.ndarray):
-        """P3 by k-means decomposition from the features (no n_p x n_p kernel)."""
-        from sklearn.cluster import KMeans
-
-        v = min(int(self.decomposition), y.size)
-        km = KMeans(n_clusters=v, random_state=self.random_state, n_init=3).fit(X)
-        method = self.method if self.method in ("auto", "accelerated", "newton") else "auto"
-        res = solve_decomposed(
-            FeatureKernel(X, **self._kernel_kwargs()), y, C=self.C,
-            eta="svm" if isinstance(self.eta, str) else float(self.eta),
-            labels=km.labels_, method=method, tol=self.tol, max_iter=self.max_iter,
-            certify_full=False,
-        )
-        d = res.alpha * y
-        S = np.flatnonzero(res.alpha > 0)
-        model = _Model(kind="decomposed", support=S, dual=d[S], bias=0.0, d=d, eta=res.eta,
-                       labels=km.labels_, centers=km.cluster_centers_)
-        return res, res.eta, model
 
     def _problems(self, y_enc: np.ndarray, n_classes: int):
         """Binary problems: (class pair, sample indices, labels in {-1, +1})."""
@@ -425,6 +313,10 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Fit one DANK problem (eq. mainrank) per binary sub-problem.
 
+        The input is validated here, once; each binary problem is then solved by its route
+        (:func:`dank_fast._routes.choose_route`: dense, working sets or decomposition), which
+        takes the validated data.
+
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
@@ -438,6 +330,32 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         self : DANKClassifier
             Fitted estimator.
         """
+        X, classes, y_enc = self._validate_training_data(X, y)
+        problems = list(self._problems(y_enc, classes.size))
+        settings = self._settings()
+        routes = [choose_route(settings, self.route, idx.size, self._precomputed)
+                  for _, idx, _ in problems]
+        dense = any(r.name == "dense" for r in routes)
+        train = TrainingData(X, (X if self._precomputed else self._kernel(X)) if dense else None)
+        fits = []
+        for (pair, idx, yb), route in zip(problems, routes, strict=True):
+            fit = route.fit(train, idx, yb)
+            fit.model.route = route.name
+            fits.append(fit)
+            if self.verbose:
+                print(
+                    f"[DANKClassifier] problem {pair}: n={idx.size}, route={route.name}, "
+                    f"eta={fit.eta:.4g}, |S|={fit.model.support.size}, {fit.result.status}, "
+                    f"rel_gap={fit.result.rel_gap:.2e}"
+                )
+        self._store_fit(X, classes, problems, fits)
+        return self
+
+    def _validate_training_data(self, X, y):
+        """``(X, classes, y_enc)`` after the one validation of a fit: scikit-learn's
+        ``validate_data``, the kernel (a precomputed one by the rule of docs/validity.md, PSD
+        included; else the kernel parameters), at least two classes, and the routes that need
+        features."""
         # a precomputed kernel keeps float32/float16 here: the validity rule takes its
         # tolerances from the input dtype (check_kernel_matrix returns float64)
         dtype = (np.float64, np.float32, np.float16) if self._precomputed else np.float64
@@ -456,8 +374,7 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
             # resolves and checks sigma/gamma/degree/coef0 (PSD kernels only)
             kernel_params(**self._kernel_kwargs(), n_features=X.shape[1])
         classes, y_enc = np.unique(y, return_inverse=True)
-        n_classes = classes.size
-        if n_classes < 2:
+        if classes.size < 2:
             raise ValueError(
                 "DANKClassifier needs samples of at least two classes, but the data "
                 f"contain only one class: {classes[0]!r}"
@@ -466,53 +383,30 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
             raise ValueError("decomposition needs features for k-means, not a precomputed kernel")
         if self.route == "working-set" and self._precomputed:
             raise ValueError("route='working-set' needs features, not a precomputed kernel")
-        routes = {self._route(idx.size) for _, idx, _ in self._problems(y_enc, n_classes)}
-        K_full = None
-        if "dense" in routes:
-            K_full = X if self._precomputed else self._kernel(X)
+        return X, classes, y_enc
 
-        results, etas, models, pairs, indices = [], [], [], [], []
-        for pair, idx, yb in self._problems(y_enc, n_classes):
-            route = self._route(idx.size)
-            if route == "decomposition":
-                res, eta, model = self._solve_decomposed(X[idx], yb)
-            elif route == "working-set":
-                res, eta, model = self._solve_working_set(X[idx], yb)
-            else:
-                K = K_full if idx.size == y_enc.size else K_full[np.ix_(idx, idx)]
-                res, eta, model = self._solve_dense(K, yb)
-            model.route = route
-            results.append(res)
-            etas.append(eta)
-            models.append(model)
-            pairs.append(pair)
-            indices.append(idx)
-            if self.verbose:
-                print(
-                    f"[DANKClassifier] problem {pair}: n={idx.size}, route={route}, "
-                    f"eta={eta:.4g}, |S|={model.support.size}, {res.status}, "
-                    f"rel_gap={res.rel_gap:.2e}"
-                )
-
-        binary = n_classes == 2
+    def _store_fit(self, X, classes, problems, fits: list[RouteFit]) -> None:
+        """The fitted attributes (see the class docstring) from the routes' results."""
+        binary = classes.size == 2
+        models = [f.model for f in fits]
+        indices = [idx for _, idx, _ in problems]
         self.classes_ = classes
         self.X_fit_ = X
-        self.results_ = results
+        self.results_ = [f.result for f in fits]
         self.models_ = models
-        self.problem_classes_ = pairs
+        self.problem_classes_ = [pair for pair, _, _ in problems]
         self.problem_indices_ = indices
-        self.eta_ = np.asarray(etas, dtype=np.float64)
+        self.eta_ = np.asarray([f.eta for f in fits], dtype=np.float64)
         supports = [idx[m.support] for idx, m in zip(indices, models, strict=True)]
         self.support_ = supports[0] if binary else supports
         self.dual_coef_ = models[0].dual if binary else [m.dual for m in models]
         self.intercept_ = np.asarray([m.bias for m in models], dtype=np.float64)
         self.n_iter_ = np.asarray(
-            [int(np.sum(r.n_iter)) for r in results], dtype=np.int64,
+            [int(np.sum(f.result.n_iter)) for f in fits], dtype=np.int64,
         )
         if self.decomposition is not None:
             self.cluster_centers_ = [m.centers for m in models]
             self.cluster_labels_ = [m.labels for m in models]
-        return self
 
     @property
     def F_rows_(self):

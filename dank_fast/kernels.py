@@ -13,7 +13,7 @@ import numbers
 import numpy as np
 from sklearn.metrics.pairwise import pairwise_kernels
 
-from ._validation import check_positive
+from ._validation import check_finite_array, check_positive
 
 __all__ = ["KERNELS", "compute_kernel", "sigma_to_gamma", "kernel_params"]
 
@@ -172,8 +172,6 @@ def compute_kernel(
     >>> K.tolist()
     [[1.0, 1.0], [1.0, 1.0]]
     """
-    from ._validation import check_finite_array
-
     X = _nonempty(check_finite_array(X, "X", ndim=2, allow_bool=True), "X")
     if Z is not None:
         Z = _nonempty(check_finite_array(Z, "Z", ndim=2, allow_bool=True), "Z")

@@ -11,23 +11,23 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
+from sklearn.cluster import KMeans
 from sklearn.metrics.pairwise import euclidean_distances
-from sklearn.svm import SVR
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._estimator_base import KernelEstimatorMixin
-from ._libsvm import fit_limited, max_abs
+from ._routes import RouteFit, Settings, SVRRoute, TrainingData, svr_iteration_limit
 from ._validation import check_kernel_matrix
 from ._validation import refuse_non_numeric_kernel as _refuse_boolean_kernel
 from .extension import extended_decision, match_from_distances
 from .kernels import kernel_params
-from .svr import METHODS, solve_svr
+from .svr import METHODS
 
-__all__ = ["DANKRegressor", "relative_error"]
+# svr_iteration_limit lives in dank_fast._routes (re-exported here)
+__all__ = ["DANKRegressor", "relative_error", "svr_iteration_limit"]
 
 _KERNELS = ("rbf", "gaussian", "linear", "poly", "precomputed")
-_ETA_FLOOR = 1e-12
 
 
 def relative_error(y_true, y_pred) -> float:
@@ -39,35 +39,6 @@ def relative_error(y_true, y_pred) -> float:
     if den == 0.0:
         raise ValueError("relative error is undefined for constant targets")
     return float(np.sum((y_pred - y_true) ** 2) / den)
-
-
-def svr_iteration_limit(n: int) -> int:
-    """Iteration limit of the plain SVR behind ``eta="svr"``: ``max(10^6, 100 n^2)``.
-
-    libsvm's SMO needs a number of iterations that grows with the conditioning
-    ``C max|K|``, not only with ``n``: measured 2.2e7 iterations (4 s) for 7 points with a
-    linear kernel of scale 4.7e6 at ``C = 1``, 7.4e7 (16 s) at ``C = 1e4``. Without a limit
-    such a fit is a hang; the limit keeps it to a fraction of a second for small ``n`` and is
-    far above what well-conditioned problems need.
-    """
-    return max(10**6, 100 * n * n)
-
-
-def _plain_svr(K: np.ndarray, y: np.ndarray, C: float, epsilon: float) -> SVR:
-    """The plain SVR of ``eta="svr"`` (precomputed ``K``), with a bounded number of iterations.
-
-    When libsvm stops at :func:`svr_iteration_limit` the dual is approximate: it is still a
-    valid warm start (the DANK solve is certified from any start) and its ``||ah - ac||^2``
-    still sets ``eta``, so a :class:`dank_fast.ConvergenceWarning` says so instead of the fit
-    running for minutes.
-    """
-    limit = svr_iteration_limit(K.shape[0])
-    svr = SVR(kernel="precomputed", C=C, epsilon=epsilon, tol=1e-4, max_iter=limit)
-    return fit_limited(svr, K, y, lambda: (
-        f"the plain SVR behind eta='svr' stopped at its iteration limit ({limit}; the problem "
-        f"is ill-conditioned: C * max|K| = {C * max_abs(K):.3g}); eta is computed from its "
-        "approximate dual and the DANK solve starts from it (still certified). Pass a numeric "
-        "eta, or rescale the features, to avoid this."))
 
 
 def _F_rows(F, S: np.ndarray, n: int) -> np.ndarray:
@@ -227,37 +198,20 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
 
-    def _solve(self, K: np.ndarray, y: np.ndarray):
-        alpha0 = None
-        if isinstance(self.eta, str):  # "svr": eta = ||ah - ac||^2 of a plain SVR
-            svr = _plain_svr(K, y, self.C, self.epsilon)
-            d = np.zeros(K.shape[0])
-            d[svr.support_] = svr.dual_coef_.ravel()
-            eta = float(d @ d)
-            if not np.isfinite(eta) or eta < _ETA_FLOOR:
-                eta = 1.0
-            if self.warm_start_svr:
-                alpha0 = d
-        else:
-            eta = float(self.eta)
-        res = solve_svr(
-            K,
-            y,
-            C=self.C,
-            epsilon=self.epsilon,
-            eta=eta,
-            tau=self.tau,
-            method=self.method,
-            tol=self.tol,
-            max_iter=self.max_iter,
-            alpha0=alpha0,
-            check_psd=False,
+    def _settings(self) -> Settings:
+        """The hyper-parameters of :class:`dank_fast._routes.SVRRoute`."""
+        return Settings(
+            C=self.C, eta=self.eta, tau=self.tau, method=self.method, tol=self.tol,
+            max_iter=self.max_iter, warm_start=self.warm_start_svr, epsilon=self.epsilon,
         )
-        return res, eta
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Fit DANK-SVR (eq. mainsvr).
+
+        The input is validated here, once; each problem (one, or one per k-means cluster with
+        ``decomposition``) is solved by :class:`dank_fast._routes.SVRRoute` on the validated
+        kernel.
 
         Parameters
         ----------
@@ -270,6 +224,28 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
         -------
         self : DANKRegressor
         """
+        X, y = self._validate_training_data(X, y)
+        groups, centers = self._groups(X)
+        train = TrainingData(X, X if self._precomputed else self._kernel(X))
+        route = SVRRoute(self._settings())
+        fits = []
+        for idx in groups:
+            fit = route.fit(train, idx, y[idx])
+            fits.append(fit)
+            if self.verbose:
+                res = fit.result
+                print(
+                    f"[DANKRegressor] n={idx.size}, eta={fit.eta:.4g}, "
+                    f"|S|={np.count_nonzero(res.alpha)}, {res.status}, "
+                    f"n_iter={res.n_iter}, rel_gap={res.rel_gap:.2e}"
+                )
+        self._store_fit(X, groups, centers, fits)
+        return self
+
+    def _validate_training_data(self, X, y):
+        """``(X, y)`` after the one validation of a fit: scikit-learn's ``validate_data``, at
+        least two samples, non-constant targets, and the kernel (a precomputed one by the rule
+        of docs/validity.md, PSD included; else the kernel parameters)."""
         # a precomputed kernel keeps float32/float16 here: the validity rule takes its
         # tolerances from the input dtype (check_kernel_matrix returns float64)
         dtype = (np.float64, np.float32, np.float16) if self._precomputed else np.float64
@@ -299,48 +275,39 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
                 raise ValueError("decomposition needs features for k-means, not a kernel")
         else:
             kernel_params(**self._kernel_kwargs(), n_features=X.shape[1])
-        n = X.shape[0]
-        centers = None
-        if self.decomposition is None or self.decomposition == 1:
-            groups = [np.arange(n)]
-        else:
-            from sklearn.cluster import KMeans
+        return X, y
 
-            v = min(int(self.decomposition), n)
-            km = KMeans(n_clusters=v, random_state=self.random_state, n_init=10).fit(X)
-            # k-means may leave a cluster empty (duplicate points): drop it
-            keep = [c for c in range(v) if np.any(km.labels_ == c)]
-            centers = km.cluster_centers_[keep]
-            groups = [np.flatnonzero(km.labels_ == c) for c in keep]
-        K_full = X if self._precomputed else self._kernel(X)
-        results, etas, supports, dual, intercepts, F_rows = [], [], [], [], [], []
-        for idx in groups:
-            K = K_full if idx.size == n else K_full[np.ix_(idx, idx)]
-            res, eta = self._solve(K, y[idx])
-            S = np.flatnonzero(res.alpha != 0.0)
-            results.append(res)
-            etas.append(eta)
+    def _groups(self, X: np.ndarray):
+        """The problems' points (all, or one group per non-empty k-means cluster) and the
+        cluster centres (None without ``decomposition``)."""
+        n = X.shape[0]
+        if self.decomposition is None or self.decomposition == 1:
+            return [np.arange(n)], None
+        v = min(int(self.decomposition), n)
+        km = KMeans(n_clusters=v, random_state=self.random_state, n_init=10).fit(X)
+        # k-means may leave a cluster empty (duplicate points): drop it
+        keep = [c for c in range(v) if np.any(km.labels_ == c)]
+        return [np.flatnonzero(km.labels_ == c) for c in keep], km.cluster_centers_[keep]
+
+    def _store_fit(self, X, groups, centers, fits: list[RouteFit]) -> None:
+        """The fitted attributes (see the class docstring) from the routes' results."""
+        supports, dual, F_rows = [], [], []
+        for idx, fit in zip(groups, fits, strict=True):
+            S = np.flatnonzero(fit.result.alpha != 0.0)
             supports.append(idx[S])
-            dual.append(res.alpha[S])
-            intercepts.append(float(res.bias))
-            F_rows.append(_F_rows(res.inner.F, S, idx.size))
-            if self.verbose:
-                print(
-                    f"[DANKRegressor] n={idx.size}, eta={eta:.4g}, |S|={S.size}, {res.status}, "
-                    f"n_iter={res.n_iter}, rel_gap={res.rel_gap:.2e}"
-                )
+            dual.append(fit.result.alpha[S])
+            F_rows.append(_F_rows(fit.result.inner.F, S, idx.size))
         one = len(groups) == 1
         self.X_fit_ = X
-        self.results_ = results
+        self.results_ = [f.result for f in fits]
         self.model_indices_ = groups
         self.cluster_centers_ = centers
-        self.eta_ = np.asarray(etas, dtype=np.float64)
+        self.eta_ = np.asarray([f.eta for f in fits], dtype=np.float64)
         self.support_ = supports[0] if one else supports
         self.dual_coef_ = dual[0] if one else dual
         self.F_rows_ = F_rows[0] if one else F_rows
-        self.intercept_ = np.asarray(intercepts, dtype=np.float64)
-        self.n_iter_ = np.asarray([r.n_iter for r in results], dtype=np.int64)
-        return self
+        self.intercept_ = np.asarray([float(f.result.bias) for f in fits], dtype=np.float64)
+        self.n_iter_ = np.asarray([f.result.n_iter for f in fits], dtype=np.int64)
 
     def predict(self, X):
         """Predict with the out-of-sample extension (section ose).

@@ -35,6 +35,7 @@ The theorem states ``||grad h(z1) - grad h(z2)|| <= 2L (||ah1 - ah2|| + ||ac1 - 
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 
@@ -42,6 +43,7 @@ from ._methods import PAPER_VARIANTS, run_method
 from ._problem import SVMProblem, _lambda_max
 from ._result import DANKResult
 from ._scaling import canonical_factor as _canonical_factor
+from ._scaling import recertify_zero_kernel
 from ._scaling import unscale as _unscale
 from ._validation import (
     FEASIBILITY_RTOL,
@@ -54,7 +56,7 @@ from ._validation import (
     check_targets,
     feasibility_violation,
 )
-from .certificate import Certificate, best_bias, certify_svr, svr_scale
+from .certificate import Certificate, best_bias, certify_svr, svr_certificate, svr_scale
 from .inner import KernelData
 from .projection import _project_core, _restore_equality, project_paper
 
@@ -292,21 +294,8 @@ def solve_svr(
     tau = check_nonnegative(tau, "tau")
     tol, max_iter = check_solver_options(tol, max_iter, eig_route)
     check_representable(C, eta, kd.kappa, n)
-    if alpha0 is not None:
-        alpha0 = check_finite_array(alpha0, "alpha0")
-        if alpha0.shape not in ((n,), (2 * n,)):
-            raise ValueError(
-                f"alpha0 must be a finite array of shape (n,) or (2n,) = ({n},) or "
-                f"({2 * n},), got {alpha0.shape}"
-            )
-        if alpha0.shape == (n,):
-            alpha0 = np.concatenate([np.maximum(alpha0, 0.0), np.maximum(-alpha0, 0.0)])
+    alpha0 = _check_start(alpha0, n)
     if kd.kappa == 0.0 and eta != C:  # K = 0: a* does not depend on eta (recertify_zero_kernel)
-        import time
-
-        from ._scaling import recertify_zero_kernel
-        from .certificate import svr_certificate
-
         t0 = time.perf_counter()
         res = solve_svr(kd, y, C=C, epsilon=epsilon, eta=C, tau=tau, method=method, tol=tol,
                         max_iter=max_iter, alpha0=alpha0, check_psd=False, eig_route=eig_route,
@@ -331,11 +320,34 @@ def solve_svr(
     res = _split(res, n)
     z = res.extra["z"]
     res.extra["overlap"] = float(np.minimum(z[:n], z[n:]).sum())
-    infeas = feasibility_violation(z, C, problem.s)
+    _refuse_infeasible(z, C, problem.s, method)
+    return res
+
+
+def _check_start(alpha0, n: int) -> np.ndarray | None:
+    """``alpha0`` as ``[ah; ac]`` (length ``2n``): a finite ``(2n,)`` array as given, an
+    ``(n,)`` array ``d`` split into ``(max(d, 0), max(-d, 0))``; ``None`` stays ``None``."""
+    if alpha0 is None:
+        return None
+    alpha0 = check_finite_array(alpha0, "alpha0")
+    if alpha0.shape not in ((n,), (2 * n,)):
+        raise ValueError(
+            f"alpha0 must be a finite array of shape (n,) or (2n,) = ({n},) or "
+            f"({2 * n},), got {alpha0.shape}"
+        )
+    if alpha0.shape == (n,):
+        alpha0 = np.concatenate([np.maximum(alpha0, 0.0), np.maximum(-alpha0, 0.0)])
+    return alpha0
+
+
+def _refuse_infeasible(z: np.ndarray, C: float, s: np.ndarray, method: str) -> None:
+    """``RuntimeError`` when the returned ``z`` violates P2's constraints by more than
+    ``1e-9 C sqrt(n)``: a solver bug, whose certificate would not bound ``v*``."""
+    n = z.size // 2
+    infeas = feasibility_violation(z, C, s)
     if not infeas <= FEASIBILITY_RTOL * C * math.sqrt(n):
         raise RuntimeError(  # a solver bug, never a valid certificate: do not return it
             f"solve_svr({method!r}) ended at an infeasible point (violation {infeas:.3g} > "
             f"1e-9 C sqrt(n) = {FEASIBILITY_RTOL * C * math.sqrt(n):.3g}); its certificate "
             "would not bound v*. Please report this instance."
         )
-    return res

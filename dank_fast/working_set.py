@@ -27,10 +27,13 @@ from __future__ import annotations
 
 import sys
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._accelerated import ConvergenceWarning
+from ._libsvm import svc_dual
 from ._newton import newton
 from ._problem import SVMProblem
 from ._result import DANKResult
@@ -177,19 +180,7 @@ def solve_svm_working_set(
     y = np.asarray(y, dtype=np.float64)
     if y.shape != (n,):
         raise ValueError(f"y has shape {y.shape}, expected ({n},)")
-    warm = "given"
-    if alpha0 is None:
-        from .svm import svc_dual
-
-        alpha0 = svc_dual(kernel, y, C)
-        warm = "svc"
-        if verbose:
-            _log(f"SVC warm start: {np.count_nonzero(alpha0)} support vectors, "
-                 f"{time.perf_counter() - t0:.1f} s")
-    a = repair_start(alpha0, y, C)
-    W = np.flatnonzero(a > 0)
-    if W.size == 0 or np.unique(y[W]).size < 2:  # seed with a few points of each class
-        W = np.union1d(W, np.concatenate([np.flatnonzero(y > 0)[:5], np.flatnonzero(y < 0)[:5]]))
+    a, W, warm = _first_working_set(kernel, y, C, alpha0, verbose, t0)
     status, rounds, n_iter = "max_iter", [], 0
     res_W = cert = None
     # while points outside W violate the margin, W will change: its own problem is solved only
@@ -201,31 +192,8 @@ def solve_svm_working_set(
         prob = SVMProblem(kd, y[W], C, eta, tau)
         res_W = newton(prob, tol=tol_W, max_iter=max_iter, alpha0=a[W], record_history=False)
         n_iter += res_W.n_iter
-        a = np.zeros(n)
-        a[W] = res_W.alpha
-        dW = res_W.alpha * y[W]
-        S = np.flatnonzero(dW)
-        f0 = np.empty(n)
-        f0[W] = apply_FK(res_W.inner.F, kd, dW)
-        out = np.setdiff1d(np.arange(n), W, assume_unique=True)
-        if out.size and S.size:
-            f0[out] = kernel.product(out, W[S], _ghost_coefficients(res_W.inner.F, dW, S))
-        elif out.size:
-            f0[out] = 0.0
-        b, interval, hinge = best_bias(f0, y)
-        lin = float(a.sum())
-        infeas = max(abs(float(y @ a)), float(-a.min()), float(a.max() - C), 0.0)
-        cert = _assemble(lin, 0.5 * float(dW @ f0[W]), C * hinge, res_W.inner, eta, tau, b,
-                         interval, lin, infeas)
-        margin = y * (f0 + b)
-        viol = out[margin[out] < 1.0]
-        rounds.append(dict(round=r, W=int(W.size), support=int(S.size), violators=int(viol.size),
-                           rel_gap=float(cert.rel_gap), newton=int(res_W.n_iter),
-                           time=time.perf_counter() - tr))
-        if verbose:
-            _log(f"round {r}: |W| = {W.size}, |S| = {S.size}, certified rel. gap "
-                 f"{cert.rel_gap:.2e}, {viol.size} margin violators outside W, "
-                 f"{time.perf_counter() - tr:.1f} s")
+        a, margin, viol, cert, n_support = _full_round(kernel, kd, res_W, W, y, C, eta, tau)
+        rounds.append(_round_record(r, W, n_support, viol, cert, res_W, tr, verbose))
         if cert.rel_gap <= tol:
             status = "converged"
             break
@@ -240,36 +208,82 @@ def solve_svm_working_set(
         viol = viol[np.argsort(margin[viol], kind="stable")[:add]]
         keep = W[(a[W] > 0) | (margin[W] < 1.0 + 1e-3)]  # shrink: drop inactive, well-classified
         W = np.union1d(keep, viol)
-    bias = float(b)
     res = WorkingSetResult(
-        alpha=a,
-        bias=bias,
-        lower=cert.lower,
-        upper=cert.upper,
-        gap=cert.gap,
-        rel_gap=cert.rel_gap,
-        status=status,
-        n_iter=n_iter,
-        time=time.perf_counter() - t0,
-        method="working-set",
-        certificate=cert,
-        inner=res_W.inner,
-        kernel=kd,
+        alpha=a, bias=float(cert.bias), lower=cert.lower, upper=cert.upper, gap=cert.gap,
+        rel_gap=cert.rel_gap, status=status, n_iter=n_iter, time=time.perf_counter() - t0,
+        method="working-set", certificate=cert, inner=res_W.inner, kernel=kd,
         message=f"{status}: certified relative gap {cert.rel_gap:.2e} (tol {tol:.1e}) after "
         f"{len(rounds)} working-set rounds",
         extra={"warm_start": warm, "y": y, "eta": eta, "C": C, "tau": tau},
-        working_set=W,
-        feature_kernel=kernel,
-        rounds=rounds,
+        working_set=W, feature_kernel=kernel, rounds=rounds,
     )
     if status != "converged":
-        import warnings
-
-        from ._accelerated import ConvergenceWarning
-
         warnings.warn(f"DANK working-set solver did not certify tol={tol:g}: {res.message}",
                       ConvergenceWarning, stacklevel=2)
     return res
+
+
+def _first_working_set(kernel: FeatureKernel, y: np.ndarray, C: float, alpha0, verbose: bool,
+                       t0: float):
+    """``(a, W, warm)``: the start repaired onto ``A`` (the plain SVM's dual unless ``alpha0``
+    is given), its support as the first working set (with a few points of each class when the
+    support misses one), and where the start came from (``"given"`` or ``"svc"``)."""
+    warm = "given"
+    if alpha0 is None:
+        alpha0 = svc_dual(kernel, y, C)
+        warm = "svc"
+        if verbose:
+            _log(f"SVC warm start: {np.count_nonzero(alpha0)} support vectors, "
+                 f"{time.perf_counter() - t0:.1f} s")
+    a = repair_start(alpha0, y, C)
+    W = np.flatnonzero(a > 0)
+    if W.size == 0 or np.unique(y[W]).size < 2:  # seed with a few points of each class
+        W = np.union1d(W, np.concatenate([np.flatnonzero(y > 0)[:5], np.flatnonzero(y < 0)[:5]]))
+    return a, W, warm
+
+
+def _round_record(r: int, W: np.ndarray, n_support: int, viol: np.ndarray, cert, res_W,
+                  tr: float, verbose: bool) -> dict:
+    """The record of round ``r`` (started at ``tr``) for ``WorkingSetResult.rounds``, also
+    logged to stderr when ``verbose``."""
+    record = dict(round=r, W=int(W.size), support=n_support, violators=int(viol.size),
+                  rel_gap=float(cert.rel_gap), newton=int(res_W.n_iter),
+                  time=time.perf_counter() - tr)
+    if verbose:
+        _log(f"round {r}: |W| = {W.size}, |S| = {n_support}, certified rel. gap "
+             f"{cert.rel_gap:.2e}, {viol.size} margin violators outside W, "
+             f"{time.perf_counter() - tr:.1f} s")
+    return record
+
+
+def _full_round(kernel: FeatureKernel, kd: KernelData, res_W: DANKResult, W: np.ndarray,
+                y: np.ndarray, C: float, eta: float, tau: float):
+    """The full problem at the solution ``res_W`` of the working set ``W``.
+
+    Returns ``(a, margin, viol, cert, |S|)``: ``a`` on all ``n`` points (0 outside ``W``), the
+    margins ``y_i (f_i + b)`` with the exact best bias, the margin violators outside ``W``, the
+    full problem's certificate (module docstring) and the support size. One pass over
+    ``(n - |W|) x |S|`` kernel entries in blocks.
+    """
+    n = y.size
+    a = np.zeros(n)
+    a[W] = res_W.alpha
+    dW = res_W.alpha * y[W]
+    S = np.flatnonzero(dW)
+    f0 = np.empty(n)
+    f0[W] = apply_FK(res_W.inner.F, kd, dW)
+    out = np.setdiff1d(np.arange(n), W, assume_unique=True)
+    if out.size and S.size:
+        f0[out] = kernel.product(out, W[S], _ghost_coefficients(res_W.inner.F, dW, S))
+    elif out.size:
+        f0[out] = 0.0
+    b, interval, hinge = best_bias(f0, y)
+    lin = float(a.sum())
+    infeas = max(abs(float(y @ a)), float(-a.min()), float(a.max() - C), 0.0)
+    cert = _assemble(lin, 0.5 * float(dW @ f0[W]), C * hinge, res_W.inner, eta, tau, b,
+                     interval, lin, infeas)
+    margin = y * (f0 + b)
+    return a, margin, out[margin[out] < 1.0], cert, int(S.size)
 
 
 def _log(msg: str) -> None:

@@ -148,7 +148,7 @@ def _svc_unbounded():
     x = np.array([310.71254466, 1860.75246417, -22.67144402, -309.10095833, -1413.24878229,
                   -513.01608223, 2178.7127426])
     y = np.array([1.0, -1.0, -1.0, 1.0, 1.0, 1.0, -1.0])
-    with mock.patch("sklearn.svm.SVC", Recorder):
+    with mock.patch("dank_fast._libsvm.SVC", Recorder):
         svc_dual(np.outer(x, x), y, 10.0)
     return bool(seen) and seen[0] > 10**6
 
@@ -167,7 +167,7 @@ FIXED_BUGS: dict[str, Bug] = {
         _paper_alpha0,
     ),
     "svc-warm-start-unbounded": Bug(
-        "dank_fast/svm.py: svc_dual() (used by solve_svm(method='auto'), solve_decomposed, "
+        "dank_fast/_libsvm.py: svc_dual() (used by solve_svm(method='auto'), solve_decomposed, "
         "DANKClassifier)",
         "libsvm runs without an iteration limit; its iterations grow with C max|K|: 7 points "
         "with a linear kernel take 1 s at C = 10, 300 s at C = 1e4 (a hang)",

@@ -316,7 +316,7 @@ def test_auto_is_certified_when_the_plain_svm_hits_its_iteration_limit(C):
             return out
 
     with warnings.catch_warnings(record=True) as caught, \
-            mock.patch("sklearn.svm.SVC", Recorder):
+            mock.patch("dank_fast._libsvm.SVC", Recorder):
         warnings.simplefilter("always")
         res = solve_svm(np.outer(_X7, _X7), _Y7, C=C, eta=1.0, tau=0.01, tol=1e-6)
     assert seen == [10**6]
@@ -499,7 +499,7 @@ def test_feature_svc_warm_start_is_iteration_limited():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 2))
     y = np.where(X[:, 0] + 0.3 * rng.normal(size=60) > 0, 1.0, -1.0)
-    with mock.patch("dank_fast.svm.svc_iteration_limit", lambda n: 3):
+    with mock.patch("dank_fast._libsvm.svc_iteration_limit", lambda n: 3):
         with pytest.warns(ConvergenceWarning, match="iteration limit"):
             a = svc_dual(FeatureKernel(X, kernel="linear"), y, 1e4)
         with pytest.warns(ConvergenceWarning, match="iteration limit"):

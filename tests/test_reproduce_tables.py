@@ -210,3 +210,15 @@ def test_large_json_of_the_benchmark_is_read_and_judged(tmp_path):
     with pytest.raises(ValueError, match="rows"):
         _read_large(path)
     assert _read_large(tmp_path / "absent.json") is None
+
+
+@pytest.mark.parametrize("run", ["quick", "full"])
+def test_committed_report_is_rendered_byte_for_byte(run):
+    """report.md of the committed reproduction is exactly what render_report writes from its
+    results.json (guards every split or refactor of the table modules, issue 18)."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent / "reproduction" / run
+    res = json.loads((root / "results.json").read_text())
+    assert render_report(res) == (root / "report.md").read_text()

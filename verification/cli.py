@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 
 
@@ -34,6 +35,7 @@ def _run(argv):
     if a.budget is not None and a.budget < 1:
         p.error("--budget must be >= 1")
     budget = a.budget or (6 if a.full else 1)
+    # start-up: each subcommand imports only what it runs (fast --help and errors)
     from .runner import run_all
 
     res = run_all(out=a.out, seed=a.seed, budget=budget, make_figures=not a.no_figures)
@@ -67,8 +69,6 @@ def _fail(prog: str, what: str, exc: BaseException) -> int:
 
 
 def _tol_arg(text: str) -> float:
-    import math
-
     try:
         v = float(text)
     except ValueError:
@@ -119,6 +119,7 @@ def _certify(argv):
     except _UsageError as exc:
         print(f"{prog}: bad arguments: {exc} (see {prog} --help)", file=sys.stderr)
         return 2
+    # start-up: each subcommand imports only what it runs (fast --help and errors)
     from .formats import load_instance, load_solution
     from .oracle import certify, format_report
 
@@ -179,6 +180,7 @@ def _vectors(argv):
     except _UsageError as exc:
         print(f"{prog}: bad arguments: {exc} (see {prog} --help)", file=sys.stderr)
         return 2
+    # start-up: each subcommand imports only what it runs (fast --help and errors)
     from .golden import check_vectors, generate
 
     try:
@@ -205,6 +207,7 @@ def _reproduce(argv):
                                 "2: unreadable or invalid file.")
     p.add_argument("file", help="counterexample_<claim>.npz")
     a = p.parse_args(argv)
+    # start-up: each subcommand imports only what it runs (fast --help and errors)
     from .claims import reproduce_report
 
     try:

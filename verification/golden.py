@@ -43,6 +43,7 @@ from .formats import (
     save_instance,
     save_solution,
 )
+from .oracle import certify
 
 GOLDEN_DIR = os.path.join(os.path.dirname(__file__), "golden")
 GOLDEN_TOL = 1e-12
@@ -198,7 +199,6 @@ def _block(K, labels):
 
 
 def _oracle_rel_gap(inst: dict, sol: dict) -> float:
-    from .oracle import certify
 
     return float(certify(inst, dict(sol, task=inst["task"]), tol=GOLDEN_TOL,
                          reference=False)["rel_gap"])
@@ -210,6 +210,7 @@ def certify_both(inst: dict, sol: dict) -> dict:
     Returns ``{"ref": (lower, upper, rel_gap), "fast": (lower, upper, rel_gap)}``.  P3 is
     certified on ``Kbar`` (dank_fast: ``certify_box`` with the dense inner minimiser).
     """
+    # start-up: dank_fast imports scikit-learn (seconds); only this function needs it
     import dank_fast
     import dank_ref.certificate as rc
     from dank_fast.certificate import certify_box
@@ -247,6 +248,7 @@ def _solve(inst: dict) -> tuple[dict, str]:
     polished by dank_ref's active-set Newton method, and the candidate with the smallest of the
     oracle's and dank_fast's certified gaps on the original instance is kept.
     """
+    # start-up: dank_ref imports cvxpy (seconds); only this function needs it
     import dank_fast
     import dank_ref.certificate as rc
     from dank_ref.polish import polish_svm, polish_svr
@@ -460,7 +462,6 @@ def vector_problems(directory=None, regenerate=True,
 
 
 def _stored_problems(directory, e) -> list:
-    from .oracle import certify
 
     probs = []
     ip, sp = os.path.join(directory, e["instance"]), os.path.join(directory, e["solution"])

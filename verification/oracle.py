@@ -137,6 +137,7 @@ def _reference_certificate(inst, p):
     bias are unchanged), so that no absolute threshold inside it meets a tiny or huge ``C``;
     ``lower``, ``upper`` and ``gap`` are multiplied back by ``C``.
     """
+    # start-up: dank_ref imports cvxpy (seconds); only this function needs it
     import dank_ref.certificate as rc
 
     task, K, y, C, eta, tau = (inst[k] for k in ("task", "K", "y", "C", "eta", "tau"))
@@ -316,6 +317,7 @@ def _informative(inst, p, G, d, reference) -> dict:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
+                # start-up: dank_fast imports scikit-learn (seconds); only this function needs it
                 import dank_fast
 
                 if task == "svm":
@@ -338,6 +340,7 @@ def _distance_to_reference(inst, p):
     K, y, C, eta, tau = inst["K"], inst["y"], inst["C"], inst["eta"], inst["tau"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        # start-up: dank_fast imports scikit-learn (seconds); only this function needs it
         import dank_fast
 
         if inst["task"] == "svm":

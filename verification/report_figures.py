@@ -14,8 +14,9 @@ that a reader needs nothing else to see what was tested and what came out:
 * ``fig_T4_screening.png``: claims T4 (Theorem 7) and EMP's screening part (Figure 5c): the
   sub-problem's gradients against the screening threshold, on a symmetric-log axis.
 
-matplotlib is imported inside :func:`figures` only: it is an optional dependency (the report
-extra), and importing it costs start-up time for every other ``dank-verify`` command.
+matplotlib is imported inside :func:`figures` only (an optional dependency, the report extra), and
+``dank_fast`` on first use: importing either costs start-up time for every other
+``dank-verify`` command.
 """
 
 from __future__ import annotations
@@ -25,8 +26,6 @@ import textwrap
 import warnings
 
 import numpy as np
-
-from dank_fast import solve_svm
 
 from .claims._common import fmt, gaussian_kernel
 from .claims.decomposition import Q_of, _eval_T3, kmeans_labels, solve_pair
@@ -55,6 +54,14 @@ def instance_text(s: dict, n: int, tau: float | None = None, dataset="breast_can
             f"eta = {fmt(s['eta'], 4)}, tau = {fmt(tau, 3)}")
 
 
+def solve_svm(*args, **kwargs):
+    """:func:`dank_fast.solve_svm`, imported on first use."""
+    # start-up: dank_fast imports scikit-learn (seconds); only the figures need it here
+    from dank_fast import solve_svm as solve
+
+    return solve(*args, **kwargs)
+
+
 def _wrap(text: str, width: int) -> str:
     """Each line of ``text`` wrapped at ``width`` characters (titles must not be clipped)."""
     return "\n".join(textwrap.fill(line, width) for line in text.split("\n"))
@@ -72,10 +79,11 @@ def figures(out: str, rng, emp_data=None, verdicts: dict | None = None) -> dict:
     shown on the figures); ``emp_data`` is what the EMP check computed (data, setting, ``F*``,
     the partition and the screening quantities), recomputed here when None.
     """
+    # start-up: matplotlib is optional (the report extra) and slow to import
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # start-up: as above
 
     verdicts = verdicts or {}
     os.makedirs(out, exist_ok=True)

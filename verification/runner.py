@@ -29,10 +29,12 @@ from .claims import GROUPS, run_group
 from .claims._common import (
     RESULTS_VERSION,
     STATUSES,
+    Verdict,
     _jsonable,
     draw_instance,
     fmt_ratio,
 )
+from .claims.empirical import check_EMP
 from .claims.paper import CLAIMS, display_name
 from .report_figures import CAPTIONS, figures
 
@@ -66,9 +68,11 @@ def outcome_of(method: str, status: str, rel_gap: float) -> str:
 
 def solver_crosscheck(rng, budget=1, n_inst=None):
     """dank_fast methods vs dank_ref on small instances."""
+    # start-up: dank_fast imports scikit-learn (seconds); only this function needs it
     from dank_fast import solve_svm
 
     try:
+        # start-up: dank_ref imports cvxpy (seconds); only this function needs it
         import dank_ref
     except ImportError:
         dank_ref = None
@@ -133,13 +137,11 @@ def run_all(out="dank-report", seed=0, budget=1, groups=GROUPS, make_figures=Tru
         t = time.perf_counter()
         try:
             if g == "EMP":
-                from .claims.empirical import check_EMP
 
                 vs, emp_data = check_EMP(rng, budget=budget, out_dir=out, n=100)
             else:
                 vs = run_group(g, rng, budget=budget, out_dir=out)
         except Exception as exc:  # a crashing check is reported, not hidden
-            from .claims._common import Verdict
 
             vs = [Verdict(claim=g, status="INCONCLUSIVE", worst_ratio=None, where={},
                           n_instances=0, tolerance=0.0, message=f"check crashed: {exc!r}",
@@ -155,6 +157,7 @@ def run_all(out="dank-report", seed=0, budget=1, groups=GROUPS, make_figures=Tru
     figs = {}
     if make_figures:
         try:
+            # start-up: matplotlib (optional dependency, the report extra) only for figures
             import matplotlib  # noqa: F401
         except ImportError:
             log("matplotlib is not installed: figures skipped "

@@ -26,6 +26,7 @@ from ._common import (
     structured_instances,
     where_of,
 )
+from .guided import guided_search, reduce_points
 
 
 # ----------------------------------------------------------------------------------------------
@@ -233,8 +234,6 @@ def check_bound(claim, rng, budget=1, scale=1.0, out_dir=None, instances=None, g
     ``300 * budget`` examples.  The counterexample saved for each kind is the smallest found,
     reduced point by point (:func:`guided.reduce_points`).
     """
-    from .guided import guided_search, reduce_points
-
     ev = EVALUATORS[claim]
     task = "svr" if claim in ("L3", "T2") else "svm"
     tr = Tracker(claim)

@@ -41,6 +41,7 @@ def grad_p3(K, y, a, eta):
 def certificate_p3(K, y, a, C, eta):
     """(lower, upper, gap) for P3 at ``a`` (SVM duality gap of the fixed kernel F(a) o K)."""
     try:
+        # start-up: dank_ref imports cvxpy (seconds); only this function needs it
         from dank_ref.certificate import decomposed_certificate
 
         c = decomposed_certificate(K, y, a, C=C, eta=eta, validate=False)
@@ -83,6 +84,7 @@ def solve_p3(K, y, C, eta, tol=1e-9, max_iter=800):
             if gap <= max(tol, 1e-7) * max(a.sum(), 1e-300):
                 break
     try:
+        # start-up: dank_ref imports cvxpy (seconds); only this function needs it
         from dank_ref.polish import polish_svm
 
         def score(b):
@@ -104,6 +106,7 @@ def block_kernel(K, labels):
 
 
 def kmeans_labels(X, v, seed=0):
+    # start-up: scikit-learn's k-means (seconds to import) only here
     from sklearn.cluster import KMeans
 
     return KMeans(n_clusters=v, n_init=3, random_state=seed).fit_predict(X)

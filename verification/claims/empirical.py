@@ -18,6 +18,7 @@ STATEMENT = (
 
 
 def paper_like_data(n=120, seed=0):
+    # start-up: scikit-learn (seconds to import) only for this check
     from sklearn.datasets import load_breast_cancer
 
     X, y = load_breast_cancer(return_X_y=True)
@@ -30,6 +31,7 @@ def paper_like_data(n=120, seed=0):
 
 
 def paper_setting(X, y):
+    # start-up: scikit-learn (seconds to import) only for this check
     from sklearn.model_selection import GridSearchCV
     from sklearn.svm import SVC
 
@@ -43,6 +45,7 @@ def paper_setting(X, y):
 
 
 def check_EMP(rng=None, budget=1, out_dir=None, n=120, v=4):
+    # start-up: dank_fast imports scikit-learn (seconds); only this function needs it
     from dank_fast import solve_svm
 
     X, y = paper_like_data(n)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from unittest import mock
 
 import numpy as np
 
@@ -43,6 +44,7 @@ class _Found(Exception):
 
 
 def _strategy(claim: str, max_n: int):
+    # start-up: hypothesis (optional dependency) only for the guided search
     from hypothesis import strategies as st
 
     unit = st.floats(0.0, 1.0)
@@ -96,6 +98,7 @@ def _strategy(claim: str, max_n: int):
 def _private_storage():
     """Point Hypothesis' storage at a temporary directory for the duration of a search."""
     try:
+        # start-up: hypothesis (optional dependency) only for the guided search
         from hypothesis.configuration import set_hypothesis_home_dir
     except ImportError:  # pragma: no cover - older Hypothesis
         yield
@@ -123,8 +126,7 @@ def _no_local_constants():
     absent the search runs unchanged.
     """
     try:
-        from unittest import mock
-
+        # start-up: hypothesis (optional dependency) only for the guided search
         from hypothesis.internal.conjecture import providers
         from hypothesis.internal.constants_ast import Constants
 
@@ -169,6 +171,7 @@ def guided_search(claim: str, evaluate, tracker, seed: int, max_examples: int = 
         calls, shrinking included), ``error`` (a Hypothesis failure other than a violation).
     """
     try:
+        # start-up: hypothesis (optional dependency) only for the guided search
         from hypothesis import HealthCheck, Phase, Verbosity, given, settings, target
         from hypothesis import seed as hseed
     except ImportError as exc:  # the report extra brings it: pip install "dank[report]"

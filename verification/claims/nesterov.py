@@ -36,6 +36,7 @@ def ago3_betas(K, y, C, eta, tau, L, T, sign=+1.0):
 
 
 def _optimum(K, y, C, eta, tau):
+    # start-up: dank_fast imports scikit-learn (seconds); only this function needs it
     from dank_fast import solve_svm
 
     with warnings.catch_warnings():
@@ -100,6 +101,7 @@ def reproduce_SD(arr, p):
 
 
 def _sd_pair(K, y, C, eta, tau, scale):
+    # start-up: dank_ref (cvxpy) and dank_fast (scikit-learn) take seconds to import
     import dank_ref
     from dank_fast import solve_svm
 
@@ -118,6 +120,7 @@ def _sd_pair(K, y, C, eta, tau, scale):
 def check_SD(rng, budget=1, scale=1.0, out_dir=None, instances=None):
     tr = Tracker("SD")
     try:
+        # start-up: dank_ref imports cvxpy (seconds); only this function needs it
         import dank_ref  # noqa: F401
     except ImportError as exc:
         return [tr.verdict(STATEMENT_SD, inconclusive=f"dank_ref unavailable: {exc}")]

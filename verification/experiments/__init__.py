@@ -11,7 +11,8 @@ data      locating and loading the data sets, the 50/50 splits (``MANIFEST.md`` 
 paper     the paper's printed numbers (typed in once; tested against the LaTeX source)
 protocol  the methods (SVM-CV, MKL-uniform, DANK, SVR-CV, DANK-SVR) and the CV protocol
 runner    cells ``(data set, split, method)``, the resumable cache, parallel execution
-tables    aggregation, paired t-tests, verdicts, report.md and results.json
+tables    one module per table (aggregation, paired t-tests, verdicts, its section of
+          report.md); tables.report assembles report.md and results.json
 figures   Figure conv (projected gradient vs the accelerated method, certified gap) and
           the paper-vs-ours scatter
 cli       the ``dank-reproduce`` command line

@@ -14,11 +14,15 @@ cells failed (listed in the report), 2 bad input (e.g. no data directory).
 from __future__ import annotations
 
 import argparse
+import json
 import platform
 import shlex
+import signal
 import sys
 import time
 from pathlib import Path
+
+from threadpoolctl import threadpool_limits
 
 from .data import (
     CLASSIFICATION,
@@ -40,17 +44,20 @@ def _log(msg: str) -> None:
 
 
 def _versions() -> dict:
+    # start-up: the versions report imports the libraries only when written
     import joblib
     import numpy
     import scipy
     import sklearn
 
+    # start-up: dank_fast imports scikit-learn (seconds); only this function needs it
     import dank_fast
 
     v = {"python": platform.python_version(), "numpy": numpy.__version__,
          "scipy": scipy.__version__, "scikit-learn": sklearn.__version__,
          "joblib": joblib.__version__, "dank_fast": dank_fast.__version__}
     try:
+        # start-up: matplotlib (optional dependency, the report extra) only for figures
         import matplotlib
 
         v["matplotlib"] = matplotlib.__version__
@@ -173,8 +180,6 @@ def main(argv=None) -> int:
     def _terminate(signum, frame):  # SIGTERM behaves like Ctrl-C: stop workers, keep the cache
         raise KeyboardInterrupt
 
-    import signal
-
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         return run_reproduction(a, command="dank-reproduce " + shlex.join(argv))
@@ -191,6 +196,7 @@ def main(argv=None) -> int:
 
 def run_reproduction(a, command: str = "dank-reproduce") -> int:
     """Run everything described by the parsed arguments ``a``; returns the exit status."""
+    # start-up: each subcommand imports only what it runs (fast --help and errors)
     from .protocol import PAPER_GRID, Protocol
     from .runner import Cache, plan_cells, run_cells
     from .tables import (
@@ -262,10 +268,12 @@ def run_reproduction(a, command: str = "dank-reproduce") -> int:
     figs = {}
     if not a.no_figures:
         try:
+            # start-up: matplotlib (optional dependency, the report extra) only for figures
             import matplotlib  # noqa: F401
         except ImportError:
             _log("matplotlib is not installed: figures skipped (pip install 'dank[report]')")
         else:
+            # start-up: the figures import matplotlib (optional dependency); only with figures
             from .figures import make_figures
 
             figs = make_figures(str(out), tables, conv, READING_LABEL[proto.readings[0]],
@@ -289,6 +297,7 @@ def run_reproduction(a, command: str = "dank-reproduce") -> int:
 
 def _conv(recs, proto, data_dir, t_max):
     """Figure conv on heart with DANK's chosen (sigma, C) of split 0 if known, else SVM-CV's."""
+    # start-up: figure conv only (figures imports scikit-learn's SVC and dank_fast)
     from .figures import conv_experiment
     from .protocol import Cell, _cell_svm_cv, split_context
 
@@ -300,14 +309,10 @@ def _conv(recs, proto, data_dir, t_max):
             src = (r["C"], r["sigma"], f"chosen by {m} on this split")
             break
     if src is None:  # heart not in the run: choose by SVM-CV here
-        from threadpoolctl import threadpool_limits
-
         with threadpool_limits(limits=1):
             r = _cell_svm_cv(split_context(ds, 0, proto), proto)
         src = (r["C"], r["sigma"], "chosen by svm-cv on this split")
     _log(f"Figure conv on heart (C = {src[0]:g}, sigma = {src[1]:g}, t_max = {t_max}) ...")
-    from threadpoolctl import threadpool_limits
-
     with threadpool_limits(limits=1):
         return conv_experiment(ds, C=src[0], sigma=src[1], tau=proto.tau, seed=proto.seed,
                                stratify=proto.stratify, t_max=t_max, params_from=src[2])
@@ -328,8 +333,6 @@ def _read_large(path: Path):
     of rows (a bare list of rows is accepted too); data-set names are matched case-insensitively
     to the paper's (``eeg`` -> ``EEG``).
     """
-    import json
-
     if not path.is_file():
         return None
     try:

@@ -16,6 +16,10 @@ import os
 import warnings
 
 import numpy as np
+from sklearn.preprocessing import MinMaxScaler
+from sklearn.svm import SVC
+
+from dank_fast import compute_kernel, solve_svm
 
 from . import paper
 from .data import Dataset, make_split
@@ -41,11 +45,6 @@ def conv_experiment(ds: Dataset, *, C: float, sigma: float, tau: float, seed: in
         numbers (status, iterations, ``h``, certified ``rel_gap``), and the reference bracket
         of ``v*`` from a certified Newton solve.
     """
-    from sklearn.preprocessing import MinMaxScaler
-    from sklearn.svm import SVC
-
-    from dank_fast import compute_kernel, solve_svm
-
     Xtr, ytr, _, _ = make_split(ds, 0, seed, stratify=stratify)
     X = MinMaxScaler().fit_transform(Xtr)
     classes = np.unique(ytr)
@@ -78,10 +77,11 @@ def conv_experiment(ds: Dataset, *, C: float, sigma: float, tau: float, seed: in
 
 def plot_conv(conv: dict, path: str) -> str:
     """Three panels: ``h(a_t)``, ``||a_t - a_{t-1}||`` and the certified gap, per iteration."""
+    # start-up: matplotlib (optional dependency, the report extra) only for figures
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # start-up: as above
 
     fig, ax = plt.subplots(1, 3, figsize=(14, 4.2))
     styles = {"pgm": ("tab:blue", "--"), "paper": ("tab:red", "-"),
@@ -123,10 +123,11 @@ def plot_conv(conv: dict, path: str) -> str:
 
 def plot_socmkl(socmkl: dict, path: str) -> str:
     """Paper's test accuracy against ours, per method and data set (Table SOCMKL)."""
+    # start-up: matplotlib (optional dependency, the report extra) only for figures
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # start-up: as above
 
     fig, ax = plt.subplots(figsize=(6.5, 6))
     marks = {"SVM-CV": ("o", "tab:blue"), "MKL-uniform": ("s", "tab:gray"),
@@ -169,10 +170,11 @@ def plot_socmkl(socmkl: dict, path: str) -> str:
 
 def plot_rank(ucirank: dict, reading: str, taus, path: str) -> str:
     """rank(F) against tau: the paper's (dashed) and ours (solid), one panel per data set."""
+    # start-up: matplotlib (optional dependency, the report extra) only for figures
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # start-up: as above
 
     names = list(ucirank)
     ncol = min(5, len(names))

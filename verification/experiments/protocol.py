@@ -68,6 +68,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler, StandardScaler
 from sklearn.svm import SVC, SVR
 
+from dank_fast import DANKClassifier, DANKRegressor
+
 from .data import Dataset, derive_seed, make_split
 
 __all__ = [
@@ -218,8 +220,6 @@ def _mkl(C, sigma, proto):
 
 
 def _dank(C, sigma, proto, tau=None):
-    from dank_fast import DANKClassifier
-
     return make_pipeline(MinMaxScaler(), DANKClassifier(
         C=C, sigma=sigma, tau=proto.tau if tau is None else tau, eta="svm", method="newton",
         tol=proto.dank_tol, max_iter=proto.dank_max_iter, extension="paper",
@@ -234,8 +234,6 @@ def _svr(C, sigma, proto):
 
 
 def _dank_svr(C, sigma, proto, tau=None):
-    from dank_fast import DANKRegressor
-
     return TransformedTargetRegressor(
         regressor=make_pipeline(MinMaxScaler(), DANKRegressor(
             C=C, sigma=sigma, epsilon=proto.epsilon, tau=proto.tau if tau is None else tau,

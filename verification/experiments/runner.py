@@ -22,12 +22,17 @@ from __future__ import annotations
 
 import functools
 import json
+import multiprocessing
 import os
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from pathlib import Path
+
+import numpy as np
+from threadpoolctl import threadpool_limits
 
 from .data import CLASSIFICATION, REGRESSION, Dataset, load_dataset
 from .protocol import DEPENDS, Cell, Protocol, run_cell
@@ -78,7 +83,6 @@ class Cache:
 
 
 def _json_default(x):
-    import numpy as np
 
     if isinstance(x, np.integer):
         return int(x)
@@ -181,7 +185,6 @@ def _load(name: str, data_dir: str, spect_split: str) -> Dataset:
 
 def _work(cell: Cell, data_dir: str, proto: Protocol, dep: dict | None) -> dict:
     """Run one cell in a worker with single-threaded BLAS (the jobs are the parallelism)."""
-    from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1):
         ds = _load(cell.dataset, data_dir, proto.spect_split)
@@ -268,8 +271,6 @@ def run_cells(cells: list[Cell], *, proto: Protocol, data_dir: str, cache: Cache
             c = take()
             finish(c, worker(c, data_dir, proto, dep_of(c)))
         return out
-    import multiprocessing
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["numpy", "scipy.linalg", "sklearn.svm", "dank_fast",

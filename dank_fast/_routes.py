@@ -1,0 +1,313 @@
+"""The routes by which the estimators solve one problem: dense, working sets, decomposition.
+
+:class:`dank_fast.DANKClassifier` validates its input once (at ``fit``), then hands each binary
+sub-problem to one route; :class:`dank_fast.DANKRegressor` hands each of its problems to
+:class:`SVRRoute`. Every route has one interface, :meth:`Route.fit` ``(train, idx, y) ->``
+:class:`RouteFit` (the certified result, the ``eta`` used and the prediction model), and takes
+validated data: the training set :class:`TrainingData` (features, and the dense kernel when a
+dense route needs it), the positions ``idx`` of the problem's points and their labels.
+
+* :class:`DenseRoute`: :func:`dank_fast.solve_svm` on ``K[idx, idx]`` (``8 n_p^2`` bytes);
+* :class:`WorkingSetRoute`: :func:`dank_fast.solve_svm` on a :class:`FeatureKernel`
+  (``8 |W|^2`` bytes, no ``n_p x n_p`` array);
+* :class:`DecompositionRoute`: k-means, then :func:`dank_fast.solve_decomposed` (P3;
+  ``8 n_c^2`` bytes for the largest cluster);
+* :class:`SVRRoute`: :func:`dank_fast.solve_svr` on ``K[idx, idx]`` (P2; ``8 n_p^2`` bytes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numpy as np
+from sklearn.cluster import KMeans
+from sklearn.svm import SVR
+
+from ._libsvm import fit_limited, max_abs, svc_dual
+from ._result import DANKResult
+from .decomposed import solve_decomposed
+from .feature_kernel import FeatureKernel
+from .inner import KernelData, LowRankF
+from .svm import solve_svm
+from .svr import solve_svr
+
+__all__ = [
+    "DENSE_KERNEL_BYTES",
+    "BinaryModel",
+    "DecompositionRoute",
+    "DenseRoute",
+    "Route",
+    "RouteFit",
+    "Settings",
+    "SVRRoute",
+    "TrainingData",
+    "WorkingSetRoute",
+    "choose_route",
+    "svr_iteration_limit",
+]
+
+_ETA_FLOOR = 1e-12  # below this the plain SVM's (SVR's) ||a||^2 is treated as degenerate
+#: ``route="auto"`` uses the dense n_p x n_p kernel up to this size (8 n_p^2 bytes: n_p ~ 11,585)
+DENSE_KERNEL_BYTES = 1 << 30
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The estimator's hyper-parameters that a route needs (validated by the estimator).
+
+    ``eta`` is a positive float or the paper's rule (``"svm"``: ``||a_SVM||^2``; ``"svr"``:
+    ``||ah - ac||^2`` of the plain SVR); ``warm_start`` says whether the plain SVM's (SVR's)
+    dual starts the DANK solve; ``epsilon`` is P2's tube half-width (``SVRRoute`` only).
+    """
+
+    C: float
+    eta: float | str
+    tau: float
+    method: str
+    tol: float
+    max_iter: int | None
+    warm_start: bool = True
+    kernel_kwargs: dict = field(default_factory=dict)
+    decomposition: int | None = None
+    random_state: object = None
+    verbose: bool = False
+    epsilon: float = 0.0
+
+
+@dataclass(frozen=True)
+class TrainingData:
+    """Validated training data: features ``X`` (or the precomputed kernel) and, when a dense
+    route needs it, the kernel ``K`` of all ``n`` training points (``8 n^2`` bytes)."""
+
+    X: np.ndarray
+    K: np.ndarray | None = None
+
+    def kernel(self, idx: np.ndarray) -> KernelData:
+        """``K[idx, idx]`` wrapped for the solvers (no copy when ``idx`` is every point)."""
+        K = self.K if idx.size == self.K.shape[0] else self.K[np.ix_(idx, idx)]
+        return KernelData(K)
+
+
+@dataclass
+class BinaryModel:
+    """What one binary problem needs to predict: support, dual coefficients, bias and ``F``.
+
+    ``F`` is kept in factored form and its entries ``F[S, j*]`` are built for the matched
+    training points of each batch only (``|S| x batch``), never as ``|S| x n_p`` rows:
+    ``kind="lowrank"``: ``F = U diag(mu) U'``; ``"centered"`` (tau = 0): ``F = 11' + Gamma``,
+    ``Gamma_ij = d_i d_j k(x_i, x_j) / (4 eta)``; ``"decomposed"``: the block-diagonal ``Fbar``
+    of Lemma lemmalink (``11' + Gamma`` inside a cluster, 0 across).
+    """
+
+    kind: str
+    support: np.ndarray  # positions (within the problem) with a_i > 0
+    dual: np.ndarray  # a_i y_i on the support
+    bias: float
+    d: np.ndarray | None = None
+    eta: float = 1.0
+    mu: np.ndarray | None = None
+    U: np.ndarray | None = None
+    labels: np.ndarray | None = None
+    centers: np.ndarray | None = None
+    route: str = "dense"
+
+    def dual_of(self, S: np.ndarray) -> np.ndarray:
+        """``a_i y_i`` for support positions ``S`` (a subset of :attr:`support`)."""
+        if S.size == self.support.size:
+            return self.dual
+        return self.dual[np.searchsorted(self.support, S)]
+
+    def F_cols(self, est, idx, J, S=None) -> np.ndarray:
+        """``F[S, J]`` (``S`` defaults to the whole support); ``est._train_kernel`` gives
+        ``k(x_i, x_j)`` of the problem's training points."""
+        S = self.support if S is None else S
+        J = np.asarray(J)
+        if self.kind == "lowrank":
+            return (self.U[S] * self.mu) @ self.U[J].T
+        G = self.d[S][:, None] * self.d[J][None, :] * est._train_kernel(idx, S, J) / (4 * self.eta)
+        if self.kind == "centered":
+            return 1.0 + G
+        same = self.labels[S][:, None] == self.labels[J][None, :]
+        return np.where(same, 1.0 + G, 0.0)
+
+
+class RouteFit(NamedTuple):
+    """One solved problem: the certified result, the ``eta`` used and the prediction model
+    (:class:`BinaryModel`; ``None`` for :class:`SVRRoute`, whose estimator keeps ``F`` rows)."""
+
+    result: DANKResult
+    eta: float
+    model: BinaryModel | None
+
+
+def _model_from_result(res: DANKResult, y: np.ndarray, eta: float) -> BinaryModel:
+    """The prediction model of a P1 result (dense or working-set route)."""
+    S = np.flatnonzero(res.alpha > 0)
+    d = res.alpha * y
+    if isinstance(res.inner.F, LowRankF):
+        mu, U = res.F_factors  # n_p rows (working sets: the ghost row outside W)
+        return BinaryModel(kind="lowrank", support=S, dual=d[S], bias=float(res.bias), mu=mu, U=U)
+    return BinaryModel(kind="centered", support=S, dual=d[S], bias=float(res.bias), d=d, eta=eta)
+
+
+def _eta_rule(a: np.ndarray, settings: Settings) -> tuple[float, np.ndarray | None]:
+    """The paper's ``eta = ||a||^2`` of the plain SVM (SVR) dual ``a``, or the given eta, and
+    the warm start (``a`` when ``settings.warm_start``)."""
+    if isinstance(settings.eta, str):
+        eta = float(a @ a)
+        if not np.isfinite(eta) or eta < _ETA_FLOOR:
+            eta = 1.0
+    else:
+        eta = float(settings.eta)
+    return eta, (a if settings.warm_start else None)
+
+
+class Route:
+    """One way to solve a problem of the estimators; subclasses implement :meth:`fit`."""
+
+    name = "route"
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+
+    def fit(self, train: TrainingData, idx: np.ndarray, y: np.ndarray) -> RouteFit:
+        """Solve the problem of the points ``idx`` with labels (targets) ``y``.
+
+        Parameters
+        ----------
+        train : TrainingData
+            Validated training data of the estimator (all points).
+        idx : ndarray of int
+            Positions of the problem's points in ``train``.
+        y : ndarray of shape (idx.size,)
+            Labels in {-1, +1} (P1, P3) or finite targets (P2).
+
+        Returns
+        -------
+        RouteFit
+        """
+        raise NotImplementedError
+
+
+class DenseRoute(Route):
+    """P1 on the dense kernel ``K[idx, idx]``: :func:`dank_fast.solve_svm` from the plain SVM's
+    dual (libsvm, iteration-limited). ``8 n_p^2`` bytes for the kernel; ``K`` was validated by
+    the estimator, so it is passed as :class:`KernelData` (not re-checked)."""
+
+    name = "dense"
+
+    def fit(self, train: TrainingData, idx: np.ndarray, y: np.ndarray) -> RouteFit:
+        s = self.settings
+        kd = train.kernel(idx)
+        eta, alpha0 = _eta_rule(svc_dual(kd.K, y, s.C), s)
+        method = s.method
+        if method == "auto" and alpha0 is None:
+            method = "newton"  # no warm start wanted: Newton from 0
+        res = solve_svm(kd, y, C=s.C, eta=eta, tau=s.tau, method=method, tol=s.tol,
+                        max_iter=s.max_iter, alpha0=alpha0)
+        return RouteFit(res, eta, _model_from_result(res, y, eta))
+
+
+class WorkingSetRoute(Route):
+    """P1 on all points by working sets (:func:`dank_fast.working_set.solve_svm_working_set`
+    through :func:`dank_fast.solve_svm` on a :class:`FeatureKernel`): no ``n_p x n_p`` array,
+    ``8 |W|^2`` bytes for the working set's kernel."""
+
+    name = "working-set"
+
+    def fit(self, train: TrainingData, idx: np.ndarray, y: np.ndarray) -> RouteFit:
+        s = self.settings
+        kern = FeatureKernel(train.X[idx], **s.kernel_kwargs)
+        eta, alpha0 = _eta_rule(svc_dual(kern, y, s.C), s)  # libsvm on the features
+        res = solve_svm(kern, y, C=s.C, eta=eta, tau=s.tau, tol=s.tol, max_iter=s.max_iter,
+                        alpha0=alpha0, verbose=bool(s.verbose))
+        return RouteFit(res, eta, _model_from_result(res, y, eta))
+
+
+class DecompositionRoute(Route):
+    """P3 (eqs. mainls, mainlssub) by k-means decomposition of the features
+    (:func:`dank_fast.solve_decomposed`, called through its public signature): ``8 n_c^2``
+    bytes for the largest cluster's kernel, no ``n_p x n_p`` array."""
+
+    name = "decomposition"
+
+    def fit(self, train: TrainingData, idx: np.ndarray, y: np.ndarray) -> RouteFit:
+        s = self.settings
+        X = train.X[idx]
+        v = min(int(s.decomposition), y.size)
+        km = KMeans(n_clusters=v, random_state=s.random_state, n_init=3).fit(X)
+        method = s.method if s.method in ("auto", "accelerated", "newton") else "auto"
+        res = solve_decomposed(
+            FeatureKernel(X, **s.kernel_kwargs), y, C=s.C,
+            eta="svm" if isinstance(s.eta, str) else float(s.eta),
+            labels=km.labels_, method=method, tol=s.tol, max_iter=s.max_iter,
+            certify_full=False,
+        )
+        d = res.alpha * y
+        S = np.flatnonzero(res.alpha > 0)
+        model = BinaryModel(kind="decomposed", support=S, dual=d[S], bias=0.0, d=d, eta=res.eta,
+                            labels=km.labels_, centers=km.cluster_centers_)
+        return RouteFit(res, res.eta, model)
+
+
+def choose_route(settings: Settings, route: str, n_p: int, precomputed: bool) -> Route:
+    """The route of a problem of ``n_p`` points: the decomposition when asked for, else
+    ``route`` unless it is ``"auto"``, which takes the dense kernel while it fits in
+    :data:`DENSE_KERNEL_BYTES` (always for a precomputed kernel) and working sets beyond."""
+    if settings.decomposition is not None:
+        return DecompositionRoute(settings)
+    if route == "auto":
+        route = "dense" if precomputed or 8 * n_p * n_p <= DENSE_KERNEL_BYTES else "working-set"
+    return DenseRoute(settings) if route == "dense" else WorkingSetRoute(settings)
+
+
+# --------------------------------------------------------------------------- P2 (the regressor)
+def svr_iteration_limit(n: int) -> int:
+    """Iteration limit of the plain SVR behind ``eta="svr"``: ``max(10^6, 100 n^2)``.
+
+    libsvm's SMO needs a number of iterations that grows with the conditioning
+    ``C max|K|``, not only with ``n``: measured 2.2e7 iterations (4 s) for 7 points with a
+    linear kernel of scale 4.7e6 at ``C = 1``, 7.4e7 (16 s) at ``C = 1e4``. Without a limit
+    such a fit is a hang; the limit keeps it to a fraction of a second for small ``n`` and is
+    far above what well-conditioned problems need.
+    """
+    return max(10**6, 100 * n * n)
+
+
+def _plain_svr(K: np.ndarray, y: np.ndarray, C: float, epsilon: float) -> SVR:
+    """The plain SVR of ``eta="svr"`` (precomputed ``K``), with a bounded number of iterations.
+
+    When libsvm stops at :func:`svr_iteration_limit` the dual is approximate: it is still a
+    valid warm start (the DANK solve is certified from any start) and its ``||ah - ac||^2``
+    still sets ``eta``, so a :class:`dank_fast.ConvergenceWarning` says so instead of the fit
+    running for minutes.
+    """
+    limit = svr_iteration_limit(K.shape[0])
+    svr = SVR(kernel="precomputed", C=C, epsilon=epsilon, tol=1e-4, max_iter=limit)
+    return fit_limited(svr, K, y, lambda: (
+        f"the plain SVR behind eta='svr' stopped at its iteration limit ({limit}; the problem "
+        f"is ill-conditioned: C * max|K| = {C * max_abs(K):.3g}); eta is computed from its "
+        "approximate dual and the DANK solve starts from it (still certified). Pass a numeric "
+        "eta, or rescale the features, to avoid this."))
+
+
+class SVRRoute(Route):
+    """P2 (eq. mainsvr) on the dense kernel ``K[idx, idx]``: :func:`dank_fast.solve_svr`,
+    ``eta`` and the warm start from the plain SVR (``eta="svr"``). ``8 n_p^2`` bytes."""
+
+    name = "svr"
+
+    def fit(self, train: TrainingData, idx: np.ndarray, y: np.ndarray) -> RouteFit:
+        s = self.settings
+        kd = train.kernel(idx)
+        if isinstance(s.eta, str):  # "svr": eta = ||ah - ac||^2 of a plain SVR
+            svr = _plain_svr(kd.K, y, s.C, s.epsilon)
+            d = np.zeros(y.size)
+            d[svr.support_] = svr.dual_coef_.ravel()
+            eta, alpha0 = _eta_rule(d, s)
+        else:
+            eta, alpha0 = float(s.eta), None
+        res = solve_svr(kd, y, C=s.C, epsilon=s.epsilon, eta=eta, tau=s.tau, method=s.method,
+                        tol=s.tol, max_iter=s.max_iter, alpha0=alpha0)
+        return RouteFit(res, eta, None)

@@ -51,17 +51,7 @@ def accelerated(
             return finish(problem, x, ex, cert, "converged", 0, t_start, "accelerated", hist, tol)
     for it in range(1, max_iter + 1):
         g = ey.grad
-        while True:
-            x_new = problem.project(yv + g / L)
-            step = x_new - yv
-            en = problem.evaluate(x_new, warm=ey)
-            ss = float(step @ step)
-            # secant curvature along the step: robust to the round-off in h
-            # (h ~ eta n^2 cancels), unlike the function-value ascent test
-            curv = -float((en.grad - g) @ step)
-            if curv <= L * ss or ss == 0.0 or L > 1e20:
-                break
-            L = max(2.0 * L, curv / ss)
+        x_new, en, L = _backtrack(problem, yv, ey, L)
         dx = x_new - x
         restart = en.h < ex.h or g @ dx < 0
         if restart:
@@ -95,6 +85,22 @@ def accelerated(
             ey = problem.evaluate(yv, warm=ex)
         L = max(L * 0.9, 1e-12)
     return finish(problem, x, ex, cert, status, it, t_start, "accelerated", hist, tol)
+
+
+def _backtrack(problem, yv, ey, L: float):
+    """The projected gradient step from ``yv`` with the local Lipschitz estimate ``L``, doubled
+    until the secant curvature along the step is at most ``L`` (robust to the round-off in
+    ``h ~ eta n^2``, unlike the function-value ascent test); returns ``(x+, ev+, L)``."""
+    g = ey.grad
+    while True:
+        x_new = problem.project(yv + g / L)
+        step = x_new - yv
+        en = problem.evaluate(x_new, warm=ey)
+        ss = float(step @ step)
+        curv = -float((en.grad - g) @ step)
+        if curv <= L * ss or ss == 0.0 or L > 1e20:
+            return x_new, en, L
+        L = max(2.0 * L, curv / ss)
 
 
 def _initial_L(problem, ev) -> float:

@@ -210,6 +210,53 @@ def _kkt_solve(A, HA, Hr, r2=None):
     return Hr - HA @ nu, nu
 
 
+def _factorise(problem, ev, free0, H, free_H, single: bool):
+    """Cholesky factor of the curvature on ``free0`` (computed, or cut from ``H`` on
+    ``free_H``); returns ``(solve, saved, free_H)``, or None when not positive definite.
+
+    ``solve(B)`` applies ``H^-1`` (in float64 whatever the factor's type); ``saved`` is a copy
+    of the unshifted curvature (up to 4M entries) to cut smaller problems from.
+    """
+    f0 = free0.size
+    if H is None:
+        H = _curvature(problem, ev, free0, np.float32 if single else np.float64)
+        free_H = free0
+    elif free_H.size != f0 or not np.array_equal(free_H, free0):
+        pos = np.searchsorted(free_H, free0)
+        H = H[np.ix_(pos, pos)]
+        free_H = free0
+    saved = H.copy() if H.size <= (1 << 22) else None
+    H[np.diag_indices_from(H)] += 1e-12 * max(1.0, float(np.max(np.diag(H))))
+    dtype = H.dtype
+    try:
+        with blas_threads(f0):
+            fac = cho_factor(H.T, check_finite=False, overwrite_a=True)  # in place
+    except LinAlgError:
+        return None
+
+    def solve(B):
+        with blas_threads(f0):
+            X = cho_solve(fac, B.astype(dtype, copy=False), check_finite=False)
+        return X.astype(np.float64, copy=False)
+
+    return solve, saved, free_H
+
+
+def _refine(problem, ev, free0, gF, A, HA, p, nu, solve):
+    """Iterative refinement of ``H p + A nu = g``, ``A'p = 0`` against exact Hessian products
+    (after a float32 solve); returns ``(p, nu, ok)``, ``ok`` False when float32 is too coarse
+    for the system (relative residual above ``1e-6``)."""
+    res = np.inf
+    for _ in range(REFINE_STEPS):
+        r1 = gF - _hessian_matvec(problem, ev, free0, p) - A @ nu
+        res = np.linalg.norm(r1) / max(np.linalg.norm(gF), 1e-300)
+        if res <= 1e-10:
+            break
+        dp, dnu = _kkt_solve(A, HA, solve(r1), -(A.T @ p))
+        p, nu = p + dp, nu + dnu
+    return p, nu, res <= 1e-6
+
+
 def _constrained_direction(problem, ev, z, g, binding, has_eq, margin, H=None, free_H=None,
                            double=False):
     """Newton direction on the free coordinates, dropping those it would push out of the box.
@@ -220,41 +267,22 @@ def _constrained_direction(problem, ev, z, g, binding, has_eq, margin, H=None, f
     ``p = H^-1 (g - A nu)``, ``(A'H^-1 A) nu = A'H^-1 g`` (triangular solves for the new columns
     of ``A`` only), while at most ``BORDER_MAX`` coordinates are dropped; beyond that it
     refactorises on the reduced set (its curvature cut from the first one when that was kept,
-    i.e. up to 4M entries). Returns ``(free, p_free)``, or ``(None, None)`` when ``H`` is not
-    positive definite. ``H``/``free_H``: a curvature already computed on a superset.
+    i.e. up to 4M entries). Above ``SINGLE_BYTES`` of float64 curvature the factorisation is in
+    float32 (half the memory and time), each solve refined in float64. Returns
+    ``(free, p_free)``, or ``(None, None)`` when ``H`` is not positive definite.
+    ``H``/``free_H``: a curvature already computed on a superset.
     """
     C = problem.C
     free0 = np.flatnonzero(~binding)
     if free0.size == 0:
         return None, None
     f0 = free0.size
-    # above SINGLE_BYTES of float64 curvature the factorisation is in float32 (half the memory
-    # and time), each solve refined in float64 against exact Hessian products
     single = H is None and not double and 8 * f0 * f0 > SINGLE_BYTES
-    if H is None:
-        H = _curvature(problem, ev, free0, np.float32 if single else np.float64)
-        free_H = free0
-    elif free_H.size != f0 or not np.array_equal(free_H, free0):
-        pos = np.searchsorted(free_H, free0)
-        H = H[np.ix_(pos, pos)]
-        free_H = free0
-    saved = H.copy() if H.size <= (1 << 22) else None  # to cut smaller problems from
-    H[np.diag_indices_from(H)] += 1e-12 * max(1.0, float(np.max(np.diag(H))))
-    try:
-        with blas_threads(f0):
-            fac = cho_factor(H.T, check_finite=False, overwrite_a=True)  # in place
-    except LinAlgError:
-        if single:  # not positive definite in float32: the float64 system decides
-            del H
-            return _constrained_direction(problem, ev, z, g, binding, has_eq, margin,
-                                          double=True)
-        return None, None
-
-    def solve(B):
-        with blas_threads(f0):
-            X = cho_solve(fac, B.astype(H.dtype, copy=False), check_finite=False)
-        return X.astype(np.float64, copy=False)
-
+    again = (problem, ev, z, g, binding, has_eq, margin)
+    factored = _factorise(problem, ev, free0, H, free_H, single)
+    if factored is None:  # not positive definite (in float32: the float64 system decides)
+        return _constrained_direction(*again, double=True) if single else (None, None)
+    solve, saved, free_H = factored
     gF = g[free0]
     Hig = solve(gF)
     cols = [problem.eq_vector[free0].astype(np.float64)] if has_eq else []
@@ -265,24 +293,14 @@ def _constrained_direction(problem, ev, z, g, binding, has_eq, margin, H=None, f
         A = np.column_stack(cols) if cols else np.zeros((f0, 0))
         HA = np.column_stack(HiA) if HiA else np.zeros((f0, 0))
         p, nu = _kkt_solve(A, HA, Hig)
-        if single:  # iterative refinement of H p + A nu = g, A'p = 0 with exact products
-            res = np.inf
-            for _ in range(REFINE_STEPS):
-                r1 = gF - _hessian_matvec(problem, ev, free0, p) - A @ nu
-                res = np.linalg.norm(r1) / max(np.linalg.norm(gF), 1e-300)
-                if res <= 1e-10:
-                    break
-                dp, dnu = _kkt_solve(A, HA, solve(r1), -(A.T @ p))
-                p, nu = p + dp, nu + dnu
-            if not res <= 1e-6:  # float32 too coarse for this system (ill-conditioned)
-                del H, fac
-                return _constrained_direction(problem, ev, z, g, binding, has_eq, margin,
-                                              double=True)
+        if single:
+            p, nu, ok = _refine(problem, ev, free0, gF, A, HA, p, nu, solve)
+            if not ok:  # float32 too coarse for this system (ill-conditioned)
+                return _constrained_direction(*again, double=True)
         p[dropped] = 0.0
         bad = ~dropped & (((zF <= margin) & (p < 0)) | ((zF >= C - margin) & (p > 0)))
         if not np.any(bad):
-            keep = ~dropped
-            return free0[keep], p[keep]
+            return free0[~dropped], p[~dropped]
         if np.count_nonzero(dropped | bad) > BORDER_MAX:  # many drops: a smaller problem
             binding = binding.copy()
             binding[free0[dropped | bad]] = True
@@ -292,9 +310,8 @@ def _constrained_direction(problem, ev, z, g, binding, has_eq, margin, H=None, f
         dropped[new] = True
         E = np.zeros((f0, new.size))
         E[new, np.arange(new.size)] = 1.0
-        HE = solve(E)
         cols.extend(E.T)
-        HiA.extend(HE.T)
+        HiA.extend(solve(E).T)
     return None, None
 
 

@@ -19,6 +19,8 @@ import math
 
 import numpy as np
 
+from ._validation import _real_scalar, check_finite_array, check_labels_pm1, check_positive
+
 __all__ = ["project_A", "project_paper", "project_box", "project_sum_box", "repair_start"]
 
 
@@ -59,7 +61,6 @@ def project_A(z, y, C: float, target: float = 0.0) -> np.ndarray:
     >>> project_A(np.array([1.0, 0.0]), np.array([1.0, -1.0]), C=1.0).tolist()
     [0.5, 0.5]
     """
-    from ._validation import _real_scalar, check_finite_array, check_labels_pm1, check_positive
 
     z = check_finite_array(z, "z", ndim=1)
     if z.size == 0:

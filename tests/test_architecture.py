@@ -25,7 +25,6 @@ START_UP_WORDS = ("start-up", "startup", "optional")
 # function-local imports stay until their owners move them; shrink this list, never grow it
 LOCAL_IMPORT_ALLOWED: dict[str, set[str]] = {
     "dank_fast/decomposed.py": {".svm", "sklearn.cluster"},  # the memory helper
-    "dank_fast/projection.py": {"._validation"},  # the lead
     "dank_ref/svr.py": {"scipy.optimize"},  # the reference-speed helper
     "verification/formats.py": {"scipy.spatial.distance"},  # the conformance-kit helper
 }

@@ -107,6 +107,8 @@ FAMILIES: dict[str, tuple[str, Callable]] = {
     "moons-smallC": ("P1", _p1(lambda n, r: _moons(n, r, 0.3), 0.3, C=0.01, eta=0.1, tau=0.0)),
     "uniform-wide": ("P1", _p1(_uniform, 2.0, C=10.0, eta=0.1, tau=0.5)),
     "circles-narrow": ("P1", _p1(_circles, 0.1, C=1.0, eta=1000.0, tau=0.01)),
+    "moons-smalleta": ("P1", _p1(lambda n, r: _moons(n, r, 0.2), 0.5, C=10.0, eta=0.1,
+                                 tau=0.01)),
     "sinc": ("P2", _p2(0.5, np.sinc, C=1.0, epsilon=0.1, eta=10.0, tau=0.01)),
     "linear-bigC": ("P2", _p2(2.0, lambda x: 0.5 * x, C=100.0, epsilon=0.01, eta=1000.0,
                               tau=0.0)),

@@ -7,20 +7,23 @@ and feasibility tolerances) only has to land in the basin of the active-set Newt
 (:mod:`dank_ref.polish`); the polisher and dank_ref's own certificate
 (:mod:`dank_ref.certificate`) then give the digits.  The tight tolerance of the previous
 default (``eps = 1e-8``) bought nothing the polisher does not already give and cost up to a
-hundredfold (P1, moons, n = 100: 137 s -> 1 s of SCS).  The candidates are tried in order, each
-polished and certified, and the first one whose certified ``rel_gap <= certify_tol`` is
-returned:
+hundredfold (P1, moons, n = 100: 137 s of SCS at 1e-8 against 1 s at 1e-4).  The candidates
+are tried in order, each polished and certified; the first one whose certified
+``rel_gap <= certify_tol`` is returned (else the best one):
 
-1. the regime's cheap candidates in the order of :func:`dank_ref.svm.order_candidates`, the
-   SDP among them at the loose tolerance (``"sdp"``);
-2. escalation, only when none of those is certified: the same SDP re-solved at ``eps``
-   (default ``1e-8``; SCS warm-started from the loose solution, ``"sdp_tight"``), then the
-   other conic solver at ``eps`` (``"sdp_switch"``; skipped where its memory estimate refuses
-   ``n``).
+1. the regime's candidates in the order of :func:`dank_ref.svm.order_candidates` with
+   ``cheap_first``: in the moderate regime the ``eta -> inf`` limit QP (``"limit_qp"``, a QP
+   in ``n`` variables, milliseconds at n = 100) before the SDP at the loose tolerance
+   (``"sdp"``), then the ray (P1, P3);
+2. escalation, only when none of those is certified: the SDP with the other conic solver at
+   the loose tolerance (``"sdp_switch"``; skipped where its memory estimate refuses ``n``),
+   then the first solver at ``eps`` (default ``1e-8``, ``"sdp_tight"``).  Every conic stage
+   but the last gets half of the time left, so the escalation always has time to run.
 
-``strategy="tight"`` is the previous behaviour: the SDP solved once at ``eps``, then the cheap
-candidates, no escalation.  Either way every returned point is certified by dank_ref's own
-certificate; the conic solver's status is only recorded.
+``strategy="tight"`` is the previous behaviour: the SDP solved once at ``eps`` first, then the
+other candidates, no escalation; ``"auto"`` with ``polish=False`` is ``"tight"`` (without the
+polisher a loose solve has no way to its digits).  Either way every returned point is
+certified by dank_ref's own certificate; the conic solver's status is only recorded.
 
 Time limit and progress
 -----------------------

@@ -249,13 +249,15 @@ def F_scale(C_f: float, eta_f: float, s_f: float) -> float:
 
 
 def sdp_producer(build, opt: dict, n: int, stats: dict, holder: dict, value_scale: float = 1.0,
-                 *, tag: str = "sdp", solver: str | None = None, eps: float | None = None):
+                 *, tag: str = "sdp", solver: str | None = None, eps: float | None = None,
+                 share: float = 1.0):
     """Producer of the SDP candidate ``a = -z/zeta``; conic stats go into ``stats``.
 
     The CVXPY problem is built once (``holder['prob']``) and shared by every stage, so a
     re-solve reuses CVXPY's canonicalisation and, with the same solver, warm-starts from the
-    previous solution.  The conic solver (default ``opt['solver']``) gets the time left before
-    ``opt['deadline']`` (the first stage at least :data:`dank_ref.staged.MIN_FIRST_STAGE`).
+    previous solution.  The conic solver (default ``opt['solver']``) gets ``share`` of the
+    time left before ``opt['deadline']`` (``share < 1`` leaves time for the escalation; the
+    first stage gets at least :data:`dank_ref.staged.MIN_FIRST_STAGE`).
     ``stats['conic_value']`` is reported in the caller's units (``value_scale = c`` of the
     frame: ``v* = c v*'``); ``stats[tag + '_solver' | '_eps']`` record the stage.
     """
@@ -272,7 +274,7 @@ def sdp_producer(build, opt: dict, n: int, stats: dict, holder: dict, value_scal
         prob, con, var = holder["prob"], holder["con"], holder["var"]
         warm = not first and holder.get("last_solver") == solver
         stats[f"{tag}_solver"], stats[f"{tag}_eps"] = solver, eps
-        left = max(time_left(opt["deadline"]), MIN_FIRST_STAGE if first else 0.0)
+        left = max(share * time_left(opt["deadline"]), MIN_FIRST_STAGE if first else 0.0)
         if left <= 0.0:
             raise SolverError(f"stage {tag}: no time left")
         holder["last_solver"] = solver
@@ -299,24 +301,26 @@ def sdp_stages(build, opt: dict, n: int, stats: dict, holder: dict,
                value_scale: float = 1.0) -> tuple[list, list]:
     """The SDP stages of ``opt['strategy']`` (:mod:`dank_ref.staged`): ``(first, escalation)``.
 
-    ``"auto"``: ``first = [sdp at max(eps, 1e-4)]``, ``escalation = [sdp_tight at eps (if
-    tighter), sdp_switch: the other conic solver at eps (if its memory estimate admits n)]``.
+    ``"auto"``: ``first = [sdp at loose = max(eps, 1e-4)]``, ``escalation = [sdp_switch: the
+    other conic solver at loose (if its memory estimate admits n), sdp_tight: the first solver
+    at eps (if tighter)]``; every stage but the last gets half of the time left.
     ``"tight"`` (and ``"auto"`` with ``polish=False``, which has no polisher to give the
     digits): ``first = [sdp at eps]``, no escalation.  Each is a ``(tag, producer)`` pair.
     """
-    def make(tag, solver=None, eps=None):
-        return (tag, sdp_producer(build, opt, n, stats, holder, value_scale, tag=tag,
-                                  solver=solver, eps=eps))
-
     if not opt["staged"]:
-        return [make("sdp")], []
+        return [("sdp", sdp_producer(build, opt, n, stats, holder, value_scale))], []
     loose = max(opt["eps"], LOOSE_EPS)
-    later = [make("sdp_tight")] if loose > opt["eps"] else []
     other = next(s for s in SOLVERS if s != opt["solver"])
     limit = MEMORY_LIMIT_BYTES if opt["memory_limit"] is None else opt["memory_limit"]
+    plan = [("sdp", opt["solver"], loose)]
     if estimate_memory_bytes(n, other) <= limit:
-        later.append(make("sdp_switch", solver=other))
-    return [make("sdp", eps=loose)], later
+        plan.append(("sdp_switch", other, loose))
+    if loose > opt["eps"]:
+        plan.append(("sdp_tight", opt["solver"], opt["eps"]))
+    stages = [(tag, sdp_producer(build, opt, n, stats, holder, value_scale, tag=tag,
+                                 solver=solver, eps=eps, share=1.0 if k == len(plan) - 1 else 0.5))
+              for k, (tag, solver, eps) in enumerate(plan)]
+    return stages[:1], stages[1:]
 
 
 def order_candidates(candidates: list, Cf: float, etaf: float, s_f: float,

@@ -217,7 +217,40 @@ def main(argv=None) -> int:
     p.add_argument("--json", default=None, help="write the rows (JSON) to this file")
     p.add_argument("--before", default=None, help="JSON of an earlier run, for comparison")
     p.add_argument("--readme", default=None, help="regenerate this file's bench_ref block")
+    p.add_argument("--render", default=None,
+                   help="print (and --readme) the tables of this JSON instead of running")
     a = p.parse_args(argv)
+    if a.render:
+        with open(a.render) as f:
+            data = json.load(f)
+        return report(data["rows"], data["head"], a.before, a.readme)
+    rows = run_all(a)
+    load = os.getloadavg()
+    head = (f"Measured {datetime.date.today()} on 2 shared cores (load average at the end "
+            f"{load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f}) by `python benchmarks/bench_ref.py`; "
+            f"every solve asks for a certified relative gap <= {TARGET_GAP:g}.")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"head": head, "rows": rows}, f, indent=1)
+    return report(rows, head, a.before, a.readme)
+
+
+def report(rows: list[dict], head: str, before_path: str | None, readme: str | None) -> int:
+    """Print the summary and per-family tables; regenerate the README block if asked."""
+    before = []
+    if before_path:
+        with open(before_path) as f:
+            data = json.load(f)
+        before = data["rows"] if isinstance(data, dict) else data
+    lines = [head, "", *summary(rows)]
+    print("\n".join(lines + ["", *per_family(rows, before)]))
+    if readme:
+        write_readme(readme, lines)
+    return 0
+
+
+def run_all(a: argparse.Namespace) -> list[dict]:
+    """Run every (family, n, solver) of the command line; rows also saved as they come."""
     import dank_ref
 
     rows = []
@@ -237,20 +270,8 @@ def main(argv=None) -> int:
                       f"{row['rel_gap']:.1e}, {row['status']}", file=sys.stderr, flush=True)
                 if a.json:  # after every row: a long run keeps what it measured
                     with open(a.json, "w") as f:
-                        json.dump(rows, f, indent=1)
-    load = os.getloadavg()
-    head = (f"Measured {datetime.date.today()} on 2 shared cores (load average at the end "
-            f"{load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f}) by `python benchmarks/bench_ref.py`; "
-            f"every solve asks for a certified relative gap <= {TARGET_GAP:g}.")
-    before = []
-    if a.before:
-        with open(a.before) as f:
-            before = json.load(f)
-    lines = [head, "", *summary(rows)]
-    print("\n".join(lines + ["", *per_family(rows, before)]))
-    if a.readme:
-        write_readme(a.readme, lines)
-    return 0
+                        json.dump({"head": "(partial run)", "rows": rows}, f, indent=1)
+    return rows
 
 
 if __name__ == "__main__":

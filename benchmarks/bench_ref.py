@@ -149,7 +149,8 @@ def run_one(family: str, n: int, solver: str, seed: int, strategy: str | None) -
     return dict(family=family, problem=problem, n=n, solver=solver, time_s=wall,
                 rel_gap=float(r.rel_gap), status=r.status,
                 candidate=r.solver_stats.get("candidate"),
-                stages=[{k: s.get(k) for k in ("stage", "eps", "time_s", "rel_gap")}
+                stages=[{k: s.get(k) for k in ("stage", "solver", "eps", "time_s",
+                                                "polish_time_s", "rel_gap")}
                         for s in stages])
 
 
@@ -177,11 +178,12 @@ def summary(rows: list[dict]) -> list[str]:
 def per_family(rows: list[dict], before: list[dict]) -> list[str]:
     """Markdown: one line per solve, with the earlier run's time when ``before`` has it."""
     old = {(r["family"], r["n"], r["solver"]): r for r in before}
-    out = ["| family | problem | n | solver | time | rel. gap | stages | before |",
+    out = ["| family | problem | n | solver | time | rel. gap | stages (produce+polish) | before |",
            "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         b = old.get((r["family"], r["n"], r["solver"]))
-        st = ", ".join(f"{s['stage']}" + (f" {s['eps']:g}" if s.get("eps") else "")
+        st = ", ".join(s["stage"] + (f" ({s['solver']} {s['eps']:g})" if s.get("eps") else "")
+                       + f" {s['time_s']:.1f}+{s.get('polish_time_s') or 0.0:.1f} s"
                        for s in r["stages"]) or "-"
         out.append(f"| {r['family']} | {r['problem']} | {r['n']} | {r['solver']} | "
                    f"{r['time_s']:.2f} s | {r['rel_gap']:.1e} | {st} | "

@@ -13,8 +13,10 @@ Clarabel is skipped where dank_ref's memory estimate refuses it.
     python benchmarks/bench_ref.py --strategy tight ...   # the previous default (eps 1e-8)
 
 ``--readme`` replaces the text between ``<!-- bench_ref:begin -->`` and
-``<!-- bench_ref:end -->`` with the summary table.  ``--before FILE`` adds the times of an
-earlier run (same JSON format) to the per-family table.
+``<!-- bench_ref:end -->`` with the summary table; ``--notes`` puts the per-family table
+(between ``<!-- bench_ref_families:begin/end -->``, benchmarks/README.md).  ``--before FILE``
+adds the times of an earlier run (same JSON format) to the per-family table; ``--render FILE``
+redraws the tables of a saved run without solving anything.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import numpy as np
 TARGET_GAP = 1e-10
 TARGETS = {("P1", 100): 5.0, ("P1", 200): 30.0, ("P2", 100): 10.0, ("P3", 100): 10.0}
 BEGIN, END = "<!-- bench_ref:begin -->", "<!-- bench_ref:end -->"
+FAM_BEGIN, FAM_END = "<!-- bench_ref_families:begin -->", "<!-- bench_ref_families:end -->"
 
 
 def gaussian(X: np.ndarray, sigma: float) -> np.ndarray:
@@ -191,16 +194,16 @@ def per_family(rows: list[dict], before: list[dict]) -> list[str]:
     return out
 
 
-def write_readme(path: str, lines: list[str]) -> None:
-    """Replace the text between the bench_ref markers of ``path`` by ``lines``."""
+def write_readme(path: str, lines: list[str], begin: str = BEGIN, end: str = END) -> None:
+    """Replace the text between the markers ``begin`` and ``end`` of ``path`` by ``lines``."""
     with open(path) as f:
         text = f.read()
-    i, j = text.find(BEGIN), text.find(END)
+    i, j = text.find(begin), text.find(end)
     if i < 0 or j < i:
-        raise ValueError(f"{path} has no {BEGIN} ... {END} block")
+        raise ValueError(f"{path} has no {begin} ... {end} block")
     body = "\n".join(lines)
     with open(path, "w") as f:
-        f.write(text[: i + len(BEGIN)] + "\n" + body + "\n" + text[j:])
+        f.write(text[: i + len(begin)] + "\n" + body + "\n" + text[j:])
 
 
 def main(argv=None) -> int:
@@ -219,13 +222,16 @@ def main(argv=None) -> int:
     p.add_argument("--json", default=None, help="write the rows (JSON) to this file")
     p.add_argument("--before", default=None, help="JSON of an earlier run, for comparison")
     p.add_argument("--readme", default=None, help="regenerate this file's bench_ref block")
+    p.add_argument("--notes", default=None,
+                   help="write the per-family table (with --before) into this file's "
+                   "bench_ref_families block (benchmarks/README.md)")
     p.add_argument("--render", default=None,
-                   help="print (and --readme) the tables of this JSON instead of running")
+                   help="print (and --readme/--notes) the tables of this JSON, no solve")
     a = p.parse_args(argv)
     if a.render:
         with open(a.render) as f:
             data = json.load(f)
-        return report(data["rows"], data["head"], a.before, a.readme)
+        return report(data["rows"], data["head"], a)
     rows = run_all(a)
     load = os.getloadavg()
     head = (f"Measured {datetime.date.today()} on 2 shared cores (load average at the end "
@@ -234,20 +240,25 @@ def main(argv=None) -> int:
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"head": head, "rows": rows}, f, indent=1)
-    return report(rows, head, a.before, a.readme)
+    return report(rows, head, a)
 
 
-def report(rows: list[dict], head: str, before_path: str | None, readme: str | None) -> int:
-    """Print the summary and per-family tables; regenerate the README block if asked."""
-    before = []
-    if before_path:
-        with open(before_path) as f:
+def report(rows: list[dict], head: str, a: argparse.Namespace) -> int:
+    """Print the summary and per-family tables; regenerate the README blocks if asked."""
+    before, before_head = [], ""
+    if a.before:
+        with open(a.before) as f:
             data = json.load(f)
         before = data["rows"] if isinstance(data, dict) else data
+        before_head = data.get("head", "") if isinstance(data, dict) else ""
     lines = [head, "", *summary(rows)]
-    print("\n".join(lines + ["", *per_family(rows, before)]))
-    if readme:
-        write_readme(readme, lines)
+    fam = per_family(rows, before)
+    print("\n".join(lines + ["", *fam]))
+    if a.readme:
+        write_readme(a.readme, lines)
+    if a.notes:
+        note = [head, ""] + ([f"Before (`{a.before}`): {before_head}", ""] if a.before else [])
+        write_readme(a.notes, note + fam, FAM_BEGIN, FAM_END)
     return 0
 
 

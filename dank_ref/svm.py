@@ -58,8 +58,9 @@ Status policy
   decreases) and certified by :mod:`dank_ref.certificate`.  ``status="optimal"`` means: the
   returned ``alpha`` is feasible to ``1e-9 C sqrt(n)`` and its independent certificate has
   ``rel_gap <= certify_tol`` (default ``1e-6``) -- whatever the conic solver said.  Otherwise
-  ``status="time_limit"`` (the conic solver stopped at ``time_limit`` seconds) or
-  ``"inaccurate"``, and a :class:`dank_ref.InaccurateSolutionWarning` is emitted.
+  ``status="time_limit"`` (the solve, all its stages, stopped at ``time_limit`` seconds) or
+  ``"inaccurate"``, and a :class:`dank_ref.InaccurateSolutionWarning` is emitted.  Which
+  stages ran (the staged strategy of :mod:`dank_ref.staged`) is in ``solver_stats["stages"]``.
 """
 
 from __future__ import annotations

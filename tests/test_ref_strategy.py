@@ -106,7 +106,10 @@ def test_time_limit_bounds_the_whole_solve(monkeypatch):
     elapsed = time.perf_counter() - t0
     assert r.status == "time_limit" and r.solver_stats["time_limit_hit"]
     assert r.solver_stats.get("skipped_stages")  # the escalation found no time left
-    assert elapsed < 0.5 + 5.0  # only CVXPY's set-up of the problem is not interruptible
+    # only CVXPY's set-up of the SDP is not interruptible (0.55 s and 5.7 s measured at load
+    # 8-9 on 2 cores); without the whole-solve deadline the escalation stages (Clarabel, then
+    # SCS at 1e-8) would still run after the limit
+    assert elapsed < 0.5 + 15.0
     assert r.lower <= r.upper  # a valid certificate of the returned point all the same
 
 

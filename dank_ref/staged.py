@@ -71,12 +71,13 @@ def time_left(deadline: float) -> float:
 
 
 def polish_candidate(a_raw, certify, polisher, polish: bool, stats: dict, tag: str,
-                     certify_tol: float = 0.0, rounds: int = 4, deadline: float = np.inf):
+                     certify_tol: float = 0.0, rounds: int = 4, deadline: float = np.inf,
+                     report: Callable[[str], None] | None = None):
     """Certify ``a_raw``; polish it (restarted while it improves and is not yet certified).
 
     Each round is one run of the polisher, stopped at ``deadline``; cost per round: up to 30
     Newton iterations, each a few certificates (one ``eigh`` of ``n x n``: O(n^3) time,
-    O(n^2) memory).
+    O(n^2) memory).  ``report(msg)`` (if given) is called after every round.
     """
     c0 = certify(a_raw)
     stats[f"{tag}_gap_before_polish"] = c0.gap
@@ -94,6 +95,9 @@ def polish_candidate(a_raw, certify, polisher, polish: bool, stats: dict, tag: s
             break
         c1 = certify(x)
         steps += nstep
+        if report is not None:
+            report(f"stage {tag}: polish round {k + 1}: {nstep} Newton steps, certified "
+                   f"rel_gap {c1.rel_gap:.2e}")
         if not c1.gap < best.gap:
             break
         best, polished = c1, True
@@ -121,7 +125,8 @@ def _run_stages(candidates, certify, polisher, opt: dict, stats: dict, t0: float
             continue
         t2 = time.perf_counter()
         cand, pol = polish_candidate(raw, certify, polisher, opt["polish"], stats, tag,
-                                     opt["certify_tol"], deadline=opt["deadline"])
+                                     opt["certify_tol"], deadline=opt["deadline"],
+                                     report=lambda m: progress(opt["verbose"], t0, f"{kind}: {m}"))
         stages.append({"stage": tag, "solver": stats.get(f"{tag}_solver"),
                        "eps": stats.get(f"{tag}_eps"), "time_s": t2 - t1,
                        "polish_time_s": time.perf_counter() - t2, "rel_gap": cand.rel_gap})

@@ -118,6 +118,7 @@ def test_verbose_reports_every_stage(capfd):
     dank_ref.solve_svm(K, y, C=1.0, eta=1.0, verbose=True)
     err = capfd.readouterr().err
     assert "[dank_ref" in err and "stage limit_qp" in err and "certified rel_gap" in err
+    assert "polish round 1" in err
 
 
 @pytest.mark.parametrize("value, exc", [("fast", ValueError), (1, TypeError), (None, TypeError)])

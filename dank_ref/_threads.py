@@ -10,11 +10,13 @@ BLAS; Clarabel does not use the process's BLAS).
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 
 from threadpoolctl import ThreadpoolController
 
-__all__ = ["single_blas_thread"]
+__all__ = ["single_blas_thread", "single_blas_threaded"]
 
 _CONTROLLER = ThreadpoolController()
 
@@ -22,3 +24,12 @@ _CONTROLLER = ThreadpoolController()
 def single_blas_thread() -> AbstractContextManager:
     """Context manager limiting every loaded BLAS library to one thread (restored on exit)."""
     return _CONTROLLER.limit(limits=1, user_api="blas")
+
+
+def single_blas_threaded(fn: Callable) -> Callable:
+    """Decorator: run ``fn`` under :func:`single_blas_thread` (validation, solve, certificate)."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with single_blas_thread():
+            return fn(*args, **kwargs)
+    return wrapper

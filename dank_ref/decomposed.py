@@ -27,6 +27,7 @@ import numpy as np
 
 from . import certificate as cert
 from ._result import SolverError
+from ._threads import single_blas_threaded
 from ._validation import (
     check_binary_labels,
     check_kernel,
@@ -57,6 +58,7 @@ from .svm import (
 __all__ = ["solve_decomposed"]
 
 
+@single_blas_threaded
 def solve_decomposed(K, y, labels, *, C, eta, solver: str = DEFAULT_SOLVER, method: str = "joint",
                      eps: float = 1e-8, polish: bool = True, verbose: bool = False,
                      certify_tol: float = CERTIFY_TOL, memory_limit: float | None = None,

@@ -50,7 +50,6 @@ from collections.abc import Callable
 import numpy as np
 
 from ._result import InaccurateSolutionWarning, RefResult, SolverError
-from ._threads import single_blas_thread
 
 __all__ = ["LOOSE_EPS", "STRATEGIES", "MIN_FIRST_STAGE", "progress", "finish", "time_left"]
 
@@ -145,7 +144,7 @@ def _run_stages(candidates, certify, polisher, opt: dict, stats: dict, t0: float
 
 def finish(*, kind: str, candidates, certify: Callable, polisher: Callable | None, opt: dict,
            stats: dict, t0: float, final: Callable, extra: dict | None = None) -> RefResult:
-    """Run the stages (:func:`_run_stages`, one BLAS thread), return the best certified point.
+    """Run the stages (:func:`_run_stages`), return the best certified point.
 
     ``candidates`` is a list of ``(tag, producer)``; ``producer()`` returns a raw frame vector
     or raises :class:`SolverError` (recorded in ``stats[tag + '_error']``).  ``certify(x)``
@@ -154,11 +153,10 @@ def finish(*, kind: str, candidates, certify: Callable, polisher: Callable | Non
     original units and certifies the returned point there.  ``opt`` holds ``polish``,
     ``certify_tol``, ``verbose``, ``deadline`` and ``solver``.
     """
-    with single_blas_thread():
-        best, polished = _run_stages(candidates, certify, polisher, opt, stats, t0, kind)
-        stats["gap_before_polish"] = stats.get(f"{stats['candidate']}_gap_before_polish")
-        stats.setdefault("cvxpy_status", "not run")
-        out = final(best)
+    best, polished = _run_stages(candidates, certify, polisher, opt, stats, t0, kind)
+    stats["gap_before_polish"] = stats.get(f"{stats['candidate']}_gap_before_polish")
+    stats.setdefault("cvxpy_status", "not run")
+    out = final(best)
     stats["gap_raw"] = out.gap_raw
     certified = out.rel_gap <= opt["certify_tol"]
     if certified:

@@ -74,6 +74,7 @@ import numpy as np
 
 from . import certificate as cert
 from ._result import RefResult, SolverError
+from ._threads import single_blas_threaded
 from ._validation import (
     check_binary_labels,
     check_bool,
@@ -510,6 +511,7 @@ def lp_solution_svm(y: np.ndarray, C: float) -> np.ndarray:
     return np.where(y > 0, C * (m / npos), C * (m / nneg))
 
 
+@single_blas_threaded
 def solve_svm(K, y, *, C, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_SOLVER, eps: float = 1e-8,
               polish: bool = True, verbose: bool = False, certify_tol: float = CERTIFY_TOL,
               memory_limit: float | None = None, max_iters: int | None = None,

@@ -54,6 +54,7 @@ import numpy as np
 
 from . import certificate as cert
 from ._result import RefResult, SolverError
+from ._threads import single_blas_threaded
 from ._validation import (
     check_kernel,
     check_nonnegative,
@@ -122,6 +123,7 @@ def lp_solution_svr(y: np.ndarray, C: float, epsilon: float,
     return C * (x[:n] - x[n:])
 
 
+@single_blas_threaded
 def solve_svr(K, y, *, C, epsilon, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_SOLVER,
               eps: float = 1e-8, polish: bool = True, verbose: bool = False,
               certify_tol: float = CERTIFY_TOL, memory_limit: float | None = None,

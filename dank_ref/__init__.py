@@ -1,6 +1,6 @@
 """dank_ref: exact (conic) reference solvers for DANK -- the independent oracle.
 
-Depends only on numpy, scipy and cvxpy; it never imports ``dank_fast``.
+Depends only on numpy, scipy, cvxpy and threadpoolctl; it never imports ``dank_fast``.
 
 * :func:`solve_svm`  -- P1 (eq. mainrank) as one SDP (derivation in :mod:`dank_ref.svm`).
 * :func:`solve_svr`  -- P2 (eq. mainsvr, bias constraint ``1'(ah - ac) = 0``), :mod:`dank_ref.svr`.
@@ -14,39 +14,28 @@ naming the parameter; instances outside the representable range are refused up f
 result is certified by dank_ref's own code at exactly the point it returns:
 ``status == "optimal"`` iff that point is feasible (``1e-9 C sqrt(n)``) and its certified
 ``rel_gap <= certify_tol`` (1e-6) -- the conic solver's own status is only recorded.  Otherwise
-``"time_limit"`` (the conic solver got ``time_limit`` seconds, default 300, always finite) or
+``"time_limit"`` (the whole solve got ``time_limit`` seconds, default 300, always finite) or
 ``"inaccurate"``, plus :class:`InaccurateSolutionWarning`.  Solver failures raise
 :class:`SolverError`.  Defaults match ``dank_fast``: ``tau = 0.01``.
 
-How a solve works: the problem is rescaled exactly (``v*(K, C, eta) = c v*(cK, C/c, eta/c)``,
-``c`` a power of two near the natural size of ``a*``); up to three candidate starting points
-are tried in an order chosen by the regime -- the SDP's dual (moderate ``Gamma``), the
-``eta -> inf`` limit QP (``F ~ J(11')``: large ``eta``, hard margin, tiny ``C max|K|``), a ray
+How a solve works (:mod:`dank_ref.staged`): the problem is rescaled exactly
+(``v*(K, C, eta) = c v*(cK, C/c, eta/c)``, ``c`` a power of two near the natural size of
+``a*``); candidate starting points are tried in an order chosen by the regime -- the ``eta ->
+inf`` limit QP (``F ~ J(11')``), the SDP's dual at a loose tolerance (``eps = 1e-4``), a ray
 ``t * a_LP`` (tiny ``eta``: ``Gamma`` dominates) -- each polished by active-set Newton and
-certified; the first certified one is returned (else the best).  ``K = 0`` (an LP, closed
-form / HiGHS) and P2 with every target in the tube (``b = 0`` certified with gap 0) need no
-conic solve.
+certified; the first certified one is returned.  Only when none is certified does the solve
+escalate (the other conic solver at ``1e-4``, then ``eps``, default ``1e-8``);
+``strategy="tight"`` is the previous behaviour (the SDP at ``eps`` first).  ``time_limit``
+bounds the whole solve; ``solver_stats["stages"]`` records what ran.  ``K = 0`` (an LP,
+closed form / HiGHS) and P2 with every target in the tube (``b = 0`` certified with gap 0)
+need no conic solve.  Measured times over families of instances: the README's dank_ref table
+(``benchmarks/bench_ref.py``).
 
-Measured size / time (P1, 2 cores, Gaussian kernel (sigma 0.5) on uniform 2-D data, C=1,
-eta=1, tau=0.01; "raw" = conic solve + dual recovery, "polished" = + Newton polishing;
-rel_gap = certified gap / 1'a; re-measured with the final code)::
-
-    n    solver     raw time  raw rel_gap  polished time  polished rel_gap
-    20   SCS          0.22 s    5.1e-11        0.15 s         0
-    20   CLARABEL     0.14 s    3.0e-07        0.14 s         0
-    40   SCS          0.31 s    5.8e-09        0.41 s         5.6e-16
-    40   CLARABEL     1.54 s    2.4e-07        1.68 s         7.5e-16
-    60   SCS          1.47 s    1.3e-08        1.60 s         9.0e-16
-    60   CLARABEL     9.17 s    1.6e-06        8.61 s         9.0e-16   (raw: "inaccurate")
-    100  SCS             -         -           3.46 s         1.2e-15
-    200  SCS             -         -          22.99 s         2.3e-15
-
-Default solver: **SCS** (``eps_abs = eps_rel = 1e-8``): 3-8x faster than Clarabel and two orders
-of magnitude more accurate before polishing on these instances, with O(n^2) memory.  Clarabel
-(interior point) is kept as the second, independent conic solver; it copes better with extreme
-scalings (e.g. ``eta = 1e6 .. 1e8``, where SCS needs many iterations), but its KKT system grows
-like n^4 (:func:`estimate_memory_bytes`; with the 8 GiB default limit it refuses n > ~135, before
-building the problem).
+Default solver: **SCS** (first order, O(n^2) memory; far faster than Clarabel on the SDP beyond
+a few dozen points). Clarabel (interior point) is kept as the second, independent conic solver;
+it copes better with extreme scalings (e.g. ``eta = 1e6 .. 1e8``, where SCS needs many
+iterations), but its KKT system grows like n^4 (:func:`estimate_memory_bytes`; with the 8 GiB
+default limit it refuses n > ~135, before building the problem).
 
 dsp-cvxpy verdict: ``dsp-cvxpy`` 0.4.2 installs, but (1) it is incompatible with cvxpy 1.9
 (``MinimizeMaximize`` cannot be instantiated: abstract method ``format_labeled``), and (2) after
@@ -64,6 +53,7 @@ from .svm import (
     DEFAULT_SOLVER,
     DEFAULT_TAU,
     MEMORY_LIMIT_BYTES,
+    STRATEGIES,
     TIME_LIMIT,
     estimate_memory_bytes,
     solve_svm,
@@ -82,4 +72,5 @@ __all__ = [
     "MEMORY_LIMIT_BYTES",
     "DEFAULT_TAU",
     "TIME_LIMIT",
+    "STRATEGIES",
 ]

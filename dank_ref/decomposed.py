@@ -26,6 +26,8 @@ import time
 import numpy as np
 
 from . import certificate as cert
+from ._result import SolverError
+from ._threads import single_blas_threaded
 from ._validation import (
     check_binary_labels,
     check_kernel,
@@ -35,6 +37,7 @@ from ._validation import (
     kernel_scale,
 )
 from .polish import polish_svm
+from .staged import LOOSE_EPS, finish, time_left
 from .svm import (
     CERTIFY_TOL,
     DEFAULT_SOLVER,
@@ -45,21 +48,22 @@ from .svm import (
     check_options,
     check_size,
     dual_vector,
-    finish,
     limit_qp,
     order_candidates,
     ray_candidate,
     run_conic,
-    sdp_producer,
+    sdp_stages,
 )
 
 __all__ = ["solve_decomposed"]
 
 
+@single_blas_threaded
 def solve_decomposed(K, y, labels, *, C, eta, solver: str = DEFAULT_SOLVER, method: str = "joint",
                      eps: float = 1e-8, polish: bool = True, verbose: bool = False,
                      certify_tol: float = CERTIFY_TOL, memory_limit: float | None = None,
-                     max_iters: int | None = None, time_limit: float = TIME_LIMIT):
+                     max_iters: int | None = None, time_limit: float = TIME_LIMIT,
+                     strategy: str = "auto"):
     """Solve P3 on ``Kbar = K o [labels_i == labels_j]``; certified on ``Kbar``.
 
     Parameters
@@ -69,8 +73,9 @@ def solve_decomposed(K, y, labels, *, C, eta, solver: str = DEFAULT_SOLVER, meth
     C, eta : ``> 0`` (P3 has ``tau = 0``); representable range checked on ``Kbar``.
     method : ``"joint"`` (one SDP on all points) or ``"blocks"`` (one SDP per cluster,
         concatenated; polishing and the certificate then act on the concatenated vector).
-    solver, eps, polish, verbose, certify_tol, memory_limit, max_iters, time_limit :
-        as :func:`dank_ref.solve_svm` (``time_limit`` bounds each conic solve).
+    solver, eps, polish, verbose, certify_tol, memory_limit, max_iters, time_limit, strategy :
+        as :func:`dank_ref.solve_svm` (``time_limit`` bounds the whole solve; ``"auto"``:
+        loose conic solves, polish, re-solve at ``eps`` only if the certificate asks for it).
 
     Returns
     -------
@@ -88,20 +93,20 @@ def solve_decomposed(K, y, labels, *, C, eta, solver: str = DEFAULT_SOLVER, meth
         raise ValueError(f"method must be 'joint' or 'blocks', got {method!r}")
     opt = check_options(solver=solver, eps=eps, polish=polish, verbose=verbose,
                         certify_tol=certify_tol, memory_limit=memory_limit, max_iters=max_iters,
-                        time_limit=time_limit)
+                        time_limit=time_limit, strategy=strategy)
     Kb = cert.block_kernel(K, labels)
     s = kernel_scale(Kb)
     check_range(C, eta, s, n)
     c = cert.frame_scale(C, eta, s)
     Kbf, Cf, etaf = Kb * c, C / c, eta / c
-    extra = {"method": method, "frame_scale": c, "time_limit": opt["time_limit"]}
+    extra = {"method": method, "frame_scale": c, "time_limit": opt["time_limit"],
+             "strategy": opt["strategy"]}
     stats: dict = {"time_limit": opt["time_limit"], "time_limit_hit": False}
-    t_start = time.perf_counter()
 
     def limit():
         G = np.outer(y, y) * Kbf  # tau = 0: F0 = 11'
-        left = opt["time_limit"] - (time.perf_counter() - t_start)
-        return limit_qp(G, np.ones(n), None, min(Cf, SDP_BOX_CAP), time_limit=left)
+        return limit_qp(G, np.ones(n), None, min(Cf, SDP_BOX_CAP),
+                        time_limit=time_left(opt["deadline"]))
 
     if s == 0.0:
         stats["cvxpy_status"] = "not run (Kbar = 0: a = C solves the linear program)"
@@ -110,10 +115,10 @@ def solve_decomposed(K, y, labels, *, C, eta, solver: str = DEFAULT_SOLVER, meth
         check_size(n, opt["solver"], opt["memory_limit"])
         w = F_scale(Cf, etaf, s * c)
         extra["F_scale"] = w
-        sdp = sdp_producer(
+        first, later = sdp_stages(
             lambda: build_svm_problem(Kbf, y, C=min(Cf, SDP_BOX_CAP), eta=etaf, tau=0.0,
                                       equality=False, F_scale=w), opt, n, stats, {}, c)
-        candidates = [("sdp", sdp), ("limit_qp", limit)]
+        candidates = first + [("limit_qp", limit)]
     else:
         uniq = list(dict.fromkeys(labels.tolist()))
         check_size(max(int(np.sum(labels == u)) for u in uniq), opt["solver"],
@@ -121,51 +126,29 @@ def solve_decomposed(K, y, labels, *, C, eta, solver: str = DEFAULT_SOLVER, meth
         blocks = [np.flatnonzero(labels == u) for u in uniq]
         extra["blocks"] = blocks
 
-        def blocks_sdp():
-            a_raw = np.zeros(n)
-            stats.update({"cvxpy_status": [], "wall_time": 0.0, "iterations": 0})
-            for idx in blocks:
-                Kc = Kbf[np.ix_(idx, idx)]
-                if idx.size == 1:  # max_a a - a^2 k/2 - a^4 k^2/(16 eta) on [0, C]
-                    a_raw[idx] = _one_point(float(Kc[0, 0]), Cf, etaf)
-                    continue
-                w = F_scale(Cf, etaf, max(float(np.max(np.abs(Kc))), np.finfo(float).tiny))
-                prob, con, _ = build_svm_problem(Kc, y[idx], C=min(Cf, SDP_BOX_CAP), eta=etaf,
-                                                 tau=0.0, equality=False, F_scale=w)
-                st = run_conic(prob, opt["solver"], opt["eps"], opt["verbose"],
-                               opt["max_iters"], opt["time_limit"])
-                a_raw[idx] = dual_vector(con, idx.size)[0]
-                stats["cvxpy_status"].append(st["cvxpy_status"])
-                stats["wall_time"] += st["wall_time"]
-                stats["iterations"] += st.get("iterations") or 0
-                stats["time_limit_hit"] = stats["time_limit_hit"] or st["time_limit_hit"]
-            stats["cvxpy_status"] = (
-                "optimal" if all(x == "optimal" for x in stats["cvxpy_status"])
-                else ",".join(map(str, stats["cvxpy_status"])))
-            return a_raw
-
-        candidates = [("sdp", blocks_sdp), ("limit_qp", limit)]
+        candidates, later = _blocks_stages(Kbf, y, blocks, Cf, etaf, opt, stats)
+        candidates.append(("limit_qp", limit))
 
     if s > 0.0:
         def ray():
             return ray_candidate(np.ones(n), lambda a: certify(a).lower, min(Cf, SDP_BOX_CAP))
 
-        candidates = order_candidates(candidates + [("ray", ray)], Cf, etaf, s * c)
+        candidates = order_candidates(candidates + [("ray", ray)], Cf, etaf, s * c,
+                                      opt["staged"]) + later
 
     def certify(a):
         return cert.decomposed_certificate(Kbf, y, np.clip(a, 0.0, Cf), C=Cf, eta=etaf,
                                            validate=False)
 
-    def polisher(a, score):
+    def polisher(a, score, deadline):
         return polish_svm(Kbf, y, a, C=Cf, eta=etaf, tau=0.0, equality=False, score=score,
-                          validate=False)
+                          validate=False, deadline=deadline)
 
     def final(cf):
         return cert.decomposed_certificate(Kb, y, c * cf.alpha, C=C, eta=eta, validate=False)
 
     res = finish(kind=f"P3 (decomposed, {method})", candidates=candidates, certify=certify,
-                 polisher=polisher, polish=opt["polish"], certify_tol=opt["certify_tol"],
-                 stats=stats, solver=opt["solver"], t0=t0, final=final, extra=extra)
+                 polisher=polisher, opt=opt, stats=stats, t0=t0, final=final, extra=extra)
     if method == "blocks":
         if "blocks" not in extra:  # Kbar = 0: no per-block solve was needed
             extra["blocks"] = [np.flatnonzero(labels == u)
@@ -173,6 +156,54 @@ def solve_decomposed(K, y, labels, *, C, eta, solver: str = DEFAULT_SOLVER, meth
             res.solver_stats["blocks"] = extra["blocks"]
         res.solver_stats["F_blocks"] = [res.F[np.ix_(b, b)] for b in extra["blocks"]]
     return res
+
+
+def _blocks_stages(Kbf, y, blocks, Cf: float, etaf: float, opt: dict, stats: dict):
+    """``method="blocks"``: the per-cluster SDP stages ``(first, escalation)`` of the strategy.
+
+    ``"auto"``: every block at ``max(eps, 1e-4)``, then (escalation) every block at ``eps``;
+    ``"tight"``: every block at ``eps``.  Each conic solve gets the time left before the
+    deadline (:mod:`dank_ref.staged`).
+    """
+    def stage(tag: str, eps: float):
+        def produce():
+            return _blocks_sdp(Kbf, y, blocks, Cf, etaf, opt, stats, tag, eps)
+        return (tag, produce)
+
+    if not opt["staged"]:
+        return [stage("sdp", opt["eps"])], []
+    loose = max(opt["eps"], LOOSE_EPS)
+    return [stage("sdp", loose)], ([stage("sdp_tight", opt["eps"])] if loose > opt["eps"] else [])
+
+
+def _blocks_sdp(Kbf, y, blocks, Cf, etaf, opt, stats, tag, eps) -> np.ndarray:
+    """One conic solve per block at ``eps``, the block vectors concatenated (a frame vector)."""
+    n = Kbf.shape[0]
+    a_raw = np.zeros(n)
+    stats.update({"cvxpy_status": [], "wall_time": 0.0, "iterations": 0,
+                  f"{tag}_solver": opt["solver"], f"{tag}_eps": eps})
+    for idx in blocks:
+        Kc = Kbf[np.ix_(idx, idx)]
+        if idx.size == 1:  # max_a a - a^2 k/2 - a^4 k^2/(16 eta) on [0, C]
+            a_raw[idx] = _one_point(float(Kc[0, 0]), Cf, etaf)
+            continue
+        left = time_left(opt["deadline"])
+        if left <= 0.0 and tag != "sdp":
+            raise SolverError(f"stage {tag}: no time left")
+        w = F_scale(Cf, etaf, max(float(np.max(np.abs(Kc))), np.finfo(float).tiny))
+        prob, con, _ = build_svm_problem(Kc, y[idx], C=min(Cf, SDP_BOX_CAP), eta=etaf,
+                                         tau=0.0, equality=False, F_scale=w)
+        st = run_conic(prob, opt["solver"], eps, opt["verbose"], opt["max_iters"],
+                       max(left, 1e-3))
+        a_raw[idx] = dual_vector(con, idx.size)[0]
+        stats["cvxpy_status"].append(st["cvxpy_status"])
+        stats["wall_time"] += st["wall_time"]
+        stats["iterations"] += st.get("iterations") or 0
+        stats["time_limit_hit"] = stats["time_limit_hit"] or st["time_limit_hit"]
+    stats["cvxpy_status"] = (
+        "optimal" if all(x == "optimal" for x in stats["cvxpy_status"])
+        else ",".join(map(str, stats["cvxpy_status"])))
+    return a_raw
 
 
 def _one_point(k: float, C: float, eta: float) -> float:

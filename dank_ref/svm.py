@@ -58,8 +58,9 @@ Status policy
   decreases) and certified by :mod:`dank_ref.certificate`.  ``status="optimal"`` means: the
   returned ``alpha`` is feasible to ``1e-9 C sqrt(n)`` and its independent certificate has
   ``rel_gap <= certify_tol`` (default ``1e-6``) -- whatever the conic solver said.  Otherwise
-  ``status="time_limit"`` (the conic solver stopped at ``time_limit`` seconds) or
-  ``"inaccurate"``, and a :class:`dank_ref.InaccurateSolutionWarning` is emitted.
+  ``status="time_limit"`` (the solve, all its stages, stopped at ``time_limit`` seconds) or
+  ``"inaccurate"``, and a :class:`dank_ref.InaccurateSolutionWarning` is emitted.  Which
+  stages ran (the staged strategy of :mod:`dank_ref.staged`) is in ``solver_stats["stages"]``.
 """
 
 from __future__ import annotations
@@ -72,7 +73,8 @@ import cvxpy as cp
 import numpy as np
 
 from . import certificate as cert
-from ._result import InaccurateSolutionWarning, RefResult, SolverError
+from ._result import RefResult, SolverError
+from ._threads import single_blas_threaded
 from ._validation import (
     check_binary_labels,
     check_bool,
@@ -86,15 +88,17 @@ from ._validation import (
     kernel_scale,
 )
 from .polish import polish_svm
+from .staged import LOOSE_EPS, MIN_FIRST_STAGE, STRATEGIES, finish, time_left
 
 __all__ = ["solve_svm", "estimate_memory_bytes", "MEMORY_LIMIT_BYTES", "DEFAULT_SOLVER",
-           "DEFAULT_TAU", "TIME_LIMIT", "SOLVERS"]
+           "DEFAULT_TAU", "TIME_LIMIT", "SOLVERS", "STRATEGIES"]
 
 DEFAULT_SOLVER = "SCS"
 SOLVERS = ("SCS", "CLARABEL")
 DEFAULT_TAU = 0.01  # dank_fast's default: swapping the import keeps the problem
 TIME_LIMIT = 300.0
 MEMORY_LIMIT_BYTES = 8 * 2**30
+SDP_TAGS = ("sdp", "sdp_tight", "sdp_switch")  # the stages whose point is the SDP's
 CERTIFY_TOL = 1e-6
 # In the solver frame a* = O(1); the SDP's box is capped here (a huge C only worsens its
 # conditioning).  Only a starting point: polishing and the certificate use the true box.
@@ -136,14 +140,23 @@ def check_size(n: int, solver: str, memory_limit: float | None) -> None:
 
 
 def check_options(*, solver, eps, polish, verbose, certify_tol, memory_limit, max_iters,
-                  time_limit) -> dict:
-    """Validate the options shared by every ``solve_*`` (``TypeError``/``ValueError``)."""
+                  time_limit, strategy: str = "auto") -> dict:
+    """Validate the options shared by every ``solve_*`` (``TypeError``/``ValueError``).
+
+    The returned dict also holds ``deadline`` (``time.perf_counter()`` + ``time_limit``): the
+    whole solve, every stage included, ends by then (:mod:`dank_ref.staged`).
+    """
     if not isinstance(solver, str):
         raise TypeError(f"solver must be a string, got {type(solver).__name__}")
     s = solver.upper()
     if s not in SOLVERS:
         raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r} (dank_ref passes a "
                          "time limit, which it knows how to do for these two)")
+    if not isinstance(strategy, str):
+        raise TypeError(f"strategy must be a string, got {type(strategy).__name__}")
+    if strategy not in STRATEGIES:
+        raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
+    limit = check_time_limit(time_limit)
     return dict(
         solver=s,
         eps=check_tolerance("eps", eps),
@@ -153,7 +166,11 @@ def check_options(*, solver, eps, polish, verbose, certify_tol, memory_limit, ma
         memory_limit=(None if memory_limit is None
                       else check_positive("memory_limit", memory_limit)),
         max_iters=check_iterations("max_iters", max_iters),
-        time_limit=check_time_limit(time_limit),
+        time_limit=limit,
+        strategy=strategy,
+        # the loose solve relies on the polisher for its digits: without it, "auto" is "tight"
+        staged=strategy == "auto" and bool(polish),
+        deadline=time.perf_counter() + limit,
     )
 
 
@@ -171,18 +188,20 @@ def solver_kwargs(solver: str, eps: float, max_iters: int | None,
 
 
 def run_conic(prob: cp.Problem, solver: str, eps: float, verbose: bool, max_iters=None,
-              time_limit: float = TIME_LIMIT):
+              time_limit: float = TIME_LIMIT, warm_start: bool = False):
     """Solve ``prob`` within ``time_limit`` seconds; raise :class:`SolverError` on failure.
 
-    Returns a stats dict; ``stats['time_limit_hit']`` tells whether the solver stopped on the
-    time limit (its iterate is then used like an inaccurate solution).
+    ``warm_start=True`` lets CVXPY hand the previous solution of ``prob`` to the solver (SCS
+    starts from it; used when the loose solution is re-solved tightly).  Returns a stats dict;
+    ``stats['time_limit_hit']`` tells whether the solver stopped on the time limit (its iterate
+    is then used like an inaccurate solution).
     """
     kw = solver_kwargs(solver, eps, max_iters, time_limit)
     t0 = time.perf_counter()
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            prob.solve(solver=str(solver).upper(), verbose=verbose, **kw)
+            prob.solve(solver=str(solver).upper(), verbose=verbose, warm_start=warm_start, **kw)
     except cp.error.SolverError as exc:
         raise SolverError(f"conic solver {solver} failed (cvxpy status: "
                           f"{getattr(prob, 'status', None)}): {exc}") from exc
@@ -231,106 +250,45 @@ def F_scale(C_f: float, eta_f: float, s_f: float) -> float:
     return math.ldexp(1.0, int(round(min(max(lg, 0.0), 600.0))))
 
 
-def _polish_candidate(a_raw, certify, polisher, polish: bool, stats: dict, tag: str,
-                      certify_tol: float = 0.0, rounds: int = 4):
-    """Certify ``a_raw``; polish it (restarted while it improves and is not yet certified)."""
-    c0 = certify(a_raw)
-    stats[f"{tag}_gap_before_polish"] = c0.gap
-    stats[f"{tag}_projection_distance"] = c0.projection_distance
-    best, polished, steps = c0, False, 0
-    if not polish:
-        return best, polished
-    for k in range(rounds):  # always one full polish; restarts only while not certified
-        if best.gap <= 0.0 or (k > 0 and best.rel_gap <= certify_tol):
-            break
-        try:
-            x, _, nstep = polisher(best.alpha, lambda z: certify(z).gap)
-        except (np.linalg.LinAlgError, ValueError) as exc:  # never fatal
-            stats[f"{tag}_polish_error"] = repr(exc)
-            break
-        c1 = certify(x)
-        steps += nstep
-        if not c1.gap < best.gap:
-            break
-        best, polished = c1, True
-    stats[f"{tag}_polish_steps"] = steps
-    return best, polished
-
-
-def finish(*, kind: str, candidates, certify, polisher, polish: bool, certify_tol: float,
-           stats: dict, solver: str, t0: float, final, extra: dict | None = None) -> RefResult:
-    """Produce candidates in order, polish and certify each, return the best certified one.
-
-    ``candidates`` is a list of ``(tag, producer)``; ``producer()`` returns a raw frame vector
-    or raises :class:`SolverError` (recorded in ``stats[tag + '_error']``).  The loop stops at the
-    first candidate whose certified ``rel_gap <= certify_tol``.  ``certify(x)`` certifies a frame
-    vector (explicit projection of the raw vector); ``final(cert_f)`` maps the chosen frame
-    certificate back to original units and certifies the returned point there.
-    """
-    best, polished, errors = None, False, []
-    for tag, produce in candidates:
-        try:
-            raw = produce()
-        except SolverError as exc:
-            stats[f"{tag}_error"] = str(exc)
-            errors.append(exc)
-            continue
-        cand, pol = _polish_candidate(raw, certify, polisher, polish, stats, tag, certify_tol)
-        if best is None or cand.rel_gap < best.rel_gap:
-            best, polished = cand, pol
-            stats["candidate"] = tag
-        if best.rel_gap <= certify_tol:
-            break
-    if best is None:
-        raise SolverError(f"{kind}: no candidate solution: " + "; ".join(map(str, errors)))
-    stats["gap_before_polish"] = stats.get(f"{stats['candidate']}_gap_before_polish")
-    stats.setdefault("cvxpy_status", "not run")
-    out = final(best)
-    stats["gap_raw"] = out.gap_raw
-    certified = out.rel_gap <= certify_tol
-    if certified:
-        status = "optimal"
-    elif stats.get("time_limit_hit"):
-        status = "time_limit"
-    else:
-        status = "inaccurate"
-    msg = (f"{kind}: cvxpy status {stats['cvxpy_status']!r}; candidate {stats['candidate']}; "
-           f"certified rel_gap {out.rel_gap:.3e} ({'<=' if certified else '>'} certify_tol "
-           f"{certify_tol:g})")
-    if status == "time_limit":
-        msg += f"; the conic solver stopped at its time limit ({stats.get('time_limit')} s)"
-    if not certified:
-        warnings.warn(InaccurateSolutionWarning(msg), stacklevel=3)
-    res = RefResult(
-        alpha=out.alpha, bias=out.bias, F=out.F, lower=out.lower, upper=out.upper,
-        gap=out.gap, rel_gap=out.rel_gap, status=status, time=time.perf_counter() - t0,
-        solver=str(solver).upper(), solver_stats=stats, n_iter=stats.get("iterations"),
-        value=out.value, message=msg, alpha_hat=out.alpha_hat, alpha_check=out.alpha_check,
-        projection_distance=best.projection_distance, polished=polished,
-    )
-    if extra:
-        res.solver_stats.update(extra)
-    return res
-
-
-def sdp_producer(build, opt: dict, n: int, stats: dict, holder: dict, value_scale: float = 1.0):
+def sdp_producer(build, opt: dict, n: int, stats: dict, holder: dict, value_scale: float = 1.0,
+                 *, tag: str = "sdp", solver: str | None = None, eps: float | None = None,
+                 share: float = 1.0):
     """Producer of the SDP candidate ``a = -z/zeta``; conic stats go into ``stats``.
 
+    The CVXPY problem is built once (``holder['prob']``) and shared by every stage, so a
+    re-solve reuses CVXPY's canonicalisation and, with the same solver, warm-starts from the
+    previous solution.  The conic solver (default ``opt['solver']``) gets ``share`` of the
+    time left before ``opt['deadline']`` (``share < 1`` leaves time for the escalation; the
+    first stage gets at least :data:`dank_ref.staged.MIN_FIRST_STAGE`).
     ``stats['conic_value']`` is reported in the caller's units (``value_scale = c`` of the
-    frame: ``v* = c v*'``).
+    frame: ``v* = c v*'``); ``stats[tag + '_solver' | '_eps']`` record the stage.
     """
+    solver = opt["solver"] if solver is None else solver
+    eps = opt["eps"] if eps is None else eps
 
     def produce():
-        prob, con, var = build()
-        holder["var"] = var
+        left = time_left(opt["deadline"])
+        first = "prob" not in holder
+        if not first and left <= 0.0:
+            raise SolverError(f"stage {tag}: no time left")
+        if first:
+            holder["prob"], holder["con"], holder["var"] = build()
+        prob, con, var = holder["prob"], holder["con"], holder["var"]
+        warm = not first and holder.get("last_solver") == solver
+        stats[f"{tag}_solver"], stats[f"{tag}_eps"] = solver, eps
+        left = max(share * time_left(opt["deadline"]), MIN_FIRST_STAGE if first else 0.0)
+        if left <= 0.0:
+            raise SolverError(f"stage {tag}: no time left")
+        holder["last_solver"] = solver
+        hit = stats.get("time_limit_hit", False)
         try:
-            st = run_conic(prob, opt["solver"], opt["eps"], opt["verbose"], opt["max_iters"],
-                           opt["time_limit"])
+            st = run_conic(prob, solver, eps, opt["verbose"], opt["max_iters"], left, warm)
         finally:
             stats.setdefault("cvxpy_status", getattr(prob, "status", None))
         if st.get("conic_value") is not None:
             st["conic_value"] = value_scale * st["conic_value"]
         stats.update(st)
+        stats["time_limit_hit"] = hit or st["time_limit_hit"]
         a, zeta = dual_vector(con, n)
         stats["zeta"] = zeta
         lam = var.get("lam")
@@ -341,16 +299,50 @@ def sdp_producer(build, opt: dict, n: int, stats: dict, holder: dict, value_scal
     return produce
 
 
-def order_candidates(candidates: list, Cf: float, etaf: float, s_f: float) -> list:
+def sdp_stages(build, opt: dict, n: int, stats: dict, holder: dict,
+               value_scale: float = 1.0) -> tuple[list, list]:
+    """The SDP stages of ``opt['strategy']`` (:mod:`dank_ref.staged`): ``(first, escalation)``.
+
+    ``"auto"``: ``first = [sdp at loose = max(eps, 1e-4)]``, ``escalation = [sdp_switch: the
+    other conic solver at loose (if its memory estimate admits n), sdp_tight: the first solver
+    at eps (if tighter)]``; every stage but the last gets half of the time left.
+    ``"tight"`` (and ``"auto"`` with ``polish=False``, which has no polisher to give the
+    digits): ``first = [sdp at eps]``, no escalation.  Each is a ``(tag, producer)`` pair.
+    """
+    if not opt["staged"]:
+        return [("sdp", sdp_producer(build, opt, n, stats, holder, value_scale))], []
+    loose = max(opt["eps"], LOOSE_EPS)
+    other = next(s for s in SOLVERS if s != opt["solver"])
+    limit = MEMORY_LIMIT_BYTES if opt["memory_limit"] is None else opt["memory_limit"]
+    plan = [("sdp", opt["solver"], loose)]
+    if estimate_memory_bytes(n, other) <= limit:
+        plan.append(("sdp_switch", other, loose))
+    if loose > opt["eps"]:
+        plan.append(("sdp_tight", opt["solver"], opt["eps"]))
+    stages = [(tag, sdp_producer(build, opt, n, stats, holder, value_scale, tag=tag,
+                                 solver=solver, eps=eps, share=1.0 if k == len(plan) - 1 else 0.5))
+              for k, (tag, solver, eps) in enumerate(plan)]
+    return stages[:1], stages[1:]
+
+
+def order_candidates(candidates: list, Cf: float, etaf: float, s_f: float,
+                     cheap_first: bool = False) -> list:
     """Order ``[sdp, limit_qp, ray]`` by the regime: the SDP is well scaled only when ``Gamma``
     at the natural size of ``a`` is moderate (``1e-6 .. 1e6``); otherwise the limit QP
-    (``Gamma`` tiny, :func:`is_stiff`) or the ray (``Gamma`` huge) goes first."""
+    (``Gamma`` tiny, :func:`is_stiff`) or the ray (``Gamma`` huge) goes first.
+
+    ``cheap_first`` (the staged strategy, :mod:`dank_ref.staged`): in the moderate regime the
+    limit QP (a QP in ``n`` variables: milliseconds at n = 100) goes before the SDP; polished,
+    it is certified on most instances, and the SDP runs only when it is not.
+    """
     by = dict(candidates)
     if is_stiff(Cf, etaf, s_f):
         order = ["limit_qp", "ray", "sdp"]
     elif s_f > 0.0 and (2.0 * min(math.log2(Cf), 0.0) + math.log2(s_f) - math.log2(etaf) - 2.0
                         > math.log2(1e6)):
         order = ["ray", "limit_qp", "sdp"]
+    elif cheap_first:
+        order = ["limit_qp", "sdp", "ray"]
     else:
         order = ["sdp", "limit_qp", "ray"]
     return [(k, by[k]) for k in order if k in by]
@@ -519,10 +511,11 @@ def lp_solution_svm(y: np.ndarray, C: float) -> np.ndarray:
     return np.where(y > 0, C * (m / npos), C * (m / nneg))
 
 
+@single_blas_threaded
 def solve_svm(K, y, *, C, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_SOLVER, eps: float = 1e-8,
               polish: bool = True, verbose: bool = False, certify_tol: float = CERTIFY_TOL,
               memory_limit: float | None = None, max_iters: int | None = None,
-              time_limit: float = TIME_LIMIT) -> RefResult:
+              time_limit: float = TIME_LIMIT, strategy: str = "auto") -> RefResult:
     """Solve P1 (eq. mainrank) exactly as one SDP and certify the result independently.
 
     Parameters
@@ -538,10 +531,14 @@ def solve_svm(K, y, *, C, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_SOLVER, ep
         Nuclear-norm weight ``>= 0`` (``dank_fast.solve_svm``'s default).
     solver : {"SCS", "CLARABEL"}, default "SCS"
         The conic solver (SCS: first order, O(n^2) memory; Clarabel: interior point).
-    eps : float
-        Solver tolerance (SCS ``eps_abs = eps_rel``; Clarabel gap/feasibility tolerances).
+    eps : float, default 1e-8
+        Tightest conic tolerance (SCS ``eps_abs = eps_rel``; Clarabel gap/feasibility
+        tolerances): ``strategy="auto"`` solves at ``max(eps, 1e-4)`` first and re-solves at
+        ``eps`` only when the certificate asks for it; ``"tight"`` solves at ``eps`` once.
     polish : bool
         Refine ``a*`` by active-set Newton (kept only if the certified gap decreases).
+    verbose : bool
+        Print one progress line per stage (and the conic solver's log) to stderr.
     certify_tol : float
         ``status="optimal"`` iff the returned ``alpha`` is feasible (``1e-9 C sqrt(n)``) and its
         independently certified ``rel_gap = gap / 1'a <= certify_tol``.
@@ -550,8 +547,14 @@ def solve_svm(K, y, *, C, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_SOLVER, ep
     max_iters : int, optional
         Iteration limit of the conic solver (``>= 1``).
     time_limit : float, default 300
-        Seconds given to the conic solver (always finite); on expiry its iterate is polished and
-        certified and the status is ``"time_limit"`` unless the certificate says ``"optimal"``.
+        Seconds for the whole solve (always finite; :mod:`dank_ref.staged`): every stage gets
+        the time left, the polisher stops at the deadline; the best point so far is certified
+        and the status is ``"time_limit"`` unless the certificate says ``"optimal"``.
+    strategy : {"auto", "tight"}, default "auto"
+        ``"auto"``: loose conic solve (``eps = 1e-4``) + dank_ref's own polish and certificate,
+        escalating (``eps``, then the other conic solver) only while the certified
+        ``rel_gap > certify_tol``; ``"tight"``: the previous behaviour, one conic solve at
+        ``eps``.  ``solver_stats["stages"]`` records what ran (solver, eps, times, rel_gap).
 
     Returns
     -------
@@ -580,15 +583,27 @@ def solve_svm(K, y, *, C, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_SOLVER, ep
     tau = check_nonnegative("tau", tau)
     opt = check_options(solver=solver, eps=eps, polish=polish, verbose=verbose,
                         certify_tol=certify_tol, memory_limit=memory_limit, max_iters=max_iters,
-                        time_limit=time_limit)
+                        time_limit=time_limit, strategy=strategy)
     s = kernel_scale(K)
     check_range(C, eta, s, n)
     check_size(n, opt["solver"], opt["memory_limit"])
+    candidates, certify, polisher, final, extra, holder, stats = _svm_plan(K, y, C, eta, tau, s,
+                                                                           opt)
+    res = finish(kind="P1 (SVM)", candidates=candidates, certify=certify, polisher=polisher,
+                 opt=opt, stats=stats, t0=t0, final=final, extra=extra)
+    var = holder.get("var")
+    if var is not None and var["F"].value is not None and stats.get("candidate") in SDP_TAGS:
+        Fs = var["F_scale"] * var["F"].value
+        res.solver_stats["max_abs_F_sdp_minus_F_cert"] = float(np.max(np.abs(Fs - res.F)))
+    return res
 
+
+def _svm_plan(K, y, C: float, eta: float, tau: float, s: float, opt: dict):
+    """Candidates (in the order of the strategy), certify/polish/final callables of P1."""
+    n = K.shape[0]
     c = cert.frame_scale(C, eta, s)
     Kf, Cf, etaf = K * c, C / c, eta / c
-    extra = {"frame_scale": c, "time_limit": opt["time_limit"]}
-    t_start = time.perf_counter()
+    extra = {"frame_scale": c, "time_limit": opt["time_limit"], "strategy": opt["strategy"]}
     stats: dict = {"time_limit": opt["time_limit"], "time_limit_hit": False}
     holder: dict = {}
     if s == 0.0:
@@ -600,36 +615,30 @@ def solve_svm(K, y, *, C, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_SOLVER, ep
 
         def limit():
             G = F0_factor(n, tau) * (np.outer(y, y) * Kf)
-            left = opt["time_limit"] - (time.perf_counter() - t_start)
-            return limit_qp(G, np.ones(n), y, min(Cf, SDP_BOX_CAP), time_limit=left)
+            return limit_qp(G, np.ones(n), y, min(Cf, SDP_BOX_CAP),
+                            time_limit=time_left(opt["deadline"]))
 
-        sdp = sdp_producer(
+        first, later = sdp_stages(
             lambda: build_svm_problem(Kf, y, C=min(Cf, SDP_BOX_CAP), eta=etaf, tau=tau,
                                       equality=True, F_scale=w), opt, n, stats, holder, c)
+
         def ray():
             a0 = lp_solution_svm(y, 1.0)
             return ray_candidate(a0, lambda a: certify(a).lower, min(Cf, SDP_BOX_CAP))
 
-        candidates = order_candidates([("sdp", sdp), ("limit_qp", limit), ("ray", ray)],
-                                      Cf, etaf, s * c)
+        candidates = order_candidates(first + [("limit_qp", limit), ("ray", ray)],
+                                      Cf, etaf, s * c, opt["staged"]) + later
 
     def certify(a):
         # the solver returns exactly feasible points: project (a no-op if already feasible)
         return cert.svm_certificate(Kf, y, cert._project(a, y, Cf)[0], C=Cf, eta=etaf, tau=tau,
                                     validate=False)
 
-    def polisher(a, score):
+    def polisher(a, score, deadline):
         return polish_svm(Kf, y, a, C=Cf, eta=etaf, tau=tau, equality=True, score=score,
-                          validate=False)
+                          validate=False, deadline=deadline)
 
     def final(cf):
         return cert.svm_certificate(K, y, c * cf.alpha, C=C, eta=eta, tau=tau, validate=False)
 
-    res = finish(kind="P1 (SVM)", candidates=candidates, certify=certify, polisher=polisher,
-                 polish=opt["polish"], certify_tol=opt["certify_tol"], stats=stats,
-                 solver=opt["solver"], t0=t0, final=final, extra=extra)
-    var = holder.get("var")
-    if var is not None and var["F"].value is not None and stats.get("candidate") == "sdp":
-        Fs = var["F_scale"] * var["F"].value
-        res.solver_stats["max_abs_F_sdp_minus_F_cert"] = float(np.max(np.abs(Fs - res.F)))
-    return res
+    return candidates, certify, polisher, final, extra, holder, stats

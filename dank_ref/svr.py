@@ -54,6 +54,7 @@ import numpy as np
 
 from . import certificate as cert
 from ._result import RefResult, SolverError
+from ._threads import single_blas_threaded
 from ._validation import (
     check_kernel,
     check_nonnegative,
@@ -63,6 +64,7 @@ from ._validation import (
     kernel_scale,
 )
 from .polish import polish_svr
+from .staged import finish, time_left
 from .svm import (
     CERTIFY_TOL,
     DEFAULT_SOLVER,
@@ -73,11 +75,10 @@ from .svm import (
     F_scale,
     check_options,
     check_size,
-    finish,
     limit_qp,
     lmi,
     order_candidates,
-    sdp_producer,
+    sdp_stages,
 )
 
 __all__ = ["solve_svr", "build_svr_problem"]
@@ -122,16 +123,20 @@ def lp_solution_svr(y: np.ndarray, C: float, epsilon: float,
     return C * (x[:n] - x[n:])
 
 
+@single_blas_threaded
 def solve_svr(K, y, *, C, epsilon, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_SOLVER,
               eps: float = 1e-8, polish: bool = True, verbose: bool = False,
               certify_tol: float = CERTIFY_TOL, memory_limit: float | None = None,
-              max_iters: int | None = None, time_limit: float = TIME_LIMIT) -> RefResult:
+              max_iters: int | None = None, time_limit: float = TIME_LIMIT,
+              strategy: str = "auto") -> RefResult:
     """Solve P2 (eq. mainsvr with ``1'(ah - ac) = 0``) as one SDP; certify independently.
 
     Parameters
     ----------
-    K, C, eta, tau, solver, eps, polish, verbose, certify_tol, memory_limit, max_iters, time_limit
-        As in :func:`dank_ref.solve_svm` (default ``tau = 0.01``, solver SCS, 300 s).
+    K, C, eta, tau, solver, eps, polish, verbose, certify_tol, memory_limit, max_iters, \
+time_limit, strategy
+        As in :func:`dank_ref.solve_svm` (default ``tau = 0.01``, solver SCS, 300 s for the
+        whole solve, strategy ``"auto"``: loose conic solve, polish, escalate only if needed).
     y : array_like, shape (n,)
         Finite real targets.
     epsilon : float
@@ -160,7 +165,7 @@ def solve_svr(K, y, *, C, epsilon, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_S
     tau = check_nonnegative("tau", tau)
     opt = check_options(solver=solver, eps=eps, polish=polish, verbose=verbose,
                         certify_tol=certify_tol, memory_limit=memory_limit, max_iters=max_iters,
-                        time_limit=time_limit)
+                        time_limit=time_limit, strategy=strategy)
     s = kernel_scale(K)
     check_range(C, eta, s, n)
     check_size(n, opt["solver"], opt["memory_limit"])
@@ -171,7 +176,7 @@ def solve_svr(K, y, *, C, epsilon, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_S
 
     c = cert.frame_scale(C, eta, s)
     Kf, Cf, etaf = K * c, C / c, eta / c
-    extra = {"frame_scale": c, "time_limit": opt["time_limit"]}
+    extra = {"frame_scale": c, "time_limit": opt["time_limit"], "strategy": opt["strategy"]}
 
     stats: dict = {"time_limit": opt["time_limit"], "time_limit_hit": False}
     zero = final_of_b(np.zeros(n))
@@ -179,11 +184,9 @@ def solve_svr(K, y, *, C, epsilon, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_S
         stats["cvxpy_status"] = ("not run (b = 0 certified with gap 0: every target fits the "
                                  "epsilon-tube)")
         return finish(kind="P2 (SVR)", candidates=[("zero", lambda: np.zeros(n))],
-                      certify=lambda b: zero, polisher=None, polish=False,
-                      certify_tol=opt["certify_tol"], stats=stats, solver=opt["solver"],
-                      t0=t0, final=lambda cf: zero, extra=extra)
+                      certify=lambda b: zero, polisher=None, opt={**opt, "polish": False},
+                      stats=stats, t0=t0, final=lambda cf: zero, extra=extra)
 
-    t_start = time.perf_counter()
     if s == 0.0:
         stats["cvxpy_status"] = "not run (K = 0: linear program solved by HiGHS)"
         candidates = [("lp", lambda: lp_solution_svr(y, Cf, epsilon, opt["time_limit"]))]
@@ -194,14 +197,15 @@ def solve_svr(K, y, *, C, epsilon, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_S
 
         def limit():
             G = F0_factor(n, tau) * Kf
-            left = opt["time_limit"] - (time.perf_counter() - t_start)
             lin = np.concatenate([yc - epsilon, -yc - epsilon])
-            return limit_qp(G, lin, None, min(Cf, SDP_BOX_CAP), time_limit=left, pair=True)
+            return limit_qp(G, lin, None, min(Cf, SDP_BOX_CAP),
+                            time_limit=time_left(opt["deadline"]), pair=True)
 
-        sdp = sdp_producer(
+        first, later = sdp_stages(
             lambda: build_svr_problem(Kf, yc, C=min(Cf, SDP_BOX_CAP), epsilon=epsilon, eta=etaf,
                                       tau=tau, F_scale=w), opt, n, stats, {}, c)
-        candidates = order_candidates([("sdp", sdp), ("limit_qp", limit)], Cf, etaf, s * c)
+        candidates = order_candidates(first + [("limit_qp", limit)], Cf, etaf, s * c,
+                                      opt["staged"]) + later
 
     def certify(b):
         # the solver returns feasible points with min(ah_i, ac_i) = 0: project b (a no-op if
@@ -210,14 +214,13 @@ def solve_svr(K, y, *, C, epsilon, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_S
         return cert.svr_certificate(Kf, y, np.maximum(b, 0.0), np.maximum(-b, 0.0), C=Cf,
                                     epsilon=epsilon, eta=etaf, tau=tau, validate=False)
 
-    def polisher(b, score):
+    def polisher(b, score, deadline):
         return polish_svr(Kf, y, b, C=Cf, epsilon=epsilon, eta=etaf, tau=tau, score=score,
-                          validate=False)
+                          validate=False, deadline=deadline)
 
     def final(cf):
         return cert.svr_certificate(K, y, c * cf.alpha_hat, c * cf.alpha_check, C=C,
                                     epsilon=epsilon, eta=eta, tau=tau, validate=False)
 
     return finish(kind="P2 (SVR)", candidates=candidates, certify=certify, polisher=polisher,
-                  polish=opt["polish"], certify_tol=opt["certify_tol"], stats=stats,
-                  solver=opt["solver"], t0=t0, final=final, extra=extra)
+                  opt=opt, stats=stats, t0=t0, final=final, extra=extra)

@@ -28,7 +28,7 @@ def closed_form_h(Kb, y, a, eta):
 @pytest.mark.parametrize("solver", ["SCS", "CLARABEL"])
 def test_lemmalink_joint_equals_blocks(solver):
     K, y, labels = make(18, seed=1)
-    kw = dict(C=1.0, eta=0.5, solver=solver)
+    kw = dict(C=1.0, eta=0.5, solver=solver, strategy="tight")  # checks the SDP's own value
     rj = dank_ref.solve_decomposed(K, y, labels, method="joint", **kw)
     rb = dank_ref.solve_decomposed(K, y, labels, method="blocks", **kw)
     assert rj.status == rb.status == "optimal" and rj.bias is None

@@ -49,7 +49,7 @@ def closed_form_h(K, y, a, eta, tau):
 @pytest.mark.parametrize("tau", [0.0, 0.1])
 def test_sdp_value_equals_closed_form(solver, tau):
     K, y = make_svm(16, seed=3)
-    r = dank_ref.solve_svm(K, y, C=1.0, eta=0.7, tau=tau, solver=solver)
+    r = dank_ref.solve_svm(K, y, C=1.0, eta=0.7, tau=tau, solver=solver, strategy="tight")
     h, F = closed_form_h(K, y, r.alpha, 0.7, tau)
     conic = r.solver_stats["conic_value"]
     assert r.status == "optimal"
@@ -188,7 +188,7 @@ def test_property_tiny_instances(n, d, C, eta, tau, width, balance, dup, seed):
     K, y = make_svm(n, d=d, seed=seed, width=width, balance=balance, dup=dup)
     with warnings.catch_warnings():
         warnings.simplefilter("error", dank_ref.InaccurateSolutionWarning)
-        r = dank_ref.solve_svm(K, y, C=C, eta=eta, tau=tau, solver="SCS")
+        r = dank_ref.solve_svm(K, y, C=C, eta=eta, tau=tau, solver="SCS", strategy="tight")
     assert r.status == "optimal" and r.rel_gap <= 1e-6
     assert r.gap >= -1e-10 * max(1.0, abs(r.value))
     h, _ = closed_form_h(K, y, r.alpha, eta, tau)

@@ -44,7 +44,8 @@ def closed_form_h(K, y, ah, ac, eps, eta, tau):
 @pytest.mark.parametrize("tau", [0.0, 0.1])
 def test_sdp_value_equals_closed_form(solver, tau):
     K, y = make_svr(16, seed=2)
-    r = dank_ref.solve_svr(K, y, C=1.0, epsilon=0.1, eta=0.5, tau=tau, solver=solver)
+    r = dank_ref.solve_svr(K, y, C=1.0, epsilon=0.1, eta=0.5, tau=tau, solver=solver,
+                           strategy="tight")
     h, F = closed_form_h(K, y, r.alpha_hat, r.alpha_check, 0.1, 0.5, tau)
     assert r.status == "optimal" and r.rel_gap <= 1e-9
     assert abs(r.solver_stats["conic_value"] - h) <= 1e-6 * abs(h)
@@ -140,7 +141,8 @@ def test_property_tiny_instances(n, d, C, eta, tau, width, eps, dup, seed):
     K, y = make_svr(n, d=d, seed=seed, width=width, dup=dup)
     with warnings.catch_warnings():
         warnings.simplefilter("error", dank_ref.InaccurateSolutionWarning)
-        r = dank_ref.solve_svr(K, y, C=C, epsilon=eps, eta=eta, tau=tau, solver="SCS")
+        r = dank_ref.solve_svr(K, y, C=C, epsilon=eps, eta=eta, tau=tau, solver="SCS",
+                               strategy="tight")
     assert r.status == "optimal"
     h, _ = closed_form_h(K, y, r.alpha_hat, r.alpha_check, eps, eta, tau)
     assert abs(h - r.lower) <= 1e-8 * max(1.0, abs(h))

@@ -81,8 +81,8 @@ def _tol_arg(text: str) -> float:
 _CERTIFY_EPILOG = """\
 file format:
   INSTANCE and SOLUTION are .npz archives or JSON objects (the type is read from the
-  content, not the extension), version 1, documented field by field (types, limits) in
-  the docstring of verification/formats.py:
+  content, not the extension), version 1, documented field by field (types, limits,
+  examples) in docs/FORMATS.md and in the docstring of verification/formats/__init__.py:
       python -c "import verification.formats as f; help(f)"
   what each check means and its tolerance: the docstring of verification/oracle.py.
 

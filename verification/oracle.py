@@ -103,6 +103,9 @@ def _check_keys(inst, sol) -> None:
     task = inst.get("task")
     if task not in _INSTANCE_KEYS:
         raise ValueError(f"inst['task'] must be one of {tuple(_INSTANCE_KEYS)}, got {task!r}")
+    if sol.get("task", task) != task:
+        raise ValueError(f"the solution is for task {sol['task']!r} but the instance is task "
+                         f"{task!r}")
     for what, d, keys in (("inst", inst, _INSTANCE_KEYS[task]),
                           ("sol", sol, _SOLUTION_KEYS[task])):
         missing = [k for k in keys if d.get(k) is None]
@@ -113,9 +116,6 @@ def _check_keys(inst, sol) -> None:
 
 def _check_pair(inst: dict, sol: dict) -> int:
     _check_keys(inst, sol)
-    if sol.get("task", inst["task"]) != inst["task"]:
-        raise ValueError(f"the solution is for task {sol['task']!r} but the instance is task "
-                         f"{inst['task']!r}")
     n = inst["y"].size
     for name in ("alpha", "alpha_hat", "alpha_check"):
         v = sol.get(name)

@@ -4,6 +4,7 @@
     dank-verify certify INSTANCE SOLUTION [--tol T]   exit 0 certified, 1 not, 2 bad input
     dank-verify vectors [--dir DIR]                    regenerate and compare golden vectors
     dank-verify reproduce FILE                         re-check a counterexample (0 = reproduced)
+    dank-verify conformance (--impl M:F | --cmd "...")  check an implementation on a test set
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ def _run(argv):
     p = argparse.ArgumentParser(prog="dank-verify", description="Check every claim of the DANK "
                                 "paper and the solvers; write report.md, results.json, figures "
                                 "and counterexample files. Subcommands: certify, vectors, "
-                                "reproduce.")
+                                "reproduce, conformance.")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--quick", action="store_true",
                    help="budget 1 (the default): the main job, under a minute on 2 cores")
@@ -217,15 +218,24 @@ def _reproduce(argv):
     return 0 if r["kind"] != "holds" else 1
 
 
-def main(argv=None):
-    """Dispatch ``dank-verify [certify|vectors|reproduce] ...``; returns the exit code.
+def _conformance(argv):
+    """``dank-verify conformance ...`` (:mod:`verification.conformance.cli`)."""
+    from .conformance.cli import main as conformance_main  # start-up time of the other commands
 
-    ``certify`` and ``vectors`` map every failure to exit code 2 with one line on stderr
-    themselves.  For the other commands an unexpected exception is also reported in one line
-    with exit code 2; ``--debug`` (removed from their arguments) shows the traceback instead.
+    return conformance_main(argv)
+
+
+def main(argv=None):
+    """Dispatch ``dank-verify [certify|vectors|reproduce|conformance] ...``; returns the exit
+    code.
+
+    ``certify``, ``vectors`` and ``conformance`` map every failure to exit code 2 with one line
+    on stderr themselves.  For the other commands an unexpected exception is also reported in
+    one line with exit code 2; ``--debug`` (removed from their arguments) shows the traceback
+    instead.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
-    own = {"certify": _certify, "vectors": _vectors}
+    own = {"certify": _certify, "vectors": _vectors, "conformance": _conformance}
     if argv and argv[0] in own:
         return own[argv[0]](argv[1:])
     cmd, fn = ("reproduce", _reproduce) if argv and argv[0] == "reproduce" else (None, _run)

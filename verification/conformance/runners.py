@@ -1,34 +1,30 @@
 """Running the implementation under test: ``--impl`` functions in worker processes, ``--cmd``
 programs as subprocesses; each instance under a timeout, every failure an :class:`Outcome`.
 
-A worker process (``spawn``: a fresh interpreter, so a crash or hang of the implementation
-cannot take the kit with it) imports ``MODULE:FUNCTION`` once and then answers one instance at
-a time over a pipe; on a timeout it is killed (``SIGKILL``) and a new worker is started for the
-next instance.  Workers start in the kit's working directory with the kit's ``sys.path`` plus
-that directory first, so ``MODULE`` is found as ``python -c "import MODULE"`` would find it.
-Memory: each worker holds one instance (``K``: ``8 n^2`` bytes) and its answer.
+A worker process (:mod:`._worker`; ``spawn``: a fresh interpreter, so a crash or hang of the
+implementation cannot take the kit with it) imports ``MODULE:FUNCTION`` once and then answers
+one instance at a time over a pipe; on a timeout it is killed (``SIGKILL``) and a new worker is
+started for the next instance.  Workers start in the kit's working directory with the kit's
+``sys.path`` plus that directory first, so ``MODULE`` is found as ``python -c "import MODULE"``
+would find it.  Memory: each worker holds one instance (``K``: ``8 n^2`` bytes) and its answer.
 """
 
 from __future__ import annotations
 
-import importlib
 import multiprocessing as mp
 import os
 import shlex
 import signal
 import subprocess
-import sys
 import tempfile
 import time
-import traceback
 from collections import deque
 from dataclasses import dataclass
 from multiprocessing.connection import wait
 
-import numpy as np
-
 from ..formats import load_solution, save_instance
 from ..formats.spec import one_line
+from ._worker import worker_main
 from .cases import Case, KitError, impl_instance
 
 __all__ = ["Outcome", "ImplRunner", "CmdRunner", "SOLUTION_KEYS"]
@@ -49,59 +45,10 @@ class Outcome:
     time: float
 
 
-def _last_frame(exc: BaseException) -> str:
-    tb = traceback.extract_tb(exc.__traceback__)
-    where = f" (at {os.path.basename(tb[-1].filename)}:{tb[-1].lineno})" if tb else ""
-    return f"{type(exc).__name__}: {one_line(exc)}{where}"
-
-
-def _plain_solution(out) -> dict:
-    """The implementation's answer with plain values (numpy arrays, floats, str/dict meta)."""
-    if not isinstance(out, dict):
-        raise TypeError(f"the function returned {type(out).__name__}, not a dict")
-    res = {}
-    for k, v in out.items():
-        if k in ("meta", "task") or v is None:
-            res[k] = v
-        elif k == "bias":
-            res[k] = v if isinstance(v, (int, float, str, bool)) else np.asarray(v).tolist()
-        else:
-            res[k] = np.asarray(v) if not isinstance(v, str) else v
-    return res
-
-
-def _worker_main(conn, target: str, cwd: str) -> None:
-    """Worker process: import ``target``, then answer ``(id, instance)`` requests until None."""
-    sys.path.insert(0, cwd)
-    try:
-        mod, _, name = target.partition(":")
-        fn = getattr(importlib.import_module(mod), name)
-        if not callable(fn):
-            raise TypeError(f"{target} is not callable")
-    except BaseException as exc:  # noqa: BLE001 - reported to the kit as a usage error
-        conn.send(("import_error", _last_frame(exc)))
-        return
-    conn.send(("ready", None))
-    while True:
-        req = conn.recv()
-        if req is None:
-            return
-        t0 = time.perf_counter()
-        try:
-            out = _plain_solution(fn(req))
-            msg = ("ok", out, time.perf_counter() - t0)
-        except BaseException as exc:  # noqa: BLE001 - the implementation's failure is a row
-            msg = ("error", _last_frame(exc), time.perf_counter() - t0)
-        try:
-            conn.send(msg)
-        except Exception as exc:  # noqa: BLE001 - e.g. an unpicklable answer
-            conn.send(("error", f"the answer cannot be sent back: {_last_frame(exc)}", msg[2]))
-
-
 class _Worker:
     def __init__(self, ctx, target: str):
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker_main, args=(child, target, os.getcwd()),
+        self.proc = ctx.Process(target=worker_main, args=(child, target, os.getcwd()),
                                 daemon=True)
         self.proc.start()
         child.close()

@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.spatial.distance import pdist, squareform
 
 from .spec import F64_EPS, KERNELS
 
@@ -59,6 +58,9 @@ def kernel_from_X(X, kernel, sigma=None, gamma=None, degree=None, coef0=None) ->
                 if not math.isfinite(gamma):
                     raise ValueError(f"sigma = {sigma!r} is too small: gamma = 1 / (2 sigma^2) "
                                      "overflows double precision")
+            # scipy.spatial only when a Gaussian kernel is computed (start-up time of the CLI)
+            from scipy.spatial.distance import pdist, squareform
+
             D = squareform(pdist(X, "sqeuclidean")) if X.shape[0] > 1 \
                 else np.zeros((X.shape[0], X.shape[0]))
             if not np.all(np.isfinite(D)):

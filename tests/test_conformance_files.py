@@ -7,6 +7,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -124,3 +125,25 @@ def test_a_changed_family_is_detected(tmp_path):
     assert family_problems(changed) == [f"{ident}: sha256 differs from the manifest (the "
                                         "generator or numpy's random stream changed)"]
     assert len(specs()) == len(entries)
+
+
+def test_formats_md_examples_are_certified(tmp_path, monkeypatch):
+    import re
+
+    from verification.formats import load_instance
+    from verification.oracle import certify
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "FORMATS.md").read_text()
+    inst_json, sol_json = re.findall(r"```json\n(.*?)```", text, flags=re.S)
+    (tmp_path / "i.json").write_text(inst_json)
+    (tmp_path / "s.json").write_text(sol_json)
+    monkeypatch.chdir(tmp_path)
+    exec(re.findall(r"```python\n(.*?)```", text, flags=re.S)[0], {})
+    for i, s in (("i.json", "s.json"), ("inst.npz", "sol.npz")):
+        inst = load_instance(i)
+        sol = load_solution(s, inst["n"])
+        if i.endswith(".json"):
+            validate(_json(i), "instance")
+            validate(_json(s), "solution")
+        rep = certify(inst, sol, reference=False)
+        assert rep["certified"] and rep["meta"] == sol["meta"] is not None

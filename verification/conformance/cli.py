@@ -110,7 +110,8 @@ def run(a: argparse.Namespace) -> tuple[dict, int]:
     impl = f"--impl {a.impl}" if a.impl else f"--cmd {a.cmd}"
     run_info = dict(implementation=impl, set=a.set, tasks=list(tasks), tol=a.tol,
                     timeout=a.timeout, jobs=a.jobs, families_version=FAMILIES_VERSION,
-                    wall_seconds=wall, implementation_seconds=sum(r["time"] for r in rows))
+                    wall_seconds=wall, implementation_seconds=sum(r["time"] for r in rows),
+                    load_average=list(os.getloadavg()))
     doc = results_document(run_info, rows)
     os.makedirs(a.out, exist_ok=True)
     write_results(os.path.join(a.out, "results.json"), doc)

@@ -110,7 +110,7 @@ def test_exit_code_1_lists_every_failure(tmp_path, capsys):
     ([], "one of the arguments --impl --cmd is required"),
     (["--impl", "nocolon"], "--impl must be MODULE:FUNCTION"),
     (["--impl", "no_such_module_xyz:f"], "No module named 'no_such_module_xyz'"),
-    (["--impl", f"{IMPLS}:correct", "--timeout", "0"], "must be finite and > 0"),
+    (["--impl", f"{IMPLS}:correct", "--timeout", "0"], "must be a finite number > 0"),
     (["--impl", f"{IMPLS}:correct", "--set", "nope"], "invalid choice: 'nope'"),
     (["--cmd", "true {instance}"], "must name a program and contain {solution}"),
 ])

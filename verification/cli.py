@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ._argtypes import positive
+
 
 def _run(argv):
     """``dank-verify [--quick|--full] [--budget N] [--seed N] [--out DIR] [--no-figures]``."""
@@ -67,18 +69,6 @@ def _fail(prog: str, what: str, exc: BaseException) -> int:
     return 2
 
 
-def _tol_arg(text: str) -> float:
-    import math
-
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
-    if not math.isfinite(v) or v <= 0:
-        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text!r}")
-    return v
-
-
 _CERTIFY_EPILOG = """\
 file format:
   INSTANCE and SOLUTION are .npz archives or JSON objects (the type is read from the
@@ -108,7 +98,7 @@ def _certify(argv):
                 epilog=_CERTIFY_EPILOG)
     p.add_argument("instance", help="instance file (.npz or JSON, format 'dank-instance')")
     p.add_argument("solution", help="solution file (.npz or JSON, format 'dank-solution')")
-    p.add_argument("--tol", type=_tol_arg, default=1e-6, metavar="T",
+    p.add_argument("--tol", type=positive(float), default=1e-6, metavar="T",
                    help="required certified relative gap, finite and > 0 (default 1e-6)")
     p.add_argument("--no-reference", action="store_true",
                    help="skip the informative distance to a reference solution (one solve "

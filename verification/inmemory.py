@@ -9,14 +9,13 @@ a wrong value (shape, NaN, labels other than -1 / +1, outside the representable 
 
 from __future__ import annotations
 
-import math
 import numbers
 
 import numpy as np
 
 from .formats import TASKS, check_representable, validate_kernel
 from .formats.spec import F64_EPS
-from .formats.values import check_labels, check_meta
+from .formats.values import check_labels, check_meta, check_range
 from .oracle import CERT_TOL, certify
 
 __all__ = ["certify_arrays", "instance_from_arrays", "solution_from_arrays"]
@@ -25,14 +24,7 @@ __all__ = ["certify_arrays", "instance_from_arrays", "solution_from_arrays"]
 def _real(name: str, v, *, positive=False, nonneg=False) -> float:
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {type(v).__name__}")
-    x = float(v)
-    if not math.isfinite(x):
-        raise ValueError(f"{name} must be finite, got {x!r}")
-    if positive and not x > 0:
-        raise ValueError(f"{name} must be > 0, got {x!r}")
-    if nonneg and not x >= 0:
-        raise ValueError(f"{name} must be >= 0, got {x!r}")
-    return x
+    return check_range(float(v), name, positive=positive, nonneg=nonneg)
 
 
 def _array(name: str, v, ndim: int, shape=None) -> tuple[np.ndarray, float]:

@@ -11,12 +11,12 @@ usage or a failure of the kit itself (one line on stderr; ``--debug`` shows the 
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 import tempfile
 import time
 
+from .._argtypes import positive
 from ..formats.spec import one_line
 from .cases import SETS, load_cases
 from .families import FAMILIES_VERSION
@@ -59,18 +59,6 @@ class _Parser(argparse.ArgumentParser):
         raise _UsageError(message)
 
 
-def _positive(kind):
-    def parse(text):
-        try:
-            v = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
-        if not math.isfinite(v) or v <= 0:
-            raise argparse.ArgumentTypeError(f"must be finite and > 0, got {text!r}")
-        return v
-    return parse
-
-
 def _parser() -> _Parser:
     p = _Parser(prog=PROG, formatter_class=argparse.RawDescriptionHelpFormatter,
                 description="Run an implementation of DANK on every instance of a test set "
@@ -82,11 +70,11 @@ def _parser() -> _Parser:
     p.add_argument("--set", choices=SETS, default="golden", help="test set (default golden)")
     p.add_argument("--task", action="append", choices=("svm", "svr", "decomposed"),
                    help="restrict to a task (repeatable; default: every task)")
-    p.add_argument("--tol", type=_positive(float), default=1e-6, metavar="T",
+    p.add_argument("--tol", type=positive(float), default=1e-6, metavar="T",
                    help="required certified relative gap (default 1e-6)")
-    p.add_argument("--timeout", type=_positive(float), default=60.0, metavar="S",
+    p.add_argument("--timeout", type=positive(float), default=60.0, metavar="S",
                    help="seconds per instance (default 60)")
-    p.add_argument("--jobs", type=_positive(int), default=1, metavar="N",
+    p.add_argument("--jobs", type=positive(int), default=1, metavar="N",
                    help="instances run at the same time (default 1)")
     p.add_argument("--out", default="dank-conformance", metavar="DIR",
                    help="output directory (default dank-conformance)")

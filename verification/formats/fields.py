@@ -7,13 +7,12 @@ and what is wrong (the types are defined in the docstring of :mod:`verification.
 from __future__ import annotations
 
 import json
-import math
 
 import numpy as np
 
 from .containers import Fields
 from .spec import F64_EPS, FORMAT_VERSION, KERNEL_FIELDS, TASKS, FormatError
-from .values import check_meta
+from .values import check_meta, check_range
 
 __all__ = ["require", "string", "integer", "number", "array", "int_array", "meta", "header"]
 
@@ -90,13 +89,10 @@ def number(f: Fields, name: str, *, positive=False, nonneg=False) -> float:
                               f"{_describe_npy(v)}")
         with np.errstate(over="ignore"):
             x = float(v[()])
-    if not math.isfinite(x):
-        raise FormatError(f"{f.path}: field {name!r} must be finite, got {x}")
-    if positive and not x > 0:
-        raise FormatError(f"{f.path}: field {name!r} must be > 0, got {x!r}")
-    if nonneg and not x >= 0:
-        raise FormatError(f"{f.path}: field {name!r} must be >= 0, got {x!r}")
-    return x
+    try:
+        return check_range(x, f"{f.path}: field {name!r}", positive=positive, nonneg=nonneg)
+    except ValueError as exc:
+        raise FormatError(str(exc)) from exc
 
 
 def _json_leaves(v, ndim, path, name, integer):

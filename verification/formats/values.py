@@ -8,12 +8,24 @@ argument.
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 
 from . import spec
 
-__all__ = ["check_labels", "check_meta"]
+__all__ = ["check_range", "check_labels", "check_meta"]
+
+
+def check_range(x: float, what: str, *, positive=False, nonneg=False) -> float:
+    """``x`` finite (and ``> 0`` / ``>= 0`` if asked); returns it."""
+    if not math.isfinite(x):
+        raise ValueError(f"{what} must be finite, got {x!r}")
+    if positive and not x > 0:
+        raise ValueError(f"{what} must be > 0, got {x!r}")
+    if nonneg and not x >= 0:
+        raise ValueError(f"{what} must be >= 0, got {x!r}")
+    return x
 
 
 def check_labels(y: np.ndarray, task: str, what: str = "field 'y'") -> None:

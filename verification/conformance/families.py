@@ -14,7 +14,7 @@ tau = 0.01, epsilon = 0.05, clusters by position along the first coordinate):
 family         what it catches
 =============  ==========================================================================
 ``size``       n = 10, 100, 1000: an implementation right only on tiny inputs
-``kscale``     a linear kernel scaled by s = 1e-6 and 1e6 (max|K| from ~1e-6 to ~1e7):
+``kscale``     a linear kernel scaled by s = 1e-6 and 1e6 (max|K| about 4e-6 and 4e6):
                absolute thresholds (docs/validity.md: ``a*(sK, C, eta) = a*(K, sC, s eta)/s``)
 ``cscale``     C = 1e-4 and 1e4 (``v*(K, C, eta) = C v*(CK, 1, eta/C)``): tolerances not
                relative to C

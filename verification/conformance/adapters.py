@@ -12,17 +12,18 @@
   otherwise (Clarabel refuses ``n > ~135`` before solving: an ``error`` row).
 
 Both packages are imported with this module (when the kit's worker starts), so an instance's
-time is the solve alone.  Each adapter's ``meta`` names the solver, the method, its own status and iteration count; the
-kit's verdict never uses them.
+time is the solve alone.  Each adapter's ``meta`` names the solver, the method, its own status
+and iteration count; the kit's verdict never uses them.
 """
 
 from __future__ import annotations
 
 import warnings
 
+import numpy as np
+
 import dank_fast
 import dank_ref
-import numpy as np
 
 __all__ = ["ADAPTERS", "fast_auto", "fast_accelerated", "fast_newton", "fast_paper",
            "fast_paper_monotone", "fast_pgm", "ref_scs", "ref_clarabel"]

@@ -147,3 +147,23 @@ def test_formats_md_examples_are_certified(tmp_path, monkeypatch):
             validate(_json(s), "solution")
         rep = certify(inst, sol, reference=False)
         assert rep["certified"] and rep["meta"] == sol["meta"] is not None
+
+
+def test_shifted_geometric_means_and_the_timeout_penalty():
+    from verification.conformance.report import GAP_SHIFT, TIME_SHIFT, shifted_geomean, summarize
+
+    assert shifted_geomean([1.0, 4.0], 0.0) == pytest.approx(2.0, rel=1e-15)
+    assert shifted_geomean([0.0, 0.0], 1.0) == 0.0 and shifted_geomean([], 1.0) is None
+
+    def row(status, time, gap):
+        return dict(task="svm", status=status, time=time, rel_gap=gap)
+
+    rows = [row("certified", 0.5, 1e-9), row("not certified", 2.0, 1e-3),
+            row("timeout", 30.0, None), row("error", 0.1, None)]
+    s = summarize(rows, timeout=30.0)["svm"]
+    assert (s["instances"], s["certified"], s["not_certified"], s["timeout"], s["error"]) == \
+        (4, 1, 1, 1, 1)
+    assert s["success_rate"] == 0.25 and s["gaps_evaluated"] == 2
+    # error and timeout rows count at the timeout (30 s), the others at their own time
+    assert s["sgm_time"] == pytest.approx(shifted_geomean([0.5, 2.0, 30.0, 30.0], TIME_SHIFT))
+    assert s["sgm_rel_gap"] == pytest.approx(shifted_geomean([1e-9, 1e-3], GAP_SHIFT))

@@ -26,7 +26,6 @@ START_UP_WORDS = ("start-up", "startup", "optional")
 LOCAL_IMPORT_ALLOWED: dict[str, set[str]] = {
     "dank_fast/decomposed.py": {".svm", "sklearn.cluster"},  # the memory helper
     "dank_ref/svr.py": {"scipy.optimize"},  # the reference-speed helper
-    "verification/formats.py": {"scipy.spatial.distance"},  # the conformance-kit helper
 }
 
 # functions of dank_fast over MAX_LINES lines (docstring excluded) in files owned by others now;

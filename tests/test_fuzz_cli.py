@@ -1,7 +1,7 @@
 """Fuzz tests of ``dank-verify certify INSTANCE SOLUTION`` (in-process, ``verification.cli.main``).
 
 Files are written here by hand (JSON text or ``.npz`` zips of ``.npy`` members, format in
-``verification/formats.py``), from a valid instance and solution, then corrupted: a field
+``verification/formats/``), from a valid instance and solution, then corrupted: a field
 dropped, added, retyped (strings, booleans, null, lists, objects, complex/bool/string/object
 arrays, NaN), given an invalid value (C = 0, y not +-1, an indefinite K, a wrong version, both
 K and X, a huge declared ``.npy`` header), or the file's bytes truncated or flipped.

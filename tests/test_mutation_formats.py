@@ -1,4 +1,4 @@
-"""Oracle file formats (verification/formats.py): contracts that mutation testing found unchecked.
+"""Oracle file formats (verification/formats/): contracts that mutation testing found unchecked.
 
 A kernel of one point, a kernel of float32 data (computed in double precision), the symmetry
 tolerance of a float32 kernel (``max(1e-10, 10 u)``), overflow refused as a ``ValueError``

@@ -333,18 +333,18 @@ def test_npz_header_too_large_is_refused_before_allocation(tmp_path):
 
 
 def test_limit_is_the_documented_one(tmp_path, monkeypatch):
-    monkeypatch.setattr(formats, "MAX_ARRAY_BYTES", 64)  # 'dank-instance' is 52 bytes
+    monkeypatch.setattr(formats.spec, "MAX_ARRAY_BYTES", 64)  # 'dank-instance' is 52 bytes
     p = _npz(tmp_path / "i.npz", _base_arrays(K=np.eye(3), y=np.array([1.0, -1.0, 1.0])))
     with pytest.raises(FormatError, match=r"field 'K' declares shape \(3, 3\).*limit"):
         load_instance(p)
-    monkeypatch.setattr(formats, "MAX_ARRAY_BYTES", 2 * 1024**3)
-    monkeypatch.setattr(formats, "MAX_JSON_BYTES", 10)
+    monkeypatch.setattr(formats.spec, "MAX_ARRAY_BYTES", 2 * 1024**3)
+    monkeypatch.setattr(formats.spec, "MAX_JSON_BYTES", 10)
     with pytest.raises(FormatError, match="exceeds the 0 MiB limit"):
         load_instance(_json(tmp_path, BASE))
 
 
 def test_X_too_many_rows_for_the_kernel(tmp_path, monkeypatch):
-    monkeypatch.setattr(formats, "MAX_ARRAY_BYTES", 8 * 9)
+    monkeypatch.setattr(formats.spec, "MAX_ARRAY_BYTES", 8 * 9)
     X = np.zeros((4, 1))
     p = _npz(tmp_path / "x.npz", _base_arrays(K=_DROP, X=X, kernel=np.array("linear"),
                                               y=np.array([1.0, -1, 1, -1])))

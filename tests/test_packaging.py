@@ -31,6 +31,9 @@ def test_wheel_contains_all_packages_and_data(tmp_path):
     golden = {p.relative_to(ROOT).as_posix() for p in (ROOT / "verification/golden").iterdir()
               if p.suffix in (".npz", ".json")}
     assert golden and golden <= names, sorted(golden - names)
+    data = {p.relative_to(ROOT).as_posix() for p in (ROOT / "verification/schemas").iterdir()
+            if p.suffix == ".json"} | {"verification/conformance/families.json"}
+    assert len(data) == 6 and data <= names, sorted(data - names)
 
 
 def _third_party_imports(pkg: str) -> set[str]:
@@ -62,7 +65,10 @@ def test_main_job_extra_covers_every_import_of_the_packages():
                 for r in reqs}
 
     have = dists(meta["dependencies"]) | dists(meta["optional-dependencies"]["report"])
-    optional = dists(meta["optional-dependencies"]["distributed"]) | {"dsp", "distributed"}
+    # pytest: only the conformance kit's pytest plugin and its test module import it, and
+    # only pytest itself imports them
+    optional = dists(meta["optional-dependencies"]["distributed"]) | {"dsp", "distributed",
+                                                                        "pytest"}
     import_to_dist = {"sklearn": "scikit_learn", "dsp": "dsp_cvxpy",
                       "threadpoolctl": "scikit_learn"}  # scikit-learn's own dependency
     missing = set()

@@ -88,7 +88,7 @@ def test_certify_help(capsys):
     assert e.value.code == 0
     out = capsys.readouterr().out
     for s in ("INSTANCE", "SOLUTION", "--tol", "--no-reference", "--debug", "exit codes",
-              "0  certified", "1  not certified", "2  bad input", "verification/formats.py",
+              "0  certified", "1  not certified", "2  bad input", "docs/FORMATS.md",
               "example:", "dank-verify certify verification/golden/p1_basic_instance.npz"):
         assert s in out, s
 

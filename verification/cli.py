@@ -4,13 +4,15 @@
     dank-verify certify INSTANCE SOLUTION [--tol T]   exit 0 certified, 1 not, 2 bad input
     dank-verify vectors [--dir DIR]                    regenerate and compare golden vectors
     dank-verify reproduce FILE                         re-check a counterexample (0 = reproduced)
+    dank-verify conformance (--impl M:F | --cmd "...")  check an implementation on a test set
 """
 
 from __future__ import annotations
 
 import argparse
-import math
 import sys
+
+from ._argtypes import positive
 
 
 def _run(argv):
@@ -18,7 +20,7 @@ def _run(argv):
     p = argparse.ArgumentParser(prog="dank-verify", description="Check every claim of the DANK "
                                 "paper and the solvers; write report.md, results.json, figures "
                                 "and counterexample files. Subcommands: certify, vectors, "
-                                "reproduce.")
+                                "reproduce, conformance.")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--quick", action="store_true",
                    help="budget 1 (the default): the main job, under a minute on 2 cores")
@@ -68,21 +70,11 @@ def _fail(prog: str, what: str, exc: BaseException) -> int:
     return 2
 
 
-def _tol_arg(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
-    if not math.isfinite(v) or v <= 0:
-        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text!r}")
-    return v
-
-
 _CERTIFY_EPILOG = """\
 file format:
   INSTANCE and SOLUTION are .npz archives or JSON objects (the type is read from the
-  content, not the extension), version 1, documented field by field (types, limits) in
-  the docstring of verification/formats.py:
+  content, not the extension), version 1, documented field by field (types, limits,
+  examples) in docs/FORMATS.md and in the docstring of verification/formats/__init__.py:
       python -c "import verification.formats as f; help(f)"
   what each check means and its tolerance: the docstring of verification/oracle.py.
 
@@ -107,7 +99,7 @@ def _certify(argv):
                 epilog=_CERTIFY_EPILOG)
     p.add_argument("instance", help="instance file (.npz or JSON, format 'dank-instance')")
     p.add_argument("solution", help="solution file (.npz or JSON, format 'dank-solution')")
-    p.add_argument("--tol", type=_tol_arg, default=1e-6, metavar="T",
+    p.add_argument("--tol", type=positive(float), default=1e-6, metavar="T",
                    help="required certified relative gap, finite and > 0 (default 1e-6)")
     p.add_argument("--no-reference", action="store_true",
                    help="skip the informative distance to a reference solution (one solve "
@@ -220,15 +212,24 @@ def _reproduce(argv):
     return 0 if r["kind"] != "holds" else 1
 
 
-def main(argv=None):
-    """Dispatch ``dank-verify [certify|vectors|reproduce] ...``; returns the exit code.
+def _conformance(argv):
+    """``dank-verify conformance ...`` (:mod:`verification.conformance.cli`)."""
+    from .conformance.cli import main as conformance_main  # start-up time of the other commands
 
-    ``certify`` and ``vectors`` map every failure to exit code 2 with one line on stderr
-    themselves.  For the other commands an unexpected exception is also reported in one line
-    with exit code 2; ``--debug`` (removed from their arguments) shows the traceback instead.
+    return conformance_main(argv)
+
+
+def main(argv=None):
+    """Dispatch ``dank-verify [certify|vectors|reproduce|conformance] ...``; returns the exit
+    code.
+
+    ``certify``, ``vectors`` and ``conformance`` map every failure to exit code 2 with one line
+    on stderr themselves.  For the other commands an unexpected exception is also reported in
+    one line with exit code 2; ``--debug`` (removed from their arguments) shows the traceback
+    instead.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
-    own = {"certify": _certify, "vectors": _vectors}
+    own = {"certify": _certify, "vectors": _vectors, "conformance": _conformance}
     if argv and argv[0] in own:
         return own[argv[0]](argv[1:])
     cmd, fn = ("reproduce", _reproduce) if argv and argv[0] == "reproduce" else (None, _run)

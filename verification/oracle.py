@@ -88,10 +88,34 @@ def _check_tol(tol) -> float:
     return tol
 
 
-def _check_pair(inst: dict, sol: dict) -> int:
-    if sol["task"] != inst["task"]:
+_INSTANCE_KEYS = {"svm": ("K", "y", "C", "eta", "tau"),
+                  "svr": ("K", "y", "C", "eta", "tau", "epsilon"),
+                  "decomposed": ("K", "y", "C", "eta", "labels")}
+_SOLUTION_KEYS = {"svm": ("alpha",), "svr": ("alpha_hat", "alpha_check"),
+                  "decomposed": ("alpha",)}
+
+
+def _check_keys(inst, sol) -> None:
+    """Every key :func:`certify` reads is there: ``ValueError`` naming a missing one."""
+    for what, d in (("inst", inst), ("sol", sol)):
+        if not isinstance(d, dict):
+            raise TypeError(f"{what} must be a dict, got {type(d).__name__}")
+    task = inst.get("task")
+    if task not in _INSTANCE_KEYS:
+        raise ValueError(f"inst['task'] must be one of {tuple(_INSTANCE_KEYS)}, got {task!r}")
+    if sol.get("task", task) != task:
         raise ValueError(f"the solution is for task {sol['task']!r} but the instance is task "
-                         f"{inst['task']!r}")
+                         f"{task!r}")
+    for what, d, keys in (("inst", inst, _INSTANCE_KEYS[task]),
+                          ("sol", sol, _SOLUTION_KEYS[task])):
+        missing = [k for k in keys if d.get(k) is None]
+        if missing:
+            raise ValueError(f"{what} lacks {', '.join(map(repr, missing))} (required for task "
+                             f"{task!r}; verification.certify_arrays validates raw arrays)")
+
+
+def _check_pair(inst: dict, sol: dict) -> int:
+    _check_keys(inst, sol)
     n = inst["y"].size
     for name in ("alpha", "alpha_hat", "alpha_check"):
         v = sol.get(name)
@@ -211,22 +235,28 @@ def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = True
         ``certified`` (bool), ``failed`` (names of the failed checks, in the order of
         :data:`CHECKS`), ``reasons`` (one message per failed check), ``checks`` (per check:
         ``status`` "pass" / "fail" / "not evaluated" / "not submitted", ``value``, ``limit``),
-        the bracket ``lower``, ``upper``, ``gap``, ``rel_gap``, ``scale``, ``best_bias`` and the
-        informative numbers.
+        the bracket ``lower``, ``upper``, ``gap``, ``rel_gap``, ``scale``, ``best_bias``, the
+        informative numbers and the solution's ``meta`` (when it has one).
 
     Raises
     ------
     ValueError, TypeError
-        Bad input: ``tol``, or an instance/solution task or size mismatch.
+        Bad input: ``tol``, a missing key (named), or an instance/solution task or size
+        mismatch.  ``inst`` and ``sol`` are trusted otherwise (the loaders validate them;
+        :func:`verification.certify_arrays` validates raw arrays).
     EvaluationError
         The certificate could not be evaluated (dank_ref refused or contradicted itself).
     """
     tol = _check_tol(tol)
     n = _check_pair(inst, sol)
     task, y, C = inst["task"], inst["y"], inst["C"]
+    inst = dict(inst, tau=inst.get("tau") or 0.0, epsilon=inst.get("epsilon"),
+                labels=inst.get("labels"))
     eps = inst["epsilon"] or 0.0
     checks = {}
     rep = dict(task=task, n=n, tol=tol, checks=checks)
+    if sol.get("meta") is not None:
+        rep["meta"] = sol["meta"]
 
     feas_tol = FEAS_RTOL * C * math.sqrt(n)
     viol = _feasibility(task, y, sol, C, n)
@@ -284,6 +314,11 @@ def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = True
 def _reason(name, ch, rep, sol) -> str:
     v, lim = ch["value"], ch["limit"]
     if name == "gap":
+        if rep["scale"] <= TINY:
+            what = "1'alpha = 0" if rep["task"] != "svr" else "the objective's scale is 0"
+            return (f"gap: certified relative gap undefined ({v:.3g}): {what}, so gap / scale "
+                    f"has no finite value; the absolute gap is {rep['gap']:.3g} (alpha = 0 is "
+                    "never optimal for P1 and P3: the gradient 1 - Y(F o K)Y alpha is 1 there)")
         return f"gap: certified relative gap {v:.3g} > tol {lim:g}"
     if name == "bias":
         return (f"bias: with the submitted bias {sol['bias']:.10g} the relative gap is {v:.3g} "

@@ -1,0 +1,77 @@
+"""The kit's engine: run an implementation over cases and judge every answer with the oracle.
+
+The oracle (:func:`verification.oracle.certify`, ``reference=False``) runs in this process on
+each answer as it arrives; a row is ``certified`` or ``not certified`` by its checks alone, or
+``error`` / ``timeout`` when the implementation gave no usable answer.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..formats.spec import one_line
+from ..inmemory import solution_from_arrays
+from ..oracle import CERT_TOL, EvaluationError, certify
+from .cases import Case
+from .diagnosis import diagnose
+from .runners import SOLUTION_KEYS, Outcome
+
+__all__ = ["STATUSES", "judge", "run_cases"]
+
+STATUSES = ("certified", "not certified", "error", "timeout")
+
+
+def _solution(case: Case, raw: dict) -> dict:
+    """The answer as a validated solution dict (``TypeError``/``ValueError`` if it is not one)."""
+    unknown = sorted(set(raw) - SOLUTION_KEYS)
+    if unknown:
+        raise ValueError(f"unknown key(s) {', '.join(map(repr, unknown))} (a solution has "
+                         f"{', '.join(sorted(SOLUTION_KEYS))})")
+    task = raw.get("task") or case.task
+    if task != case.task:
+        raise ValueError(f"the solution is for task {task!r}, the instance is {case.task!r}")
+    fields = {k: v for k, v in raw.items() if k != "task"}
+    return solution_from_arrays(case.task, case.n, **fields)
+
+
+def judge(case: Case, outcome: Outcome, tol: float = CERT_TOL) -> dict:
+    """The result row of one case: id, set, family, task, n, status, failed checks, reasons,
+    diagnosis, certified relative gap (None when not evaluated or not finite), absolute gap,
+    time, the solution's meta and the error message.  ``kit_error`` is True when the oracle
+    itself could not evaluate the answer."""
+    row = dict(id=case.id, set=case.set, family=case.family, task=case.task, n=case.n,
+               status=outcome.status, failed=[], reasons=[], diagnosis=outcome.message,
+               rel_gap=None, gap=None, time=outcome.time, meta=None, kit_error=False)
+    if outcome.status != "ok":
+        return row
+    try:
+        sol = _solution(case, outcome.solution)
+    except (TypeError, ValueError) as exc:
+        row.update(status="error", diagnosis=f"invalid solution: {one_line(exc)}")
+        return row
+    row["meta"] = sol.get("meta")
+    try:
+        rep = certify(case.inst, sol, tol=tol, reference=False)
+    except (EvaluationError, ValueError, ArithmeticError, MemoryError) as exc:
+        row.update(status="error", kit_error=True,
+                   diagnosis=f"the oracle cannot evaluate: {type(exc).__name__}: "
+                   f"{one_line(exc)}")
+        return row
+    rel = rep["rel_gap"]
+    row.update(status="certified" if rep["certified"] else "not certified",
+               failed=list(rep["failed"]), reasons=list(rep["reasons"]),
+               diagnosis=diagnose(rep), rel_gap=rel if math.isfinite(rel) else None,
+               gap=rep["gap"])
+    return row
+
+
+def run_cases(cases: list[Case], runner, tol: float = CERT_TOL, progress=None) -> list[dict]:
+    """Run ``runner`` (:class:`~.runners.ImplRunner` or :class:`~.runners.CmdRunner`) on every
+    case and judge each answer; rows in the order of ``cases``.  ``progress(row)`` is called
+    after each row."""
+    rows = {}
+    for case, outcome in runner.run(cases):
+        rows[case.id] = row = judge(case, outcome, tol)
+        if progress is not None:
+            progress(row)
+    return [rows[c.id] for c in cases]

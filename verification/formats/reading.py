@@ -1,0 +1,167 @@
+"""Reading an instance or a solution file: every field checked, shapes matched, ``K`` validated.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import spec
+from .containers import Fields, open_fields
+from .fields import array, header, int_array, integer, meta, number, string
+from .kernels import check_representable, kernel_from_X, validate_kernel
+from .spec import (
+    ALL_INSTANCE,
+    ALL_SOLUTION,
+    INSTANCE_FIELDS,
+    KERNEL_FIELDS,
+    KERNEL_PARAMS,
+    KERNELS,
+    SOLUTION_FIELDS,
+    FormatError,
+    gib,
+)
+from .values import check_labels
+
+__all__ = ["load_instance", "load_solution"]
+
+
+def _kernel_of(f: Fields):
+    has_K, has_X = "K" in f, "X" in f
+    if has_K == has_X:
+        raise FormatError(f"{f.path}: needs exactly one of field 'K' or fields 'X' and 'kernel' "
+                          f"(got {'both' if has_K else 'neither'})")
+    if has_K:
+        extra = sorted(set(f.names) & (KERNEL_FIELDS - {"K"}))
+        if extra:
+            raise FormatError(f"{f.path}: field(s) {', '.join(map(repr, extra))} need 'X'; "
+                              "this instance gives 'K'")
+        K, eps = array(f, "K", 2)
+        try:
+            return validate_kernel(K, eps), dict(source="K"), None
+        except ValueError as exc:
+            raise FormatError(f"{f.path}: field 'K': {exc}") from exc
+    kernel = string(f, "kernel")
+    if kernel not in KERNELS:
+        raise FormatError(f"{f.path}: field 'kernel' must be one of {KERNELS}, got {kernel!r}")
+    wanted = KERNEL_PARAMS[kernel]
+    extra = sorted(set(f.names) & {"sigma", "gamma", "degree", "coef0"} - set(wanted))
+    if extra:
+        raise FormatError(f"{f.path}: field(s) {', '.join(map(repr, extra))} not used by the "
+                          f"{kernel} kernel")
+    params = {}
+    if kernel == "gaussian":
+        if ("sigma" in f) == ("gamma" in f):
+            raise FormatError(f"{f.path}: the gaussian kernel needs exactly one of 'sigma' or "
+                              "'gamma'")
+        name = "sigma" if "sigma" in f else "gamma"
+        params[name] = number(f, name, positive=True)
+    elif kernel == "polynomial":
+        params["degree"] = integer(f, "degree")
+        if params["degree"] < 1:
+            raise FormatError(f"{f.path}: field 'degree' must be >= 1, got {params['degree']}")
+        params["gamma"] = number(f, "gamma", positive=True)
+        params["coef0"] = number(f, "coef0", nonneg=True)
+    X, _ = array(f, "X", 2)
+    n, d = X.shape
+    if n == 0:
+        raise FormatError(f"{f.path}: field 'X' has no rows (n = 0)")
+    if d == 0:
+        raise FormatError(f"{f.path}: field 'X' has no columns (d = 0)")
+    if 8 * n * n > spec.MAX_ARRAY_BYTES:
+        raise FormatError(f"{f.path}: field 'X' has n = {n} rows: the {n} x {n} kernel would "
+                          f"take {gib(8 * n * n)}, more than the {gib(spec.MAX_ARRAY_BYTES)} limit")
+    try:
+        K = kernel_from_X(X, kernel, **params)
+    except ValueError as exc:
+        raise FormatError(f"{f.path}: {exc}") from exc
+    return K, dict(source="X", kernel=kernel, **params), X
+
+
+def load_instance(path) -> dict:
+    """Read and validate an instance file (format in the module docstring).
+
+    Returns
+    -------
+    dict
+        ``task``, ``n``, ``K`` (float64, symmetrised), ``y``, ``C``, ``eta``, ``tau``,
+        ``epsilon`` (svr, else None), ``labels`` (decomposed, else None), ``kernel`` (how K
+        was given: ``source`` and the kernel's parameters), ``X`` (float64, or None when the
+        file gives ``K``).
+    """
+    f = open_fields(path)
+    try:
+        task = header(f, "dank-instance", INSTANCE_FIELDS, ALL_INSTANCE)
+        K, kinfo, X = _kernel_of(f)
+        n = K.shape[0]
+        y, _ = array(f, "y", 1)
+        if y.shape != (n,):
+            raise FormatError(f"{f.path}: field 'y' has {y.size} entries but the kernel is "
+                              f"{n} x {n}")
+        try:
+            check_labels(y, task)
+        except ValueError as exc:
+            raise FormatError(f"{f.path}: {exc}") from exc
+        C = number(f, "C", positive=True)
+        eta = number(f, "eta", positive=True)
+        if task == "decomposed":
+            tau = number(f, "tau", nonneg=True) if "tau" in f else 0.0
+            if tau != 0.0:
+                raise FormatError(f"{f.path}: field 'tau' must be 0 for task 'decomposed' "
+                                  f"(P3 has no nuclear norm), got {tau!r}")
+        else:
+            tau = number(f, "tau", nonneg=True)
+        inst = dict(task=task, n=n, K=K, y=y, C=C, eta=eta, tau=tau, epsilon=None,
+                    labels=None, kernel=kinfo, X=X)
+        if task == "svr":
+            inst["epsilon"] = number(f, "epsilon", nonneg=True)
+        if task == "decomposed":
+            labels = int_array(f, "labels")
+            if labels.shape != (n,):
+                raise FormatError(f"{f.path}: field 'labels' has {labels.size} entries but the "
+                                  f"kernel is {n} x {n}")
+            inst["labels"] = labels
+        try:
+            check_representable(C, eta, float(np.max(np.abs(K))), n)
+        except ValueError as exc:
+            raise FormatError(f"{f.path}: {exc}") from exc
+        return inst
+    finally:
+        f.close()
+
+
+def load_solution(path, n: int | None = None) -> dict:
+    """Read and validate a solution file; ``n`` (the instance's size) fixes every shape.
+
+    Returns a dict with ``task``, ``alpha`` (svm, decomposed) or ``alpha_hat`` and
+    ``alpha_check`` (svr), ``bias``, ``F`` and ``meta`` (None when absent).
+    """
+    f = open_fields(path)
+    try:
+        task = header(f, "dank-solution", SOLUTION_FIELDS, ALL_SOLUTION)
+        sol = dict(task=task, bias=None, F=None, meta=None)
+        names = ("alpha_hat", "alpha_check") if task == "svr" else ("alpha",)
+        given = n is not None
+        for name in names:
+            v, _ = array(f, name, 1)
+            if given and v.shape != (n,):
+                raise FormatError(f"{f.path}: field {name!r} has {v.size} entries but the "
+                                  f"instance has n = {n}")
+            if n is None:
+                n = v.size
+            elif v.size != n:
+                raise FormatError(f"{f.path}: field {name!r} has {v.size} entries, "
+                                  f"{names[0]!r} has {n}")
+            sol[name] = v
+        if "bias" in f:
+            sol["bias"] = number(f, "bias")
+        if "F" in f:
+            F, _ = array(f, "F", 2)
+            if F.shape != (n, n):
+                raise FormatError(f"{f.path}: field 'F' has shape {F.shape}, expected "
+                                  f"({n}, {n})")
+            sol["F"] = F
+        if "meta" in f:
+            sol["meta"] = meta(f)
+        return sol
+    finally:
+        f.close()

@@ -1,0 +1,53 @@
+"""The format's constants: version, tasks, kernels, size limits, the fields of each task.
+
+Readers and writers of :mod:`verification.formats` take every limit from here (as module
+attributes, so that a test can lower a limit for one call).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["FORMAT_VERSION", "TASKS", "KERNELS", "MAX_ARRAY_BYTES", "MAX_JSON_BYTES",
+           "MAX_META_CHARS", "FormatError"]
+
+FORMAT_VERSION = 1
+TASKS = ("svm", "svr", "decomposed")
+KERNELS = ("gaussian", "linear", "polynomial")
+MAX_ARRAY_BYTES = 2 * 1024**3
+MAX_JSON_BYTES = 64 * 1024**2
+MAX_META_CHARS = 65536
+MAX_MEMBERS = 64
+F64_EPS = float(np.finfo(np.float64).eps)
+
+KERNEL_PARAMS = {"gaussian": ("sigma", "gamma"), "linear": (),
+                 "polynomial": ("degree", "gamma", "coef0")}
+KERNEL_FIELDS = frozenset({"K", "X", "kernel", "sigma", "gamma", "degree", "coef0"})
+INSTANCE_FIELDS = {
+    "svm": frozenset({"format", "version", "task", "y", "C", "eta", "tau"}),
+    "svr": frozenset({"format", "version", "task", "y", "C", "eta", "tau", "epsilon"}),
+    "decomposed": frozenset({"format", "version", "task", "y", "C", "eta", "tau", "labels"}),
+}
+SOLUTION_FIELDS = {
+    "svm": frozenset({"format", "version", "task", "alpha", "bias", "F", "meta"}),
+    "svr": frozenset({"format", "version", "task", "alpha_hat", "alpha_check", "bias", "F",
+                      "meta"}),
+    "decomposed": frozenset({"format", "version", "task", "alpha", "F", "meta"}),
+}
+ALL_INSTANCE = frozenset().union(*INSTANCE_FIELDS.values()) | KERNEL_FIELDS | {"epsilon"}
+ALL_SOLUTION = frozenset().union(*SOLUTION_FIELDS.values())
+
+
+class FormatError(ValueError):
+    """Malformed instance or solution file (the message names the file, field and problem)."""
+
+
+def gib(nbytes) -> str:
+    """``nbytes`` in GiB, 3 significant digits (for messages)."""
+    return f"{nbytes / 2**30:.3g} GiB"
+
+
+def one_line(exc) -> str:
+    """The message of ``exc`` on one line (its type name if empty)."""
+    msg = " ".join(str(exc).split())
+    return msg or type(exc).__name__

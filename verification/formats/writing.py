@@ -1,0 +1,102 @@
+"""Writing instance and solution files: JSON, or a deterministic ``.npz`` (same bytes each time).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import zipfile
+
+import numpy as np
+
+from .spec import FORMAT_VERSION
+from .values import check_meta
+
+__all__ = ["save_instance", "save_solution", "path_is_json"]
+
+
+def _npz_value(v):
+    if isinstance(v, str):
+        return np.array(v)
+    if isinstance(v, (bool, np.bool_)):
+        raise TypeError("booleans are not part of the format")
+    if isinstance(v, (int, np.integer)):
+        return np.array(int(v), dtype=np.int64)
+    return np.asarray(v)
+
+
+def _json_value(v):
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, np.floating):
+        return float(v)
+    return v
+
+
+def path_is_json(path) -> bool:
+    """The writers' rule: JSON when the path ends in ``.json``, else ``.npz``."""
+    return os.fspath(path).endswith(".json")
+
+
+def _write(path, fields: dict) -> None:
+    fields = {k: v for k, v in fields.items() if v is not None}
+    path = os.fspath(path)
+    if path_is_json(path):
+        with open(path, "w", encoding="utf-8") as fh:
+            json.dump({k: _json_value(v) for k, v in fields.items()}, fh, allow_nan=False)
+        return
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as zf:
+        for k, v in fields.items():
+            buf = io.BytesIO()
+            np.lib.format.write_array(buf, _npz_value(v), allow_pickle=False)
+            info = zipfile.ZipInfo(f"{k}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, buf.getvalue())
+
+
+def save_instance(path, *, task, y, C, eta, tau=None, K=None, X=None, kernel=None, sigma=None,
+                  gamma=None, degree=None, coef0=None, epsilon=None, labels=None) -> None:
+    """Write an instance (JSON if ``path`` ends in ``.json``, else a deterministic ``.npz``).
+
+    Give exactly one of ``K`` or ``X`` (with ``kernel`` and its parameters).  ``labels`` is
+    stored as an integer array.  No validation beyond that: read it back with
+    :func:`load_instance` to check it.
+    """
+    if (K is None) == (X is None):
+        raise ValueError("give exactly one of K or X")
+    fields = dict(format="dank-instance", version=FORMAT_VERSION, task=task)
+    if K is not None:
+        fields["K"] = np.asarray(K)
+    else:
+        fields.update(X=np.asarray(X, dtype=np.float64), kernel=kernel,
+                      sigma=None if sigma is None else float(sigma),
+                      gamma=None if gamma is None else float(gamma),
+                      degree=None if degree is None else int(degree),
+                      coef0=None if coef0 is None else float(coef0))
+    fields.update(y=np.asarray(y, dtype=np.float64), C=float(C), eta=float(eta),
+                  tau=None if tau is None else float(tau),
+                  epsilon=None if epsilon is None else float(epsilon),
+                  labels=None if labels is None else np.asarray(labels).astype(np.int64))
+    _write(path, fields)
+
+
+def save_solution(path, *, task, alpha=None, alpha_hat=None, alpha_check=None, bias=None,
+                  F=None, meta=None) -> None:
+    """Write a solution (JSON if ``path`` ends in ``.json``, else a deterministic ``.npz``).
+
+    ``meta`` (optional) is a string or a JSON object (``dict``); an ``.npz`` stores an object
+    as its JSON text.
+    """
+    if meta is not None:
+        meta = check_meta(meta, what="meta")
+        if not path_is_json(path) and isinstance(meta, dict):
+            meta = json.dumps(meta, sort_keys=True)
+    def arr(v):
+        return None if v is None else np.asarray(v, dtype=np.float64)
+
+    _write(path, dict(format="dank-solution", version=FORMAT_VERSION, task=task,
+                      alpha=arr(alpha), alpha_hat=arr(alpha_hat), alpha_check=arr(alpha_check),
+                      bias=None if bias is None else float(bias), F=arr(F), meta=meta))

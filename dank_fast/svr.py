@@ -62,7 +62,7 @@ from .projection import _project_core, _restore_equality, project_paper
 
 __all__ = ["SVRProblem", "solve_svr", "check_targets", "METHODS"]
 
-METHODS = ("accelerated", "newton", "paper", "paper-monotone", "pgm")
+METHODS = ("auto", "accelerated", "newton", "paper", "paper-monotone", "pgm")
 
 
 class SVRProblem(SVMProblem):
@@ -201,7 +201,7 @@ def solve_svr(
     epsilon: float,
     eta: float,
     tau: float = 0.01,
-    method: str = "accelerated",
+    method: str = "auto",
     tol: float = 1e-6,
     max_iter: int | None = None,
     alpha0=None,
@@ -224,7 +224,10 @@ def solve_svr(
         Width of the epsilon-insensitive tube.
     eta : float > 0
     tau : float >= 0, default 0.01
-    method : {"accelerated", "newton", "paper", "paper-monotone", "pgm"}
+    method : {"auto", "accelerated", "newton", "paper", "paper-monotone", "pgm"}
+        ``"auto"`` (default): ``"newton"`` (projected Newton on the free set with accelerated
+        hand-overs, :mod:`dank_fast._newton`), the most robust method measured (the conformance
+        comparison, reproduction/conformance: 28 of 28 P2 instances certified, accelerated 26).
         ``"accelerated"``: accelerated projected gradient (backtracking, restart, exact
         projection), stops on the certified relative gap. ``"paper"``: Algorithm ago3svr
         as printed (L of Theorem theorsvr, steps ``1/(2L)`` and ``1/(4L)``,
@@ -313,6 +316,8 @@ def solve_svr(
     problem.route = eig_route
     res = run_method(problem, method, c=c, tol=tol, max_iter=max_iter, alpha0=alpha0,
                      options=options)
+    if method == "auto":
+        res.method = "auto"
     if method in PAPER_VARIANTS:
         res.extra["L_theorem"] = problem.lipschitz_theorem()
     res = _unscale(res, c, kd, eta)

@@ -4,8 +4,8 @@
 
 * ``fast_<method>``: ``dank_fast.solve_svm`` / ``solve_svr`` / ``solve_decomposed`` with
   ``method=<method>`` (``fast_paper`` is Algorithm ago3 exactly as printed), ``tol = 1e-8``
-  (the oracle's tol is 1e-6), the rest at its defaults.  ``solve_svr`` has no ``"auto"``:
-  ``fast_auto`` uses its default method there (``meta`` says which).  The answer carries
+  (the oracle's tol is 1e-6), the rest at its defaults (``fast_auto``: each solver's default
+  method, ``"auto"``; ``meta`` says which ran).  The answer carries
   ``F`` (svm, svr: the dense inner minimiser; not for P3, whose ``F`` dank_fast keeps per
   cluster) and the bias.
 * ``ref_scs``, ``ref_clarabel``: ``dank_ref.solve_*`` with that conic solver, defaults

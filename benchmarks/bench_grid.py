@@ -132,6 +132,7 @@ def main(argv=None):
           f"{datetime.datetime.now().astimezone().isoformat(timespec='seconds')}")
     print(f"# {platform.node()}, {os.cpu_count()} cores; numpy {np.__version__}; "
           f"load average at start {load0[0]:.2f}")
+    print(f"# dank_fast from {os.path.dirname(dank_fast.__file__)}")
     print(f"# grid 2^k, k in {args.grid} for sigma and C; {args.folds} fold(s) of 5; "
           f"tol {args.tol:g}")
     print(HEADER, flush=True)

@@ -425,12 +425,19 @@ class _Reduced:
         if self.m > 0:
             self.v[-1] = np.sqrt(self.m)
         self.c = 1.0 / (4.0 * eta)
+        self.cdS = self.c * self.dS
+        # the block K[S][:, S] itself when the kernel data copy it (an eigensolver calls gamma
+        # dozens of times per evaluation: no cache look-up per product)
+        self._block = kd.block(S) if kd._copy(S) else None
 
     def gamma(self, X: np.ndarray) -> np.ndarray:
         """``Gamma_red @ X`` for ``X`` of shape ``(N,)`` or ``(N, b)``."""
         out = np.zeros_like(X, dtype=np.float64)
-        dS = self.dS if X.ndim == 1 else self.dS[:, None]
-        out[: self.s] = self.c * dS * self.kd.block_product(self.S, dS * X[: self.s])
+        one = X.ndim == 1
+        dS = self.dS if one else self.dS[:, None]
+        Y = dS * X[: self.s]
+        P = self._block @ Y if self._block is not None else self.kd.block_product(self.S, Y)
+        out[: self.s] = (self.cdS if one else self.cdS[:, None]) * P
         return out
 
     def matmat(self, X: np.ndarray) -> np.ndarray:

@@ -288,14 +288,14 @@ def check_kernel_matrix(K, *, check_psd: bool = True, name: str = "K") -> np.nda
         raise ValueError(f"{name} is empty (shape {raw.shape})")
     # a finite max and min prove every entry finite (NaN propagates through both): the
     # elementwise test (an n x n temporary) is needed only when one of them is not
-    if raw.dtype.kind == "f" and not math.isfinite(kernel_scale(raw)) and not np.all(
-            np.isfinite(raw)):
+    s_raw = kernel_scale(raw) if raw.dtype.kind == "f" else None
+    if s_raw is not None and not math.isfinite(s_raw) and not np.all(np.isfinite(raw)):
         raise ValueError(f"{name} contains NaN or infinity")
     eps_sym = symmetry_tolerance(raw.dtype)
     eps_psd = psd_tolerance(raw.dtype)
     with np.errstate(over="ignore"):
         A = np.asarray(raw, dtype=np.float64)
-    s = kernel_scale(A)
+    s = s_raw if A is raw else kernel_scale(A)  # a float64 input: the same two passes
     if not math.isfinite(s):
         raise ValueError(f"{name} has entries beyond the float64 range (about 1.8e308)")
     asym = max_asymmetry(A)

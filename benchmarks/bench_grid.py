@@ -88,11 +88,11 @@ def time_point(X, y, C: float, sigma: float, repeat: int, tol: float) -> dict:
         est.fit(X, y)
         t_dank = time.perf_counter() - t0
     res = est.results_
-    return {"C": C, "sigma": sigma, "n": int(y.size), "svc_s": t_svc, "dank_s": t_dank,
-            "ratio": t_dank / t_svc, "newton_iter": [int(r.extra.get("newton_iter", 0))
-                                                     for r in res],
+    return {"C": C, "sigma": sigma, "n": int(y.size), "svc_s": float(f"{t_svc:.4g}"),
+            "dank_s": float(f"{t_dank:.4g}"), "ratio": float(f"{t_dank / t_svc:.4g}"),
+            "newton_iter": [int(r.extra.get("newton_iter", 0)) for r in res],
             "n_iter": [int(r.n_iter) for r in res], "status": [r.status for r in res],
-            "max_rel_gap": max(float(r.rel_gap) for r in res),
+            "max_rel_gap": float(f"{max(float(r.rel_gap) for r in res):.3g}"),
             "uncertified": sum(r.status != "converged" for r in res),
             "warnings": len(caught)}
 
@@ -156,7 +156,7 @@ def main(argv=None):
         with open(args.json, "w") as f:
             json.dump({"args": vars(args), "loadavg_start": load0, "loadavg_end": load1,
                        "median_ratio": med, "summaries": summaries, "points": points_all},
-                      f, indent=1)
+                      f, separators=(",", ":"))
 
 
 if __name__ == "__main__":

@@ -59,8 +59,9 @@ def lowrank_gershgorin_psd(A: np.ndarray, s: float, eps: float) -> bool:
     Parameters
     ----------
     A : ndarray of shape (n, n)
-        Symmetric float64 matrix with ``max|A_ij| = s`` and ``s`` of order one (the caller
-        scales by a power of two, so that ``n s`` cannot overflow).
+        Symmetric float64 matrix with ``max|A_ij| = s``, ``s`` far from the ends of the float64
+        range (the caller passes ``1e-100 <= s <= 1e100``), so that ``n s`` and the squares of
+        the entries of ``L`` neither overflow nor underflow.
     s : float
         ``max|A_ij|``.
     eps : float

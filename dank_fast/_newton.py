@@ -109,15 +109,14 @@ def _curvature(problem, ev, free: np.ndarray, dtype=np.float64) -> np.ndarray:
         return (Hd * sv[:, None] * sv[None, :]).astype(dtype, copy=False)
     f = dix.size
     F = ev.inner.F
-    low_rank = hasattr(F, "mu")
     c = 1.0 / (4.0 * problem.eta)
-    dF = d[dix]
-    d2 = d * d
+    zs = sv * d[dix]  # the signs sv (+-1) folded in: H_ij = sv_i sv_j (-hess_d h)_ij
+    S = np.flatnonzero(d)
+    d2S = d[S] * d[S]
     H = np.empty((f, f), dtype=dtype)
     single = H.dtype != np.float64
-    if low_rank:
-        UFmu = F.U[dix] * F.mu
-        UF = F.U[dix]
+    UF = F.U[dix] * sv[:, None] if hasattr(F, "mu") else None
+    UFmu = None if UF is None else UF * F.mu
     step = max(64, min(ROW_BLOCK, (1 << 21) // max(kd.n, 1)))  # temporaries <= 16 MiB each
     with blas_threads(f):
         for lo in range(0, f, step):
@@ -125,20 +124,20 @@ def _curvature(problem, ev, free: np.ndarray, dtype=np.float64) -> np.ndarray:
             Krows = K[dix[rows]]  # b x n
             KB = Krows[:, dix]  # b x f
             out = np.empty((KB.shape[0], f)) if single else H[rows]
-            if low_rank:
-                np.matmul(UFmu[rows], UF.T, out=out)  # F[rows, free]
-            else:
-                np.multiply.outer(dF[rows], dF, out=out)
+            if UF is not None:
+                np.matmul(UFmu[rows], UF.T, out=out)  # sv_i sv_j F[rows, free]
+            else:  # F = 11' + Gamma
+                np.multiply.outer(zs[rows], zs, out=out)
                 out *= c * KB
-                out += 1.0
-            out *= KB  # (F o K)[rows, free]
+                out += np.multiply.outer(sv[rows], sv)
+            out *= KB  # sv_i sv_j (F o K)[rows, free]
             KB *= KB
-            KB *= np.multiply.outer(dF[rows], dF)
-            out += c * KB  # (d d') o K o K
-            np.square(Krows, out=Krows)
-            diag = c * (Krows @ d2)  # diag((K o K) d^2) on these rows
+            KB *= np.multiply.outer(c * zs[rows], zs)
+            out += KB  # sv_i sv_j ((d d') o K o K) / (4 eta)
+            KS = Krows[:, S]  # d vanishes off the support
+            KS *= KS
             idx = np.arange(rows.start, rows.stop)
-            out[idx - lo, idx] += diag
+            out[idx - lo, idx] += c * (KS @ d2S)  # diag((K o K) d^2) / (4 eta), sv_i^2 = 1
             if single:
                 H[rows] = out
     # P2: a free ah_i and a free ac_i move the same d_i; the diagonal term couples them too
@@ -152,9 +151,7 @@ def _curvature(problem, ev, free: np.ndarray, dtype=np.float64) -> np.ndarray:
             for r in pos:
                 for q in pos:
                     if r != q:
-                        H[r, q] += extra
-    H *= sv[:, None]
-    H *= sv[None, :]
+                        H[r, q] += extra * sv[r] * sv[q]
     return H
 
 

@@ -21,6 +21,7 @@ from ._estimator_base import KernelEstimatorMixin
 from ._routes import DENSE_KERNEL_BYTES, RouteFit, Settings, TrainingData, choose_route
 from ._validation import check_kernel_matrix, refuse_non_numeric_kernel
 from .extension import match_from_distances
+from .inner import blas_threads
 from .kernels import kernel_params
 from .svm import METHODS
 
@@ -331,6 +332,14 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
             Fitted estimator.
         """
         X, classes, y_enc = self._validate_training_data(X, y)
+        # one BLAS thread policy for the kernel and every solve (dank_fast.inner.blas_threads):
+        # at the UCI sizes a busy-waiting second thread made the kernel alone 20 ms under load
+        with blas_threads(X.shape[0]):
+            self._fit_problems(X, classes, y_enc)
+        return self
+
+    def _fit_problems(self, X, classes, y_enc) -> None:
+        """Solve every binary problem by its route and store the fitted attributes."""
         problems = list(self._problems(y_enc, classes.size))
         settings = self._settings()
         routes = [choose_route(settings, self.route, idx.size, self._precomputed)
@@ -349,7 +358,6 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
                     f"rel_gap={fit.result.rel_gap:.2e}"
                 )
         self._store_fit(X, classes, problems, fits)
-        return self
 
     def _validate_training_data(self, X, y):
         """``(X, classes, y_enc)`` after the one validation of a fit: scikit-learn's

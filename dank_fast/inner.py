@@ -67,8 +67,9 @@ see :mod:`dank_fast.certificate`). The dense route is kept as the check (``exces
 from __future__ import annotations
 
 import os
+import threading
 import warnings
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -114,18 +115,50 @@ def blas_threads(size: int):
     environment (an integer) overrides the choice for large work.
     """
     if size < PARALLEL_MIN:
-        return _THREADS.limit(limits=1, user_api="blas")
+        return _one_thread()
     forced = os.environ.get("DANK_BLAS_THREADS")
     if forced:
-        return _THREADS.limit(limits=max(1, int(forced)), user_api="blas")
+        return _threads(max(1, int(forced)))
     cpus = os.cpu_count() or 1
     try:
         busy = os.getloadavg()[0] >= cpus - 0.5
     except OSError:  # no load average on this platform
         busy = False
     if busy:
-        return _THREADS.limit(limits=1, user_api="blas")
+        return _one_thread()
     return nullcontext()
+
+
+#: per thread: how many single-thread limits of :func:`blas_threads` are open. Inside one, a
+#: nested request for one thread costs nothing (a threadpoolctl limit costs ~50 us, and a small
+#: fit asks hundreds of times: 1 ms of a 15 ms fit at n = 108)
+_DEPTH = threading.local()
+
+
+@contextmanager
+def _one_thread():
+    """One BLAS thread, unless a limit of this thread already holds it at one."""
+    if getattr(_DEPTH, "single", 0) > 0:
+        yield
+        return
+    with _THREADS.limit(limits=1, user_api="blas"):
+        _DEPTH.single = 1
+        try:
+            yield
+        finally:
+            _DEPTH.single = 0
+
+
+@contextmanager
+def _threads(k: int):
+    """``k`` BLAS threads (``DANK_BLAS_THREADS``); nested one-thread requests limit again."""
+    saved = getattr(_DEPTH, "single", 0)
+    _DEPTH.single = 0
+    try:
+        with _THREADS.limit(limits=k, user_api="blas"):
+            yield
+    finally:
+        _DEPTH.single = saved
 
 
 class KernelData:
@@ -149,6 +182,7 @@ class KernelData:
     """
 
     COPY_FRACTION = 0.6
+    SUPPORT_ROWS_FRACTION = 0.5  # support_product by row blocks of K[S] up to this |S| / n
     COPY_ENTRIES = 1 << 23  # blocks up to 64 MiB are always copied (faster products)
 
     def __init__(self, K: np.ndarray, *, n_total: int | None = None):
@@ -198,11 +232,23 @@ class KernelData:
         return self._block
 
     def support_product(self, S: np.ndarray, X: np.ndarray) -> np.ndarray:
-        """``K[:, S] @ X`` for ``X`` of shape ``(|S|,)`` or ``(|S|, b)``, without copying ``K``
-        when ``S`` is more than a quarter of the points (used once per evaluation: a copy
-        costs more than the product with ``K`` itself saves)."""
+        """``K[:, S] @ X`` for ``X`` of shape ``(|S|,)`` or ``(|S|, b)``, without copying
+        ``K[:, S]`` when ``S`` is more than a quarter of the points (used once per evaluation: a
+        copy costs more than the product saves).
+
+        Up to ``SUPPORT_ROWS_FRACTION n`` points, ``K`` is symmetric so ``K[:, S] @ X =
+        (X' K[S, :])'``, summed over contiguous row blocks of ``K[S, :]`` (``ROW_BLOCK x n``
+        temporaries): ``|S| n b`` flops instead of the ``n^2 b`` of the zero-padded product
+        with all of ``K`` that is used above it.
+        """
         if S.size <= 0.25 * self.n or S.tobytes() == self._cols_key:
             return self.columns(S) @ X
+        if S.size <= self.SUPPORT_ROWS_FRACTION * self.n:
+            X2 = X.reshape(S.size, -1)
+            outT = np.zeros((X2.shape[1], self.n))
+            for lo in range(0, S.size, ROW_BLOCK):
+                outT += X2[lo:lo + ROW_BLOCK].T @ self.K[S[lo:lo + ROW_BLOCK]]
+            return outT[0] if X.ndim == 1 else outT.T
         full = np.zeros((self.n,) + X.shape[1:])
         full[S] = X
         return self.K @ full
@@ -379,12 +425,19 @@ class _Reduced:
         if self.m > 0:
             self.v[-1] = np.sqrt(self.m)
         self.c = 1.0 / (4.0 * eta)
+        self.cdS = self.c * self.dS
+        # the block K[S][:, S] itself when the kernel data copy it (an eigensolver calls gamma
+        # dozens of times per evaluation: no cache look-up per product)
+        self._block = kd.block(S) if kd._copy(S) else None
 
     def gamma(self, X: np.ndarray) -> np.ndarray:
         """``Gamma_red @ X`` for ``X`` of shape ``(N,)`` or ``(N, b)``."""
         out = np.zeros_like(X, dtype=np.float64)
-        dS = self.dS if X.ndim == 1 else self.dS[:, None]
-        out[: self.s] = self.c * dS * self.kd.block_product(self.S, dS * X[: self.s])
+        one = X.ndim == 1
+        dS = self.dS if one else self.dS[:, None]
+        Y = dS * X[: self.s]
+        P = self._block @ Y if self._block is not None else self.kd.block_product(self.S, Y)
+        out[: self.s] = (self.cdS if one else self.cdS[:, None]) * P
         return out
 
     def matmat(self, X: np.ndarray) -> np.ndarray:

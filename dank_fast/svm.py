@@ -20,7 +20,7 @@ from ._validation import (
 )
 from .certificate import svm_certificate
 from .feature_kernel import FeatureKernel
-from .inner import KernelData
+from .inner import KernelData, blas_threads
 from .working_set import solve_svm_working_set
 
 # svc_dual and svc_iteration_limit live in dank_fast._libsvm (re-exported here)
@@ -134,22 +134,32 @@ def solve_svm(
         res = recertify_zero_kernel(res, cert, eta, tol)
         res.time = time.perf_counter() - t0
         return res
+    # one BLAS thread policy for the whole solve (inner.blas_threads): small products must not
+    # busy-wait on a loaded machine, and nested one-thread limits then cost nothing
+    with blas_threads(kd.n):
+        res, warm = _solve_dense(kd, y, C, eta, tau, method, tol, max_iter, alpha0, eig_route,
+                                 options)
+    if method == "auto":
+        res.method = "auto"
+        res.time = time.perf_counter() - t0
+        res.extra["warm_start"] = warm
+    return res
+
+
+def _solve_dense(kd, y, C, eta, tau, method, tol, max_iter, alpha0, eig_route, options):
+    """The validated dense problem: the SVC warm start of ``"auto"``, then ``method`` on the
+    canonical instance ``(cK, C/c, eta/c)``, ``c`` a power of two (docs/validity.md), mapped
+    back. Returns the result and where its start came from."""
     warm = "given"
     if method == "auto" and alpha0 is None:
         alpha0, warm = svc_dual(kd.K, y, C), "svc"
-    # solve the canonical instance (cK, C/c, eta/c), c a power of two (docs/validity.md)
     c = canonical_factor(C, eta, kd.kappa)
     kd_c = kd if c == 1.0 else KernelData(kd.K * c, n_total=kd.n_total)
     problem = SVMProblem(kd_c, y, C / c, eta / c, tau)
     problem.route = eig_route
     res = run_method(problem, method, c=c, tol=tol, max_iter=max_iter, alpha0=alpha0,
                      options=options)
-    res = unscale(res, c, kd, eta)
-    if method == "auto":
-        res.method = "auto"
-        res.time = time.perf_counter() - t0
-        res.extra["warm_start"] = warm
-    return res
+    return unscale(res, c, kd, eta), warm
 
 
 def _solve_features(K, y, C, eta, tau, method, tol, max_iter, alpha0, options) -> DANKResult:

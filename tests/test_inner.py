@@ -522,3 +522,53 @@ def test_lanczos_route_is_repeatable():
     r1 = inner.inner_minimiser(KernelData(K), a * y, 2.0, 0.01, route="lanczos")
     r2 = inner.inner_minimiser(KernelData(K), a * y, 2.0, 0.01, route="lanczos")
     assert r1.deficit == r2.deficit and r1.excess == r2.excess
+
+
+def test_nested_one_thread_limits_are_free_and_restore(monkeypatch):
+    """Inside a one-thread limit a nested one costs no threadpoolctl call; the forced override
+    inside it limits again (its own count), and leaving restores every count."""
+    from threadpoolctl import threadpool_info
+
+    import dank_fast.inner as inner
+
+    def counts():
+        return [d["num_threads"] for d in threadpool_info() if d["user_api"] == "blas"]
+
+    before = counts()
+    calls = []
+    real = inner._THREADS.limit
+
+    def spy(**kw):
+        calls.append(kw["limits"])
+        return real(**kw)
+
+    monkeypatch.setattr(inner._THREADS, "limit", spy)
+    with inner.blas_threads(10):
+        with inner.blas_threads(20), inner.blas_threads(30):
+            assert set(counts()) == {1}
+        monkeypatch.setenv("DANK_BLAS_THREADS", "2")
+        with inner.blas_threads(10_000):
+            with inner.blas_threads(10):
+                assert set(counts()) == {1}
+        assert set(counts()) == {1}
+    assert calls == [1, 2, 1]
+    assert counts() == before
+
+
+@pytest.mark.parametrize("frac", [0.3, 0.5])
+@pytest.mark.parametrize("cols", [0, 1, 4])
+def test_support_product_by_row_blocks_is_the_column_product(frac, cols, monkeypatch):
+    """|S| in (n/4, n/2]: K[:, S] @ X from row blocks of K[S, :] (symmetric K)."""
+    import dank_fast.inner as inner
+
+    monkeypatch.setattr(inner, "ROW_BLOCK", 7)  # several blocks, a ragged last one
+    rng = np.random.default_rng(int(10 * frac) + cols)
+    n = 40
+    Z = rng.normal(size=(n, 3))
+    K = Z @ Z.T
+    S = np.sort(rng.choice(n, int(frac * n), replace=False))
+    X = rng.normal(size=(S.size,) if cols == 0 else (S.size, cols))
+    kd = KernelData(K)
+    got = kd.support_product(S, X)
+    assert got.shape == (n,) + X.shape[1:]
+    np.testing.assert_allclose(got, K[:, S] @ X, rtol=1e-12, atol=1e-12)

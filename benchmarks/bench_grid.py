@@ -1,0 +1,163 @@
+#!/usr/bin/env python
+"""Timing benchmark: ``DANKClassifier.fit`` over the paper's (sigma, C) grid against SVC.
+
+The paper's protocol (section classUCI) chooses DANK's ``(sigma, C)`` by 5-fold
+cross-validation over ``sigma, C in {2^-5, ..., 2^5}``: 121 fits per fold, at the UCI sizes
+(50 to about 600 training points per fold). For each data set this script takes the training
+half of split 0 (``verification.experiments.data.make_split``, seed 0), min-max scales it to
+``[0, 1]^d`` as the protocol does, and, for the training part of each of the first ``--folds``
+CV folds, fits at every grid point:
+
+* ``SVC(C=C, gamma=1/(2 sigma^2))`` on the features (the protocol's SVM: libsvm computes
+  the Gaussian kernel itself), median of ``--repeat`` fits;
+* ``DANKClassifier(C=C, sigma=sigma, eta="svm", method="newton", tol=1e-6)`` as the protocol
+  builds it (kernel, the plain SVM that gives ``eta`` and the warm start, the certified
+  Newton solve, one binary problem per class pair).
+
+The ratio of a grid point is DANK's fit time over SVC's, both measured in the same run and
+both inclusive of their own kernel. The table gives per data set the median (and quartiles)
+of the ratio over the grid, the median times, the number of solves that did not certify
+``tol`` and the largest certified relative gap; ``--json`` writes every grid point.
+
+Run ``python benchmarks/bench_grid.py --help`` for the options; see benchmarks/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+import warnings
+
+import numpy as np
+from sklearn.model_selection import StratifiedKFold
+from sklearn.preprocessing import MinMaxScaler
+from sklearn.svm import SVC
+
+import dank_fast
+from dank_fast import DANKClassifier
+
+GRID = tuple(float(2.0**k) for k in range(-5, 6))  # the paper's grid for sigma and C
+DEFAULT_SETS = ("heart", "sonar", "monks1", "spect", "fertility", "wine", "diabetic")
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--datasets", nargs="+", default=list(DEFAULT_SETS))
+    p.add_argument("--data-dir", default=None, help="default: as dank-reproduce finds it")
+    p.add_argument("--folds", type=int, default=1, help="CV folds timed (of 5)")
+    p.add_argument("--grid", type=int, nargs="+", default=list(range(-5, 6)),
+                   help="exponents k of the grid 2^k (sigma and C)")
+    p.add_argument("--repeat", type=int, default=3, help="SVC fits per point; median taken")
+    p.add_argument("--tol", type=float, default=1e-6)
+    p.add_argument("--json", default=None, help="write every grid point to this file")
+    return p.parse_args(argv)
+
+
+def training_folds(name: str, data_dir, n_folds: int):
+    """``(X, y)`` of the training part of the first ``n_folds`` CV folds of split 0."""
+    from verification.experiments.data import load_dataset, make_split, resolve_data_dir
+
+    ds = load_dataset(name, resolve_data_dir(data_dir))
+    Xtr, ytr, _, _ = make_split(ds, 0, 0)
+    cv = StratifiedKFold(5, shuffle=True, random_state=0)
+    for k, (tr, _) in enumerate(cv.split(Xtr, ytr)):
+        if k >= n_folds:
+            break
+        yield MinMaxScaler().fit_transform(Xtr[tr]), ytr[tr]
+
+
+def time_point(X, y, C: float, sigma: float, repeat: int, tol: float) -> dict:
+    """SVC and DANK fit times at one grid point, and DANK's certificates."""
+    svc_times = []
+    for _ in range(max(1, repeat)):
+        t0 = time.perf_counter()
+        SVC(C=C, gamma=1.0 / (2.0 * sigma * sigma)).fit(X, y)
+        svc_times.append(time.perf_counter() - t0)
+    t_svc = statistics.median(svc_times)
+    est = DANKClassifier(C=C, sigma=sigma, eta="svm", method="newton", tol=tol)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", dank_fast.ConvergenceWarning)
+        t0 = time.perf_counter()
+        est.fit(X, y)
+        t_dank = time.perf_counter() - t0
+    res = est.results_
+    return {"C": C, "sigma": sigma, "n": int(y.size), "svc_s": float(f"{t_svc:.4g}"),
+            "dank_s": float(f"{t_dank:.4g}"), "ratio": float(f"{t_dank / t_svc:.4g}"),
+            "newton_iter": [int(r.extra.get("newton_iter", 0)) for r in res],
+            "n_iter": [int(r.n_iter) for r in res], "status": [r.status for r in res],
+            "max_rel_gap": float(f"{max(float(r.rel_gap) for r in res):.3g}"),
+            "uncertified": sum(r.status != "converged" for r in res),
+            "warnings": len(caught)}
+
+
+def summarise(name: str, points: list[dict]) -> dict:
+    ratios = sorted(p["ratio"] for p in points)
+    q = np.quantile(ratios, [0.25, 0.5, 0.75])
+    return {"dataset": name, "n": sorted({p["n"] for p in points}), "points": len(points),
+            "ratio_q25": float(q[0]), "ratio_median": float(q[1]), "ratio_q75": float(q[2]),
+            "svc_median_ms": 1e3 * statistics.median(p["svc_s"] for p in points),
+            "dank_median_ms": 1e3 * statistics.median(p["dank_s"] for p in points),
+            "dank_total_s": sum(p["dank_s"] for p in points),
+            "svc_total_s": sum(p["svc_s"] for p in points),
+            "uncertified": sum(p["uncertified"] for p in points),
+            "max_rel_gap": max(p["max_rel_gap"] for p in points)}
+
+
+def fmt(s: dict) -> str:
+    n = "/".join(str(v) for v in s["n"])
+    return (f"| {s['dataset']} | {n} | {s['points']} | {s['svc_median_ms']:.2f} | "
+            f"{s['dank_median_ms']:.1f} | {s['ratio_median']:.1f} "
+            f"({s['ratio_q25']:.1f}-{s['ratio_q75']:.1f}) | "
+            f"{s['dank_total_s'] / s['svc_total_s']:.1f} | {s['uncertified']} | "
+            f"{s['max_rel_gap']:.1e} |")
+
+
+HEADER = ("| data set | n (fold) | fits | SVC ms (median) | DANK ms (median) | "
+          "ratio median (q25-q75) | ratio of totals | uncertified | max rel. gap |\n"
+          "|---|---|---|---|---|---|---|---|---|")
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    grid = [float(2.0**k) for k in args.grid]
+    load0 = os.getloadavg()
+    print(f"# DANKClassifier grid benchmark "
+          f"{datetime.datetime.now().astimezone().isoformat(timespec='seconds')}")
+    print(f"# {platform.node()}, {os.cpu_count()} cores; numpy {np.__version__}; "
+          f"load average at start {load0[0]:.2f}")
+    print(f"# dank_fast from {os.path.dirname(dank_fast.__file__)}")
+    print(f"# grid 2^k, k in {args.grid} for sigma and C; {args.folds} fold(s) of 5; "
+          f"tol {args.tol:g}")
+    print(HEADER, flush=True)
+    summaries, points_all = [], []
+    for name in args.datasets:
+        points = []
+        for X, y in training_folds(name, args.data_dir, args.folds):
+            for C in grid:
+                for sigma in grid:
+                    points.append(time_point(X, y, C, sigma, args.repeat, args.tol))
+        s = summarise(name, points)
+        s["loadavg"] = os.getloadavg()
+        summaries.append(s)
+        points_all.extend(dict(p, dataset=name) for p in points)
+        print(fmt(s), flush=True)
+    med = statistics.median(p["ratio"] for p in points_all)
+    load1 = os.getloadavg()
+    print(f"# all {len(points_all)} fits: median ratio {med:.2f}; load average at end "
+          f"{load1[0]:.2f}, {load1[1]:.2f}, {load1[2]:.2f}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"args": vars(args), "loadavg_start": load0, "loadavg_end": load1,
+                       "median_ratio": med, "summaries": summaries, "points": points_all},
+                      f, separators=(",", ":"))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,103 @@
+"""A cheap sufficient PSD test for smooth kernels: low-rank deflation, then Gershgorin.
+
+docs/validity.md, rule 4, accepts a symmetric ``A`` iff ``lambda_min(A) >= -eps n s``
+(``s = max|A_ij|``). Deciding it by a Cholesky factorisation costs ``n^3 / 3`` flops. A smooth
+kernel (a Gaussian on a few features, a low-degree polynomial) is numerically of low rank, and
+for such a matrix a much cheaper test proves the same bound:
+
+1. a pivoted (greedy, diagonal) Cholesky builds ``L`` (``n x r``) until the largest residual
+   diagonal is below ``eps s / 2`` (``O(n r^2)``);
+2. ``A = L L' + R`` exactly for the real ``R = A - L L'``, and ``L L'`` is PSD, so
+   ``lambda_min(A) >= lambda_min(R) >= min_i (R_ii - sum_{j != i} |R_ij|)`` (Gershgorin); ``R``
+   is computed in row blocks (``O(n^2 r)``), its rounding bounded rigorously.
+
+Only *success* is used (it proves the bound); a failure says nothing, and the caller falls back
+to the Cholesky test. ``L`` need not be accurate: any ``L`` makes ``L L'`` PSD, so the rounding
+of the pivoted Cholesky never matters, only that of the residual, which is bounded by
+``gamma_{r+1} (|A| + |L| |L|')`` entrywise (``gamma_k = k u / (1 - k u)``, Higham, Thm 3.5).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["lowrank_gershgorin_psd", "LOWRANK_MIN_N", "LOWRANK_RANK_FRACTION"]
+
+#: below this size the Cholesky test is as cheap (measured 11-15 ms both ways at n = 1,000)
+LOWRANK_MIN_N = 1000
+#: largest rank tried, as a fraction of n: the residual pass costs ``2 n^2 r`` flops, so the
+#: test stays several times cheaper than ``n^3 / 3`` (and a failure costs ``n r^2 / 2``)
+LOWRANK_RANK_FRACTION = 1 / 16
+_ROWS = 256  # rows per block of the residual pass (temporaries 256 x n)
+_U = 2.0**-53  # unit roundoff of float64
+
+
+def _pivoted_cholesky(A: np.ndarray, target: float, r_max: int) -> np.ndarray | None:
+    """``L`` (``n x r``) with residual diagonal ``<= target``, or None beyond ``r_max`` columns.
+
+    Greedy diagonal pivoting; rows of the symmetric ``A`` stand for its columns (contiguous).
+    ``O(n r^2)`` time, ``O(n r)`` memory.
+    """
+    n = A.shape[0]
+    diag = np.array(np.diagonal(A), dtype=np.float64)
+    L = np.empty((n, r_max))
+    for k in range(r_max + 1):
+        p = int(np.argmax(diag))
+        if diag[p] <= target:
+            return L[:, :k]
+        if k == r_max:
+            return None
+        col = A[p] - L[:, :k] @ L[p, :k]
+        L[:, k] = col / np.sqrt(diag[p])
+        diag -= L[:, k] * L[:, k]
+    return None
+
+
+def lowrank_gershgorin_psd(A: np.ndarray, s: float, eps: float) -> bool:
+    """True when ``lambda_min(A) >= -eps n s`` is proved by the module's test.
+
+    Parameters
+    ----------
+    A : ndarray of shape (n, n)
+        Symmetric float64 matrix with ``max|A_ij| = s``, ``s`` far from the ends of the float64
+        range (the caller passes ``1e-100 <= s <= 1e100``), so that ``n s`` and the squares of
+        the entries of ``L`` neither overflow nor underflow.
+    s : float
+        ``max|A_ij|``.
+    eps : float
+        ``eps_psd`` of docs/validity.md.
+
+    Returns
+    -------
+    bool
+        True: the bound holds (rigorously, rounding included). False: not decided here.
+
+    Notes
+    -----
+    ``O(n r^2 + n^2 r)`` time for the rank ``r <= n / 16`` reached, ``O(n r + 256 n)`` memory;
+    False at once for ``n < LOWRANK_MIN_N`` or when the residual diagonal stays above
+    ``eps s / 2`` at ``r = n / 16`` (then ``O(n^3 / 512)`` time was spent).
+    """
+    n = A.shape[0]
+    if n < LOWRANK_MIN_N or not s > 0.0:
+        return False
+    L = _pivoted_cholesky(A, 0.5 * eps * s, int(n * LOWRANK_RANK_FRACTION))
+    if L is None:
+        return False
+    r = L.shape[1]
+    gamma = (r + 1) * _U / (1.0 - (r + 1) * _U)
+    absL = np.abs(L)
+    # rounding of R = A - LL' summed over a row: gamma (sum_j |A_ij| + (|L||L|' 1)_i), doubled
+    # for the rounding of these non-negative sums themselves (relative n u << 1)
+    err = 2.0 * gamma * (n * s + absL @ absL.sum(axis=0))
+    threshold = -eps * n * s
+    slack = 4.0 * n * _U  # the computed row sums of |R| (and this test's few operations)
+    for lo in range(0, n, _ROWS):
+        hi = min(lo + _ROWS, n)
+        R = A[lo:hi] - L[lo:hi] @ L.T
+        idx = np.arange(hi - lo)
+        d = R[idx, idx + lo].copy()
+        rowsum = np.abs(R).sum(axis=1)  # may be low by a relative n u: slack covers it
+        if not np.all(d - (rowsum - np.abs(d)) - slack * rowsum - err[lo:hi] >= threshold):
+            return False
+    return True

@@ -1,0 +1,93 @@
+"""The cheap sufficient PSD test (dank_fast/_psd.py): it accepts smooth PSD kernels, never
+accepts a matrix below the rule's threshold, and leaves check_kernel_matrix's decisions as the
+exact rule of docs/validity.md makes them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from threadpoolctl import threadpool_limits
+
+import dank_fast._validation as validation
+from dank_fast import compute_kernel
+from dank_fast._psd import LOWRANK_MIN_N, lowrank_gershgorin_psd
+from dank_fast._validation import check_kernel_matrix
+
+EPS = 1e-8  # eps_psd of a float64 kernel
+N = LOWRANK_MIN_N
+
+
+def smooth_kernel(n: int, seed: int, sigma: float = 0.5) -> np.ndarray:
+    X = np.random.default_rng(seed).uniform(size=(n, 2))
+    return compute_kernel(X, sigma=sigma)
+
+
+def null_direction(K: np.ndarray, seed: int) -> np.ndarray:
+    """A unit ``w`` with ``w'Kw`` tiny: a random vector off the range of ``K G`` (``G`` random,
+    80 columns), which holds the dominant eigenvectors of the smooth ``K``."""
+    rng = np.random.default_rng(seed)
+    with threadpool_limits(1):  # busy-waiting BLAS threads on a loaded machine: 100x slower
+        Q, _ = np.linalg.qr(K @ rng.normal(size=(K.shape[0], 80)))
+    g = rng.normal(size=K.shape[0])
+    w = g - Q @ (Q.T @ g)
+    return w / np.linalg.norm(w)
+
+
+def dent(K: np.ndarray, depth: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(K - depth * w w', w)``: the entries move by about ``depth / n`` while
+    ``lambda_min <= w'Kw - depth`` (about ``-depth``)."""
+    w = null_direction(K, seed)
+    return K - depth * np.outer(w, w), w
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_smooth_psd_kernel_is_accepted(seed):
+    K = smooth_kernel(N, seed)
+    assert lowrank_gershgorin_psd(K, float(np.max(np.abs(K))), EPS)
+
+
+@pytest.mark.parametrize("seed, factor", [(0, 1.5), (1, 4.0), (2, 30.0)])
+def test_never_accepts_below_the_threshold(seed, factor):
+    """lambda_min < -eps n s: the test must not accept (the Gershgorin row sums see it)."""
+    K, w = dent(smooth_kernel(N, seed), factor * EPS * N, seed)
+    s = float(np.max(np.abs(K)))
+    assert float(w @ K @ w) < -EPS * N * s  # Rayleigh quotient >= lambda_min: below the rule
+    assert not lowrank_gershgorin_psd(K, s, EPS)
+
+
+def test_rejection_below_the_threshold_stands():
+    K, _ = dent(smooth_kernel(N, 5), 2.0 * EPS * N, 5)
+    with pytest.raises(ValueError, match="not positive semi-definite"):
+        check_kernel_matrix(K)
+
+
+def test_accepts_a_small_dent_within_the_rule():
+    """lambda_min = -eps n s / 100: within the rule, and proved so without the Cholesky."""
+    K, w = dent(smooth_kernel(N, 3), 0.01 * EPS * N, 3)
+    s = float(np.max(np.abs(K)))
+    assert float(w @ K @ w) < 0.0  # indefinite, but within the rule
+    assert lowrank_gershgorin_psd(K, s, EPS)
+
+
+def test_not_decided_for_small_or_full_rank_matrices():
+    K = smooth_kernel(N - 1, 0)
+    assert not lowrank_gershgorin_psd(K, 1.0, EPS)  # below LOWRANK_MIN_N: the Cholesky's job
+    narrow = smooth_kernel(N, 0, sigma=1e-3)  # nearly the identity: rank n, not low
+    assert not lowrank_gershgorin_psd(narrow, 1.0, EPS)
+
+
+def test_check_kernel_matrix_uses_it_and_falls_back(monkeypatch):
+    """The cheap test answers for a smooth kernel (no Cholesky); a full-rank one goes on to the
+    Cholesky, whose decision stands."""
+    calls = []
+    real = validation.dpotrf
+
+    def spy(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(validation, "dpotrf", spy)
+    check_kernel_matrix(smooth_kernel(N, 0))
+    assert calls == []
+    check_kernel_matrix(smooth_kernel(N, 0, sigma=1e-3))
+    assert calls == [1]

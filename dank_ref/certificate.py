@@ -31,11 +31,12 @@ For a feasible ``a`` let ``F_hat = F(a) = J_{tau/2}(11' + Gamma(a))`` (Lemma fbo
       gap_raw = b'Gb + C sum_i max(0, |y_i - (Gb)_i - beta| - eps) - lin     (P2),
       lin = b'y - eps 1'(ah + ac),   b = ah - ac,
 
-  computed in this form (no large cancelling terms).  P1/P3 also try the primal point
-  ``(s w, s b)`` with ``s = 1 / min_i y_i f_i`` (when all margins are positive) and keep the
-  smaller bound (:func:`_scaled_primal_gap`): any primal point is a valid upper bound, and this
-  one removes margin violations that are mere rounding, which ``C >> a*`` (hard-margin regime)
-  would otherwise amplify into a spurious gap of order ``C n u``.
+  computed in this form (no large cancelling terms).  P1/P3 also try the hard-margin primal
+  point ``(s w, s beta)``, ``beta`` the max-margin bias and ``s = 1 / m`` its smallest margin
+  (when ``m > 0``), and keep the smaller bound (:func:`_scaled_primal_gap`): any primal point is
+  a valid upper bound; this one removes margin violations that are mere rounding, which
+  ``C >> a*`` (hard-margin regime) would otherwise amplify into a spurious gap of order
+  ``C n u``, and shrinks ``w`` when every margin exceeds 1.
 * ``lower <= upper`` by construction: ``gap = max(gap_raw, 0)`` and ``upper = lower + gap``.
   This is justified because for a point of the feasible set the exact gap is ``>= 0`` (weak
   duality of the fixed-kernel SVM/SVR: ``C max(0, 1 - y_i f_i) >= a_i (1 - y_i f_i)`` for
@@ -401,25 +402,43 @@ def _admit(z, proj_fn, infeas_fn, C: float, n: int, project: bool, what: str):
     return x, infeas_fn(x), True, float(np.linalg.norm(z - x))
 
 
-def _scaled_primal_gap(q: float, lin: float, C: float, margins: np.ndarray, hinge: float):
-    """Best of the primal points ``(w, b)`` and ``(s w, s b)``, ``s = 1 / min_i margin_i``.
+def _scaled_primal_gap(q: float, lin: float, C: float, g: np.ndarray, y: np.ndarray,
+                       hinge: float, b: float | None):
+    """Best of two primal points: ``(w, b)`` at the best bias, and the hard-margin point.
 
-    ``margins_i = y_i (G d + b)_i`` at the best bias.  Any primal point bounds the fixed-kernel
-    SVM from above; ``s w`` removes every margin violation (if all margins are positive) at the
-    price ``(s^2 - 1) q / 2``.  When ``C >> a*`` (hard-margin regime) the violations are rounding
-    errors of order ``u`` that ``C`` would otherwise amplify into a spurious gap ``C n u``.
-    Returns ``(gap_raw, s)``.
+    ``g = G d`` (decision values without bias), ``b`` the best bias of the hinge (None: no
+    bias, P3), ``hinge`` its value.  Any primal point bounds the fixed-kernel SVM from above.
+    The hard-margin point is ``(s w, s beta)`` with the bias ``beta`` that maximises the smallest
+    margin ``m`` (with a bias: ``beta = -(min_{y=+1} g + max_{y=-1} g) / 2``, ``m = (min_{y=+1}
+    g - max_{y=-1} g) / 2``; without: ``m = min_i y_i g_i``) and ``s = 1 / m``: no margin is
+    violated (``s`` is enlarged by a few ulps until no *computed* margin is below 1), at the
+    price ``||s w||^2 = s^2 q``, in *both* directions: ``s < 1`` when every margin exceeds 1
+    (e.g. ``n = 2``, margins ``1 + 1.5e-5``: the point ``(w, b)`` overstates the gap by that
+    much), ``s > 1`` when ``C >> a*`` and the violations are rounding errors that ``C`` would
+    amplify into a spurious gap ``C n u``.  Returns ``(gap_raw, s)``.
     """
     gap1 = q + C * hinge - lin
-    mmin = float(np.min(margins))
-    if hinge <= 0.0 or mmin <= 0.0 or not (q > 0.0):
+    if not q > 0.0:
         return gap1, 1.0
-    sc = 1.0 / mmin
-    if sc <= 1.0:
+    if b is None:
+        beta, m = 0.0, float(np.min(y * g))
+    else:
+        pos = y > 0
+        if pos.all() or not pos.any():
+            return gap1, 1.0
+        top, bot = float(np.min(g[pos])), float(np.max(g[~pos]))
+        beta, m = -0.5 * (top + bot), 0.5 * (top - bot)
+    if not m > 0.0:
         return gap1, 1.0
-    hinge_s = float(np.sum(np.maximum(0.0, 1.0 - sc * margins)))
-    # computed directly (not as gap1 + ... - C hinge: C hinge can be 1e32 times the rest)
-    gap_s = (q - lin) + 0.5 * q * (sc * sc - 1.0) + C * hinge_s
+    sc = 1.0 / m
+    margins = y * (g + beta)
+    for _ in range(8):
+        if float(np.min(margins)) * sc >= 1.0:
+            break
+        sc *= 1.0 + 2.0**-49
+    else:
+        return gap1, 1.0
+    gap_s = (q - lin) + 0.5 * q * (sc * sc - 1.0)  # hinge exactly 0 at (s w, s beta)
     return (gap_s, sc) if gap_s < gap1 else (gap1, 1.0)
 
 
@@ -472,7 +491,7 @@ def svm_certificate(K, y, alpha, *, C, eta, tau, project: bool = False,
     g = (F * Kf) @ d
     b, hinge = best_bias(y - g, -y)
     scale_f = float(np.sum(af))
-    gap_raw_f, _ = _scaled_primal_gap(float(d @ g), scale_f, Cf, y * (g + b), hinge)
+    gap_raw_f, _ = _scaled_primal_gap(float(d @ g), scale_f, Cf, g, y, hinge, b)
     gap_f = max(gap_raw_f, 0.0)
     lower, gap = c * lower_f, c * gap_f
     return Certificate(lower=lower, upper=lower + gap, gap=gap, rel_gap=_rel(gap_f, scale_f),
@@ -581,7 +600,7 @@ def decomposed_certificate(K, y, alpha, *, C, eta, labels=None, project: bool = 
     g = (F * Kf) @ d
     hinge = float(np.sum(np.maximum(0.0, 1.0 - y * g)))
     scale_f = float(np.sum(af))
-    gap_raw_f, _ = _scaled_primal_gap(float(d @ g), scale_f, Cf, y * g, hinge)
+    gap_raw_f, _ = _scaled_primal_gap(float(d @ g), scale_f, Cf, g, y, hinge, None)
     gap_f = max(gap_raw_f, 0.0)
     lower, gap = c * lower_f, c * gap_f
     return Certificate(lower=lower, upper=lower + gap, gap=gap, rel_gap=_rel(gap_f, scale_f),

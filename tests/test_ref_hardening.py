@@ -292,12 +292,15 @@ def test_upper_bound_is_a_primal_value(data, logC, tau):
     R = eta * np.sum((c.F - 1) ** 2) + tau * eta * np.trace(c.F)
     primal1 = 0.5 * q + C * np.maximum(0, 1 - m).sum()
     cands = [primal1]
-    # the scaled point (s w, s b), s = 1 / min margin, is a candidate only when it removes margin
-    # violations (some margin < 1, all > 0: s > 1), as dank_ref._scaled_primal_gap documents; with
-    # every margin above 1 neither package scales w down (a valid, slightly larger upper bound)
-    if m.min() > 0 and np.any(m < 1) and q > 0:
-        s = 1.0 / m.min()
-        cands.append(0.5 * s * s * q + C * np.maximum(0, 1 - s * m).sum())
+    # the hard-margin point (w / m*, beta / m*), m* = max_beta min_i y_i (g_i + beta) > 0 (an
+    # LP here), in both directions (m* < 1: violations removed; m* > 1: w shrunk), as
+    # dank_ref._scaled_primal_gap documents; hinge 0 there
+    from scipy.optimize import linprog
+
+    lp = linprog([0.0, -1.0], A_ub=np.column_stack([-y, np.ones_like(y)]), b_ub=y * g,
+                 bounds=[(None, None), (None, None)], method="highs")
+    if lp.status == 0 and -lp.fun > 0 and q > 0:
+        cands.append(0.5 * q / lp.fun**2)
     upper = min(cands) + R
     assert c.upper >= c.lower
     assert abs(c.upper - max(upper, c.lower)) <= 1e-9 * max(abs(upper), abs(c.lower), 1.0)

@@ -35,7 +35,8 @@ numbers are computed at the nearest feasible point and reported as informative):
 * ``bias`` (if submitted; svm, svr): the primal-dual gap with the submitted bias,
   ``(q + C loss(bias) - lin) / scale <= tol`` with ``q = d'(F o K)d``, the decision function
   ``f = (F o K)d + bias`` and ``d = alpha * y`` (svm) or ``b`` (svr); hinge loss
-  ``max(0, 1 - y f)`` (svm), ``max(0, |y - f| - eps)`` (svr).
+  ``max(0, 1 - y f)`` (svm), ``max(0, |y - f| - eps)`` (svr). svm: also at the rescaled
+  point ``(s w, s bias)``, ``s = 1 / min_i y_i f_i`` (the same classifier; :func:`_primal_gap`).
 * ``F`` (if submitted): ``max|F - F(p)| <= 1e-6 max(1, max|F(p)|)``, ``F(p) =
   J_{tau/2}(11' + Gamma)`` from dank_ref (P3: the full ``n x n`` minimiser on ``Kbar``, not the
   block-diagonal matrix of Lemma lemmalink).
@@ -208,13 +209,31 @@ def _reference_certificate(inst, p):
 
 
 def _primal_gap(G, d, y, C, lin, bias, task, eps):
-    """``q + C loss(bias) - lin`` for the fixed kernel ``G`` (svm hinge / svr tube)."""
+    """``q + C loss(bias) - lin`` for the fixed kernel ``G`` (svm hinge / svr tube).
+
+    svm: the smaller of that and the gap of the rescaled point ``(s w, s bias)``, ``s = 1 /
+    min_i y_i (g_i + bias)`` when that margin is positive (``q (1 + s^2) / 2 - lin``, hinge 0;
+    ``s`` enlarged by a few ulps until no computed margin is below 1): the same classifier
+    ``sign(g + bias)``, judged at its best scale, as dank_ref's certificate does with its own
+    bias. Without it a hard-margin solution's bias fails on rounding (margins ``1 - 1e-16``
+    times a large ``C``) or on margins all slightly above 1 (``n = 2``).
+    """
     g = G @ d
+    q = float(d @ g)
     if task == "svr":
         loss = float(np.sum(np.maximum(0.0, np.abs(y - g - bias) - eps)))
-    else:
-        loss = float(np.sum(np.maximum(0.0, 1.0 - y * (g + bias))))
-    return float(d @ g) + C * loss - lin
+        return q + C * loss - lin
+    margins = y * (g + bias)
+    gap = q + C * float(np.sum(np.maximum(0.0, 1.0 - margins))) - lin
+    m = float(np.min(margins))
+    if q > 0 and m > 0:
+        s = 1.0 / m
+        for _ in range(8):
+            if m * s >= 1.0:
+                gap = min(gap, (q - lin) + 0.5 * q * (s * s - 1.0))
+                break
+            s *= 1.0 + 2.0**-49
+    return gap
 
 
 def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = True) -> dict:

@@ -8,6 +8,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+from verification.schemas import SCHEMAS
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -33,7 +35,7 @@ def test_wheel_contains_all_packages_and_data(tmp_path):
     assert golden and golden <= names, sorted(golden - names)
     data = {p.relative_to(ROOT).as_posix() for p in (ROOT / "verification/schemas").iterdir()
             if p.suffix == ".json"} | {"verification/conformance/families.json"}
-    assert len(data) == 6 and data <= names, sorted(data - names)
+    assert len(data) == len(SCHEMAS) + 1 and data <= names, sorted(data - names)
 
 
 def _third_party_imports(pkg: str) -> set[str]:

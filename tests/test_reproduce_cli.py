@@ -13,6 +13,7 @@ import pytest
 
 from verification.experiments.cli import main
 from verification.experiments.data import DataDirError, resolve_data_dir
+from verification.schemas import validate
 
 
 def _data_dir():
@@ -57,6 +58,7 @@ def test_smoke_pipeline_and_resume(tmp_path):
     args = [*SMOKE, "--out", str(out), "--data-dir", str(_data_dir()), "--seed", "5"]
     assert main(args) == 0
     res = json.loads((out / "results.json").read_text())
+    validate(res, "reproduce-results")
     assert res["seed"] == 5 and res["protocol"]["seed"] == 5
     assert {"numpy", "scipy", "scikit-learn", "dank_fast"} <= set(res["versions"])
     assert res["n_cells"] == 2 * (4 + 3) and res["n_cached"] == 0
@@ -75,6 +77,7 @@ def test_smoke_pipeline_and_resume(tmp_path):
     # rerun: every cell comes from the cache and the tables are identical
     assert main(args) == 0
     again = json.loads((out / "results.json").read_text())
+    validate(again, "reproduce-results")  # written from the cache
     assert again["n_cached"] == again["n_cells"]
     assert again["tables"]["socmkl"] == res["tables"]["socmkl"]
     assert again["tables"]["ucireg"] == res["tables"]["ucireg"]
@@ -88,5 +91,6 @@ def test_quick(tmp_path):
     out = tmp_path / "q"
     assert main(["--quick", "--jobs", "2", "--out", str(out)]) == 0
     res = json.loads((out / "results.json").read_text())
+    validate(res, "reproduce-results")
     assert set(res["tables"]["socmkl"]) == {"heart", "sonar", "wine"}
     assert not res["tables"]["errors"]

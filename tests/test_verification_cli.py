@@ -6,6 +6,7 @@ import os
 import pytest
 
 from verification.cli import main
+from verification.schemas import validate
 
 
 def test_runner_small(tmp_path):
@@ -16,6 +17,7 @@ def test_runner_small(tmp_path):
                   crosscheck=False)
     assert [v["claim"] for v in res["verdicts"]] == ["L1", "HW"]
     assert "| L1 |" in (tmp_path / "report.md").read_text()
+    validate(json.loads((tmp_path / "results.json").read_text()), "verify-results")
 
 
 def test_help(capsys):
@@ -31,6 +33,7 @@ def test_budget1_smoke(tmp_path):
     out = tmp_path / "out"
     assert main(["--budget", "1", "--out", str(out), "--seed", "3"]) == 0
     res = json.loads((out / "results.json").read_text())
+    validate(res, "verify-results")
     claims = {v["claim"] for v in res["verdicts"]}
     assert {"L1", "L2", "T1", "PG", "L3", "T2", "T3", "T4", "NR", "SD", "HW", "EMP"} <= claims
     assert all(v["status"] in ("HOLDS", "VIOLATED", "INCONCLUSIVE") for v in res["verdicts"])

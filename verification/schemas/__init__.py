@@ -3,8 +3,10 @@ small validator for exactly the subset they use.
 
 Schemas (``verification/schemas/<name>.schema.json``): ``instance`` and ``solution`` (the oracle
 formats, version 1, docs/FORMATS.md), ``conformance-results`` (``dank-verify conformance``'s
-``results.json``), ``golden-manifest`` (``verification/golden/MANIFEST.json``) and
-``families-manifest`` (``verification/conformance/families.json``).
+``results.json``), ``verify-results`` (``dank-verify``'s ``results.json``, layout version 2),
+``reproduce-results`` (``dank-reproduce``'s ``results.json``), ``golden-manifest``
+(``verification/golden/MANIFEST.json``) and ``families-manifest``
+(``verification/conformance/families.json``).
 
 The validator supports ``type``, ``const``, ``enum``, ``properties``, ``required``,
 ``additionalProperties``, ``items``, ``minItems``, ``minimum``, ``exclusiveMinimum``,
@@ -24,8 +26,8 @@ import os
 __all__ = ["SCHEMAS", "SchemaError", "load_schema", "validate"]
 
 SCHEMA_DIR = os.path.dirname(__file__)
-SCHEMAS = ("instance", "solution", "conformance-results", "golden-manifest",
-           "families-manifest")
+SCHEMAS = ("instance", "solution", "conformance-results", "verify-results",
+           "reproduce-results", "golden-manifest", "families-manifest")
 _KNOWN = frozenset({"$schema", "$id", "$defs", "title", "description", "type", "const", "enum",
                     "properties", "required", "additionalProperties", "items", "minItems",
                     "minimum", "exclusiveMinimum", "maxLength", "anyOf", "oneOf", "not",
@@ -55,29 +57,31 @@ def _is_type(v, t: str) -> bool:
     return isinstance(v, _TYPES[t])
 
 
-def _ok(v, schema, root) -> bool:
+def _ok(v, schema, root, path="$") -> bool:
     try:
-        _check(v, schema, root, "$")
+        _check(v, schema, root, path)
     except SchemaError:
         return False
     return True
 
 
 def _check_combinators(v, s, root, path) -> None:
-    if "anyOf" in s and not any(_ok(v, sub, root) for sub in s["anyOf"]):
+    if "anyOf" in s and not any(_ok(v, sub, root, path) for sub in s["anyOf"]):
         raise SchemaError(f"{path}: matches none of anyOf ({s.get('title', 'alternatives')})")
     if "oneOf" in s:
-        hits = sum(_ok(v, sub, root) for sub in s["oneOf"])
+        hits = sum(_ok(v, sub, root, path) for sub in s["oneOf"])
         if hits != 1:
-            detail = "; ".join(_why(v, sub, root) for sub in s["oneOf"])
+            detail = "; ".join(_why(v, sub, root, path) for sub in s["oneOf"])
             raise SchemaError(f"{path}: matches {hits} of oneOf, expected exactly 1 ({detail})")
-    if "not" in s and _ok(v, s["not"], root):
+    if "not" in s and _ok(v, s["not"], root, path):
         raise SchemaError(f"{path}: matches a schema it must not ({s['not']})")
 
 
-def _why(v, schema, root) -> str:
+def _why(v, schema, root, path) -> str:
+    """Why ``v`` fails ``schema``, its paths given from the document's root (``path`` is
+    where ``v`` sits)."""
     try:
-        _check(v, schema, root, "$")
+        _check(v, schema, root, path)
     except SchemaError as exc:
         return str(exc)
     return "matches"

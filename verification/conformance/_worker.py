@@ -47,6 +47,14 @@ def worker_main(conn, target: str, cwd: str) -> None:
     ``("ok", solution, seconds)`` or ``("error", message, seconds)`` until ``None`` arrives."""
     sys.path.insert(0, cwd)
     try:
+        _serve(conn, target)
+    except (BrokenPipeError, EOFError, ConnectionResetError):
+        return  # the kit closed the pipe (timeout, interrupt, end of run): nothing to report
+
+
+def _serve(conn, target: str) -> None:
+    """The body of :func:`worker_main` (import, then the request loop)."""
+    try:
         mod, _, name = target.partition(":")
         fn = getattr(importlib.import_module(mod), name)
         if not callable(fn):

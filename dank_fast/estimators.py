@@ -396,7 +396,7 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         km = KMeans(n_clusters=v, random_state=self.random_state, n_init=3).fit(X)
         method = self.method if self.method in ("auto", "accelerated", "newton") else "auto"
         res = solve_decomposed(
-            FeatureKernel(X, **self._kernel_kwargs()), y, C=self.C,
+            FeatureKernel.from_validated(X, **self._kernel_kwargs()), y, C=self.C,
             eta="svm" if isinstance(self.eta, str) else float(self.eta),
             labels=km.labels_, method=method, tol=self.tol, max_iter=self.max_iter,
             certify_full=False,

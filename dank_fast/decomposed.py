@@ -35,7 +35,8 @@ Scale (section knplapp)
 -----------------------
 With ``K`` a :class:`dank_fast.FeatureKernel`, no ``n x n`` kernel is formed and no SVM is fitted
 on all ``n`` points: k-means runs on the features, each cluster's kernel is computed where that
-cluster is solved (``O(n_c^2)`` memory), and ``eta="svm"`` is the paper's rule applied to the
+cluster is solved (``O(n_c^2)`` memory, released with the solve: the cluster's result keeps
+``O(n_c)``, :mod:`dank_fast.cluster_result`), and ``eta="svm"`` is the paper's rule applied to the
 problem that is actually solved (eq. mainlslemma): ``eta = ||abar_SVM||^2``, where ``abar_SVM``
 concatenates the plain SVMs of the clusters (the SVM of the block kernel ``Kbar`` with one bias
 per cluster). One ``eta``
@@ -139,7 +140,10 @@ class DecomposedResult:
     blocks : list of ndarray
         Sample indices of every cluster (order of ``np.unique(labels)``).
     results : list of DANKResult
-        Per-cluster solver output (``results[c].alpha`` indexed like ``blocks[c]``).
+        Per-cluster solver output (``results[c].alpha`` indexed like ``blocks[c]``), kept in
+        ``O(n_c)`` memory: ``results[c].kernel`` is a :class:`dank_fast.cluster_result.SubKernel`
+        (a view of :attr:`kernel`) and ``results[c].inner.F`` a
+        :class:`dank_fast.cluster_result.ClusterF`; ``results[c].F`` forms ``F_c`` on demand.
     certificate : Certificate
         Certificate of ``alpha`` for P3 on ``Kbar`` (eq. mainlslemma): the sum of the cluster
         certificates; ``lower``, ``upper``, ``gap``, ``rel_gap`` below are its fields.
@@ -434,7 +438,20 @@ def solve_decomposed(
 
     Notes
     -----
-    Memory: the clusters' kernels (``8 sum_c n_c^2`` bytes over the clusters in flight); time
+    Memory, stage by stage (``w`` clusters in flight: the joblib or dask workers):
+
+    * validation and k-means: the data (``8 n d`` for features; a dense ``K``: ``8 n^2``);
+    * payloads: the clusters' rows of ``X``, one copy (``8 n d``; dense route: the blocks
+      ``K_c``, ``8 sum_c n_c^2``), held until the clusters are solved (dask: on the workers);
+    * each cluster in flight: ``K_c`` and the solver's caches of it (``8 n_c^2`` to
+      ``24 n_c^2`` bytes) plus the Newton system on the free support vectors (``8 f_c^2``),
+      released when the cluster's result is returned: ``w`` of them at a time;
+    * results: ``O(n_c)`` per cluster (:mod:`dank_fast.cluster_result`: ``F_c`` as
+      ``(d, eta)`` and a view of the caller's kernel), ``O(n)`` in all;
+    * ``certify_full`` with a FeatureKernel: row blocks of ``kernel.block_bytes``.
+
+    Measured (make_classification 464,810 x 54, 200 clusters, one process): see
+    ``benchmarks/README.md`` (``bench_large.py --datasets covtype-synthetic``). Time
     ``O(sum_c (SVM_c + Newton_c))`` plus k-means.
 
     Examples

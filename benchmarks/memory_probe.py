@@ -10,9 +10,10 @@ training features counted once), against ``8 sum_c n_c^2`` (every cluster's kern
 
 It uses the public API only, so the same script measures any checkout (``--repo``)::
 
-    python benchmarks/memory_probe.py --n 50000                 # this checkout
-    git worktree add /tmp/before 5977344                        # before issue 19 (per-cluster
-    python benchmarks/memory_probe.py --n 50000 --repo /tmp/before   # results kept kernels)
+    python benchmarks/memory_probe.py --label after --update-readme        # this checkout
+    git worktree add /tmp/before 5977344         # before issue 19 (results kept their kernels)
+    python benchmarks/memory_probe.py --label "before (5977344)" --repo /tmp/before \\
+        --update-readme
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--n", type=int, default=50_000, help="training points (default 50,000)")
     p.add_argument("--v", type=int, default=None, help="clusters (default n / 2,324)")
+    p.add_argument("--label", default="this checkout", help="first column of the row")
+    p.add_argument("--update-readme", action="store_true",
+                   help="put the row into the memory_probe table of benchmarks/README.md")
     p.add_argument("--repo", default=str(Path(__file__).resolve().parents[1]),
                    help="checkout whose dank_fast is measured (default: this one)")
     a = p.parse_args(argv)
@@ -57,15 +61,30 @@ def main(argv=None) -> int:
     shared = getattr(res, "kernel", None)
     per_cluster = sum(held_bytes(r, skip=(shared,)) for r in res.results)
     squares = sum(8 * b.size**2 for b in res.blocks)
-    print(f"dank_fast from {sys.modules['dank_fast'].__file__}; load {os.getloadavg()[0]:.2f}")
-    print(f"n = {a.n}, {len(res.blocks)} clusters, fit {fit_s:.1f} s, {res.status}, "
-          f"rel. gap {res.rel_gap:.1e}")
-    print(f"RSS before the fit {peak.start_gb:.2f} GB, peak during it {peak.peak_gb:.2f} GB, "
-          f"after it {psutil.Process().memory_info().rss / GB:.2f} GB")
-    print(f"kept by results_[0]: {held_bytes(res) / GB:.3f} GB (the per-cluster results "
-          f"{per_cluster / GB:.3f} GB, besides the shared features); every cluster's kernel "
-          f"8 sum n_c^2 = {squares / GB:.3f} GB")
+    row = (f"| {a.label} | {a.n} | {len(res.blocks)} | {fit_s:.1f} | {os.getloadavg()[0]:.1f} | "
+           f"{res.status}, {res.rel_gap:.1e} | {peak.start_gb:.2f} | {peak.peak_gb:.2f} | "
+           f"{psutil.Process().memory_info().rss / GB:.2f} | {held_bytes(res) / GB:.3f} | "
+           f"{per_cluster / GB:.3f} | {squares / GB:.3f} |")
+    print(f"dank_fast from {sys.modules['dank_fast'].__file__}", HEADER, row, sep="\n")
+    if a.update_readme:
+        update_readme(a.label, row)
     return 0
+
+
+HEADER = ("| code | n | clusters | fit s | load | certificate | RSS before GB | peak GB "
+          "(process + workers) | RSS after GB | kept by results_[0] GB | by the per-cluster "
+          "results GB (shared features aside) | 8 sum n_c^2 GB |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|")
+
+
+def update_readme(label: str, row: str) -> None:
+    """Replace (or add) the row ``label`` of the table between the memory_probe markers."""
+    path = Path(__file__).resolve().parent / "README.md"
+    text = path.read_text()
+    start, end = "<!-- memory_probe:start -->\n", "<!-- memory_probe:end -->"
+    i, j = text.index(start) + len(start), text.index(end)
+    rows = [r for r in text[i:j].splitlines()[2:] if r and not r.startswith(f"| {label} |")]
+    path.write_text(text[:i] + "\n".join([HEADER, *rows, row]) + "\n" + text[j:])
 
 
 if __name__ == "__main__":

@@ -61,6 +61,7 @@ Usage::
     python benchmarks/bench_large.py --datasets eeg --rows exact
     python benchmarks/bench_large.py --quick               # subsamples, a smoke run (~1 min)
     python benchmarks/bench_large.py --update-readme       # rewrite the table in README.md
+    python benchmarks/bench_large.py --datasets covtype-synthetic synthetic-1m --update-readme
 
 Results: ``benchmarks/results/large.json`` (one row per dataset and method) and, with
 ``--update-readme``, the section between the ``bench_large`` markers of benchmarks/README.md.
@@ -495,7 +496,15 @@ def main(argv=None) -> int:
                    help="where to write the rows (default: benchmarks/results/large.json)")
     p.add_argument("--update-readme", action="store_true",
                    help="rewrite the bench_large section of benchmarks/README.md")
+    p.add_argument("--memory-readme-only", action="store_true",
+                   help="rewrite the memory section of benchmarks/README.md from the JSON "
+                   "file's synthetic rows, without running anything")
     a = p.parse_args(argv)
+    if a.memory_readme_only:
+        stored = json.loads(Path(a.json).read_text())
+        synth = [r for r in stored["rows"] if r["dataset"] in SYNTHETIC]
+        update_readme(memory_table(synth), stored["environment"], marker="bench_large_memory")
+        return 0
     ddir = data_dir(a.data_dir)
     rows = []
     for name in a.datasets:
@@ -510,6 +519,9 @@ def main(argv=None) -> int:
             else:
                 log(f"{name}: {row}: {r['time_s']:.1f} s, status {r['status']}")
     env = environment()
+    for r in rows:  # rows of earlier runs keep their own (merge_rows)
+        r.setdefault("git", env["git"])
+        r.setdefault("load_avg_end", env["load_avg"])
     out = Path(a.json)
     if not a.quick:
         rows = merge_rows(out, rows)

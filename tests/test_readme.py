@@ -1,4 +1,10 @@
-"""The README's Python examples run as written (and their asserts hold)."""
+"""The README's Python examples run as a person runs them: each block saved to a file and run
+with ``python file.py`` in a fresh interpreter (their asserts hold, they print something).
+
+Running them with ``exec`` inside pytest hid a real failure: the dask example started worker
+processes without the ``if __name__ == "__main__":`` guard, which fails as a script
+(``RuntimeError: Nanny failed to start``; issue 15).
+"""
 
 from __future__ import annotations
 
@@ -11,7 +17,6 @@ from pathlib import Path
 import pytest
 
 README = Path(__file__).resolve().parents[1] / "README.md"
-GUARD = 'if __name__ == "__main__":'
 BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
 
 
@@ -20,22 +25,13 @@ def test_readme_has_examples():
 
 
 @pytest.mark.parametrize("code", BLOCKS, ids=[f"block{i}" for i in range(len(BLOCKS))])
-def test_readme_example_runs(code, capsys, tmp_path):
-    if GUARD in code:  # starts worker processes: run it as the script a user would save
-        script = tmp_path / "readme_block.py"
-        script.write_text(code)
-        env = {**os.environ, "PYTHONPATH": str(README.parent)}
-        done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                              env=env, cwd=tmp_path, timeout=300, check=False)
-        assert done.returncode == 0, done.stderr[-2000:]
-        assert done.stdout.strip()
-        return
-    exec(compile(code, str(README), "exec"), {"__name__": "__readme__"})
-    assert capsys.readouterr().out.strip()
-
-
-def test_blocks_that_start_a_cluster_are_guarded():
-    """Worker processes import the script: a cluster started at import time would recurse."""
-    for code in BLOCKS:
-        if "LocalCluster(" in code:
-            assert GUARD in code and code.index(GUARD) < code.index("LocalCluster(n_workers")
+def test_readme_example_runs_as_a_script(code, tmp_path):
+    if "distributed" in code:
+        pytest.importorskip("distributed")
+    script = tmp_path / "example.py"
+    script.write_text(code)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    out = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=300, check=False)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.strip()

@@ -44,8 +44,8 @@ Memory rows (issue 19; synthetic data, since the full covtype is not available h
 
 Both report the peak RSS of the process *and its workers* (``benchmarks/_peak.py``, sampled every
 50 ms), the RSS before the fit (the data), fit and predict times, the certificate (every
-cluster's status and the largest cluster relative gap) and, for dask, each worker's own peak
-(``ru_maxrss``). Run them alone with ``--datasets covtype-synthetic synthetic-1m``: rows of
+cluster's status and the largest cluster relative gap) and, for dask, each worker process's
+own sampled peak. Run them alone with ``--datasets covtype-synthetic synthetic-1m``: rows of
 other data sets already in the JSON file are kept.
 
 Extension (section ose): ``--extension paper`` (default) matches test points by the paper's
@@ -270,11 +270,6 @@ def _certificate_fields(res) -> dict:
             "n_sv": int(np.count_nonzero(res.alpha))}
 
 
-def _maxrss_gb() -> float:
-    """This process's peak RSS (run on every dask worker through ``client.run``)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
-
-
 def run_synthetic(name: str, seed: int, quick: bool) -> dict:
     """One memory row (module docstring), in its own process."""
     from _peak import TreePeak
@@ -327,14 +322,12 @@ def _run_dask(X, y, s: dict, v: int, seed: int) -> dict:
                                labels=labels, client=client, certify_full=False)
         out["time_s"] = time.perf_counter() - t0
         out["solve_s"] = float(res.time)
-        def worker_maxrss() -> float:  # nested: pickled by value to the workers
-            import resource
-
-            return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
-
-        out["worker_peak_gb"] = sorted(client.run(worker_maxrss).values())
+        pids = client.run(os.getpid).values()
+    # sampled, not the workers' ru_maxrss: Linux keeps the high-water mark across the
+    # fork + exec that starts a worker, so ru_maxrss reports the parent's RSS at that moment
+    out["worker_peak_gb"] = sorted(peak.per_process.get(p, 0) / 2**30 for p in pids)
     out.update(_certificate_fields(res), fit_peak_tree_gb=peak.peak_gb,
-               process_peak_gb=_maxrss_gb(), accuracy=None)
+               process_peak_gb=_peak_rss_gb(), accuracy=None)
     return out
 
 

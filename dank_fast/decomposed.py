@@ -537,7 +537,7 @@ def _partition(K, X, n: int, labels, n_clusters, random_state, kmeans_n_init) ->
         X = check_finite_array(X, "X", ndim=2, allow_bool=True)
         if X.shape[0] != n:
             raise ValueError(f"X has {X.shape[0]} rows but K has {n}")
-    # local: sklearn.cluster adds ~0.2 s to `import dank_fast` and only k-means needs it
+    # start-up: sklearn.cluster adds ~0.2 s to `import dank_fast`; only k-means needs it
     from sklearn.cluster import KMeans
 
     return KMeans(n_clusters=n_clusters, random_state=random_state,

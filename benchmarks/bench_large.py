@@ -29,9 +29,31 @@ Settings (table tablarge; what the paper leaves open is chosen here and printed)
 * ``ijcnn1-20k``: a seeded 20,000-point sample of ijcnn1's training set, DANK exact only (the
   issue's "exact n = 20,000" row).
 
+Memory rows (issue 19; synthetic data, since the full covtype is not available here):
+
+* ``covtype-synthetic``: ``make_classification(581,012 x 54, random_state=seed)``, the first
+  464,810 rows for training (covtype's size and split), min-max scaled on them;
+  ``DANKClassifier(C=32, gamma=0.5, decomposition=200, extension="nearest")``, in one process
+  (joblib's default backend). Beside it, the paper's covtype row (7,534 s).
+* ``synthetic-1m``: ``make_classification(1,000,000 x 54)``, min-max scaled; k-means (430
+  clusters, ~2,325 points each as in the paper's covtype run) in the calling process, fitted
+  on a seeded 10% sample with one start to bound its time on 2 cores, every point then
+  assigned to its nearest centre; then
+  ``solve_decomposed(FeatureKernel(X, gamma=0.5), y, C=32, eta="svm", labels=..., client=...)``
+  on a ``LocalCluster(n_workers=2, threads_per_worker=1, memory_limit="2GiB")``.
+
+Both report the peak RSS of the process *and its workers* (``benchmarks/_peak.py``, sampled every
+50 ms), the RSS before the fit (the data), fit and predict times, the certificate (every
+cluster's status and the largest cluster relative gap) and, for dask, each worker process's
+own sampled peak. Run them alone with ``--datasets covtype-synthetic synthetic-1m``: rows of
+other data sets already in the JSON file are kept.
+
 Extension (section ose): ``--extension paper`` (default) matches test points by the paper's
 reciprocal nearest neighbours in batches of at most 1 GiB of distances (EEG: one batch; ijcnn1
 exact: batches of a few thousand test points, the scheme being batch-dependent by definition).
+
+The rows import ``dank_fast`` as Python finds it: the installed package, or a checkout with
+``PYTHONPATH=/path/to/checkout`` (the spawned row processes inherit it).
 
 Usage::
 
@@ -39,6 +61,7 @@ Usage::
     python benchmarks/bench_large.py --datasets eeg --rows exact
     python benchmarks/bench_large.py --quick               # subsamples, a smoke run (~1 min)
     python benchmarks/bench_large.py --update-readme       # rewrite the table in README.md
+    python benchmarks/bench_large.py --datasets covtype-synthetic synthetic-1m --update-readme
 
 Results: ``benchmarks/results/large.json`` (one row per dataset and method) and, with
 ``--update-readme``, the section between the ``bench_large`` markers of benchmarks/README.md.
@@ -216,6 +239,98 @@ def run_row(name: str, row: str, ddir: str, seed: int, quick: bool, extension: s
     return out
 
 
+# ------------------------------------------------------------------- synthetic, memory
+SYNTHETIC = {
+    "covtype-synthetic": {"n": 581_012, "n_train": 464_810, "C": 32.0, "gamma": 0.5, "v": 200},
+    "synthetic-1m": {"n": 1_000_000, "n_train": 1_000_000, "C": 32.0, "gamma": 0.5, "v": 430,
+                     "memory_limit": "2GiB"},
+}
+SYNTHETIC_METHOD = {"covtype-synthetic": "DANK scalable", "synthetic-1m": "DANK scalable, dask"}
+
+
+def synthetic_data(name: str, seed: int, quick: bool):
+    """``make_classification(n x 54)``: training rows first, min-max scaled on them."""
+    from sklearn.datasets import make_classification
+
+    s = SYNTHETIC[name]
+    n, n_train = (s["n"] // 50, s["n_train"] // 50) if quick else (s["n"], s["n_train"])
+    X, y = make_classification(n_samples=n, n_features=54, random_state=seed)
+    lo, hi = X[:n_train].min(axis=0), X[:n_train].max(axis=0)
+    X = (X - lo) / np.where(hi > lo, hi - lo, 1.0)
+    y = np.where(y == 1, 1.0, -1.0)
+    return X[:n_train], y[:n_train], X[n_train:], y[n_train:]
+
+
+def _certificate_fields(res) -> dict:
+    """The decomposition's certificate: on Kbar, and cluster by cluster."""
+    return {"status": res.status, "rel_gap": float(res.rel_gap), "eta": float(res.eta),
+            "clusters": len(res.blocks),
+            "clusters_converged": int(sum(r.status == "converged" for r in res.results)),
+            "max_cluster_rel_gap": float(max(r.rel_gap for r in res.results)),
+            "n_sv": int(np.count_nonzero(res.alpha))}
+
+
+def run_synthetic(name: str, seed: int, quick: bool) -> dict:
+    """One memory row (module docstring), in its own process."""
+    from _peak import TreePeak
+
+    from dank_fast import DANKClassifier
+
+    s = SYNTHETIC[name]
+    Xtr, ytr, Xte, yte = synthetic_data(name, seed, quick)
+    v = max(1, s["v"] // 50) if quick else s["v"]
+    out = {"dataset": name, "method": SYNTHETIC_METHOD[name], "n_train": int(ytr.size),
+           "n_test": int(yte.size), "data_gb": (Xtr.nbytes + Xte.nbytes) / 2**30,
+           "settings": {"C": s["C"], "gamma": s["gamma"], "v": v}}
+    if name == "synthetic-1m":
+        return {**out, **_run_dask(Xtr, ytr, s, v, seed)}
+    clf = DANKClassifier(C=s["C"], gamma=s["gamma"], decomposition=v, extension="nearest",
+                         random_state=seed)
+    with TreePeak() as fit:
+        t = time.perf_counter()
+        clf.fit(Xtr, ytr)
+        out["time_s"] = time.perf_counter() - t
+    with TreePeak() as pred:
+        t = time.perf_counter()
+        out["accuracy"] = float(clf.score(Xte, yte))
+        out["predict_s"] = time.perf_counter() - t
+    out["solve_s"] = float(clf.results_[0].time)  # solve_decomposed: the fit after k-means
+    out.update(_certificate_fields(clf.results_[0]), rss_before_gb=fit.start_gb,
+               fit_peak_tree_gb=fit.peak_gb, predict_peak_tree_gb=pred.peak_gb,
+               engine="joblib (one process)")
+    return out
+
+
+def _run_dask(X, y, s: dict, v: int, seed: int) -> dict:
+    """k-means here, the clusters on a LocalCluster with a memory limit per worker."""
+    from _peak import TreePeak
+    from distributed import Client, LocalCluster
+    from sklearn.cluster import KMeans
+
+    from dank_fast import FeatureKernel, solve_decomposed
+
+    out: dict = {"engine": f"dask LocalCluster(n_workers=2, memory_limit={s['memory_limit']})"}
+    with TreePeak() as peak, LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+            memory_limit=s["memory_limit"]) as cluster, Client(cluster) as client:
+        out["rss_before_gb"] = peak.sample() / 2**30
+        t0 = time.perf_counter()
+        sample = np.random.default_rng(seed).permutation(y.size)[: max(v, y.size // 10)]
+        labels = KMeans(n_clusters=v, random_state=seed, n_init=1).fit(X[sample]).predict(X)
+        out["kmeans_s"] = time.perf_counter() - t0
+        res = solve_decomposed(FeatureKernel(X, gamma=s["gamma"]), y, C=s["C"], eta="svm",
+                               labels=labels, client=client, certify_full=False)
+        out["time_s"] = time.perf_counter() - t0
+        out["solve_s"] = float(res.time)
+        pids = client.run(os.getpid).values()
+    # sampled, not the workers' ru_maxrss: Linux keeps the high-water mark across the
+    # fork + exec that starts a worker, so ru_maxrss reports the parent's RSS at that moment
+    out["worker_peak_gb"] = sorted(peak.per_process.get(p, 0) / 2**30 for p in pids)
+    out.update(_certificate_fields(res), fit_peak_tree_gb=peak.peak_gb,
+               process_peak_gb=_peak_rss_gb(), accuracy=None)
+    return out
+
+
 def _block_rank(res) -> int:
     """Rank of the block-diagonal Fbar: the sum of the clusters' numerical ranks."""
     total = 0
@@ -227,9 +342,14 @@ def _block_rank(res) -> int:
 
 def _child(args, q):
     try:
+        if args[0] in SYNTHETIC:
+            sys.path.insert(0, str(HERE))  # benchmarks/_peak.py
+            q.put(run_synthetic(args[0], args[3], args[4]))
+            return
         q.put(run_row(*args))
     except BaseException as exc:  # report, do not hang the parent
-        q.put({"dataset": args[0], "method": ROW_NAMES[args[1]], "error": repr(exc)})
+        method = SYNTHETIC_METHOD.get(args[0]) or ROW_NAMES[args[1]]
+        q.put({"dataset": args[0], "method": method, "error": repr(exc)})
 
 
 def run_isolated(args) -> dict:
@@ -275,6 +395,44 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def memory_table(rows: list[dict]) -> str:
+    """The memory rows: peak of the process and its workers against the data, certificates."""
+    lines = [
+        "| data set | engine | n train | clusters | fit s (paper) | predict s | accuracy % "
+        "(paper) | certified rel. gap (largest cluster's) | clusters certified | data GB | "
+        "peak GB, process + workers (above the data) | each worker's peak GB |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    pa, pt, _ = PAPER[("covtype", "DANK scalable")]
+    for r in rows:
+        if "error" in r:
+            lines.append(f"| {r['dataset']} | error: {r['error']} |" + " |" * 10)
+            continue
+        paper = r["dataset"] == "covtype-synthetic"
+        acc = "-" if r.get("accuracy") is None else f"{100 * r['accuracy']:.2f}"
+        workers = ", ".join(f"{w:.2f}" for w in r.get("worker_peak_gb", [])) or "-"
+        lines.append(
+            f"| {r['dataset']} | {r['engine']} | {r['n_train']} | {r['clusters']} | "
+            f"{r['time_s']:.1f} ({_fmt(pt if paper else None, '.1f')}) | "
+            f"{_fmt(r.get('predict_s'), '.1f')} | {acc} ({_fmt(pa if paper else None, '.1f')}) | "
+            f"{r['rel_gap']:.1e} ({r['max_cluster_rel_gap']:.1e}) | "
+            f"{r['clusters_converged']} / {r['clusters']} | {r['data_gb']:.2f} | "
+            f"{r['fit_peak_tree_gb']:.2f} ({r['fit_peak_tree_gb'] - r['rss_before_gb']:.2f}) | "
+            f"{workers} |"
+        )
+    return "\n".join(lines)
+
+
+def merge_rows(path: Path, rows: list[dict]) -> list[dict]:
+    """The rows of ``path`` with those re-run replaced (same data set and method)."""
+    if not path.exists():
+        return rows
+    new = {(r["dataset"], r["method"]) for r in rows}
+    old = [r for r in json.loads(path.read_text()).get("rows", [])
+           if (r["dataset"], r["method"]) not in new]
+    return old + rows
+
+
 def environment() -> dict:
     import numpy
     import scipy
@@ -295,10 +453,10 @@ def environment() -> dict:
             "git": commit, "cpus": os.cpu_count(), "load_avg": os.getloadavg()}
 
 
-def update_readme(md: str, env: dict) -> None:
+def update_readme(md: str, env: dict, marker: str = "bench_large") -> None:
     path = HERE / "README.md"
     text = path.read_text()
-    start, end = "<!-- bench_large:start -->", "<!-- bench_large:end -->"
+    start, end = f"<!-- {marker}:start -->", f"<!-- {marker}:end -->"
     block = (f"{start}\nMeasured {env['date']} at git `{env['git']}` ({env['cpus']} CPUs, load "
              f"average at the end {env['load_avg'][0]:.2f}); regenerate with "
              f"`python benchmarks/bench_large.py --update-readme`.\n\n{md}\n{end}")
@@ -315,7 +473,9 @@ def main(argv=None) -> int:
         "vs DANK scalable on EEG, ijcnn1 and covtype, with accuracy, time, rank(F), certified "
         "gap and peak memory; each row in a fresh process.")
     p.add_argument("--datasets", nargs="+", default=["eeg", "ijcnn1", "covtype", "ijcnn1-20k"],
-                   choices=list(SETTINGS), help="data sets (default: all)")
+                   choices=[*SETTINGS, *SYNTHETIC],
+                   help="data sets (default: the four real ones; the synthetic memory rows "
+                   "covtype-synthetic and synthetic-1m only when named)")
     p.add_argument("--rows", nargs="+", default=["svm", "exact", "scalable"],
                    choices=list(ROW_NAMES), help="methods (default: all three)")
     p.add_argument("--data-dir", default=None,
@@ -329,31 +489,48 @@ def main(argv=None) -> int:
                    help="where to write the rows (default: benchmarks/results/large.json)")
     p.add_argument("--update-readme", action="store_true",
                    help="rewrite the bench_large section of benchmarks/README.md")
+    p.add_argument("--memory-readme-only", action="store_true",
+                   help="rewrite the memory section of benchmarks/README.md from the JSON "
+                   "file's synthetic rows, without running anything")
     a = p.parse_args(argv)
+    if a.memory_readme_only:
+        stored = json.loads(Path(a.json).read_text())
+        synth = [r for r in stored["rows"] if r["dataset"] in SYNTHETIC]
+        update_readme(memory_table(synth), stored["environment"], marker="bench_large_memory")
+        return 0
     ddir = data_dir(a.data_dir)
     rows = []
     for name in a.datasets:
-        for row in a.rows:
+        for row in ["scalable"] if name in SYNTHETIC else a.rows:
             if name == "ijcnn1-20k" and row != "exact":
                 continue
-            log(f"{name}: {ROW_NAMES[row]} ...")
+            log(f"{name}: {row} ...")
             r = run_isolated((name, row, str(ddir), a.seed, a.quick, a.extension))
             rows.append(r)
             if "error" in r:
-                log(f"{name}: {ROW_NAMES[row]} FAILED: {r['error']}")
+                log(f"{name}: {row} FAILED: {r['error']}")
             else:
-                log(f"{name}: {ROW_NAMES[row]}: acc {r['accuracy']:.4f}, {r['time_s']:.1f} s, "
-                    f"status {r['status']}, peak RSS {r['peak_rss_gb']:.2f} GB")
+                log(f"{name}: {row}: {r['time_s']:.1f} s, status {r['status']}")
     env = environment()
-    md = table(rows)
-    print(md)
+    for r in rows:  # rows of earlier runs keep their own (merge_rows)
+        r.setdefault("git", env["git"])
+        r.setdefault("load_avg_end", env["load_avg"])
     out = Path(a.json)
+    if not a.quick:
+        rows = merge_rows(out, rows)
+    real = [r for r in rows if r["dataset"] not in SYNTHETIC]
+    synth = [r for r in rows if r["dataset"] in SYNTHETIC]
+    md, md_mem = table(real), memory_table(synth)
+    print(md, md_mem, sep="\n\n")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"environment": env, "quick": a.quick, "seed": a.seed,
                                "extension": a.extension, "rows": rows}, indent=1))
     log(f"wrote {out}")
-    if a.update_readme and not a.quick:
-        update_readme(md, env)
+    if a.update_readme and not a.quick:  # only the sections whose rows were run now
+        if any(name not in SYNTHETIC for name in a.datasets):
+            update_readme(md, env)
+        if any(name in SYNTHETIC for name in a.datasets):
+            update_readme(md_mem, env, marker="bench_large_memory")
         log("updated benchmarks/README.md")
     return 0
 

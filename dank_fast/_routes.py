@@ -218,7 +218,7 @@ class WorkingSetRoute(Route):
 
     def fit(self, train: TrainingData, idx: np.ndarray, y: np.ndarray) -> RouteFit:
         s = self.settings
-        kern = FeatureKernel(train.X[idx], **s.kernel_kwargs)
+        kern = FeatureKernel.from_validated(train.X[idx], **s.kernel_kwargs)
         eta, alpha0 = _eta_rule(svc_dual(kern, y, s.C), s)  # libsvm on the features
         res = solve_svm(kern, y, C=s.C, eta=eta, tau=s.tau, tol=s.tol, max_iter=s.max_iter,
                         alpha0=alpha0, verbose=bool(s.verbose))
@@ -239,7 +239,7 @@ class DecompositionRoute(Route):
         km = KMeans(n_clusters=v, random_state=s.random_state, n_init=3).fit(X)
         method = s.method if s.method in ("auto", "accelerated", "newton") else "auto"
         res = solve_decomposed(
-            FeatureKernel(X, **s.kernel_kwargs), y, C=s.C,
+            FeatureKernel.from_validated(X, **s.kernel_kwargs), y, C=s.C,
             eta="svm" if isinstance(s.eta, str) else float(s.eta),
             labels=km.labels_, method=method, tol=s.tol, max_iter=s.max_iter,
             certify_full=False,

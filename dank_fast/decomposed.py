@@ -35,7 +35,8 @@ Scale (section knplapp)
 -----------------------
 With ``K`` a :class:`dank_fast.FeatureKernel`, no ``n x n`` kernel is formed and no SVM is fitted
 on all ``n`` points: k-means runs on the features, each cluster's kernel is computed where that
-cluster is solved (``O(n_c^2)`` memory), and ``eta="svm"`` is the paper's rule applied to the
+cluster is solved (``O(n_c^2)`` memory, released with the solve: the cluster's result keeps
+``O(n_c)``, :mod:`dank_fast.cluster_result`), and ``eta="svm"`` is the paper's rule applied to the
 problem that is actually solved (eq. mainlslemma): ``eta = ||abar_SVM||^2``, where ``abar_SVM``
 concatenates the plain SVMs of the clusters (the SVM of the block kernel ``Kbar`` with one bias
 per cluster). One ``eta``
@@ -50,6 +51,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -69,9 +71,11 @@ from ._validation import (
     kernel_scale,
 )
 from .certificate import Certificate, _assemble, certify_box, primal_loss
+from .cluster_result import SubKernel, attach_kernel, compact_result
 from .feature_kernel import FeatureKernel
 from .inner import InnerSolution, KernelData
 from .projection import project_box
+from .svm import svc_dual
 
 __all__ = ["DecomposedProblem", "DecomposedResult", "solve_decomposed", "block_kernel", "METHODS"]
 
@@ -136,7 +140,10 @@ class DecomposedResult:
     blocks : list of ndarray
         Sample indices of every cluster (order of ``np.unique(labels)``).
     results : list of DANKResult
-        Per-cluster solver output (``results[c].alpha`` indexed like ``blocks[c]``).
+        Per-cluster solver output (``results[c].alpha`` indexed like ``blocks[c]``), kept in
+        ``O(n_c)`` memory: ``results[c].kernel`` is a :class:`dank_fast.cluster_result.SubKernel`
+        (a view of :attr:`kernel`) and ``results[c].inner.F`` a
+        :class:`dank_fast.cluster_result.ClusterF`; ``results[c].F`` forms ``F_c`` on demand.
     certificate : Certificate
         Certificate of ``alpha`` for P3 on ``Kbar`` (eq. mainlslemma): the sum of the cluster
         certificates; ``lower``, ``upper``, ``gap``, ``rel_gap`` below are its fields.
@@ -234,46 +241,66 @@ class DecomposedResult:
 
 
 # --------------------------------------------------------------------------- cluster tasks
-def _cluster_kernel(data) -> np.ndarray:
-    """The cluster's kernel: given (dense route) or computed from its features."""
-    kind, A, spec = data[0], data[1], data[3]
-    if kind == "K":
-        return A
-    return FeatureKernel(A, **spec).block(np.arange(A.shape[0]), np.arange(A.shape[0]))
+class _Cluster(NamedTuple):
+    """What one cluster's tasks receive: its kernel source and labels (validated data).
+
+    ``source``: the cluster's own features (a :class:`FeatureKernel`, ``8 n_c d`` bytes; the
+    kernel is computed by the task) or, on the dense route, its kernel block (``8 n_c^2``).
+    """
+
+    source: FeatureKernel | np.ndarray
+    y: np.ndarray
+
+    def kernel(self) -> np.ndarray:
+        """``K_c`` (``8 n_c^2`` bytes, computed from the features where the task runs)."""
+        if isinstance(self.source, FeatureKernel):
+            everything = np.arange(self.source.n)
+            return self.source.block(everything, everything)
+        return self.source
 
 
-def _svc_task(data, C: float) -> np.ndarray:
+def _payloads(K, y: np.ndarray, blocks: list) -> list:
+    """One :class:`_Cluster` per block: the features' rows (no kernel) or the dense block."""
+    if isinstance(K, FeatureKernel):
+        return [_Cluster(K.subset(idx), y[idx]) for idx in blocks]
+    return [_Cluster(np.ascontiguousarray(K[np.ix_(idx, idx)]), y[idx]) for idx in blocks]
+
+
+def _svc_task(data: _Cluster, C: float) -> np.ndarray:
     """Dual variables of the plain SVM of one cluster (zero for a one-class cluster)."""
-    y = data[2]
-    if np.unique(y).size < 2:
-        return np.zeros(y.size)
-    from .svm import svc_dual
-
-    return svc_dual(_cluster_kernel(data), y, C)
+    if np.unique(data.y).size < 2:
+        return np.zeros(data.y.size)
+    return svc_dual(data.kernel(), data.y, C)
 
 
-def _solve_task(data, alpha0, C, eta, c, method, tol, max_iter, options) -> DANKResult:
-    """One cluster's P3 (eq. mainlssub) on the canonical instance ``(cK, C/c, eta/c)``."""
-    K = _cluster_kernel(data)
-    y = data[2]
+def _solve_task(data: _Cluster, alpha0, C, eta, c, method, tol, max_iter, options) -> DANKResult:
+    """One cluster's P3 (eq. mainlssub) on the canonical instance ``(cK, C/c, eta/c)``.
+
+    Peak memory: ``K_c`` and the solver's caches of it (``8 n_c^2`` to ``24 n_c^2`` bytes) plus
+    the Newton system on the free support vectors; all of it is released on return: the
+    result is compacted (:func:`dank_fast.cluster_result.compact_result`, ``O(n_c)``).
+    """
+    K = data.kernel()
     kd = KernelData(K)
     kd_c = kd if c == 1.0 else KernelData(K * c)
-    problem = DecomposedProblem(kd_c, y, C / c, eta / c)
+    problem = DecomposedProblem(kd_c, data.y, C / c, eta / c)
     res = run_method(problem, method, c=c, tol=tol, max_iter=max_iter, alpha0=alpha0,
                      options=options)
-    return unscale(res, c, kd, eta)
+    return compact_result(unscale(res, c, kd, eta))
 
 
 class _Runner:
     """Maps a cluster task over the clusters: joblib (default) or a dask.distributed Client.
 
     With dask, the cluster payloads are scattered once (:meth:`distributed.Client.scatter`)
-    and every later task refers to them by future: no payload is sent twice.
+    and every later task refers to them by future: no payload is sent twice. Tasks return
+    compact results, so what comes back is ``O(n_c)`` per cluster.
     """
 
     def __init__(self, payloads, client=None, n_jobs=None, backend=None):
         self.client = client
         self.n_jobs, self.backend = n_jobs, backend
+        self.size = len(payloads)
         if client is not None:
             self.data = client.scatter(payloads)
         else:
@@ -338,10 +365,10 @@ def _full_certificate_features(kern: FeatureKernel, y, abar, C, eta, c):
     lin = float(abar.sum()) / c
     deficit = -(2 * quad / (4 * etac) + quart / (4 * etac) / (4 * etac))
     inner = InnerSolution(F=None, deficit=deficit, excess=0.0, eigvals=np.empty(0), route="closed")
-    hinge = float(np.maximum(0.0, 1.0 - y * f0).sum())
+    q_half = 0.5 * float(d @ f0)
+    loss = primal_loss(f0, y, q_half, Cc, with_bias=False)  # hinge, or the hard-margin point
     infeas = max(float(-abar.min()), float(abar.max() - C), 0.0) / c
-    cert = _assemble(lin, 0.5 * float(d @ f0), Cc * hinge, inner, etac, 0.0, None, (0.0, 0.0),
-                     lin, infeas)
+    cert = _assemble(lin, q_half, loss, inner, etac, 0.0, None, (0.0, 0.0), lin, infeas)
     return (lin + etac * deficit) * c, scale_certificate(cert, c)
 
 
@@ -411,7 +438,20 @@ def solve_decomposed(
 
     Notes
     -----
-    Memory: the clusters' kernels (``8 sum_c n_c^2`` bytes over the clusters in flight); time
+    Memory, stage by stage (``w`` clusters in flight: the joblib or dask workers):
+
+    * validation and k-means: the data (``8 n d`` for features; a dense ``K``: ``8 n^2``);
+    * payloads: the clusters' rows of ``X``, one copy (``8 n d``; dense route: the blocks
+      ``K_c``, ``8 sum_c n_c^2``), held until the clusters are solved (dask: on the workers);
+    * each cluster in flight: ``K_c`` and the solver's caches of it (``8 n_c^2`` to
+      ``24 n_c^2`` bytes) plus the Newton system on the free support vectors (``8 f_c^2``),
+      released when the cluster's result is returned: ``w`` of them at a time;
+    * results: ``O(n_c)`` per cluster (:mod:`dank_fast.cluster_result`: ``F_c`` as
+      ``(d, eta)`` and a view of the caller's kernel), ``O(n)`` in all;
+    * ``certify_full`` with a FeatureKernel: row blocks of ``kernel.block_bytes``.
+
+    Measured (make_classification 464,810 x 54, 200 clusters, one process): see
+    ``benchmarks/README.md`` (``bench_large.py --datasets covtype-synthetic``). Time
     ``O(sum_c (SVM_c + Newton_c))`` plus k-means.
 
     Examples
@@ -433,95 +473,140 @@ def solve_decomposed(
     (True, True)
     """
     t0 = time.perf_counter()
+    plan = _check_plan(C, eta, method, tol, max_iter, options)
+    K, kappa = _check_kernel(K, X, check_psd)
+    n = K.n if isinstance(K, FeatureKernel) else K.shape[0]
+    y = check_labels_pm1(y, n, require_both=False)
+    labels = _partition(K, X, n, labels, n_clusters, random_state, kmeans_n_init)
+    runner_kw = dict(client=client, n_jobs=n_jobs, backend=backend)
+    return _solve_validated(K, y, labels, kappa, plan, runner_kw, certify_full, t0)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """The validated settings of one decomposed solve (internal)."""
+
+    C: float
+    eta: float | str
+    method: str
+    tol: float
+    max_iter: int | None
+    options: dict
+
+
+def _check_plan(C, eta, method, tol, max_iter, options) -> _Plan:
+    """Validate the scalar settings of :func:`solve_decomposed` (its public boundary)."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    features = isinstance(K, FeatureKernel)
-    if features:
-        n = K.n
-        if X is not None:
-            raise ValueError("X is given by the FeatureKernel; do not pass X as well")
-        X = K.X
-        kappa = K.kappa
-    else:
-        K = check_kernel_matrix(K, check_psd=check_psd)
-        n = K.shape[0]
-        kappa = kernel_scale(K)
-    y = check_labels_pm1(y, n, require_both=False)
-    C = check_positive(C, "C")
     if isinstance(eta, str):
         if eta != "svm":
             raise ValueError(f"eta must be a number > 0 or 'svm', got {eta!r}")
     else:
         eta = check_positive(eta, "eta")
-    tol = check_positive(tol, "tol")
-    if max_iter is not None:
-        max_iter = check_integer(max_iter, "max_iter")
+    return _Plan(C=check_positive(C, "C"), eta=eta, method=method,
+                 tol=check_positive(tol, "tol"),
+                 max_iter=None if max_iter is None else check_integer(max_iter, "max_iter"),
+                 options=options)
+
+
+def _check_kernel(K, X, check_psd: bool):
+    """``(K, max|K|)``: a FeatureKernel as it is (validated when built), else the checked
+    dense kernel."""
+    if isinstance(K, FeatureKernel):
+        if X is not None:
+            raise ValueError("X is given by the FeatureKernel; do not pass X as well")
+        return K, K.kappa
+    K = check_kernel_matrix(K, check_psd=check_psd)
+    return K, kernel_scale(K)
+
+
+def _partition(K, X, n: int, labels, n_clusters, random_state, kmeans_n_init) -> np.ndarray:
+    """The cluster labels: given (checked), k-means on the features, or one cluster."""
     if labels is not None:
-        labels = check_cluster_labels(labels, n)
-    elif n_clusters is not None:
-        n_clusters = check_integer(n_clusters, "n_clusters")
-        if not 1 <= n_clusters <= n:
-            raise ValueError(f"n_clusters must be in [1, {n}], got {n_clusters}")
-        if X is None:
-            raise ValueError("n_clusters needs the features X for k-means (or pass labels)")
+        return check_cluster_labels(labels, n)
+    if n_clusters is None:
+        return np.zeros(n, dtype=np.intp)
+    n_clusters = check_integer(n_clusters, "n_clusters")
+    if not 1 <= n_clusters <= n:
+        raise ValueError(f"n_clusters must be in [1, {n}], got {n_clusters}")
+    if isinstance(K, FeatureKernel):
+        X = K.X  # validated when the FeatureKernel was built
+    elif X is None:
+        raise ValueError("n_clusters needs the features X for k-means (or pass labels)")
+    else:
         X = check_finite_array(X, "X", ndim=2, allow_bool=True)
         if X.shape[0] != n:
             raise ValueError(f"X has {X.shape[0]} rows but K has {n}")
-        from sklearn.cluster import KMeans
+    # start-up: sklearn.cluster adds ~0.2 s to `import dank_fast`; only k-means needs it
+    from sklearn.cluster import KMeans
 
-        labels = KMeans(n_clusters=n_clusters, random_state=random_state,
-                        n_init=kmeans_n_init).fit_predict(X)
-    else:
-        labels = np.zeros(n, dtype=np.intp)
+    return KMeans(n_clusters=n_clusters, random_state=random_state,
+                  n_init=kmeans_n_init).fit_predict(X)
+
+
+def _solve_validated(K, y, labels, kappa, plan: _Plan, runner_kw: dict, certify_full: bool,
+                     t0: float) -> DecomposedResult:
+    """:func:`solve_decomposed` on validated data (``K``, ``y``, ``labels`` and ``plan``).
+
+    Memory: the payloads (the clusters' features, ``8 n d`` bytes in all; dense route: the
+    blocks, ``8 sum_c n_c^2``), one ``K_c`` per cluster in flight, and compact results.
+    """
+    blocks = _blocks(labels)
+    runner = _Runner(_payloads(K, y, blocks), **runner_kw)
+    eta, warm = _eta_and_warm(runner, plan)
+    check_representable(plan.C, eta, kappa, y.size)
+    # K = 0: Gamma = 0 and P3 has tau = 0, so no term of the problem or of its certificates
+    # depends on eta (F = 11'); solve and certify at the well-scaled eta = C (same numbers)
+    eta_s = plan.C if kappa == 0.0 else eta
+    c = canonical_factor(plan.C, eta_s, kappa)
+    results = runner.map(_solve_task, warm, C=plan.C, eta=eta_s, c=c, method=plan.method,
+                         tol=plan.tol, max_iter=plan.max_iter, options=plan.options)
+    del runner  # the payloads (and their scattered copies) are no longer needed
+    results = [attach_kernel(r, SubKernel(K, idx)) for r, idx in zip(results, blocks,
+                                                                       strict=True)]
+    abar = np.zeros(y.size)
+    for idx, r in zip(blocks, results, strict=True):
+        abar[idx] = r.alpha
+    full = None
+    if certify_full:
+        full = (_full_certificate_features if isinstance(K, FeatureKernel)
+                else _full_certificate_dense)(K, y, abar, plan.C, eta_s, c)
+    return _decomposed_result(K, y, labels, blocks, results, abar, full, eta, plan.tol,
+                              engine="joblib" if runner_kw["client"] is None else "dask",
+                              t0=t0)
+
+
+def _blocks(labels: np.ndarray) -> list:
+    """Sample indices of every cluster, in the order of :func:`_label_codes`."""
     codes = _label_codes(labels)
-    blocks = [np.flatnonzero(codes == c) for c in range(int(codes.max()) + 1)]
-    if features:
-        payloads = [("X", K.X[idx], y[idx], K.spec) for idx in blocks]
-    else:
-        payloads = [("K", np.ascontiguousarray(K[np.ix_(idx, idx)]), y[idx], None)
-                    for idx in blocks]
-    runner = _Runner(payloads, client=client, n_jobs=n_jobs, backend=backend)
-    warm = None
-    if eta == "svm" or method == "auto":
-        warm = runner.map(_svc_task, C=C)
+    return [np.flatnonzero(codes == c) for c in range(int(codes.max()) + 1)]
+
+
+def _eta_and_warm(runner: _Runner, plan: _Plan) -> tuple[float, list]:
+    """``eta`` (given, or the rule of the module docstring) and the clusters' warm starts."""
+    eta, warm = plan.eta, None
+    if eta == "svm" or plan.method == "auto":
+        warm = runner.map(_svc_task, C=plan.C)
     if eta == "svm":
         eta = float(math.fsum(float(a @ a) for a in warm))
         if not eta >= ETA_FLOOR:
             eta = 1.0
-    if method != "auto":
+    if plan.method != "auto":
         warm = None
-    check_representable(C, eta, kappa, n)
-    # K = 0: Gamma = 0 and P3 has tau = 0, so no term of the problem or of its certificates
-    # depends on eta (F = 11'); solve and certify at the well-scaled eta = C (same numbers)
-    eta_s = C if kappa == 0.0 else eta
-    c = canonical_factor(C, eta_s, kappa)
-    results = runner.map(_solve_task, warm or [None] * len(blocks), C=C, eta=eta_s, c=c,
-                         method=method, tol=tol, max_iter=max_iter, options=options)
-    abar = np.zeros(n)
-    for idx, r in zip(blocks, results, strict=True):
-        abar[idx] = r.alpha
+    return eta, warm or [None] * runner.size
+
+
+def _decomposed_result(K, y, labels, blocks, results, abar, full, eta, tol, *, engine,
+                       t0) -> DecomposedResult:
+    """Assemble the :class:`DecomposedResult` (certificate on ``Kbar``: the clusters' sum)."""
     cert_bar = _sum_certificates([r.certificate for r in results], [r.alpha for r in results])
-    full_value = cert_full = None
-    if certify_full:
-        if features:
-            full_value, cert_full = _full_certificate_features(K, y, abar, C, eta_s, c)
-        else:
-            full_value, cert_full = _full_certificate_dense(K, y, abar, C, eta_s, c)
     ok = all(r.status == "converged" for r in results) and cert_bar.rel_gap <= tol * (1 + 1e-9)
+    full_value, cert_full = (None, None) if full is None else full
     return DecomposedResult(
-        alpha=abar,
-        labels=labels,
-        blocks=blocks,
-        results=list(results),
-        certificate=cert_bar,
-        full_value=full_value,
-        full_certificate=cert_full,
-        status="converged" if ok else "not_converged",
-        time=time.perf_counter() - t0,
-        eta=eta,
-        y=y,
-        kernel=K,
-        extra={"engine": "dask" if client is not None else "joblib"},
+        alpha=abar, labels=labels, blocks=blocks, results=results, certificate=cert_bar,
+        full_value=full_value, full_certificate=cert_full,
+        status="converged" if ok else "not_converged", time=time.perf_counter() - t0,
+        eta=eta, y=y, kernel=K, extra={"engine": engine},
     )
 
 

@@ -68,14 +68,17 @@ class FeatureKernel:
         if X.shape[1] == 0:
             raise ValueError(f"X has no columns (shape {X.shape}): a kernel needs at least "
                              "one feature")
-        if kernel == "precomputed":
+        self._setup(np.ascontiguousarray(X), dict(kernel=kernel, sigma=sigma, gamma=gamma,
+                                                  degree=degree, coef0=coef0), block_bytes)
+
+    def _setup(self, X: np.ndarray, spec: dict, block_bytes) -> None:
+        """Check the kernel function and ``block_bytes`` (not ``X``) and set the attributes."""
+        if spec["kernel"] == "precomputed":
             raise ValueError("FeatureKernel needs a kernel function, not 'precomputed'")
-        self.X = np.ascontiguousarray(X)
-        self.kernel = kernel
-        self.spec = dict(kernel=kernel, sigma=sigma, gamma=gamma, degree=degree, coef0=coef0)
-        self.params = kernel_params(
-            kernel, sigma=sigma, gamma=gamma, degree=degree, coef0=coef0, n_features=X.shape[1]
-        )
+        self.X = X
+        self.kernel = spec["kernel"]
+        self.spec = spec
+        self.params = kernel_params(**spec, n_features=X.shape[1])
         if isinstance(block_bytes, bool) or not isinstance(block_bytes, numbers.Integral) or (
             block_bytes < 1 << 16
         ):
@@ -154,8 +157,35 @@ class FeatureKernel:
         return self._eval(self.X, self.X)
 
     def subset(self, idx) -> FeatureKernel:
-        """The kernel of the points ``idx`` (same function and parameters)."""
-        return FeatureKernel(self.X[np.asarray(idx)], block_bytes=self.block_bytes, **self.spec)
+        """The kernel of the points ``idx`` (same function and parameters).
+
+        The rows were validated when this kernel was built: they are not checked again
+        (``O(len(idx) d)`` time and memory for the copy of the rows).
+        """
+        return self.from_validated(self.X[np.asarray(idx)], self)
+
+    @classmethod
+    def from_validated(cls, X: np.ndarray, like: FeatureKernel | None = None,
+                       **spec) -> FeatureKernel:
+        """A kernel on features ``X`` that a public entry point has already validated.
+
+        Internal constructor (no second pass over ``X``): ``X`` must be a finite, non-empty,
+        C-contiguous float64 array of shape ``(n, d)`` (e.g. the output of scikit-learn's
+        ``validate_data(..., dtype=np.float64, order="C")``). The kernel function comes from
+        ``like`` (same function, parameters and ``block_bytes``) or from ``spec`` (the keyword
+        arguments of the constructor, whose parameters are checked as usual).
+        """
+        out = cls.__new__(cls)
+        if like is not None:
+            out._setup(X, like.spec, like.block_bytes)
+            return out
+        block_bytes = spec.pop("block_bytes", 64 << 20)
+        full = dict(kernel="rbf", sigma=None, gamma=None, degree=3, coef0=1.0)
+        unknown = set(spec) - set(full)
+        if unknown:
+            raise TypeError(f"unknown kernel arguments {sorted(unknown)}")
+        out._setup(X, {**full, **spec}, block_bytes)
+        return out
 
     def svc_params(self) -> dict:
         """Keyword arguments of :class:`sklearn.svm.SVC` for the same kernel."""

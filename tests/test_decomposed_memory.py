@@ -1,0 +1,145 @@
+"""Memory of the decomposition (issue 19): a solved cluster keeps ``O(n_c)``, not ``K_c``.
+
+A per-cluster result used to keep its ``KernelData`` (``K_c`` and cached blocks of it): the
+fit's memory then grew with ``sum_c n_c^2`` and stayed alive in ``results_``. These tests
+measure the arrays a result holds and look for kernels that survive a fit.
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib.util
+import weakref
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+from threadpoolctl import threadpool_limits
+
+import dank_fast._validation as validation
+import dank_fast.decomposed as decomposed
+from dank_fast import DANKClassifier, FeatureKernel, compute_kernel, solve_decomposed
+from dank_fast.cluster_result import ClusterF, SubKernel
+from dank_fast.inner import KernelData
+
+# the measure the memory probe (benchmarks/memory_probe.py) reports, loaded from its file
+_spec = importlib.util.spec_from_file_location(
+    "_held", Path(__file__).resolve().parents[1] / "benchmarks" / "_held.py")
+_held = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_held)
+held_bytes = _held.held_bytes
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    with threadpool_limits(1):
+        yield
+
+
+def _data(n: int, seed: int = 0):
+    X, y = make_classification(n_samples=n, n_features=5, n_informative=3, random_state=seed)
+    return X, np.where(y == 1, 1.0, -1.0)
+
+
+def test_held_bytes_sees_a_kernel():
+    """The measure itself: a KernelData holding a 300 x 300 kernel weighs its 720,000 bytes."""
+    kd = KernelData(np.ones((300, 300)))
+    assert held_bytes(kd) >= 8 * 300 * 300
+
+
+@pytest.mark.parametrize("route", ["features", "dense"])
+def test_a_cluster_result_holds_O_nc_not_nc_squared(route):
+    X, y = _data(600)
+    labels = (X[:, 0] > np.median(X[:, 0])).astype(int)
+    K = FeatureKernel(X, sigma=1.5) if route == "features" else compute_kernel(X, sigma=1.5)
+    res = solve_decomposed(K, y, C=2.0, eta="svm", labels=labels)
+    assert res.success
+    for r, idx in zip(res.results, res.blocks, strict=True):
+        n_c = idx.size
+        assert isinstance(r.kernel, SubKernel) and r.kernel.parent is res.kernel
+        assert isinstance(r.inner.F, ClusterF) and r.inner.F.kernel is r.kernel
+        held = held_bytes(r, skip=(res.kernel,))  # the parent kernel is the caller's data
+        # alpha, d, the indices, a few vectors of history: far below one K_c (8 n_c^2 bytes)
+        assert held <= 16 * 8 * n_c < 8 * n_c * n_c / 10
+
+
+def test_a_compact_result_computes_F_and_F_o_K_like_the_dense_formula():
+    X, y = _data(200, seed=1)
+    labels = np.arange(200) % 2
+    res = solve_decomposed(FeatureKernel(X, sigma=1.5), y, C=1.0, eta=3.0, labels=labels,
+                           tol=1e-9)
+    K = compute_kernel(X, sigma=1.5)
+    x = np.random.default_rng(0).normal(size=100)
+    x[::3] = 0.0
+    for r, idx in zip(res.results, res.blocks, strict=True):
+        d = r.alpha * y[idx]
+        Kc = K[np.ix_(idx, idx)]
+        F = 1.0 + np.outer(d, d) * Kc / (4 * res.eta)
+        np.testing.assert_allclose(r.F, F, rtol=1e-13, atol=1e-13)
+        np.testing.assert_allclose(r.inner.F.column([3, 7]), F[:, [3, 7]], rtol=1e-13)
+        np.testing.assert_allclose(r.apply_FK(x), (F * Kc) @ x, rtol=1e-12, atol=1e-12)
+
+
+def test_a_decomposed_fit_keeps_no_kernel_alive(monkeypatch):
+    """Every KernelData built during a fit (one per cluster solve) is freed when it returns,
+    and so is every cluster kernel the tasks computed."""
+    made: list[weakref.ref] = []
+    real_init = KernelData.__init__
+
+    def spy(self, K, **kw):
+        real_init(self, K, **kw)
+        made.append(weakref.ref(self))
+        made.append(weakref.ref(K))
+
+    monkeypatch.setattr(KernelData, "__init__", spy)
+    X, y = _data(900, seed=2)
+    clf = DANKClassifier(C=4.0, gamma=0.5, decomposition=3, extension="nearest",
+                         random_state=0).fit(X, y)
+    gc.collect()
+    assert clf.results_[0].success
+    assert len(made) >= 2 * 3  # at least one kernel per cluster was built ...
+    assert [w for w in made if w() is not None] == []  # ... and none outlived the fit
+
+
+def test_the_fitted_estimator_holds_the_data_not_the_clusters_squares():
+    X, y = _data(900, seed=3)
+    clf = DANKClassifier(C=4.0, gamma=0.5, decomposition=3, extension="nearest",
+                         random_state=0).fit(X, y)
+    n_c = max(idx.size for idx in clf.results_[0].blocks)
+    # X (fit and the problem's copy), O(n) vectors per model: well below one cluster kernel
+    held = held_bytes(clf)
+    assert held <= 4 * X.nbytes + 40 * 8 * X.shape[0] < 8 * n_c * n_c
+
+
+def test_a_decomposed_fit_validates_the_features_once(monkeypatch):
+    """X is validated at the public boundary (scikit-learn's validate_data in fit); neither
+    solve_decomposed nor its cluster tasks pass X, or a cluster's rows, through
+    dank_fast._validation again (they did once per cluster and task: 1 + 2 v passes)."""
+    passes: list[tuple] = []
+    real = validation._real_array
+
+    def spy(a, name, *args, **kw):
+        passes.append((name, np.shape(a)))
+        return real(a, name, *args, **kw)
+
+    monkeypatch.setattr(validation, "_real_array", spy)
+    X, y = _data(300, seed=4)
+    DANKClassifier(C=1.0, decomposition=3, extension="nearest", random_state=0).fit(X, y)
+    assert [p for p in passes if len(p[1]) == 2] == []
+    kern = FeatureKernel(X, sigma=1.0)  # the public constructor validates X: one pass
+    assert [p for p in passes if len(p[1]) == 2] == [("X", X.shape)]
+    solve_decomposed(kern, np.where(y > 0, 1.0, -1.0), C=1.0, eta=2.0, n_clusters=3,
+                     random_state=0)
+    assert [p for p in passes if len(p[1]) == 2] == [("X", X.shape)]
+
+
+def test_internal_units_are_short():
+    """Issue 18: solve_decomposed is split into units of at most ~60 lines."""
+    import inspect
+
+    for name in ("solve_decomposed", "_solve_validated", "_partition", "_check_plan",
+                 "_eta_and_warm", "_decomposed_result"):
+        src = inspect.getsource(getattr(decomposed, name))
+        body = src[src.index('"""', src.index('"""') + 3) + 3:] if '"""' in src else src
+        assert body.count("\n") <= 60, name

@@ -76,7 +76,9 @@ def polish_candidate(a_raw, certify, polisher, polish: bool, stats: dict, tag: s
 
     Each round is one run of the polisher, stopped at ``deadline``; cost per round: up to 30
     Newton iterations, each a few certificates (one ``eigh`` of ``n x n``: O(n^3) time,
-    O(n^2) memory).  ``report(msg)`` (if given) is called after every round.
+    O(n^2) memory).  The polisher gets the certified gap as its score and the certified lower
+    bound ``h`` as its merit (ascent far from ``a*``), both from one memoised certificate.
+    ``report(msg)`` (if given) is called after every round.
     """
     c0 = certify(a_raw)
     stats[f"{tag}_gap_before_polish"] = c0.gap
@@ -84,11 +86,13 @@ def polish_candidate(a_raw, certify, polisher, polish: bool, stats: dict, tag: s
     best, polished, steps = c0, False, 0
     if not polish:
         return best, polished
+    bounds = _bounds_memo(certify)
     for k in range(rounds):  # always one full polish; restarts only while not certified
         if best.gap <= 0.0 or (k > 0 and best.rel_gap <= certify_tol) or time_left(deadline) <= 0:
             break
         try:
-            x, _, nstep = polisher(best.alpha, lambda z: certify(z).gap, deadline)
+            x, _, nstep = polisher(best.alpha, lambda z: bounds(z)[0], deadline,
+                                   lambda z: bounds(z)[1])
         except (np.linalg.LinAlgError, ValueError) as exc:  # never fatal
             stats[f"{tag}_polish_error"] = repr(exc)
             break
@@ -102,6 +106,24 @@ def polish_candidate(a_raw, certify, polisher, polish: bool, stats: dict, tag: s
         best, polished = c1, True
     stats[f"{tag}_polish_steps"] = steps
     return best, polished
+
+
+def _bounds_memo(certify: Callable, size: int = 4096) -> Callable:
+    """``x -> (gap, lower)`` of ``certify(x)``, memoised by the bytes of ``x`` (two floats per
+    entry, cleared when it holds ``size``): the polisher's score (the certified gap) and merit
+    (the certified lower bound ``h``) then cost one certificate per distinct point."""
+    cache: dict[bytes, tuple[float, float]] = {}
+
+    def bounds(x: np.ndarray) -> tuple[float, float]:
+        key = np.ascontiguousarray(x, dtype=float).tobytes()
+        if key not in cache:
+            if len(cache) >= size:
+                cache.clear()
+            c = certify(x)
+            cache[key] = (c.gap, c.lower)
+        return cache[key]
+
+    return bounds
 
 
 def _run_stages(candidates, certify, polisher, opt: dict, stats: dict, t0: float, kind: str):

@@ -634,9 +634,9 @@ def _svm_plan(K, y, C: float, eta: float, tau: float, s: float, opt: dict):
         return cert.svm_certificate(Kf, y, cert._project(a, y, Cf)[0], C=Cf, eta=etaf, tau=tau,
                                     validate=False)
 
-    def polisher(a, score, deadline):
+    def polisher(a, score, deadline, merit=None):
         return polish_svm(Kf, y, a, C=Cf, eta=etaf, tau=tau, equality=True, score=score,
-                          validate=False, deadline=deadline)
+                          validate=False, deadline=deadline, merit=merit)
 
     def final(cf):
         return cert.svm_certificate(K, y, c * cf.alpha, C=C, eta=eta, tau=tau, validate=False)

@@ -59,6 +59,7 @@ def newton_polish(
     snap: float = 1e-7,
     deadline: float = math.inf,
     merit: Callable[[np.ndarray], float] | None = None,
+    max_stall: int = 8,
 ):
     """Maximise ``s(x) - l1 ||x||_1`` over ``{lo <= x <= hi, u'x = 0}`` (``u=None``: no equality).
 
@@ -70,8 +71,11 @@ def newton_polish(
     by the candidate's bytes: the snapping thresholds often select the same active set, and
     the identical candidates they produce are then certified once.  Cost per iteration: one
     ``grad_hess``, an ``m x m`` least-squares solve per distinct active set (``m`` free
-    variables, O(m^3)) and a few certificates.  Returns ``(x_best, score_best,
-    n_accepted_steps)``.
+    variables, O(m^3)) and a few certificates.  ``merit(x)`` (optional, larger is better: the
+    certified lower bound ``h``) lets a step be accepted that raises ``h`` without lowering the
+    gap (far from the optimum the gap is no guide); the run stops after ``max_stall`` accepted
+    steps without a smaller gap.  Returns ``(x_best, score_best, n_accepted_steps)``, ``x_best``
+    the iterate of smallest gap.
     """
     score = _memoised(score)
     merit = _memoised(merit) if merit is not None else None
@@ -81,7 +85,7 @@ def newton_polish(
     width = min(hi - lo, max(float(np.max(np.abs(x))), np.finfo(float).tiny))
     best_x, best = x, score(x)
     cur = _Point(x, best, merit(x) if merit is not None else -math.inf)
-    accepted = 0
+    accepted = stall = 0
     mu = [0.0]
     for _ in range(max_iter):
         if best <= 0.0 or time.perf_counter() >= deadline:
@@ -109,8 +113,11 @@ def newton_polish(
             break
         cur = nxt
         accepted += 1
+        stall += 1
         if cur.gap < best:
-            best_x, best = cur.x, cur.gap
+            best_x, best, stall = cur.x, cur.gap, 0
+        if stall >= max_stall:  # ascent on h alone, crawling: leave it to the next candidate
+            break
     return best_x, best, accepted
 
 

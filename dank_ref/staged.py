@@ -20,6 +20,23 @@ are tried in order, each polished and certified; the first one whose certified
    then the first solver at ``eps`` (default ``1e-8``, ``"sdp_tight"``).  Every conic stage
    but the last gets half of the time left, so the escalation always has time to run.
 
+The conic solver asked for is used where it is fast, and no conic stage may hang the solve
+while the other solver would finish quickly (:func:`dank_ref.svm.sdp_stages`): a solver whose
+predicted time (:func:`dank_ref.svm.predicted_sdp_seconds`; Clarabel's interior-point SDP grows
+like ``n^5.5``: ~18 s at n = 60, minutes at n = 100, while SCS at the loose tolerance takes
+seconds) exceeds ``FAST_STAGE = 10 s`` never runs before a fast one -- ``solver="CLARABEL"``
+at n = 100 runs SCS first and Clarabel only as the last escalation -- and a Clarabel stage
+followed by another stage stops at its budget (:func:`dank_ref.svm.stage_budget`, at most
+``max(10 s, 3 x predicted)``), after which the escalation runs.  The result says which conic
+solver produced the certified point (``solver_stats["certified_solver"]``, ``None`` for the
+cheap candidates, and the message when it is not the requested one); ``result.solver`` stays
+the solver asked for.  ``strategy="tight"`` runs exactly the requested solver.
+
+The polisher's merit far from ``a*`` is dank_ref's certified lower bound ``h`` (ascent), its
+score the certified gap; with the exact Hessian of :mod:`dank_ref.hessian` (also for
+``tau > 0``) the cheap start is polished to the optimum on instances where it used to stall
+(P1, blobs, 15% positive, ``C = 100``, ``eta = 1000``, ``tau = 1``).
+
 ``strategy="tight"`` is the previous behaviour: the SDP solved once at ``eps`` first, then the
 other candidates, no escalation; ``"auto"`` with ``polish=False`` is ``"tight"`` (without the
 polisher a loose solve has no way to its digits).  Either way every returned point is
@@ -177,6 +194,8 @@ def finish(*, kind: str, candidates, certify: Callable, polisher: Callable | Non
     """
     best, polished = _run_stages(candidates, certify, polisher, opt, stats, t0, kind)
     stats["gap_before_polish"] = stats.get(f"{stats['candidate']}_gap_before_polish")
+    # the conic solver whose point was certified (None: a cheap candidate, no conic solve)
+    stats["certified_solver"] = stats.get(f"{stats['candidate']}_solver")
     stats.setdefault("cvxpy_status", "not run")
     out = final(best)
     stats["gap_raw"] = out.gap_raw
@@ -190,6 +209,10 @@ def finish(*, kind: str, candidates, certify: Callable, polisher: Callable | Non
     msg = (f"{kind}: cvxpy status {stats['cvxpy_status']!r}; candidate {stats['candidate']}; "
            f"certified rel_gap {out.rel_gap:.3e} ({'<=' if certified else '>'} certify_tol "
            f"{opt['certify_tol']:g})")
+    if stats["certified_solver"] not in (None, opt["solver"]):
+        msg += (f"; the point comes from {stats['certified_solver']}, not the requested "
+                f"{opt['solver']} (dank_ref.svm.sdp_stages: the faster solver goes first, a "
+                "slow stage has a time budget)")
     if status == "time_limit":
         msg += f"; the solve stopped at its time limit ({stats.get('time_limit')} s)"
     if not certified:

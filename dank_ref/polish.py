@@ -185,18 +185,7 @@ def _newton_step(cur, g, H, lo, hi, l1, u, tol, project, score, merit, mu_box, r
     if u is not None and np.any(free):
         mu = float(u[free] @ gf[free]) / float(u[free] @ u[free])
     r = g - (mu * u if u is not None else 0.0)
-    # release variables whose directional derivative points into the interior
-    up_gain = np.where(at_lo & (lo < 0.0), r + l1,
-                       np.where(at_zero | (at_lo & (lo >= 0.0)), r - l1, -np.inf))
-    down_gain = np.where(at_hi & (hi > 0.0), -(r - l1), np.where(at_zero, -r - l1, -np.inf))
-    rel_tol = 1e-12 * (1.0 + np.max(np.abs(g)))
-    rel_up = (up_gain > rel_tol) & ~free
-    rel_dn = (down_gain > rel_tol) & ~free
-    if release >= 0:
-        gain = np.where(rel_up, up_gain, np.where(rel_dn, down_gain, -np.inf))
-        top = np.zeros_like(rel_up)
-        top[np.argsort(-gain)[:release]] = True
-        rel_up, rel_dn = rel_up & top, rel_dn & top
+    rel_up, rel_dn = _released(r, g, at_lo, at_hi, at_zero, free, lo, hi, l1, release)
     free_new = free | rel_up | rel_dn
     sgn = np.where(rel_up, 1.0, np.where(rel_dn, -1.0, sgn))
     sgn = np.where(free_new & (sgn == 0.0), 1.0, sgn)
@@ -218,6 +207,29 @@ def _newton_step(cur, g, H, lo, hi, l1, u, tol, project, score, merit, mu_box, r
         mu_box[0] = float(sol[m])
     else:
         step = np.linalg.lstsq(HF, -gF, rcond=1e-14)[0]
+    return _line_search(cur, snapped, idx, step, sgn, lo, hi, l1, project, score, merit)
+
+
+def _released(r, g, at_lo, at_hi, at_zero, free, lo, hi, l1, release):
+    """Bound variables whose directional derivative points into the interior, as masks
+    ``(up, down)``: all of them (``release = -1``) or the ``release`` largest gains."""
+    up_gain = np.where(at_lo & (lo < 0.0), r + l1,
+                       np.where(at_zero | (at_lo & (lo >= 0.0)), r - l1, -np.inf))
+    down_gain = np.where(at_hi & (hi > 0.0), -(r - l1), np.where(at_zero, -r - l1, -np.inf))
+    rel_tol = 1e-12 * (1.0 + np.max(np.abs(g)))
+    rel_up = (up_gain > rel_tol) & ~free
+    rel_dn = (down_gain > rel_tol) & ~free
+    if release >= 0:
+        gain = np.where(rel_up, up_gain, np.where(rel_dn, down_gain, -np.inf))
+        top = np.zeros_like(rel_up)
+        top[np.argsort(-gain)[:release]] = True
+        rel_up, rel_dn = rel_up & top, rel_dn & top
+    return rel_up, rel_dn
+
+
+def _line_search(cur, snapped, idx, step, sgn, lo, hi, l1, project, score, merit):
+    """Backtracking along ``step`` on the free set ``idx``: the first point that beats ``cur``
+    (smaller gap or larger ``h``), else the best tried (up to 8 halvings)."""
     best_c = None
     t = 1.0
     for _ls in range(8):

@@ -8,7 +8,7 @@ row records the wall time, dank_ref's own certified gap and the stages that ran.
 gives, per problem, size and conic solver, the median and worst time over the families.
 Clarabel is skipped where dank_ref's memory estimate refuses it.
 
-    python benchmarks/bench_ref.py --json benchmarks/results/ref.json --readme README.md
+    python benchmarks/bench_ref.py --json benchmarks/results/ref.json --readme README.md --seeds 3
     python benchmarks/bench_ref.py --problems P1 --sizes 100 --solvers SCS   # a subset
     python benchmarks/bench_ref.py --strategy tight ...   # the previous default (eps 1e-8)
 
@@ -149,7 +149,7 @@ def run_one(family: str, n: int, solver: str, seed: int, strategy: str | None) -
     r = solve(problem, inst, **kw)
     wall = time.perf_counter() - t0
     stages = r.solver_stats.get("stages", [])
-    return dict(family=family, problem=problem, n=n, solver=solver, time_s=wall,
+    return dict(family=family, seed=seed, problem=problem, n=n, solver=solver, time_s=wall,
                 rel_gap=float(r.rel_gap), status=r.status,
                 candidate=r.solver_stats.get("candidate"),
                 stages=[{k: s.get(k) for k in ("stage", "solver", "eps", "time_s",
@@ -159,7 +159,7 @@ def run_one(family: str, n: int, solver: str, seed: int, strategy: str | None) -
 
 def summary(rows: list[dict]) -> list[str]:
     """Markdown: median / worst time over the families per (problem, n, solver)."""
-    out = ["| problem | n | solver | families | median time | worst time (family) | "
+    out = ["| problem | n | solver | families (solves) | median time | worst time (family) | "
            "worst certified rel. gap | target |", "|---|---|---|---|---|---|---|---|"]
     keys = sorted({(r["problem"], r["n"], r["solver"]) for r in rows},
                   key=lambda k: (k[0], k[1], k[2] != "SCS"))
@@ -171,24 +171,31 @@ def summary(rows: list[dict]) -> list[str]:
         limit = TARGETS.get((p, n))
         met = "-" if limit is None else (
             f"<= {limit:g} s: {'met' if ok and worst['time_s'] <= limit else 'missed'}")
-        out.append(f"| {p} | {n} | {s} | {len(rs)} | "
+        fams = len({r["family"] for r in rs})
+        out.append(f"| {p} | {n} | {s} | {fams} ({len(rs)}) | "
                    f"{statistics.median(r['time_s'] for r in rs):.2f} s | "
-                   f"{worst['time_s']:.2f} s ({worst['family']}) | {gap:.1e}"
+                   f"{worst['time_s']:.2f} s ({_label(worst)}) | {gap:.1e}"
                    f"{'' if ok else ' (not all certified)'} | {met} |")
     return out
 
 
+def _label(row: dict) -> str:
+    """The family, with ``#seed`` for the extra seeds of ``--seeds`` (seed 0: the family)."""
+    seed = row.get("seed", 0)
+    return row["family"] if not seed else f"{row['family']} #{seed}"
+
+
 def per_family(rows: list[dict], before: list[dict]) -> list[str]:
     """Markdown: one line per solve, with the earlier run's time when ``before`` has it."""
-    old = {(r["family"], r["n"], r["solver"]): r for r in before}
+    old = {(r["family"], r.get("seed", 0), r["n"], r["solver"]): r for r in before}
     out = ["| family | problem | n | solver | time | rel. gap | stages (produce+polish) | before |",
            "|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        b = old.get((r["family"], r["n"], r["solver"]))
+        b = old.get((r["family"], r.get("seed", 0), r["n"], r["solver"]))
         st = ", ".join(s["stage"] + (f" ({s['solver']} {s['eps']:g})" if s.get("eps") else "")
                        + f" {s['time_s']:.1f}+{s.get('polish_time_s') or 0.0:.1f} s"
                        for s in r["stages"]) or "-"
-        out.append(f"| {r['family']} | {r['problem']} | {r['n']} | {r['solver']} | "
+        out.append(f"| {_label(r)} | {r['problem']} | {r['n']} | {r['solver']} | "
                    f"{r['time_s']:.2f} s | {r['rel_gap']:.1e} | {st} | "
                    f"{'-' if b is None else format(b['time_s'], '.2f') + ' s'} |")
     return out
@@ -219,6 +226,8 @@ def main(argv=None) -> int:
                    help="number of P1 families run at n > 200 (default 2)")
     p.add_argument("--strategy", default=None, help="dank_ref's strategy= (default: its own)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seeds", type=int, default=1,
+                   help="instances per family: seeds --seed .. --seed + SEEDS - 1 (default 1)")
     p.add_argument("--json", default=None, help="write the rows (JSON) to this file")
     p.add_argument("--before", default=None, help="JSON of an earlier run, for comparison")
     p.add_argument("--readme", default=None, help="regenerate this file's bench_ref block")
@@ -274,16 +283,18 @@ def run_all(a: argparse.Namespace) -> list[dict]:
             prob = FAMILIES[fam][0]
             if (prob != "P1" and n > 100) or (n > 200 and fam not in big):
                 continue
-            for solver in a.solvers:
-                if dank_ref.estimate_memory_bytes(n, solver) > dank_ref.MEMORY_LIMIT_BYTES:
-                    continue
-                row = run_one(fam, n, solver, a.seed, a.strategy)
-                rows.append(row)
-                print(f"[bench_ref] {fam} {prob} n={n} {solver}: {row['time_s']:.2f} s, rel gap "
-                      f"{row['rel_gap']:.1e}, {row['status']}", file=sys.stderr, flush=True)
-                if a.json:  # after every row: a long run keeps what it measured
-                    with open(a.json, "w") as f:
-                        json.dump({"head": "(partial run)", "rows": rows}, f, indent=1)
+            for seed in range(a.seed, a.seed + a.seeds):
+                for solver in a.solvers:
+                    if dank_ref.estimate_memory_bytes(n, solver) > dank_ref.MEMORY_LIMIT_BYTES:
+                        continue
+                    row = run_one(fam, n, solver, seed, a.strategy)
+                    rows.append(row)
+                    print(f"[bench_ref] {_label(row)} {prob} n={n} {solver}: {row['time_s']:.2f} "
+                          f"s, rel gap {row['rel_gap']:.1e}, {row['status']}", file=sys.stderr,
+                          flush=True)
+                    if a.json:  # after every row: a long run keeps what it measured
+                        with open(a.json, "w") as f:
+                            json.dump({"head": "(partial run)", "rows": rows}, f, indent=1)
     return rows
 
 

@@ -140,9 +140,9 @@ def solve_decomposed(K, y, labels, *, C, eta, solver: str = DEFAULT_SOLVER, meth
         return cert.decomposed_certificate(Kbf, y, np.clip(a, 0.0, Cf), C=Cf, eta=etaf,
                                            validate=False)
 
-    def polisher(a, score, deadline):
+    def polisher(a, score, deadline, merit=None):
         return polish_svm(Kbf, y, a, C=Cf, eta=etaf, tau=0.0, equality=False, score=score,
-                          validate=False, deadline=deadline)
+                          validate=False, deadline=deadline, merit=merit)
 
     def final(cf):
         return cert.decomposed_certificate(Kb, y, c * cf.alpha, C=C, eta=eta, validate=False)

@@ -20,6 +20,23 @@ are tried in order, each polished and certified; the first one whose certified
    then the first solver at ``eps`` (default ``1e-8``, ``"sdp_tight"``).  Every conic stage
    but the last gets half of the time left, so the escalation always has time to run.
 
+The conic solver asked for is used where it is fast, and no conic stage may hang the solve
+while the other solver would finish quickly (:func:`dank_ref.svm.sdp_stages`): a solver whose
+predicted time (:func:`dank_ref.svm.predicted_sdp_seconds`; Clarabel's interior-point SDP grows
+like ``n^5.5``: ~18 s at n = 60, minutes at n = 100, while SCS at the loose tolerance takes
+seconds) exceeds ``FAST_STAGE = 10 s`` never runs before a fast one -- ``solver="CLARABEL"``
+at n = 100 runs SCS first and Clarabel only as the last escalation -- and a Clarabel stage
+followed by another stage stops at its budget (:func:`dank_ref.svm.stage_budget`, at most
+``max(10 s, 3 x predicted)``), after which the escalation runs.  The result says which conic
+solver produced the certified point (``solver_stats["certified_solver"]``, ``None`` for the
+cheap candidates, and the message when it is not the requested one); ``result.solver`` stays
+the solver asked for.  ``strategy="tight"`` runs exactly the requested solver.
+
+The polisher's merit far from ``a*`` is dank_ref's certified lower bound ``h`` (ascent), its
+score the certified gap; with the exact Hessian of :mod:`dank_ref.hessian` (also for
+``tau > 0``) the cheap start is polished to the optimum on instances where it used to stall
+(P1, blobs, 15% positive, ``C = 100``, ``eta = 1000``, ``tau = 1``).
+
 ``strategy="tight"`` is the previous behaviour: the SDP solved once at ``eps`` first, then the
 other candidates, no escalation; ``"auto"`` with ``polish=False`` is ``"tight"`` (without the
 polisher a loose solve has no way to its digits).  Either way every returned point is
@@ -76,7 +93,9 @@ def polish_candidate(a_raw, certify, polisher, polish: bool, stats: dict, tag: s
 
     Each round is one run of the polisher, stopped at ``deadline``; cost per round: up to 30
     Newton iterations, each a few certificates (one ``eigh`` of ``n x n``: O(n^3) time,
-    O(n^2) memory).  ``report(msg)`` (if given) is called after every round.
+    O(n^2) memory).  The polisher gets the certified gap as its score and the certified lower
+    bound ``h`` as its merit (ascent far from ``a*``), both from one memoised certificate.
+    ``report(msg)`` (if given) is called after every round.
     """
     c0 = certify(a_raw)
     stats[f"{tag}_gap_before_polish"] = c0.gap
@@ -84,11 +103,13 @@ def polish_candidate(a_raw, certify, polisher, polish: bool, stats: dict, tag: s
     best, polished, steps = c0, False, 0
     if not polish:
         return best, polished
+    bounds = _bounds_memo(certify)
     for k in range(rounds):  # always one full polish; restarts only while not certified
         if best.gap <= 0.0 or (k > 0 and best.rel_gap <= certify_tol) or time_left(deadline) <= 0:
             break
         try:
-            x, _, nstep = polisher(best.alpha, lambda z: certify(z).gap, deadline)
+            x, _, nstep = polisher(best.alpha, lambda z: bounds(z)[0], deadline,
+                                   lambda z: bounds(z)[1])
         except (np.linalg.LinAlgError, ValueError) as exc:  # never fatal
             stats[f"{tag}_polish_error"] = repr(exc)
             break
@@ -102,6 +123,24 @@ def polish_candidate(a_raw, certify, polisher, polish: bool, stats: dict, tag: s
         best, polished = c1, True
     stats[f"{tag}_polish_steps"] = steps
     return best, polished
+
+
+def _bounds_memo(certify: Callable, size: int = 4096) -> Callable:
+    """``x -> (gap, lower)`` of ``certify(x)``, memoised by the bytes of ``x`` (two floats per
+    entry, cleared when it holds ``size``): the polisher's score (the certified gap) and merit
+    (the certified lower bound ``h``) then cost one certificate per distinct point."""
+    cache: dict[bytes, tuple[float, float]] = {}
+
+    def bounds(x: np.ndarray) -> tuple[float, float]:
+        key = np.ascontiguousarray(x, dtype=float).tobytes()
+        if key not in cache:
+            if len(cache) >= size:
+                cache.clear()
+            c = certify(x)
+            cache[key] = (c.gap, c.lower)
+        return cache[key]
+
+    return bounds
 
 
 def _run_stages(candidates, certify, polisher, opt: dict, stats: dict, t0: float, kind: str):
@@ -155,6 +194,8 @@ def finish(*, kind: str, candidates, certify: Callable, polisher: Callable | Non
     """
     best, polished = _run_stages(candidates, certify, polisher, opt, stats, t0, kind)
     stats["gap_before_polish"] = stats.get(f"{stats['candidate']}_gap_before_polish")
+    # the conic solver whose point was certified (None: a cheap candidate, no conic solve)
+    stats["certified_solver"] = stats.get(f"{stats['candidate']}_solver")
     stats.setdefault("cvxpy_status", "not run")
     out = final(best)
     stats["gap_raw"] = out.gap_raw
@@ -168,6 +209,10 @@ def finish(*, kind: str, candidates, certify: Callable, polisher: Callable | Non
     msg = (f"{kind}: cvxpy status {stats['cvxpy_status']!r}; candidate {stats['candidate']}; "
            f"certified rel_gap {out.rel_gap:.3e} ({'<=' if certified else '>'} certify_tol "
            f"{opt['certify_tol']:g})")
+    if stats["certified_solver"] not in (None, opt["solver"]):
+        msg += (f"; the point comes from {stats['certified_solver']}, not the requested "
+                f"{opt['solver']} (dank_ref.svm.sdp_stages: the faster solver goes first, a "
+                "slow stage has a time budget)")
     if status == "time_limit":
         msg += f"; the solve stopped at its time limit ({stats.get('time_limit')} s)"
     if not certified:

@@ -91,7 +91,8 @@ from .polish import polish_svm
 from .staged import LOOSE_EPS, MIN_FIRST_STAGE, STRATEGIES, finish, time_left
 
 __all__ = ["solve_svm", "estimate_memory_bytes", "MEMORY_LIMIT_BYTES", "DEFAULT_SOLVER",
-           "DEFAULT_TAU", "TIME_LIMIT", "SOLVERS", "STRATEGIES"]
+           "DEFAULT_TAU", "TIME_LIMIT", "SOLVERS", "STRATEGIES", "predicted_sdp_seconds",
+           "stage_budget"]
 
 DEFAULT_SOLVER = "SCS"
 SOLVERS = ("SCS", "CLARABEL")
@@ -100,6 +101,12 @@ TIME_LIMIT = 300.0
 MEMORY_LIMIT_BYTES = 8 * 2**30
 SDP_TAGS = ("sdp", "sdp_tight", "sdp_switch")  # the stages whose point is the SDP's
 CERTIFY_TOL = 1e-6
+# Clarabel's loose SDP time model (predicted_sdp_seconds) and the cap of a non-final stage
+CLARABEL_SECONDS_AT_60 = 18.0
+CLARABEL_EXPONENT = 5.5
+FAST_STAGE = 10.0  # seconds: a stage predicted slower never runs before a faster one
+STAGE_BUDGET_FACTOR = 3.0
+ITERATIONS_PER_SDP = 20  # Clarabel: 18-23 iterations measured at eps 1e-4 (n = 20 .. 60)
 # In the solver frame a* = O(1); the SDP's box is capped here (a huge C only worsens its
 # conditioning).  Only a starting point: polishing and the certificate use the true box.
 SDP_BOX_CAP = 2.0**20
@@ -252,14 +259,16 @@ def F_scale(C_f: float, eta_f: float, s_f: float) -> float:
 
 def sdp_producer(build, opt: dict, n: int, stats: dict, holder: dict, value_scale: float = 1.0,
                  *, tag: str = "sdp", solver: str | None = None, eps: float | None = None,
-                 share: float = 1.0):
+                 share: float = 1.0, budget: float = math.inf):
     """Producer of the SDP candidate ``a = -z/zeta``; conic stats go into ``stats``.
 
     The CVXPY problem is built once (``holder['prob']``) and shared by every stage, so a
     re-solve reuses CVXPY's canonicalisation and, with the same solver, warm-starts from the
     previous solution.  The conic solver (default ``opt['solver']``) gets ``share`` of the
     time left before ``opt['deadline']`` (``share < 1`` leaves time for the escalation; the
-    first stage gets at least :data:`dank_ref.staged.MIN_FIRST_STAGE`).
+    first stage gets at least :data:`dank_ref.staged.MIN_FIRST_STAGE`), and at most ``budget``
+    seconds (:func:`stage_budget`; a stage stopped by it sets ``stats[tag + '_budget_hit']``,
+    not the solve's ``time_limit_hit``).
     ``stats['conic_value']`` is reported in the caller's units (``value_scale = c`` of the
     frame: ``v* = c v*'``); ``stats[tag + '_solver' | '_eps']`` record the stage.
     """
@@ -277,8 +286,16 @@ def sdp_producer(build, opt: dict, n: int, stats: dict, holder: dict, value_scal
         warm = not first and holder.get("last_solver") == solver
         stats[f"{tag}_solver"], stats[f"{tag}_eps"] = solver, eps
         left = max(share * time_left(opt["deadline"]), MIN_FIRST_STAGE if first else 0.0)
-        if left <= 0.0:
-            raise SolverError(f"stage {tag}: no time left")
+        one_iter = predicted_sdp_seconds(n, solver) / ITERATIONS_PER_SDP
+        if left <= 0.0 or (not first and left < one_iter):
+            # Clarabel checks its time limit once per iteration (seconds each at n = 80): a
+            # stage started with less time than one iteration would overrun the deadline
+            stats["time_limit_hit"] = True
+            stats.setdefault("skipped_stages", []).append(tag)
+            raise SolverError(f"stage {tag}: {max(left, 0.0):.2f} s left, less than one "
+                              f"iteration of {solver} (~{one_iter:.2f} s)")
+        capped = budget < left
+        left = min(left, budget)
         holder["last_solver"] = solver
         hit = stats.get("time_limit_hit", False)
         try:
@@ -288,7 +305,8 @@ def sdp_producer(build, opt: dict, n: int, stats: dict, holder: dict, value_scal
         if st.get("conic_value") is not None:
             st["conic_value"] = value_scale * st["conic_value"]
         stats.update(st)
-        stats["time_limit_hit"] = hit or st["time_limit_hit"]
+        stats[f"{tag}_budget_hit"] = capped and st["time_limit_hit"]
+        stats["time_limit_hit"] = hit or (st["time_limit_hit"] and not capped)
         a, zeta = dual_vector(con, n)
         stats["zeta"] = zeta
         lam = var.get("lam")
@@ -299,29 +317,70 @@ def sdp_producer(build, opt: dict, n: int, stats: dict, holder: dict, value_scal
     return produce
 
 
+def predicted_sdp_seconds(n: int, solver: str) -> float:
+    """Predicted wall time of one loose (``eps = 1e-4``) SDP stage on ``n`` points.
+
+    Clarabel: ``18 s (n / 60)^5.5`` -- the dense KKT blocks of the two PSD cones; calibrated on
+    2 shared cores at load ~4 (P1 moons and P2 sinc: n = 40: 2-4 s, n = 50: 8.5 s, n = 60:
+    17-19 s, 20-23 iterations).  SCS (first order, ``O(n^3)`` per iteration): 0, i.e. never
+    the slow one (0.2-0.5 s at n = 60, 1-25 s at n = 100-200).
+    """
+    if str(solver).upper() == "CLARABEL":
+        return CLARABEL_SECONDS_AT_60 * (n / 60.0) ** CLARABEL_EXPONENT
+    return 0.0
+
+
+def stage_budget(n: int, solver: str) -> float:
+    """Seconds a conic stage may take when another stage follows it (``inf``: no cap).
+
+    ``max(FAST_STAGE, 3 x predicted)`` for Clarabel, so that a stalled or mispredicted
+    interior-point solve (P2 sinc, n = 100: 170 s) cannot eat the time of the escalation; SCS
+    stages are not capped (the other solver, Clarabel, is the slower one).
+    """
+    if str(solver).upper() == "CLARABEL":
+        return max(FAST_STAGE, STAGE_BUDGET_FACTOR * predicted_sdp_seconds(n, solver))
+    return math.inf
+
+
 def sdp_stages(build, opt: dict, n: int, stats: dict, holder: dict,
                value_scale: float = 1.0) -> tuple[list, list]:
     """The SDP stages of ``opt['strategy']`` (:mod:`dank_ref.staged`): ``(first, escalation)``.
 
-    ``"auto"``: ``first = [sdp at loose = max(eps, 1e-4)]``, ``escalation = [sdp_switch: the
-    other conic solver at loose (if its memory estimate admits n), sdp_tight: the first solver
-    at eps (if tighter)]``; every stage but the last gets half of the time left.
-    ``"tight"`` (and ``"auto"`` with ``polish=False``, which has no polisher to give the
-    digits): ``first = [sdp at eps]``, no escalation.  Each is a ``(tag, producer)`` pair.
+    ``"auto"``: ``first = [sdp: the requested solver at loose = max(eps, 1e-4)]``,
+    ``escalation = [sdp_switch: the other conic solver at loose (if its memory estimate admits
+    n), sdp_tight: the first stage's solver at eps (if tighter)]``.  A solver predicted slow
+    (:func:`predicted_sdp_seconds` above ``FAST_STAGE``: Clarabel beyond n ~ 57) never goes
+    before a fast one: if the requested solver is the slow one, the other runs first (the
+    result says which solver produced the certified point, ``solver_stats['certified_solver']``)
+    and the slow stages go last.  Every stage but the last gets half of the time left, capped
+    by :func:`stage_budget`.  ``"tight"`` (and ``"auto"`` with ``polish=False``, which has no
+    polisher to give the digits): ``first = [sdp at eps]`` with the requested solver, no
+    escalation.  Each is a ``(tag, producer)`` pair.
     """
     if not opt["staged"]:
         return [("sdp", sdp_producer(build, opt, n, stats, holder, value_scale))], []
     loose = max(opt["eps"], LOOSE_EPS)
-    other = next(s for s in SOLVERS if s != opt["solver"])
+    first = opt["solver"]
+    other = next(s for s in SOLVERS if s != first)
     limit = MEMORY_LIMIT_BYTES if opt["memory_limit"] is None else opt["memory_limit"]
-    plan = [("sdp", opt["solver"], loose)]
-    if estimate_memory_bytes(n, other) <= limit:
-        plan.append(("sdp_switch", other, loose))
+    has_other = estimate_memory_bytes(n, other) <= limit
+
+    def slow(solver: str) -> bool:
+        return predicted_sdp_seconds(n, solver) > FAST_STAGE
+
+    if has_other and slow(first) and not slow(other):
+        first, other = other, first
+    plan = [("sdp", first, loose)]
+    later = [("sdp_switch", other, loose)] if has_other else []
     if loose > opt["eps"]:
-        plan.append(("sdp_tight", opt["solver"], opt["eps"]))
-    stages = [(tag, sdp_producer(build, opt, n, stats, holder, value_scale, tag=tag,
-                                 solver=solver, eps=eps, share=1.0 if k == len(plan) - 1 else 0.5))
-              for k, (tag, solver, eps) in enumerate(plan)]
+        later.append(("sdp_tight", first, opt["eps"]))
+    plan += sorted(later, key=lambda st: slow(st[1]))  # stable: fast stages first
+    stages = []
+    for k, (tag, solver, eps) in enumerate(plan):
+        last = k == len(plan) - 1
+        stages.append((tag, sdp_producer(
+            build, opt, n, stats, holder, value_scale, tag=tag, solver=solver, eps=eps,
+            share=1.0 if last else 0.5, budget=math.inf if last else stage_budget(n, solver))))
     return stages[:1], stages[1:]
 
 
@@ -530,7 +589,11 @@ def solve_svm(K, y, *, C, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_SOLVER, ep
     tau : float, default 0.01
         Nuclear-norm weight ``>= 0`` (``dank_fast.solve_svm``'s default).
     solver : {"SCS", "CLARABEL"}, default "SCS"
-        The conic solver (SCS: first order, O(n^2) memory; Clarabel: interior point).
+        The conic solver (SCS: first order, O(n^2) memory; Clarabel: interior point).  With
+        ``strategy="auto"`` a solver predicted slow (Clarabel beyond n ~ 57) runs after the
+        other one, and a Clarabel stage followed by another has a time budget
+        (:mod:`dank_ref.staged`); ``solver_stats["certified_solver"]`` names the solver
+        whose point was certified.
     eps : float, default 1e-8
         Tightest conic tolerance (SCS ``eps_abs = eps_rel``; Clarabel gap/feasibility
         tolerances): ``strategy="auto"`` solves at ``max(eps, 1e-4)`` first and re-solves at
@@ -634,9 +697,9 @@ def _svm_plan(K, y, C: float, eta: float, tau: float, s: float, opt: dict):
         return cert.svm_certificate(Kf, y, cert._project(a, y, Cf)[0], C=Cf, eta=etaf, tau=tau,
                                     validate=False)
 
-    def polisher(a, score, deadline):
+    def polisher(a, score, deadline, merit=None):
         return polish_svm(Kf, y, a, C=Cf, eta=etaf, tau=tau, equality=True, score=score,
-                          validate=False, deadline=deadline)
+                          validate=False, deadline=deadline, merit=merit)
 
     def final(cf):
         return cert.svm_certificate(K, y, c * cf.alpha, C=C, eta=eta, tau=tau, validate=False)

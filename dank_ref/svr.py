@@ -214,9 +214,9 @@ time_limit, strategy
         return cert.svr_certificate(Kf, y, np.maximum(b, 0.0), np.maximum(-b, 0.0), C=Cf,
                                     epsilon=epsilon, eta=etaf, tau=tau, validate=False)
 
-    def polisher(b, score, deadline):
+    def polisher(b, score, deadline, merit=None):
         return polish_svr(Kf, y, b, C=Cf, epsilon=epsilon, eta=etaf, tau=tau, score=score,
-                          validate=False, deadline=deadline)
+                          validate=False, deadline=deadline, merit=merit)
 
     def final(cf):
         return cert.svr_certificate(K, y, c * cf.alpha_hat, c * cf.alpha_check, C=C,

@@ -161,8 +161,10 @@ def test_time_limit_is_honoured():
     K, y = svm_instance(30)
     t0 = time.perf_counter()
     with pytest.warns(dank_ref.InaccurateSolutionWarning, match="time limit"):
+        # certify_tol 1e-14: on a quiet machine SCS reaches rel_gap 3e-7 within 0.05 s, which
+        # the default certify_tol (1e-6) would call optimal
         r = dank_ref.solve_svm(K, y, C=1.0, eta=1.0, tau=0.01, eps=1e-14, polish=False,
-                               time_limit=0.05, max_iters=10**7)
+                               time_limit=0.05, max_iters=10**7, certify_tol=1e-14)
     assert time.perf_counter() - t0 < 5.0
     assert r.status == "time_limit" and r.solver_stats["time_limit_hit"]
     assert r.lower <= r.upper  # still a valid certificate of the returned point

@@ -126,3 +126,50 @@ def test_bad_strategy_is_refused(value, exc):
     K, y = moons(8)
     with pytest.raises(exc, match="strategy"):
         dank_ref.solve_svm(K, y, C=1.0, eta=1.0, strategy=value)
+
+
+def test_a_slow_conic_stage_is_capped_and_the_other_solver_certifies(monkeypatch):
+    """Issue 20 follow-up (P2 sinc, n = 100: Clarabel 170 s where SCS needs 2 s): a Clarabel
+    stage followed by another one stops at its budget; its stop is not the solve's time limit,
+    the escalation (SCS) certifies and the result says which solver produced the point."""
+    K, y = moons(16, seed=2)
+    monkeypatch.setattr(dank_ref.svm, "polish_svm", no_polish)
+    budget = dank_ref.svm.stage_budget
+    monkeypatch.setattr(dank_ref.svm, "stage_budget",
+                        lambda n, s: 1e-3 if s == "CLARABEL" else budget(n, s))
+    r = dank_ref.solve_svm(K, y, C=1.0, eta=1.0, tau=0.01, solver="CLARABEL",
+                           certify_tol=1e-3)
+    st = r.solver_stats
+    conic = [(s["stage"], s["solver"]) for s in st["stages"] if s["stage"].startswith("sdp")]
+    assert conic == [("sdp", "CLARABEL"), ("sdp_switch", "SCS")]
+    assert st["sdp_budget_hit"] and not st["time_limit_hit"]
+    assert r.status == "optimal" and r.solver == "CLARABEL"
+    assert st["certified_solver"] == "SCS" and "comes from SCS, not the requested" in r.message
+    c = rc.svm_certificate(K, y, r.alpha, C=1.0, eta=1.0, tau=0.01)
+    assert c.rel_gap <= 1e-3 and c.upper == r.upper
+
+
+def test_a_solver_predicted_slow_goes_after_the_fast_one(monkeypatch):
+    """Clarabel predicted slow (as beyond n ~ 57): SCS first, SCS at eps next, Clarabel last."""
+    K, y = moons(16, seed=2)
+    monkeypatch.setattr(dank_ref.svm, "polish_svm", no_polish)
+    monkeypatch.setattr(dank_ref.svm, "predicted_sdp_seconds",
+                        lambda n, s: 1e3 if s == "CLARABEL" else 0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dank_ref.InaccurateSolutionWarning)
+        r = dank_ref.solve_svm(K, y, C=1.0, eta=1.0, tau=0.01, solver="CLARABEL",
+                               certify_tol=1e-13)
+    conic = [(s["stage"], s["solver"], s["eps"]) for s in r.solver_stats["stages"]
+             if s["stage"].startswith("sdp")]
+    assert conic == [("sdp", "SCS", 1e-4), ("sdp_tight", "SCS", 1e-8),
+                     ("sdp_switch", "CLARABEL", 1e-4)]
+
+
+def test_the_clarabel_time_model_and_budget():
+    """Calibrated: ~18 s at n = 60 (measured 17-19 s), under FAST_STAGE below n ~ 57."""
+    p = dank_ref.svm.predicted_sdp_seconds
+    assert p(60, "CLARABEL") == pytest.approx(18.0) and p(500, "SCS") == 0.0
+    assert p(50, "CLARABEL") < dank_ref.svm.FAST_STAGE < p(60, "CLARABEL")
+    assert dank_ref.svm.stage_budget(40, "CLARABEL") == dank_ref.svm.FAST_STAGE
+    assert dank_ref.svm.stage_budget(55, "CLARABEL") == pytest.approx(3.0 * p(55, "CLARABEL"))
+    assert dank_ref.svm.stage_budget(100, "SCS") == float("inf")

@@ -51,6 +51,7 @@ import time
 
 import cvxpy as cp
 import numpy as np
+from scipy.optimize import linprog
 
 from . import certificate as cert
 from ._result import RefResult, SolverError
@@ -110,7 +111,6 @@ def lp_solution_svr(y: np.ndarray, C: float, epsilon: float,
     Solved as the LP in ``(ah, ac) / C in [0, 1]^2n`` by HiGHS; a vertex, so exact up to the
     LP's rounding.
     """
-    from scipy.optimize import linprog
 
     n = y.size
     cost = -np.concatenate([y - epsilon, -y - epsilon])

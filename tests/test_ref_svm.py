@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from scipy.optimize import linprog
 
 import dank_ref
 from dank_ref import certificate as cert
@@ -113,11 +114,18 @@ def test_certificate_lower_le_upper(data, tau, eta, C):
     assert c.lower <= c.upper + 1e-12 * scale
     h, _ = closed_form_h(K, y, c.alpha, eta, tau)
     assert abs(c.lower - h) <= 1e-9 * max(1.0, abs(h))
-    # upper bound as the printed formula: primal at the best bias + R(F)
+    # upper bound: the smaller of two primal points, plus R(F): the expansion at the best bias,
+    # and the hard-margin point (w / m*, beta / m*), m* = max_beta min_i y_i (g_i + beta) > 0
+    # (an LP here, independent of dank_ref's closed form), hinge 0 there
     d = c.alpha * y
     G = c.F * K
-    f = G @ d + c.bias
-    primal = 0.5 * d @ G @ d + C * np.maximum(0, 1 - y * f).sum()
+    g = G @ d
+    q = float(d @ g)
+    primal = 0.5 * q + C * np.maximum(0, 1 - y * (g + c.bias)).sum()
+    lp = linprog([0.0, -1.0], A_ub=np.column_stack([-y, np.ones_like(y)]), b_ub=y * g,
+                 bounds=[(None, None), (None, None)], method="highs")
+    if lp.status == 0 and -lp.fun > 0 and q > 0:
+        primal = min(primal, 0.5 * q / lp.fun**2)
     R = eta * np.sum((c.F - 1) ** 2) + tau * eta * np.trace(c.F)
     assert abs(c.upper - (primal + R)) <= 1e-8 * max(1.0, abs(primal + R))
 

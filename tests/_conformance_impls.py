@@ -80,6 +80,20 @@ def _ascend(a, y, K, eta, tau, iters=3000):
     return a
 
 
+def _fixed_step(a, y, K, eta, tau, iters=5000):
+    """Projected gradient with the fixed step 1/L, L = 2 lambda_max(F o K) (the curvature for a
+    large eta): it needs gradients only, which carry no cancellation, whereas the value h loses
+    ~u eta n^2 to rounding (1e-8 at eta = 1e6), too much for a value-based line search."""
+    F = _F(a, y, K, eta, tau)
+    step = 0.5 / max(np.linalg.eigvalsh(F * K)[-1], 1e-300)
+    for _ in range(iters):
+        b = _project(a + step * _h(a, y, K, eta, tau)[1], y)
+        if np.max(np.abs(b - a)) < 1e-15:
+            break
+        a = b
+    return a
+
+
 def _alpha(inst, maxiter=1000, polish=True):
     """P1 (eq. mainrank) on (C K, 1, eta / C): SLSQP from two starts, then projected gradient
     ascent; returns alpha for the original instance (docs/validity.md: a* = C a*(CK, 1, eta/C))."""
@@ -89,6 +103,8 @@ def _alpha(inst, maxiter=1000, polish=True):
             key=lambda a: _h(a, y, Ks, etas, tau)[0])
     if polish:
         a = _ascend(a, y, Ks, etas, tau)
+        if etas > 1e3:  # the value-based search stalls on rounding: gradients only from here
+            a = _fixed_step(a, y, Ks, etas, tau)
     return C * a
 
 

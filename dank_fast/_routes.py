@@ -22,9 +22,8 @@ from typing import NamedTuple
 
 import numpy as np
 from sklearn.cluster import KMeans
-from sklearn.svm import SVR
 
-from ._libsvm import fit_limited, max_abs, svc_dual
+from ._libsvm import plain_svr, svc_dual
 from ._result import DANKResult
 from .decomposed import solve_decomposed
 from .feature_kernel import FeatureKernel
@@ -44,7 +43,6 @@ __all__ = [
     "TrainingData",
     "WorkingSetRoute",
     "choose_route",
-    "svr_iteration_limit",
 ]
 
 _ETA_FLOOR = 1e-12  # below this the plain SVM's (SVR's) ||a||^2 is treated as degenerate
@@ -263,35 +261,6 @@ def choose_route(settings: Settings, route: str, n_p: int, precomputed: bool) ->
 
 
 # --------------------------------------------------------------------------- P2 (the regressor)
-def svr_iteration_limit(n: int) -> int:
-    """Iteration limit of the plain SVR behind ``eta="svr"``: ``max(10^6, 100 n^2)``.
-
-    libsvm's SMO needs a number of iterations that grows with the conditioning
-    ``C max|K|``, not only with ``n``: measured 2.2e7 iterations (4 s) for 7 points with a
-    linear kernel of scale 4.7e6 at ``C = 1``, 7.4e7 (16 s) at ``C = 1e4``. Without a limit
-    such a fit is a hang; the limit keeps it to a fraction of a second for small ``n`` and is
-    far above what well-conditioned problems need.
-    """
-    return max(10**6, 100 * n * n)
-
-
-def _plain_svr(K: np.ndarray, y: np.ndarray, C: float, epsilon: float) -> SVR:
-    """The plain SVR of ``eta="svr"`` (precomputed ``K``), with a bounded number of iterations.
-
-    When libsvm stops at :func:`svr_iteration_limit` the dual is approximate: it is still a
-    valid warm start (the DANK solve is certified from any start) and its ``||ah - ac||^2``
-    still sets ``eta``, so a :class:`dank_fast.ConvergenceWarning` says so instead of the fit
-    running for minutes.
-    """
-    limit = svr_iteration_limit(K.shape[0])
-    svr = SVR(kernel="precomputed", C=C, epsilon=epsilon, tol=1e-4, max_iter=limit)
-    return fit_limited(svr, K, y, lambda: (
-        f"the plain SVR behind eta='svr' stopped at its iteration limit ({limit}; the problem "
-        f"is ill-conditioned: C * max|K| = {C * max_abs(K):.3g}); eta is computed from its "
-        "approximate dual and the DANK solve starts from it (still certified). Pass a numeric "
-        "eta, or rescale the features, to avoid this."))
-
-
 class SVRRoute(Route):
     """P2 (eq. mainsvr) on the dense kernel ``K[idx, idx]``: :func:`dank_fast.solve_svr`,
     ``eta`` and the warm start from the plain SVR (``eta="svr"``). ``8 n_p^2`` bytes."""
@@ -302,7 +271,7 @@ class SVRRoute(Route):
         s = self.settings
         kd = train.kernel(idx)
         if isinstance(s.eta, str):  # "svr": eta = ||ah - ac||^2 of a plain SVR
-            svr = _plain_svr(kd.K, y, s.C, s.epsilon)
+            svr = plain_svr(kd.K, y, s.C, s.epsilon)
             d = np.zeros(y.size)
             d[svr.support_] = svr.dual_coef_.ravel()
             eta, alpha0 = _eta_rule(d, s)

@@ -17,14 +17,15 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._estimator_base import KernelEstimatorMixin
-from ._routes import RouteFit, Settings, SVRRoute, TrainingData, svr_iteration_limit
+from ._libsvm import svr_iteration_limit
+from ._routes import RouteFit, Settings, SVRRoute, TrainingData
 from ._validation import check_kernel_matrix
 from ._validation import refuse_non_numeric_kernel as _refuse_boolean_kernel
 from .extension import extended_decision, match_from_distances
 from .kernels import kernel_params
 from .svr import METHODS
 
-# svr_iteration_limit lives in dank_fast._routes (re-exported here)
+# svr_iteration_limit lives in dank_fast._libsvm (re-exported here)
 __all__ = ["DANKRegressor", "relative_error", "svr_iteration_limit"]
 
 _KERNELS = ("rbf", "gaussian", "linear", "poly", "precomputed")

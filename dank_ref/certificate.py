@@ -430,16 +430,28 @@ def _scaled_primal_gap(q: float, lin: float, C: float, g: np.ndarray, y: np.ndar
         beta, m = -0.5 * (top + bot), 0.5 * (top - bot)
     if not m > 0.0:
         return gap1, 1.0
-    sc = 1.0 / m
-    margins = y * (g + beta)
-    for _ in range(8):
-        if float(np.min(margins)) * sc >= 1.0:
-            break
-        sc *= 1.0 + 2.0**-49
-    else:
-        return gap1, 1.0
-    gap_s = (q - lin) + 0.5 * q * (sc * sc - 1.0)  # hinge exactly 0 at (s w, s beta)
+    gap_s, sc = hard_margin_gap(q, lin, y * (g + beta))
     return (gap_s, sc) if gap_s < gap1 else (gap1, 1.0)
+
+
+def hard_margin_gap(q: float, lin: float, margins: np.ndarray) -> tuple[float, float]:
+    """Gap ``q (1 + s^2) / 2 - lin`` of the point ``(s w, s beta)`` that violates no margin.
+
+    ``margins = y o (g + beta)`` at a given bias ``beta``; ``s = 1 / min margins``, enlarged by
+    a few ulps until no *computed* margin ``s * margins_i`` is below 1 (the hinge is then
+    exactly 0).  Returns ``(inf, 1)`` when the smallest margin is not positive or ``q <= 0``.
+    Used by :func:`_scaled_primal_gap` (max-margin bias) and by the oracle's check of a
+    submitted bias.
+    """
+    m = float(np.min(margins))
+    if not (m > 0.0 and q > 0.0):
+        return float("inf"), 1.0
+    sc = 1.0 / m
+    for _ in range(8):
+        if m * sc >= 1.0:
+            return (q - lin) + 0.5 * q * (sc * sc - 1.0), sc
+        sc *= 1.0 + 2.0**-49
+    return float("inf"), 1.0
 
 
 def _svm_infeas(y, C):

@@ -223,17 +223,12 @@ def _primal_gap(G, d, y, C, lin, bias, task, eps):
     if task == "svr":
         loss = float(np.sum(np.maximum(0.0, np.abs(y - g - bias) - eps)))
         return q + C * loss - lin
+    # start-up: dank_ref imports cvxpy (seconds); loaded already by the certificate's call
+    from dank_ref.certificate import hard_margin_gap
+
     margins = y * (g + bias)
     gap = q + C * float(np.sum(np.maximum(0.0, 1.0 - margins))) - lin
-    m = float(np.min(margins))
-    if q > 0 and m > 0:
-        s = 1.0 / m
-        for _ in range(8):
-            if m * s >= 1.0:
-                gap = min(gap, (q - lin) + 0.5 * q * (s * s - 1.0))
-                break
-            s *= 1.0 + 2.0**-49
-    return gap
+    return min(gap, hard_margin_gap(q, lin, margins)[0])
 
 
 def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = True) -> dict:

@@ -38,3 +38,14 @@ def test_render_and_update_round_trip(tmp_path):
     readme.write_text("no markers\n")
     with pytest.raises(ValueError, match="no <!-- dank-verify:start -->"):
         readme_table.update(readme, tmp_path / "r.json")
+
+
+def test_cli_names_a_bad_results_file(tmp_path, capsys):
+    bad = tmp_path / "r.json"
+    bad.write_text("{")
+    assert readme_table.main([str(bad), "--readme", str(tmp_path / "README.md")]) == 2
+    assert "r.json: not a JSON results file" in capsys.readouterr().err
+    bad.write_text('{"seed": 1}')
+    (tmp_path / "README.md").write_text(f"{readme_table.START}\n{readme_table.END}\n")
+    assert readme_table.main([str(bad), "--readme", str(tmp_path / "README.md")]) == 2
+    assert "not a dank-verify results file" in capsys.readouterr().err

@@ -42,7 +42,10 @@ def render(results: dict, source: str) -> str:
 
 def update(readme: Path, results_path: Path) -> bool:
     """Rewrite the README's block; returns whether the file changed."""
-    results = json.loads(results_path.read_text())
+    try:
+        results = json.loads(results_path.read_text())
+    except ValueError as exc:
+        raise ValueError(f"{results_path}: not a JSON results file ({exc})") from None
     text = readme.read_text()
     if START not in text or END not in text:
         raise ValueError(f"{readme} has no {START} ... {END} block")
@@ -62,7 +65,11 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     try:
         changed = update(Path(a.readme), Path(a.results))
-    except (OSError, ValueError, KeyError) as exc:
+    except KeyError as exc:
+        print(f"readme_table: {a.results}: not a dank-verify results file (no {exc})",
+              file=sys.stderr)
+        return 2
+    except (OSError, ValueError) as exc:
         print(f"readme_table: {exc}", file=sys.stderr)
         return 2
     print(f"readme_table: {a.readme} {'updated' if changed else 'already up to date'}")

@@ -180,9 +180,11 @@ def _F_entries(plt, e, verdicts):
     ax[1].set_title("F* (points ordered by class, support vectors first in each)", fontsize=9)
     ax[1].set(xlabel="point j", ylabel="point i")
     rank = int(np.sum(np.linalg.eigvalsh(F) > 1e-8 * np.abs(F).max() * n))
+    parts = (f"near 1: {'yes' if inside else 'NO'}; low rank: "
+             f"{'yes' if rank <= n // 4 else 'NO'}; screening: fig_T4_screening")
     fig.suptitle(_wrap(f"Claim EMP (cf. Figure 2): F* near 1 and of low rank (rank {rank}, "
-                       f"claim <= n/4 = {n // 4}) -- verdict {_verdict(verdicts, 'EMP')} (all "
-                       f"three parts: near 1, low rank, screening)\n{instance_text(s, n)}", 130),
+                       f"claim <= n/4 = {n // 4}) -- verdict {_verdict(verdicts, 'EMP')} for the "
+                       f"three parts together ({parts})\n{instance_text(s, n)}", 130),
                  fontsize=10)
     return fig
 

@@ -37,27 +37,31 @@ def cells():
     ds = _dataset()
     proto = P.Protocol(sigma_grid=TINY, C_grid=TINY, mkl_sigmas=TINY, n_splits=1,
                        taus=(0.01,))
-    dep = P.run_cell(P.Cell(ds.name, 0, "dank-cv"), ds, proto)
-    assert dep["status"] == "ok", dep.get("traceback")
+    base = {m: P.run_cell(P.Cell(ds.name, 0, m), ds, proto)
+            for m in ("dank-cv", "svm-cv", "mkl-uniform")}
+    assert all(r["status"] == "ok" for r in base.values())
     recs = {m: readings.run_reading_cell(P.Cell(ds.name, 0, m), ds, proto,
-                                         dep if m in readings.DEPENDS else None)
+                                         base[readings.DEPENDS[m]])
             for m in readings.METHODS}
-    return ds, proto, dep, recs
+    return ds, proto, base, recs
 
 
-def test_every_reading_cell_runs_and_reuses_dank_cvs_parameters(cells):
-    _, _, dep, recs = cells
+def test_every_reading_cell_runs_and_reuses_its_default_cells_parameters(cells):
+    _, _, base, recs = cells
     for m, r in recs.items():
         assert r["status"] == "ok", (m, r.get("traceback"))
-        if m in readings.DEPENDS:
-            assert (r["C"], r["sigma"], r["params_from"]) == (dep["C"], dep["sigma"], "dank-cv")
-            for s in r["solves"]:
-                assert s["lower"] <= s["upper"] and s["rel_gap"] >= 0
+        dep = base[readings.DEPENDS[m]]
+        assert (r["C"], r["sigma"], r["params_from"]) == (dep["C"], dep.get("sigma"),
+                                                          dep["method"])
+        for s in r.get("solves", []):
+            assert s["lower"] <= s["upper"] and s["rel_gap"] >= 0
+    assert {m for m, r in recs.items() if "solves" in r} == {
+        m for m in readings.METHODS if m.startswith("dank-")}
 
 
 def test_ago3_readings_are_the_printed_algorithm_with_its_rule_and_cap(cells):
-    _, _, dep, recs = cells
-    ref = dep["taus"]["0.01"]["solves"]
+    _, _, base, recs = cells
+    ref = base["dank-cv"]["taus"]["0.01"]["solves"]
     for m in ("dank-ago3", "dank-ago3-ascent"):
         for s, o in zip(recs[m]["solves"], ref, strict=True):
             assert s["method"] == "paper"
@@ -70,7 +74,8 @@ def test_ago3_readings_are_the_printed_algorithm_with_its_rule_and_cap(cells):
 
 
 def test_eta_and_extension_readings_change_only_their_part(cells):
-    ds, _, dep, recs = cells
+    ds, _, base, recs = cells
+    dep = base["dank-cv"]
     opt = dep["taus"]["0.01"]["solves"]
     assert [s["eta"] for s in recs["dank-eta-n"]["solves"]] == [float(ds.y.size // 2)] * len(opt)
     assert [s["eta"] for s in recs["dank-eta-n"]["solves"]] != [s["eta"] for s in opt]
@@ -80,30 +85,53 @@ def test_eta_and_extension_readings_change_only_their_part(cells):
     assert recs["dank-nearest"]["train_acc"] == dep["taus"]["0.01"]["train_acc"]
 
 
+def _final_acc(ctx, proto, C, sigma, scaler=True):
+    Xtr, ytr, Xte, yte, _ = ctx
+    m = P._svm(C, sigma, proto)
+    if not scaler:
+        m.set_params(minmaxscaler="passthrough")
+    return m.fit(Xtr, ytr).score(Xte, yte)
+
+
 def test_scaling_on_all_data_uses_both_halves(cells):
-    ds, proto, _, _ = cells
-    ctx = P.split_context(ds, 0, proto)
-    Xtr, _, Xte, _, _ = readings.scaled_on_all(ctx)
+    ds, proto, base, recs = cells
+    ctx = readings.scaled_on_all(P.split_context(ds, 0, proto))
+    Xtr, _, Xte, _, _ = ctx
     both = np.vstack([Xtr, Xte])
     np.testing.assert_allclose(both.min(axis=0), 0.0, atol=1e-15)
     np.testing.assert_allclose(both.max(axis=0), 1.0, atol=1e-15)
     assert not np.allclose([Xtr.min(axis=0), Xtr.max(axis=0)], [[0, 0], [1, 1]])
+    C, sigma = base["svm-cv"]["C"], base["svm-cv"]["sigma"]
+    assert recs["svm-cv-scale-all"]["test_acc"] == _final_acc(ctx, proto, C, sigma, False)
 
 
 def test_other_split_cells_use_the_other_halves(cells):
-    ds, proto, _, recs = cells
+    ds, proto, base, recs = cells
     plain = dataclasses.replace(proto, stratify=False)
-    own = P.run_cell(P.Cell(ds.name, 0, "svm-cv"), ds, plain)
+    C, sigma = base["svm-cv"]["C"], base["svm-cv"]["sigma"]
     got = recs["svm-cv-other-split"]
-    assert (got["C"], got["sigma"], got["test_acc"]) == (own["C"], own["sigma"], own["test_acc"])
+    assert got["test_acc"] == _final_acc(P.split_context(ds, 0, plain), proto, C, sigma)
     X_s, X_p = P.split_context(ds, 0, proto)[0], P.split_context(ds, 0, plain)[0]
     assert not np.array_equal(X_s, X_p)  # the halves differ (the test can tell them apart)
+
+
+def test_only_the_other_split_cells_flip_the_stratification(monkeypatch):
+    seen = {}
+    monkeypatch.setattr(readings, "run_cell",
+                        lambda cell, ds, proto, dep, **kw: seen.update({cell.method: proto}))
+    proto = P.Protocol(n_splits=1)
+    for m in readings.METHODS:
+        readings.run_reading_cell(P.Cell("toy", 0, m), None, proto, None)
+    flipped = {m for m, p in seen.items() if p.stratify != proto.stratify}
+    assert flipped == {"dank-other-split", "svm-cv-other-split", "mkl-uniform-other-split"}
+    assert all(dataclasses.replace(p, stratify=True) == proto for p in seen.values())
 
 
 def test_plan_has_the_readings_only_with_danks_own_cv():
     proto = P.Protocol(n_splits=2)
     _, p2 = plan_cells(proto, ["heart"], [])
     assert {c.method for c in p2} == {"dank-svm", *readings.METHODS}
+    assert all(readings.DEPENDS[m] in ("dank-cv", "svm-cv", "mkl-uniform") for m in readings.CELLS)
     _, p2 = plan_cells(dataclasses.replace(proto, readings=("svm",)), ["heart"], [])
     assert {c.method for c in p2} == {"dank-svm"}
 

@@ -415,25 +415,25 @@ def _dank_fit_eval(build_final, Xtr, ytr, Xte, yte, classification: bool, ranks:
     return rec
 
 
-def _cell_svm_cv(ctx, proto, build=_svm):
+def _cell_svm_cv(ctx, proto):
     Xtr, ytr, Xte, yte, folds = ctx
     cands = proto.candidates()
-    best, scores = grid_search(lambda C, s: build(C, s, proto), cands, Xtr, ytr, folds,
+    best, scores = grid_search(lambda C, s: _svm(C, s, proto), cands, Xtr, ytr, folds,
                                classification=True)
     C, sigma = cands[best]
-    m = build(C, sigma, proto).fit(Xtr, ytr)
+    m = _svm(C, sigma, proto).fit(Xtr, ytr)
     return dict(C=C, sigma=sigma, cv_score=float(scores[best]),
                 cv_scores=_scores_list(scores), train_acc=_acc(m, Xtr, ytr),
                 test_acc=_acc(m, Xte, yte), n_support=int(m[-1].support_.size))
 
 
-def _cell_mkl(ctx, proto, build=_mkl):
+def _cell_mkl(ctx, proto):
     Xtr, ytr, Xte, yte, folds = ctx
     cands = [(C, float("nan")) for C in sorted(proto.C_grid)]
-    best, scores = grid_search(lambda C, s: build(C, s, proto), cands, Xtr, ytr, folds,
+    best, scores = grid_search(lambda C, s: _mkl(C, s, proto), cands, Xtr, ytr, folds,
                                classification=True)
     C = cands[best][0]
-    m = build(C, None, proto).fit(Xtr, ytr)
+    m = _mkl(C, None, proto).fit(Xtr, ytr)
     return dict(C=C, cv_score=float(scores[best]),
                 cv_scores=_scores_list(scores), train_acc=_acc(m, Xtr, ytr),
                 test_acc=_acc(m, Xte, yte))

@@ -46,7 +46,7 @@ from .data import Dataset
 from .protocol import Cell, Protocol, _acc, _dank, _dank_fit_eval, _mkl, _svm, run_cell
 
 __all__ = ["AGO3_EPS", "AGO3_T_MAX", "CELLS", "COST", "DEPENDS", "METHODS", "Reading",
-           "reading_list", "run_reading_cell"]
+           "reading_list", "run_reading_cell", "scaled_on_all"]
 
 #: Algorithm ago3's iteration cap and stopping rule as printed (section nest)
 AGO3_T_MAX = 2000

@@ -11,6 +11,7 @@ conclusion, a section in the report of a run without reading cells.
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import numpy as np
 import pytest
@@ -239,6 +240,9 @@ def test_section_follows_table_socmkl_and_is_absent_without_reading_cells():
     assert f"{ago3['mean']:.1f}±{ago3['std']:.1f} R" in row
     for line in tb["sensitivity"]["conclusion"]:
         assert f"- {line}" in md
+    summary = [ln for ln in md.splitlines() if ln.startswith(("| (b) ago3", "| (d) eta = n"))]
+    assert len(summary) == 2  # the norms' bars are escaped: still 7 cells, 8 separators
+    assert all(len(re.findall(r"(?<!\\)\|", ln)) == 8 for ln in summary)
     old = {k: v for k, v in recs.items() if v["method"] not in readings.CELLS}
     tb_old = aggregate(old, PROTO, ["heart", "wine"], [], INFO)
     assert "sensitivity" not in tb_old

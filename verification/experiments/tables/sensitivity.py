@@ -216,7 +216,8 @@ def render(res: dict) -> list[str]:
     for r in rds:
         s = tb["summary"][r["method"]]
         st = s["stops"]
-        L.append(f"| {r['label']} | {r['change']} | {_num(s['mean_abs_diff'], '.2f')} | "
+        change = r["change"].replace("|", "\\|")  # a norm's bars would split the cell
+        L.append(f"| {r['label']} | {change} | {_num(s['mean_abs_diff'], '.2f')} | "
                  f"{_num(s['mean_shift'], '+.2f')} | {s['reproduced']}/{s['n_sets']} | "
                  f"{_num(s['gap_median'], '.2g')} / {_num(s['gap_max'], '.2g')} | "
                  f"{st.get('rule', 0)} / {st.get('cap', 0)} / {st.get('certified', 0)} |")

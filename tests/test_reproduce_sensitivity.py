@@ -52,7 +52,7 @@ def test_every_reading_cell_runs_and_reuses_its_default_cells_parameters(cells):
     for m, r in recs.items():
         assert r["status"] == "ok", (m, r.get("traceback"))
         dep = base[readings.DEPENDS[m]]
-        assert (r["C"], r["sigma"], r["params_from"]) == (dep["C"], dep.get("sigma"),
+        assert (r["C"], r.get("sigma"), r["params_from"]) == (dep["C"], dep.get("sigma"),
                                                           dep["method"])
         for s in r.get("solves", []):
             assert s["lower"] <= s["upper"] and s["rel_gap"] >= 0

@@ -155,8 +155,11 @@ def _baseline_fit(build, ctx, proto: Protocol, dep: dict, prescaled: bool) -> di
     if prescaled:
         m.set_params(minmaxscaler="passthrough")
     m.fit(Xtr, ytr)
-    return dict(C=C, sigma=sigma, params_from=dep["method"], prescaled=prescaled,
-                train_acc=_acc(m, Xtr, ytr), test_acc=_acc(m, Xte, yte))
+    rec = dict(C=C, params_from=dep["method"], prescaled=prescaled,
+               train_acc=_acc(m, Xtr, ytr), test_acc=_acc(m, Xte, yte))
+    if sigma is not None:  # MKL-uniform has no sigma (as its default cell)
+        rec["sigma"] = sigma
+    return rec
 
 
 def _cell_dank_scale_all(ctx, proto, dep):

@@ -29,9 +29,10 @@ alike: its parameters are the ones its own CV chose under the default protocol i
 repetition (for the other split: on the default halves), only its final fit sees the change.
 Re-choosing them would cost DANK a full CV (121 x 5 fits per split) per reading.
 
-Cost: the certified readings cost one warm-started Newton fit each; ago3 costs up to 2000
-iterations of one eigendecomposition each (the solver's own route: dense below 200 support
-vectors, certified Lanczos above), measured in the report of issue 17.
+Cost: the certified readings cost one warm-started Newton fit each, the baselines one SVC fit;
+ago3 costs up to 2000 iterations of one eigendecomposition each (the solver's own route: dense
+below 200 support vectors, certified Lanczos above). ``benchmarks/bench_readings.py`` measures
+them at ``--full`` size.
 """
 
 from __future__ import annotations

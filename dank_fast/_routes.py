@@ -56,7 +56,9 @@ class Settings:
 
     ``eta`` is a positive float or the paper's rule (``"svm"``: ``||a_SVM||^2``; ``"svr"``:
     ``||ah - ac||^2`` of the plain SVR); ``warm_start`` says whether the plain SVM's (SVR's)
-    dual starts the DANK solve; ``epsilon`` is P2's tube half-width (``SVRRoute`` only).
+    dual starts the DANK solve; ``epsilon`` is P2's tube half-width (``SVRRoute`` only);
+    ``options`` are further keyword options of :func:`dank_fast.solve_svm` (dense and
+    working-set routes).
     """
 
     C: float
@@ -71,6 +73,7 @@ class Settings:
     random_state: object = None
     verbose: bool = False
     epsilon: float = 0.0
+    options: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -203,7 +206,7 @@ class DenseRoute(Route):
         if method == "auto" and alpha0 is None:
             method = "newton"  # no warm start wanted: Newton from 0
         res = solve_svm(kd, y, C=s.C, eta=eta, tau=s.tau, method=method, tol=s.tol,
-                        max_iter=s.max_iter, alpha0=alpha0)
+                        max_iter=s.max_iter, alpha0=alpha0, **s.options)
         return RouteFit(res, eta, _model_from_result(res, y, eta))
 
 
@@ -219,7 +222,7 @@ class WorkingSetRoute(Route):
         kern = FeatureKernel.from_validated(train.X[idx], **s.kernel_kwargs)
         eta, alpha0 = _eta_rule(svc_dual(kern, y, s.C), s)  # libsvm on the features
         res = solve_svm(kern, y, C=s.C, eta=eta, tau=s.tau, tol=s.tol, max_iter=s.max_iter,
-                        alpha0=alpha0, verbose=bool(s.verbose))
+                        alpha0=alpha0, verbose=bool(s.verbose), **s.options)
         return RouteFit(res, eta, _model_from_result(res, y, eta))
 
 

@@ -145,6 +145,11 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         the plain SVM used by ``eta="svm"``) are deterministic.
     verbose : bool, default=False
         Print one line per binary problem (solver status and certified gap).
+    solver_options : dict, default=None
+        Further keyword options of :func:`dank_fast.solve_svm` for the dense and
+        working-set routes, e.g. ``{"beta_sign": "ascent"}`` with ``method="paper"``
+        (Algorithm ago3's options, :mod:`dank_fast._paper`); an option the route's solver
+        does not know raises its ``TypeError`` at ``fit``.
 
     Attributes
     ----------
@@ -243,6 +248,7 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         "route": [StrOptions({"auto", "dense", "working-set"})],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
+        "solver_options": [dict, None],
     }
 
     def __init__(
@@ -266,6 +272,7 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         route="auto",
         random_state=None,
         verbose=False,
+        solver_options=None,
     ):
         self.C = C
         self.kernel = kernel
@@ -285,6 +292,7 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.route = route
         self.random_state = random_state
         self.verbose = verbose
+        self.solver_options = solver_options
 
     # ------------------------------------------------------------------ routes
     def _settings(self) -> Settings:
@@ -294,6 +302,7 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
             max_iter=self.max_iter, warm_start=self.warm_start_svm,
             kernel_kwargs=self._kernel_kwargs(), decomposition=self.decomposition,
             random_state=self.random_state, verbose=bool(self.verbose),
+            options=dict(self.solver_options or {}),
         )
 
     def _problems(self, y_enc: np.ndarray, n_classes: int):

@@ -18,7 +18,7 @@ from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from threadpoolctl import threadpool_limits
 
-from dank_fast import ConvergenceWarning, DANKClassifier
+from dank_fast import ConvergenceWarning, DANKClassifier, solve_svm
 from dank_fast.extension import match_training_points
 
 
@@ -162,6 +162,32 @@ def test_eta_svm_is_squared_norm_of_plain_svm():
     warm = DANKClassifier(sigma=0.5, tol=1e-7).fit(X, y)
     assert warm.n_iter_[0] < cold.n_iter_[0]
     np.testing.assert_allclose(cold.decision_function(X), warm.decision_function(X), atol=1e-3)
+
+
+@pytest.mark.parametrize("sign", ["printed", "ascent"])
+def test_solver_options_reach_algorithm_ago3(sign):
+    # the estimator's ago3 from a0 = 0 is solve_svm's, iterate for iterate: same alpha, the
+    # sign recorded, the paper's eta; the two signs give different points
+    X, y = _moons(40, 0.3)
+    clf = DANKClassifier(sigma=0.5, method="paper", max_iter=30, warm_start_svm=False,
+                         solver_options={"beta_sign": sign}).fit(X, y)
+    K = rbf_kernel(X, gamma=2.0)
+    yb = np.where(y == clf.classes_[1], 1.0, -1.0)
+    ref = solve_svm(K, yb, C=1.0, eta=clf.eta_[0], tau=0.01, method="paper", max_iter=30,
+                    beta_sign=sign)
+    res = clf.results_[0]
+    assert res.extra["beta_sign"] == sign and res.n_iter == ref.n_iter
+    np.testing.assert_allclose(res.alpha, ref.alpha, rtol=0, atol=1e-12)
+    other = solve_svm(K, yb, C=1.0, eta=clf.eta_[0], tau=0.01, method="paper", max_iter=30,
+                      beta_sign="ascent" if sign == "printed" else "printed")
+    assert np.max(np.abs(other.alpha - res.alpha)) > 1e-3
+
+
+def test_unknown_solver_option_is_refused():
+    X, y = _moons(30, 0.3)
+    with pytest.raises(TypeError, match="beta_sing"):
+        DANKClassifier(sigma=0.5, method="paper", max_iter=5,
+                       solver_options={"beta_sing": "ascent"}).fit(X, y)
 
 
 @pytest.mark.parametrize("C", [1.0, 10.0])

@@ -11,6 +11,7 @@ import os
 
 import pytest
 
+from verification.experiments import readings
 from verification.experiments.cli import main
 from verification.experiments.data import DataDirError, resolve_data_dir
 from verification.schemas import validate
@@ -61,7 +62,7 @@ def test_smoke_pipeline_and_resume(tmp_path):
     validate(res, "reproduce-results")
     assert res["seed"] == 5 and res["protocol"]["seed"] == 5
     assert {"numpy", "scipy", "scikit-learn", "dank_fast"} <= set(res["versions"])
-    assert res["n_cells"] == 2 * (4 + 3) and res["n_cached"] == 0
+    assert res["n_cells"] == 2 * (4 + 3 + len(readings.METHODS)) and res["n_cached"] == 0
     ids = {v["id"] for v in res["verdicts"]}
     assert {"SOCMKL-fertility", "UCIreg-pyrim", "UCIrank-rank", "conv"} <= ids
     assert all(v["verdict"] in ("REPRODUCED", "PARTLY", "NOT REPRODUCED", "NOT RUN")
@@ -70,8 +71,12 @@ def test_smoke_pipeline_and_resume(tmp_path):
     assert fert["DANK"]["test"]["n"] == 2 and fert["SVM-CV"]["test"]["n"] == 2
     for cert in res["tables"]["certification"]:
         assert cert["final_solves"] > 0
+    sens = res["tables"]["sensitivity"]["sets"]["fertility"]
+    assert all(sens[m]["test"]["n"] == 2 for m in sens)  # every reading, (a) included
+    assert set(sens) == {"dank-cv", *(m for m in readings.CELLS if m.startswith("dank-"))}
     md = (out / "report.md").read_text()
     assert "| fertility |" in md and "| pyrim |" in md and "## Verdicts" in md
+    assert "## Sensitivity" in md
     for p in res["figures"].values():
         assert os.path.getsize(p) > 1000
     # rerun: every cell comes from the cache and the tables are identical

@@ -10,6 +10,7 @@ import json
 
 import pytest
 
+from verification.experiments import readings
 from verification.experiments.protocol import Cell, Protocol
 from verification.experiments.runner import Cache, plan_cells, run_cells
 
@@ -129,14 +130,16 @@ def test_phase_two_gets_its_dependency():
     p1, p2 = plan_cells(PROTO, ["heart"], ["pyrim"])
     assert {c.method for c in p1} == {"svm-cv", "mkl-uniform", "dank-cv", "svr-cv",
                                       "dank-svr-cv"}
-    assert {c.method for c in p2} == {"dank-svm", "dank-svr-svm"}
-    assert len(p1) == 5 * PROTO.n_splits and len(p2) == 2 * PROTO.n_splits
+    assert {c.method for c in p2} == {"dank-svm", "dank-svr-svm", *readings.METHODS}
+    assert len(p1) == 5 * PROTO.n_splits
+    assert len(p2) == (2 + len(readings.METHODS)) * PROTO.n_splits
     recs = _run(p1, None)
     out = _run(p2, None, deps=recs)
     both = _run(p2 + p1, None)  # one run: the dependent cells wait for their dependencies
     assert _strip(both) == _strip({**recs, **out})
     for c in p2:
-        dep = Cell(c.dataset, c.split, {"dank-svm": "svm-cv", "dank-svr-svm": "svr-cv"}[c.method])
+        dep = Cell(c.dataset, c.split, {"dank-svm": "svm-cv", "dank-svr-svm": "svr-cv",
+                                        **readings.DEPENDS}[c.method])
         assert out[c.key]["dep_value"] == recs[dep.key]["value"]
     with pytest.raises(ValueError, match="not a classification set"):
         plan_cells(PROTO, ["pyrim"], [])

@@ -19,6 +19,7 @@ import pytest
 from dank_fast._result import STATUSES as SOLVER_STATUSES
 from verification.claims._common import RESULTS_VERSION, STATUSES
 from verification.experiments.protocol import _CELLS
+from verification.experiments.readings import CELLS as READING_CELLS
 from verification.schemas import SCHEMA_DIR, SCHEMAS, SchemaError, load_schema, validate
 
 ROOT = Path(__file__).resolve().parents[1] / "reproduction"
@@ -131,7 +132,8 @@ def test_schema_enums_are_the_codes_own_lists():
     for schema, where in ((v, ("$defs", "solver_row", "properties", "status")),
                           (r, ("$defs", "solve", "properties", "status"))):
         assert sorted(_enum(schema, *where)) == sorted(SOLVER_STATUSES)
-    assert sorted(_enum(r, "$defs", "cell", "properties", "method")) == sorted(_CELLS)
+    methods = sorted([*_CELLS, *READING_CELLS])
+    assert sorted(_enum(r, "$defs", "cell", "properties", "method")) == methods
 
 
 def test_formats_md_lists_every_schema_shipped():

@@ -531,8 +531,12 @@ def split_context(ds: Dataset, split: int, proto: Protocol):
     return Xtr, ytr, Xte, yte, folds
 
 
-def run_cell(cell: Cell, ds: Dataset, proto: Protocol, dep: dict | None = None) -> dict:
+def run_cell(cell: Cell, ds: Dataset, proto: Protocol, dep: dict | None = None, *,
+             cells: dict | None = None, depends: dict | None = None) -> dict:
     """Run one cell; never raises (an exception is recorded in the returned dict).
+
+    ``cells`` and ``depends`` replace this module's method table and dependencies (the
+    sensitivity readings of :mod:`.readings` bring their own).
 
     Returns
     -------
@@ -542,8 +546,9 @@ def run_cell(cell: Cell, ds: Dataset, proto: Protocol, dep: dict | None = None) 
         :class:`dank_fast.ConvergenceWarning`), ``n_train``, ``n_test`` and the method's
         numbers.
     """
-    if cell.method not in _CELLS:
-        raise ValueError(f"unknown method {cell.method!r}; known: {sorted(_CELLS)}")
+    cells, depends = (_CELLS if cells is None else cells), (DEPENDS if depends is None else depends)
+    if cell.method not in cells:
+        raise ValueError(f"unknown method {cell.method!r}; known: {sorted(cells)}")
     t0 = time.perf_counter()
     rec = dict(dataset=cell.dataset, split=cell.split, method=cell.method)
     counts: dict[str, int] = {}
@@ -554,10 +559,10 @@ def run_cell(cell: Cell, ds: Dataset, proto: Protocol, dep: dict | None = None) 
             warnings.simplefilter("always")
             ctx = split_context(ds, cell.split, proto)
             rec.update(n_train=int(ctx[1].size), n_test=int(ctx[3].size))
-            fn = _CELLS[cell.method]
-            if cell.method in DEPENDS:
+            fn = cells[cell.method]
+            if cell.method in depends:
                 if dep is None or dep.get("status") != "ok":
-                    raise RuntimeError(f"{cell.method} needs a finished {DEPENDS[cell.method]} "
+                    raise RuntimeError(f"{cell.method} needs a finished {depends[cell.method]} "
                                        "cell of the same split")
                 out = fn(ctx, proto, dep)
             else:

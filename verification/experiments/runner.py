@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from . import readings
 from .data import CLASSIFICATION, REGRESSION, Dataset, load_dataset
 from .protocol import DEPENDS, Cell, Protocol, run_cell
 
@@ -111,8 +112,10 @@ def plan_cells(proto: Protocol, cls_sets: Iterable[str], reg_sets: Iterable[str]
     """The cells of a run: ``(phase 1, phase 2)``; phase 2 depends on phase 1.
 
     Classification: ``svm-cv``, ``mkl-uniform``, ``dank-cv`` (reading "cv") and ``dank-svm``
-    (reading "svm"). Regression: ``svr-cv``, ``dank-svr-cv`` (reading "cv") and always
-    ``dank-svr-svm`` (the fallback where DANK-SVR's own CV is too expensive).
+    (reading "svm"); with reading "cv", the sensitivity readings of :mod:`.readings`
+    (they reuse ``dank-cv``'s ``(sigma, C)``). Regression: ``svr-cv``, ``dank-svr-cv``
+    (reading "cv") and always ``dank-svr-svm`` (the fallback where DANK-SVR's own CV is too
+    expensive).
     """
     p1, p2 = [], []
     for name in cls_sets:
@@ -124,6 +127,8 @@ def plan_cells(proto: Protocol, cls_sets: Iterable[str], reg_sets: Iterable[str]
                 p1.append(Cell(name, s, "dank-cv"))
             if "svm" in proto.readings:
                 p2.append(Cell(name, s, "dank-svm"))
+            if "cv" in proto.readings:
+                p2 += [Cell(name, s, m) for m in readings.METHODS]
     for name in reg_sets:
         if name not in REGRESSION:
             raise ValueError(f"{name!r} is not a regression set of Table UCIreg")
@@ -137,7 +142,8 @@ def plan_cells(proto: Protocol, cls_sets: Iterable[str], reg_sets: Iterable[str]
 
 # relative cost of a cell (only for ordering and the ETA): CV methods fit |grid| x folds models
 _COST = {"svm-cv": 1.0, "mkl-uniform": 0.3, "dank-cv": 6.0, "dank-svm": 0.3, "svr-cv": 1.0,
-         "dank-svr-cv": 6.0, "dank-svr-svm": 0.3}
+         "dank-svr-cv": 6.0, "dank-svr-svm": 0.3, **readings.COST}
+_DEPENDS = {**DEPENDS, **readings.DEPENDS}
 
 
 def cell_cost(cell: Cell, n_train: int, n_candidates: int, proto: Protocol | None = None
@@ -188,7 +194,8 @@ def _work(cell: Cell, data_dir: str, proto: Protocol, dep: dict | None) -> dict:
 
     with threadpool_limits(limits=1):
         ds = _load(cell.dataset, data_dir, proto.spect_split)
-        return run_cell(cell, ds, proto, dep)
+        run = readings.run_reading_cell if cell.method in readings.CELLS else run_cell
+        return run(cell, ds, proto, dep)
 
 
 def run_cells(cells: list[Cell], *, proto: Protocol, data_dir: str, cache: Cache | None,
@@ -242,7 +249,7 @@ def run_cells(cells: list[Cell], *, proto: Protocol, data_dir: str, cache: Cache
     planned = {c.key for c in todo}
 
     def dep_key(c: Cell) -> str | None:
-        return Cell(c.dataset, c.split, DEPENDS[c.method]).key if c.method in DEPENDS else None
+        return Cell(c.dataset, c.split, _DEPENDS[c.method]).key if c.method in _DEPENDS else None
 
     def dep_of(c: Cell):
         k = dep_key(c)

@@ -7,6 +7,7 @@ Modules
 -------
 _common        conventions (means, paired t-tests, marks), statistics and cell formatting
 socmkl         Table SOCMKL: DANK vs SVM-CV and MKL-uniform (accuracy)
+sensitivity    Table SOCMKL under other readings of the paper (ago3, eta, extension, ...)
 ucires         Table UCIres: the paper's other baselines (not re-run)
 ucirank        Table UCIrank: accuracy and rank(F) against tau
 ucireg         Table UCIreg: DANK-SVR vs SVR-CV (relative error), the normalisation analysis

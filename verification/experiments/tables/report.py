@@ -16,7 +16,7 @@ from collections import Counter
 
 from ..protocol import Protocol
 from ..runner import _json_default as default  # numpy scalars/arrays, as the cell cache
-from . import certification, conv, large, socmkl, ucirank, ucireg, ucires
+from . import certification, conv, large, sensitivity, socmkl, ucirank, ucireg, ucires
 
 __all__ = ["aggregate", "render_report", "verdicts", "write_json"]
 
@@ -36,7 +36,8 @@ def aggregate(records: dict, proto: Protocol, cls_sets, reg_sets, ds_info: dict)
     Returns
     -------
     dict
-        ``socmkl``, ``ucirank``, ``ucireg``, ``certification``, ``warnings``, ``errors``.
+        ``socmkl``, ``ucirank``, ``ucireg``, ``certification``, ``warnings``, ``errors``, and
+        ``sensitivity`` when the run has reading cells (:mod:`.sensitivity`).
     """
     out = {"socmkl": {}, "ucirank": {}, "ucireg": {}, "certification": [], "warnings": {},
            "errors": []}
@@ -58,6 +59,8 @@ def aggregate(records: dict, proto: Protocol, cls_sets, reg_sets, ds_info: dict)
         for cat, msg in r.get("warning_examples", {}).items():
             out["warning_examples"].setdefault(cat, msg)
     out["certification"] = certification.certification(records)
+    if sens := sensitivity.aggregate(records, proto, cls_sets):
+        out["sensitivity"] = sens
     return out
 
 
@@ -76,7 +79,8 @@ def verdicts(tables: dict, proto: Protocol, conv_run: dict | None = None,
 def render_report(res: dict) -> str:
     """report.md from the results dictionary written to results.json."""
     L = _header(res) + _verdict_section(res["verdicts"])
-    L += socmkl.render(res) + ucires.render(res) + ucirank.render(res) + ucireg.render(res)
+    L += socmkl.render(res) + sensitivity.render(res) + ucires.render(res)
+    L += ucirank.render(res) + ucireg.render(res)
     L += conv.render(res)
     for k, p in res.get("figures", {}).items():
         L.append(f"![{k}]({os.path.basename(p)})")

@@ -321,10 +321,10 @@ def _constrained_direction(problem, ev, z, g, binding, has_eq, margin, H=None, f
     out = _bordered_direction(problem, ev, z, g, has_eq, margin, factor, pos)
     if out is None:
         return None, None, None
-    if isinstance(out, np.ndarray):  # many drops: a smaller problem (curvature cut if kept)
-        binding = binding.copy()
+    if isinstance(out, np.ndarray):  # many drops: a smaller problem (curvature cut if kept;
+        binding = binding.copy()  # a reused factor's curvature is stale: computed afresh)
         binding[out] = True
-        saved = factor.saved
+        saved = None if factor is reuse else factor.saved
         return _constrained_direction(problem, ev, z, g, binding, has_eq, margin, saved,
                                       factor.free if saved is not None else None)
     if out == "double":  # float32 too coarse for this system (ill-conditioned)

@@ -14,10 +14,16 @@ CV folds, fits at every grid point:
   builds it (kernel, the plain SVM that gives ``eta`` and the warm start, the certified
   Newton solve, one binary problem per class pair).
 
-The ratio of a grid point is DANK's fit time over SVC's, both measured in the same run and
-both inclusive of their own kernel. The table gives per data set the median (and quartiles)
-of the ratio over the grid, the median times, the number of solves that did not certify
-``tol`` and the largest certified relative gap; ``--json`` writes every grid point.
+and, unless ``--no-warm``, the same fit along the grid as a warm-started estimator: one
+``DANKClassifier(warm_start=True)`` per ``sigma``, refitted by ``set_params(C=C).fit`` with ``C``
+ascending (each fit starts from the previous ``C``'s solution rescaled to the new box, and reuses
+the kernel; :mod:`dank_fast._warm`).
+
+The ratio of a grid point is DANK's fit time over SVC's (cold and warm), all measured in the same
+run, side by side at each point, and all inclusive of their own kernel (the warm fit's kernel is
+the previous fit's, as in a grid search that uses it). The table gives per data set the median
+(and quartiles) of the ratio over the grid, the median times, the number of solves that did not
+certify ``tol`` and the largest certified relative gap; ``--json`` writes every grid point.
 
 Run ``python benchmarks/bench_grid.py --help`` for the options; see benchmarks/README.md.
 """
@@ -56,6 +62,7 @@ def parse_args(argv=None):
                    help="exponents k of the grid 2^k (sigma and C)")
     p.add_argument("--repeat", type=int, default=3, help="SVC fits per point; median taken")
     p.add_argument("--tol", type=float, default=1e-6)
+    p.add_argument("--no-warm", action="store_true", help="skip the warm-started fits")
     p.add_argument("--json", default=None, help="write every grid point to this file")
     return p.parse_args(argv)
 
@@ -73,8 +80,27 @@ def training_folds(name: str, data_dir, n_folds: int):
         yield MinMaxScaler().fit_transform(Xtr[tr]), ytr[tr]
 
 
-def time_point(X, y, C: float, sigma: float, repeat: int, tol: float) -> dict:
-    """SVC and DANK fit times at one grid point, and DANK's certificates."""
+def _timed_fit(est, X, y) -> tuple[float, list, int]:
+    """Wall time of ``est.fit(X, y)``, its results and the number of warnings."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", dank_fast.ConvergenceWarning)
+        t0 = time.perf_counter()
+        est.fit(X, y)
+        dt = time.perf_counter() - t0
+    return dt, est.results_, len(caught)
+
+
+def _certificates(res: list, prefix: str = "") -> dict:
+    return {f"{prefix}newton_iter": [int(r.extra.get("newton_iter", 0)) for r in res],
+            f"{prefix}n_iter": [int(r.n_iter) for r in res],
+            f"{prefix}status": [r.status for r in res],
+            f"{prefix}max_rel_gap": float(f"{max(float(r.rel_gap) for r in res):.3g}"),
+            f"{prefix}uncertified": sum(r.status != "converged" for r in res)}
+
+
+def time_point(X, y, C: float, sigma: float, repeat: int, tol: float, warm=None) -> dict:
+    """SVC and DANK fit times at one grid point, and DANK's certificates; ``warm``: the
+    warm-started estimator of this ``sigma`` (refitted here at ``C``), None to skip."""
     svc_times = []
     for _ in range(max(1, repeat)):
         t0 = time.perf_counter()
@@ -82,25 +108,32 @@ def time_point(X, y, C: float, sigma: float, repeat: int, tol: float) -> dict:
         svc_times.append(time.perf_counter() - t0)
     t_svc = statistics.median(svc_times)
     est = DANKClassifier(C=C, sigma=sigma, eta="svm", method="newton", tol=tol)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", dank_fast.ConvergenceWarning)
-        t0 = time.perf_counter()
-        est.fit(X, y)
-        t_dank = time.perf_counter() - t0
-    res = est.results_
-    return {"C": C, "sigma": sigma, "n": int(y.size), "svc_s": float(f"{t_svc:.4g}"),
-            "dank_s": float(f"{t_dank:.4g}"), "ratio": float(f"{t_dank / t_svc:.4g}"),
-            "newton_iter": [int(r.extra.get("newton_iter", 0)) for r in res],
-            "n_iter": [int(r.n_iter) for r in res], "status": [r.status for r in res],
-            "max_rel_gap": float(f"{max(float(r.rel_gap) for r in res):.3g}"),
-            "uncertified": sum(r.status != "converged" for r in res),
-            "warnings": len(caught)}
+    t_dank, res, n_warn = _timed_fit(est, X, y)
+    out = {"C": C, "sigma": sigma, "n": int(y.size), "svc_s": float(f"{t_svc:.4g}"),
+           "dank_s": float(f"{t_dank:.4g}"), "ratio": float(f"{t_dank / t_svc:.4g}"),
+           **_certificates(res), "warnings": n_warn}
+    if warm is not None:
+        t_warm, res_w, n_warn_w = _timed_fit(warm.set_params(C=C), X, y)
+        out.update({"warm_s": float(f"{t_warm:.4g}"), "warm_ratio": float(f"{t_warm / t_svc:.4g}"),
+                    **_certificates(res_w, "warm_"), "warm_warnings": n_warn_w})
+    return out
 
 
 def summarise(name: str, points: list[dict]) -> dict:
     ratios = sorted(p["ratio"] for p in points)
     q = np.quantile(ratios, [0.25, 0.5, 0.75])
-    return {"dataset": name, "n": sorted({p["n"] for p in points}), "points": len(points),
+    warm = {}
+    if points and "warm_s" in points[0]:
+        w = np.quantile([p["warm_ratio"] for p in points], [0.25, 0.5, 0.75])
+        warm = {"warm_ratio_q25": float(w[0]), "warm_ratio_median": float(w[1]),
+                "warm_ratio_q75": float(w[2]),
+                "warm_median_ms": 1e3 * statistics.median(p["warm_s"] for p in points),
+                "warm_total_s": sum(p["warm_s"] for p in points),
+                "warm_uncertified": sum(p["warm_uncertified"] for p in points),
+                "warm_max_rel_gap": max(p["warm_max_rel_gap"] for p in points),
+                "newton_iter_total": sum(sum(p["newton_iter"]) for p in points),
+                "warm_newton_iter_total": sum(sum(p["warm_newton_iter"]) for p in points)}
+    return {**warm, "dataset": name, "n": sorted({p["n"] for p in points}), "points": len(points),
             "ratio_q25": float(q[0]), "ratio_median": float(q[1]), "ratio_q75": float(q[2]),
             "svc_median_ms": 1e3 * statistics.median(p["svc_s"] for p in points),
             "dank_median_ms": 1e3 * statistics.median(p["dank_s"] for p in points),
@@ -112,16 +145,29 @@ def summarise(name: str, points: list[dict]) -> dict:
 
 def fmt(s: dict) -> str:
     n = "/".join(str(v) for v in s["n"])
-    return (f"| {s['dataset']} | {n} | {s['points']} | {s['svc_median_ms']:.2f} | "
-            f"{s['dank_median_ms']:.1f} | {s['ratio_median']:.1f} "
-            f"({s['ratio_q25']:.1f}-{s['ratio_q75']:.1f}) | "
-            f"{s['dank_total_s'] / s['svc_total_s']:.1f} | {s['uncertified']} | "
-            f"{s['max_rel_gap']:.1e} |")
+    row = (f"| {s['dataset']} | {n} | {s['points']} | {s['svc_median_ms']:.2f} | "
+           f"{s['dank_median_ms']:.1f} | {s['ratio_median']:.1f} "
+           f"({s['ratio_q25']:.1f}-{s['ratio_q75']:.1f}) | "
+           f"{s['dank_total_s'] / s['svc_total_s']:.1f} | {s['uncertified']} | "
+           f"{s['max_rel_gap']:.1e} |")
+    if "warm_ratio_median" not in s:
+        return row
+    return row + (f" {s['warm_median_ms']:.1f} | {s['warm_ratio_median']:.1f} "
+                  f"({s['warm_ratio_q25']:.1f}-{s['warm_ratio_q75']:.1f}) | "
+                  f"{s['warm_total_s'] / s['svc_total_s']:.1f} | "
+                  f"{s['newton_iter_total']} / {s['warm_newton_iter_total']} | "
+                  f"{s['warm_uncertified']} | {s['warm_max_rel_gap']:.1e} |")
 
 
 HEADER = ("| data set | n (fold) | fits | SVC ms (median) | DANK ms (median) | "
-          "ratio median (q25-q75) | ratio of totals | uncertified | max rel. gap |\n"
-          "|---|---|---|---|---|---|---|---|---|")
+          "ratio median (q25-q75) | ratio of totals | uncertified | max rel. gap |")
+WARM_HEADER = (" warm ms (median) | warm ratio median (q25-q75) | warm ratio of totals | "
+               "Newton steps cold / warm | warm uncertified | warm max rel. gap |")
+
+
+def header(warm: bool) -> str:
+    cols = HEADER + (WARM_HEADER if warm else "")
+    return cols + "\n|" + "---|" * (cols.count("|") - 1)
 
 
 def main(argv=None):
@@ -135,27 +181,33 @@ def main(argv=None):
     print(f"# dank_fast from {os.path.dirname(dank_fast.__file__)}")
     print(f"# grid 2^k, k in {args.grid} for sigma and C; {args.folds} fold(s) of 5; "
           f"tol {args.tol:g}")
-    print(HEADER, flush=True)
+    print(header(not args.no_warm), flush=True)
     summaries, points_all = [], []
     for name in args.datasets:
         points = []
         for X, y in training_folds(name, args.data_dir, args.folds):
-            for C in grid:
-                for sigma in grid:
-                    points.append(time_point(X, y, C, sigma, args.repeat, args.tol))
+            for sigma in grid:  # C ascending within a sigma: the order a warm start uses
+                warm = None if args.no_warm else DANKClassifier(
+                    sigma=sigma, eta="svm", method="newton", tol=args.tol, warm_start=True)
+                for C in sorted(grid):
+                    points.append(time_point(X, y, C, sigma, args.repeat, args.tol, warm))
         s = summarise(name, points)
         s["loadavg"] = os.getloadavg()
         summaries.append(s)
         points_all.extend(dict(p, dataset=name) for p in points)
         print(fmt(s), flush=True)
     med = statistics.median(p["ratio"] for p in points_all)
+    med_w = (statistics.median(p["warm_ratio"] for p in points_all) if not args.no_warm
+             else None)
     load1 = os.getloadavg()
-    print(f"# all {len(points_all)} fits: median ratio {med:.2f}; load average at end "
-          f"{load1[0]:.2f}, {load1[1]:.2f}, {load1[2]:.2f}")
+    warm_txt = "" if med_w is None else f", warm-started along C {med_w:.2f}"
+    print(f"# all {len(points_all)} fits: median ratio {med:.2f}{warm_txt}; load average at "
+          f"end {load1[0]:.2f}, {load1[1]:.2f}, {load1[2]:.2f}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"args": vars(args), "loadavg_start": load0, "loadavg_end": load1,
-                       "median_ratio": med, "summaries": summaries, "points": points_all},
+                       "median_ratio": med, "median_warm_ratio": med_w,
+                       "summaries": summaries, "points": points_all},
                       f, separators=(",", ":"))
 
 

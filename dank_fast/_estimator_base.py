@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._warm import WarmState, data_key
 from .kernels import compute_kernel
 
 __all__ = ["KernelEstimatorMixin"]
@@ -37,3 +38,23 @@ class KernelEstimatorMixin:
     def _kernel(self, A, B=None) -> np.ndarray:
         """``[k(a_i, b_j)]`` for the fitted kernel parameters (not for precomputed)."""
         return compute_kernel(A, B, **self._kernel_kwargs())
+
+    def _warm(self, X, y, indices) -> tuple[str, WarmState | None]:
+        """``(key, state)``: the key of this fit's data and problems (:func:`data_key`), and
+        the previous fit's :class:`WarmState` when ``warm_start`` is set (None otherwise; a
+        state whose key differs gives a cold fit)."""
+        if not self.warm_start:
+            self._warm_state = None
+            return "", None
+        return data_key(X, y, indices), getattr(self, "_warm_state", None)
+
+    def _kernel_key(self) -> tuple:
+        """The kernel parameters as a comparable tuple (:meth:`WarmState.kernel`)."""
+        return tuple(sorted(self._kernel_kwargs().items()))
+
+    def _remember(self, key: str, results, K) -> None:
+        """Keep this fit's solutions (and training kernel ``K``) for the next warm start."""
+        if self.warm_start:
+            self._warm_state = WarmState(key, float(self.C),
+                                         tuple(r.alpha.copy() for r in results),
+                                         self._kernel_key(), K)

@@ -164,6 +164,16 @@ def _eta_rule(a: np.ndarray, settings: Settings) -> tuple[float, np.ndarray | No
     return eta, (a if settings.warm_start else None)
 
 
+def _eta_and_start(plain, settings: Settings, alpha0: np.ndarray | None):
+    """``(eta, start)``: :func:`_eta_rule` on the plain SVM's dual ``plain()``, which is
+    computed only when ``eta="svm"`` needs it or no start ``alpha0`` was given; a given
+    ``alpha0`` is the start."""
+    if alpha0 is not None and not isinstance(settings.eta, str):
+        return float(settings.eta), alpha0
+    eta, start = _eta_rule(plain(), settings)
+    return eta, (start if alpha0 is None else alpha0)
+
+
 class Route:
     """One way to solve a problem of the estimators; subclasses implement :meth:`fit`."""
 
@@ -172,7 +182,8 @@ class Route:
     def __init__(self, settings: Settings):
         self.settings = settings
 
-    def fit(self, train: TrainingData, idx: np.ndarray, y: np.ndarray) -> RouteFit:
+    def fit(self, train: TrainingData, idx: np.ndarray, y: np.ndarray,
+            alpha0: np.ndarray | None = None) -> RouteFit:
         """Solve the problem of the points ``idx`` with labels (targets) ``y``.
 
         Parameters
@@ -183,6 +194,10 @@ class Route:
             Positions of the problem's points in ``train``.
         y : ndarray of shape (idx.size,)
             Labels in {-1, +1} (P1, P3) or finite targets (P2).
+        alpha0 : ndarray of shape (idx.size,), optional
+            A start (the estimator's ``warm_start``: the previous fit's solution, rescaled)
+            used instead of the plain SVM's (SVR's); the plain model is then fitted only when
+            ``eta`` needs it. Ignored by :class:`DecompositionRoute`.
 
         Returns
         -------
@@ -198,10 +213,11 @@ class DenseRoute(Route):
 
     name = "dense"
 
-    def fit(self, train: TrainingData, idx: np.ndarray, y: np.ndarray) -> RouteFit:
+    def fit(self, train: TrainingData, idx: np.ndarray, y: np.ndarray,
+            alpha0: np.ndarray | None = None) -> RouteFit:
         s = self.settings
         kd = train.kernel(idx)
-        eta, alpha0 = _eta_rule(svc_dual(kd.K, y, s.C), s)
+        eta, alpha0 = _eta_and_start(lambda: svc_dual(kd.K, y, s.C), s, alpha0)
         method = s.method
         if method == "auto" and alpha0 is None:
             method = "newton"  # no warm start wanted: Newton from 0
@@ -217,10 +233,12 @@ class WorkingSetRoute(Route):
 
     name = "working-set"
 
-    def fit(self, train: TrainingData, idx: np.ndarray, y: np.ndarray) -> RouteFit:
+    def fit(self, train: TrainingData, idx: np.ndarray, y: np.ndarray,
+            alpha0: np.ndarray | None = None) -> RouteFit:
         s = self.settings
         kern = FeatureKernel.from_validated(train.X[idx], **s.kernel_kwargs)
-        eta, alpha0 = _eta_rule(svc_dual(kern, y, s.C), s)  # libsvm on the features
+        # libsvm on the features
+        eta, alpha0 = _eta_and_start(lambda: svc_dual(kern, y, s.C), s, alpha0)
         res = solve_svm(kern, y, C=s.C, eta=eta, tau=s.tau, tol=s.tol, max_iter=s.max_iter,
                         alpha0=alpha0, verbose=bool(s.verbose), **s.options)
         return RouteFit(res, eta, _model_from_result(res, y, eta))
@@ -233,7 +251,8 @@ class DecompositionRoute(Route):
 
     name = "decomposition"
 
-    def fit(self, train: TrainingData, idx: np.ndarray, y: np.ndarray) -> RouteFit:
+    def fit(self, train: TrainingData, idx: np.ndarray, y: np.ndarray,
+            alpha0: np.ndarray | None = None) -> RouteFit:
         s = self.settings
         X = train.X[idx]
         v = min(int(s.decomposition), y.size)
@@ -270,16 +289,18 @@ class SVRRoute(Route):
 
     name = "svr"
 
-    def fit(self, train: TrainingData, idx: np.ndarray, y: np.ndarray) -> RouteFit:
+    def fit(self, train: TrainingData, idx: np.ndarray, y: np.ndarray,
+            alpha0: np.ndarray | None = None) -> RouteFit:
         s = self.settings
         kd = train.kernel(idx)
         if isinstance(s.eta, str):  # "svr": eta = ||ah - ac||^2 of a plain SVR
             svr = plain_svr(kd.K, y, s.C, s.epsilon)
             d = np.zeros(y.size)
             d[svr.support_] = svr.dual_coef_.ravel()
-            eta, alpha0 = _eta_rule(d, s)
+            eta, start = _eta_rule(d, s)
+            alpha0 = start if alpha0 is None else alpha0
         else:
-            eta, alpha0 = float(s.eta), None
+            eta = float(s.eta)
         res = solve_svr(kd, y, C=s.C, epsilon=s.epsilon, eta=eta, tau=s.tau, method=s.method,
                         tol=s.tol, max_iter=s.max_iter, alpha0=alpha0)
         return RouteFit(res, eta, None)

@@ -160,3 +160,28 @@ def test_single_precision_falls_back_to_double_when_too_coarse(monkeypatch):
     res = solve_svm(K, y, C=2.0, eta=3.0, tau=0.0, method="newton", tol=1e-9)
     assert res.success and not res.extra["fallback"]
     assert np.dtype(np.float64) in dtypes
+
+
+def test_factor_reuse_near_optimum_saves_factorisations(monkeypatch):
+    """Near the optimum a Newton step first tries the previous step's Cholesky factor
+    (``REUSE_GAP``): fewer factorisations, the same certified saddle value as fresh factors."""
+    from sklearn.datasets import make_moons
+
+    import dank_fast._newton as nw
+
+    X, y = make_moons(300, noise=0.2, random_state=0)
+    y = np.where(y == 1, 1.0, -1.0)
+    K = compute_kernel(X, sigma=0.5)
+    calls = []
+    factorise = nw._factorise
+    monkeypatch.setattr(nw, "_factorise", lambda *a, **k: calls.append(1) or factorise(*a, **k))
+    runs = {}
+    for gap in (-1.0, nw.REUSE_GAP):  # -1: never reuse
+        monkeypatch.setattr(nw, "REUSE_GAP", gap)
+        calls.clear()
+        res = solve_svm(K, y, C=32.0, eta=50.0, tau=0.01, method="newton", tol=1e-8)
+        assert res.status == "converged" and res.rel_gap <= 1e-8
+        runs[gap] = (len(calls), res)
+    (n_fresh, fresh), (n_reuse, reused) = runs[-1.0], runs[nw.REUSE_GAP]
+    assert n_reuse < n_fresh
+    assert reused.lower <= fresh.upper and fresh.lower <= reused.upper

@@ -1,0 +1,73 @@
+"""scikit-learn's ``warm_start`` for the DANK estimators: the next fit on the same data starts
+from the previous solution, rescaled to the new box ``[0, C]``.
+
+Along the paper's grid (section classUCI: ``C in {2^-5, ..., 2^5}`` for each ``sigma``) the fits
+of one ``sigma`` share the data and the kernel. A fit with ``warm_start=True`` on the same
+training data as the previous fit (checked: a SHA-256 of the features and labels and the
+problems' sample indices) starts every problem from its previous dual solution ``a_old``,
+rescaled to the new box:
+
+    ``a0 = clip(a_old * C_new / C_old, -C_new, C_new)``
+
+(``a_old >= 0`` for P1; ``d = ah - ac`` for P2), then projected onto the feasible set by the
+solver (:func:`dank_fast.projection.repair_start`, which keeps the zeros). Scaling keeps
+``y'a = 0`` (``1'd = 0``); it is exact when every coordinate sits at a bound, as for a small
+``C``. Measured along ``C`` ascending (fold 1 of heart and sonar, all 11 ``sigma``): Newton
+iterations 387 -> 304 and 305 -> 268 against the plain SVM's start; the start
+``a_old * min(1, C_new / C_old)`` (no scaling up) took *more* iterations than the plain SVM's
+(565 and 428). The kernel is reused too when the kernel parameters are the same. Only the
+start changes: the answer is certified as in a cold fit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["WarmState", "data_key", "rescaled_start"]
+
+
+@dataclass(frozen=True)
+class WarmState:
+    """What a fit leaves for the next warm-started one.
+
+    ``key``: :func:`data_key` of its training data and problems; ``C``: its box; ``alphas``:
+    the dual solution of each problem; ``kernel_key``: its kernel parameters; ``K``: its
+    training kernel (``8 n^2`` bytes; None when no dense kernel was formed).
+    """
+
+    key: str
+    C: float
+    alphas: tuple[np.ndarray, ...]
+    kernel_key: tuple
+    K: np.ndarray | None
+
+    def starts(self, key: str, C: float) -> list[np.ndarray] | None:
+        """The rescaled start of every problem, or None when the data differ from the last
+        fit's (then the fit is cold)."""
+        if key != self.key:
+            return None
+        return [rescaled_start(a, self.C, C) for a in self.alphas]
+
+    def kernel(self, key: str, kernel_key: tuple) -> np.ndarray | None:
+        """The previous fit's training kernel when the data and kernel parameters agree."""
+        return self.K if key == self.key and kernel_key == self.kernel_key else None
+
+
+def rescaled_start(alpha: np.ndarray, C_old: float, C_new: float) -> np.ndarray:
+    """``clip(alpha C_new / C_old, -C_new, C_new)``: the previous solution in the new box (the
+    solver projects it onto the feasible set). ``O(n)``."""
+    return np.clip(alpha * (C_new / C_old), -C_new, C_new)
+
+
+def data_key(X: np.ndarray, y: np.ndarray, indices) -> str:
+    """SHA-256 of the training data (shape, dtype, bytes), the labels and each problem's sample
+    indices: equal keys mean the same problems on the same data. ``O(n d)`` time."""
+    h = hashlib.sha256()
+    for arr in (X, y, *indices):
+        a = np.ascontiguousarray(arr)
+        h.update(f"{a.shape}{a.dtype.str}".encode())
+        h.update(a.view(np.uint8).reshape(-1))
+    return h.hexdigest()

@@ -47,6 +47,8 @@ Choices made here where the paper is silent (each stated in the report)
   DANK-SVR's own CV is run only when the training part has at most ``dank_cv_max_n``
   points (it costs 121 x 5 DANK solves per split); otherwise DANK-SVR uses SVR-CV's
   ``(sigma, C)`` and the cell says so.
+* **Baselines re-run** (Table UCIres's LogDet and RF, Table UCIreg's NW): cells of
+  :mod:`.baselines.cells`, on the same splits and folds, by the same grid search (:mod:`.cv`).
 """
 
 from __future__ import annotations

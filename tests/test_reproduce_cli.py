@@ -62,9 +62,12 @@ def test_smoke_pipeline_and_resume(tmp_path):
     validate(res, "reproduce-results")
     assert res["seed"] == 5 and res["protocol"]["seed"] == 5
     assert {"numpy", "scipy", "scikit-learn", "dank_fast"} <= set(res["versions"])
-    assert res["n_cells"] == 2 * (4 + 3 + len(readings.METHODS)) and res["n_cached"] == 0
+    # 4 + 3 cells of the paper's methods, 2 + 2 of the re-run baselines, the readings, per split
+    assert res["n_cells"] == 2 * (4 + 3 + 2 + 2 + len(readings.METHODS)) and res["n_cached"] == 0
     ids = {v["id"] for v in res["verdicts"]}
-    assert {"SOCMKL-fertility", "UCIreg-pyrim", "UCIrank-rank", "conv"} <= ids
+    assert {"SOCMKL-fertility", "UCIreg-pyrim", "UCIrank-rank", "conv", "UCIres-LogDet"} <= ids
+    assert res["tables"]["ucires"]["fertility"]["RF"]["test"]["n"] == 2
+    assert res["tables"]["ucireg_nw"]["pyrim"]["NW-ML"]["test"]["rel"]["n"] == 2
     assert all(v["verdict"] in ("REPRODUCED", "PARTLY", "NOT REPRODUCED", "NOT RUN")
                for v in res["verdicts"])
     fert = res["tables"]["socmkl"]["fertility"]
@@ -86,6 +89,7 @@ def test_smoke_pipeline_and_resume(tmp_path):
     assert again["n_cached"] == again["n_cells"]
     assert again["tables"]["socmkl"] == res["tables"]["socmkl"]
     assert again["tables"]["ucireg"] == res["tables"]["ucireg"]
+    assert again["tables"]["ucires"] == res["tables"]["ucires"]
     assert [v["verdict"] for v in again["verdicts"]] == [v["verdict"] for v in res["verdicts"]]
 
 

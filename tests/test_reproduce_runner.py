@@ -11,7 +11,7 @@ import json
 import pytest
 
 from verification.experiments import readings
-from verification.experiments.protocol import Cell, Protocol
+from verification.experiments.protocol import DEPENDS, Cell, Protocol
 from verification.experiments.runner import Cache, plan_cells, run_cells
 
 PROTO = Protocol(sigma_grid=(1.0,), C_grid=(1.0,), n_splits=3)
@@ -129,17 +129,17 @@ def test_isolated_parallel_jobs_give_the_same_records(tmp_path):
 def test_phase_two_gets_its_dependency():
     p1, p2 = plan_cells(PROTO, ["heart"], ["pyrim"])
     assert {c.method for c in p1} == {"svm-cv", "mkl-uniform", "dank-cv", "svr-cv",
-                                      "dank-svr-cv"}
-    assert {c.method for c in p2} == {"dank-svm", "dank-svr-svm", *readings.METHODS}
-    assert len(p1) == 5 * PROTO.n_splits
-    assert len(p2) == (2 + len(readings.METHODS)) * PROTO.n_splits
+                                      "dank-svr-cv", "rf-cv", "nw-cv"}
+    assert {c.method for c in p2} == {"dank-svm", "dank-svr-svm", "logdet", "nw-ml",
+                                      *readings.METHODS}
+    assert len(p1) == 7 * PROTO.n_splits
+    assert len(p2) == (4 + len(readings.METHODS)) * PROTO.n_splits
     recs = _run(p1, None)
     out = _run(p2, None, deps=recs)
     both = _run(p2 + p1, None)  # one run: the dependent cells wait for their dependencies
     assert _strip(both) == _strip({**recs, **out})
     for c in p2:
-        dep = Cell(c.dataset, c.split, {"dank-svm": "svm-cv", "dank-svr-svm": "svr-cv",
-                                        **readings.DEPENDS}[c.method])
+        dep = Cell(c.dataset, c.split, {**DEPENDS, **readings.DEPENDS}[c.method])
         assert out[c.key]["dep_value"] == recs[dep.key]["value"]
     with pytest.raises(ValueError, match="not a classification set"):
         plan_cells(PROTO, ["pyrim"], [])

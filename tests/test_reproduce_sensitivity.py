@@ -131,10 +131,10 @@ def test_only_the_other_split_cells_flip_the_stratification(monkeypatch):
 def test_plan_has_the_readings_only_with_danks_own_cv():
     proto = P.Protocol(n_splits=2)
     _, p2 = plan_cells(proto, ["heart"], [])
-    assert {c.method for c in p2} == {"dank-svm", *readings.METHODS}
+    assert {c.method for c in p2} == {"dank-svm", "logdet", *readings.METHODS}
     assert all(readings.DEPENDS[m] in ("dank-cv", "svm-cv", "mkl-uniform") for m in readings.CELLS)
     _, p2 = plan_cells(dataclasses.replace(proto, readings=("svm",)), ["heart"], [])
-    assert {c.method for c in p2} == {"dank-svm"}
+    assert {c.method for c in p2} == {"dank-svm", "logdet"}
 
 
 # --------------------------------------------------------------------- the table (synthetic)

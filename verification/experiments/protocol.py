@@ -47,6 +47,8 @@ Choices made here where the paper is silent (each stated in the report)
   DANK-SVR's own CV is run only when the training part has at most ``dank_cv_max_n``
   points (it costs 121 x 5 DANK solves per split); otherwise DANK-SVR uses SVR-CV's
   ``(sigma, C)`` and the cell says so.
+* **Baselines re-run** (Table UCIres's LogDet and RF, Table UCIreg's NW): cells of
+  :mod:`.baselines.cells`, on the same splits and folds, by the same grid search (:mod:`.cv`).
 """
 
 from __future__ import annotations
@@ -70,6 +72,8 @@ from sklearn.svm import SVC, SVR
 
 from dank_fast import DANKClassifier, DANKRegressor
 
+from .baselines.cells import BASELINE_CELLS, BASELINE_DEPENDS, CLS_BASELINES, REG_BASELINES
+from .cv import _acc, _reg_stats, _scores_list, gamma_of, grid_search
 from .data import Dataset, derive_seed, make_split
 
 __all__ = [
@@ -87,9 +91,9 @@ PAPER_GRID = tuple(float(2.0**k) for k in range(-5, 6))
 RANK_THRESHOLDS = (1e-12, 1e-10, 1e-8, 1e-6, 1e-4, 1e-2)
 
 #: methods (cells) per task; "dank-svm"/"dank-svr-svm" need the SVM-CV/SVR-CV cell first
-CLS_METHODS = ("svm-cv", "mkl-uniform", "dank-cv", "dank-svm")
-REG_METHODS = ("svr-cv", "dank-svr-cv", "dank-svr-svm")
-DEPENDS = {"dank-svm": "svm-cv", "dank-svr-svm": "svr-cv"}
+CLS_METHODS = ("svm-cv", "mkl-uniform", "dank-cv", "dank-svm", *CLS_BASELINES)
+REG_METHODS = ("svr-cv", "dank-svr-cv", "dank-svr-svm", *REG_BASELINES)
+DEPENDS = {"dank-svm": "svm-cv", "dank-svr-svm": "svr-cv", **BASELINE_DEPENDS}
 
 
 @dataclass(frozen=True)
@@ -177,11 +181,6 @@ class Protocol:
     def candidates(self) -> list[tuple[float, float]]:
         """``(C, sigma)`` pairs in tie-break order: C ascending, then sigma descending."""
         return [(C, s) for C in sorted(self.C_grid) for s in sorted(self.sigma_grid)[::-1]]
-
-
-def gamma_of(sigma: float) -> float:
-    """scikit-learn's ``gamma`` for the paper's Gaussian width: ``1 / (2 sigma^2)``."""
-    return 1.0 / (2.0 * sigma * sigma)
 
 
 # ----------------------------------------------------------------------------- estimators
@@ -300,61 +299,6 @@ def make_folds(y, proto: Protocol, name: str, split: int, classification: bool):
     return [(tr, va) for tr, va in cv.split(np.zeros((y.size, 1)), y)]
 
 
-def _score(model, X, y, classification: bool) -> float:
-    pred = model.predict(X)
-    if classification:
-        return float(np.mean(pred == y))
-    return -float(np.mean((pred - y) ** 2))
-
-
-def grid_search(build, candidates, X, y, folds, *, classification: bool, on_fit=None,
-                failures: list | None = None):
-    """Mean CV score of every candidate; the best is the first maximum (tie-break = order).
-
-    Parameters
-    ----------
-    build : callable ``(C, sigma) -> estimator``
-    candidates : list of (C, sigma)
-    X, y : training part only (the test part never enters)
-    folds : list of (train indices, validation indices) into ``X``
-    classification : bool
-        Score by accuracy (True) or minus the mean squared error.
-    on_fit : callable, optional
-        Called with every fitted model (e.g. to collect certificates).
-    failures : list, optional
-        If given, a fit or prediction that raises is appended here as
-        ``dict(C, sigma, fold, error)`` and its candidate is excluded (score nan, remaining
-        folds skipped) instead of propagating the exception. Used for the DANK solvers, whose
-        eigen-solver can raise (see the report's list of failed fits).
-
-    Returns
-    -------
-    best : int
-        Index into ``candidates``.
-    scores : ndarray of shape (len(candidates),)
-    """
-    scores = np.empty(len(candidates))
-    for k, (C, sigma) in enumerate(candidates):
-        s = []
-        for f, (tr, va) in enumerate(folds):
-            try:
-                m = build(C, sigma).fit(X[tr], y[tr])
-                if on_fit is not None:
-                    on_fit(m)
-                s.append(_score(m, X[va], y[va], classification))
-            except Exception as exc:
-                if failures is None:
-                    raise
-                failures.append(dict(C=C, sigma=sigma, fold=f,
-                                     error=f"{type(exc).__name__}: {exc}"[:300]))
-                s = [float("nan")]
-                break
-        scores[k] = float(np.mean(s))
-    if np.all(np.isnan(scores)):
-        raise RuntimeError(f"every CV candidate failed; first error: {failures[0]['error']}")
-    return int(np.nanargmax(scores)), scores
-
-
 class _CertTally:
     """Summary of the certificates of many DANK solves (the CV fits)."""
 
@@ -382,21 +326,6 @@ class _CertTally:
 
 
 # ------------------------------------------------------------------------------- the cells
-def _scores_list(scores) -> list:
-    """Mean CV score of every candidate (``proto.candidates()`` order; None = excluded)."""
-    return [None if not np.isfinite(v) else float(v) for v in scores]
-
-
-def _acc(model, X, y) -> float:
-    return float(np.mean(model.predict(X) == y))
-
-
-def _reg_stats(model, X, y) -> dict:
-    pred = model.predict(X)
-    return dict(n=int(y.size), sse=float(np.sum((pred - y) ** 2)),
-                sst=float(np.sum((y - y.mean()) ** 2)))
-
-
 def _dank_fit_eval(build_final, Xtr, ytr, Xte, yte, classification: bool, ranks: bool) -> dict:
     m = build_final().fit(Xtr, ytr)
     est = _dank_step(m)
@@ -506,7 +435,7 @@ def _cell_dank_svr_svm(ctx, proto, dep):
 _CELLS = {
     "svm-cv": _cell_svm_cv, "mkl-uniform": _cell_mkl, "dank-cv": _cell_dank_cv,
     "dank-svm": _cell_dank_svm, "svr-cv": _cell_svr_cv, "dank-svr-cv": _cell_dank_svr_cv,
-    "dank-svr-svm": _cell_dank_svr_svm,
+    "dank-svr-svm": _cell_dank_svr_svm, **BASELINE_CELLS,
 }
 
 

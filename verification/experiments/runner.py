@@ -35,8 +35,9 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from . import readings
+from .baselines.cells import BASELINE_COST
 from .data import CLASSIFICATION, REGRESSION, Dataset, load_dataset
-from .protocol import DEPENDS, Cell, Protocol, run_cell
+from .protocol import CLS_BASELINES, DEPENDS, REG_BASELINES, Cell, Protocol, run_cell
 
 __all__ = ["Cache", "Progress", "plan_cells", "run_cells"]
 
@@ -129,6 +130,8 @@ def plan_cells(proto: Protocol, cls_sets: Iterable[str], reg_sets: Iterable[str]
                 p2.append(Cell(name, s, "dank-svm"))
             if "cv" in proto.readings:
                 p2 += [Cell(name, s, m) for m in readings.METHODS]
+            for m in CLS_BASELINES:
+                (p2 if m in DEPENDS else p1).append(Cell(name, s, m))
     for name in reg_sets:
         if name not in REGRESSION:
             raise ValueError(f"{name!r} is not a regression set of Table UCIreg")
@@ -137,12 +140,14 @@ def plan_cells(proto: Protocol, cls_sets: Iterable[str], reg_sets: Iterable[str]
             if "cv" in proto.readings:
                 p1.append(Cell(name, s, "dank-svr-cv"))
             p2.append(Cell(name, s, "dank-svr-svm"))
+            for m in REG_BASELINES:
+                (p2 if m in DEPENDS else p1).append(Cell(name, s, m))
     return p1, p2
 
 
 # relative cost of a cell (only for ordering and the ETA): CV methods fit |grid| x folds models
 _COST = {"svm-cv": 1.0, "mkl-uniform": 0.3, "dank-cv": 6.0, "dank-svm": 0.3, "svr-cv": 1.0,
-         "dank-svr-cv": 6.0, "dank-svr-svm": 0.3, **readings.COST}
+         "dank-svr-cv": 6.0, "dank-svr-svm": 0.3, **BASELINE_COST, **readings.COST}
 _DEPENDS = {**DEPENDS, **readings.DEPENDS}
 
 

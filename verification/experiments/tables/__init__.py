@@ -8,9 +8,10 @@ Modules
 _common        conventions (means, paired t-tests, marks), statistics and cell formatting
 socmkl         Table SOCMKL: DANK vs SVM-CV and MKL-uniform (accuracy)
 sensitivity    Table SOCMKL under other readings of the paper (ago3, eta, extension, ...)
-ucires         Table UCIres: the paper's other baselines (not re-run)
+ucires         Table UCIres: the other baselines (LogDet, RF re-run; BMKL, KNPL not)
 ucirank        Table UCIrank: accuracy and rank(F) against tau
 ucireg         Table UCIreg: DANK-SVR vs SVR-CV (relative error), the normalisation analysis
+ucireg_nw      Table UCIreg's NW column re-run (NW-ML, plain NW-CV)
 conv           Figure conv: projected gradient vs Algorithm ago3 (verdict and section)
 large          Table tablarges: the large-scale benchmark's rows (not re-run)
 certification  how many DANK solves were certified (not a table of the paper)

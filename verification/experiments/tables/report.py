@@ -1,10 +1,11 @@
 """The report of a ``dank-reproduce`` run: every table from the cell records, the verdicts,
 report.md and results.json.
 
-:func:`aggregate` asks each table module (:mod:`.socmkl`, :mod:`.ucirank`, :mod:`.ucireg`,
-:mod:`.certification`) for its part of the tables, :func:`verdicts` for its claims, and
-:func:`render_report` for its section of report.md, in the report's order; what is not a table
-(the header, the verdict list, warnings, errors, the protocol) is written here.
+:func:`aggregate` asks each table module (:mod:`.socmkl`, :mod:`.ucires`, :mod:`.ucirank`,
+:mod:`.ucireg`, :mod:`.ucireg_nw`, :mod:`.certification`) for its part of the tables,
+:func:`verdicts` for its claims, and :func:`render_report` for its section of report.md, in
+the report's order; what is not a table (the header, the verdict list, warnings, errors, the
+protocol) is written here.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections import Counter
 
 from ..protocol import Protocol
 from ..runner import _json_default as default  # numpy scalars/arrays, as the cell cache
-from . import certification, conv, large, sensitivity, socmkl, ucirank, ucireg, ucires
+from . import certification, conv, large, sensitivity, socmkl, ucirank, ucireg, ucireg_nw, ucires
 
 __all__ = ["aggregate", "render_report", "verdicts", "write_json"]
 
@@ -36,16 +37,23 @@ def aggregate(records: dict, proto: Protocol, cls_sets, reg_sets, ds_info: dict)
     Returns
     -------
     dict
-        ``socmkl``, ``ucirank``, ``ucireg``, ``certification``, ``warnings``, ``errors``, and
-        ``sensitivity`` when the run has reading cells (:mod:`.sensitivity`).
+        ``socmkl``, ``ucirank``, ``ucireg``, ``certification``, ``warnings``, ``errors``;
+        ``sensitivity`` when the run has reading cells (:mod:`.sensitivity`), ``ucires`` and
+        ``ucireg_nw`` (the re-run baselines) when their cells are in the run.
     """
     out = {"socmkl": {}, "ucirank": {}, "ucireg": {}, "certification": [], "warnings": {},
            "errors": []}
+    methods = {r.get("method") for r in records.values()}
     for name in cls_sets:
         out["socmkl"][name] = socmkl.aggregate(records, proto, name)
         out["ucirank"][name] = ucirank.aggregate(records, proto, name)
+        if methods & set(ucires.RERUN.values()):  # the baselines' table only when run
+            out.setdefault("ucires", {})[name] = ucires.aggregate(records, proto, name)
     for name in reg_sets:
-        out["ucireg"][name] = ucireg.aggregate(records, proto, name, ds_info[name]["y_range"])
+        yr = ds_info[name]["y_range"]
+        out["ucireg"][name] = ucireg.aggregate(records, proto, name, yr)
+        if methods & {"nw-cv", "nw-ml"}:
+            out.setdefault("ucireg_nw", {})[name] = ucireg_nw.aggregate(records, proto, name, yr)
     # certification, warnings, errors
     for key, r in sorted(records.items()):
         if r.get("status") != "ok":
@@ -68,8 +76,8 @@ def verdicts(tables: dict, proto: Protocol, conv_run: dict | None = None,
              large_rows: list | None = None) -> list[dict]:
     """One verdict per empirical claim of the paper, table by table (each module's
     ``verdicts``), then Figure conv and the large-scale table."""
-    V = socmkl.verdicts(tables, proto) + ucirank.verdicts(tables, proto)
-    V += ucireg.verdicts(tables, proto)
+    V = socmkl.verdicts(tables, proto) + ucires.verdicts(tables, proto)
+    V += ucirank.verdicts(tables, proto) + ucireg.verdicts(tables, proto)
     if conv_run:
         V.append(conv.conv_verdict(conv_run))
     V += large.large_verdicts(large_rows)
@@ -80,7 +88,7 @@ def render_report(res: dict) -> str:
     """report.md from the results dictionary written to results.json."""
     L = _header(res) + _verdict_section(res["verdicts"])
     L += socmkl.render(res) + sensitivity.render(res) + ucires.render(res)
-    L += ucirank.render(res) + ucireg.render(res)
+    L += ucirank.render(res) + ucireg.render(res) + ucireg_nw.render(res)
     L += conv.render(res)
     for k, p in res.get("figures", {}).items():
         L.append(f"![{k}]({os.path.basename(p)})")

@@ -107,7 +107,9 @@ def protocol_notes(proto) -> list[str]:
         f"epsilon = {proto.epsilon:g} in those units (LIBSVM's default for a unit-variance "
         "target; the paper gives none); errors on the original scale. DANK-SVR: "
         "DANKRegressor, eta = ||ah - ac||^2 of the plain SVR, tau = 0.01; its own CV only when "
-        f"the training part has <= {proto.dank_cv_max_n} points, else SVR-CV's (sigma, C) (‡).",
+        f"the training part has <= {proto.dank_cv_max_n} points, else SVR-CV's (sigma, C) (‡) "
+        "and a solver budget of max_iter = 100 (Newton steps, then at most 100 accelerated "
+        "iterations; a solve that does not certify within it is marked †).",
         "Baselines re-run on the same splits and folds (verification/experiments/baselines): "
         "LogDet = kernel learning with the LogDet divergence (Jain et al. 2012, implemented "
         "here), an SVM on the learned kernel with SVM-CV's sigma and C, slack gamma in "

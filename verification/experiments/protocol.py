@@ -46,7 +46,8 @@ Choices made here where the paper is silent (each stated in the report)
   :class:`dank_fast.DANKRegressor`, ``eta = ||ah - ac||^2`` of the plain SVR, ``tau = 0.01``.
   DANK-SVR's own CV is run only when the training part has at most ``dank_cv_max_n``
   points (it costs 121 x 5 DANK solves per split); otherwise DANK-SVR uses SVR-CV's
-  ``(sigma, C)`` and the cell says so.
+  ``(sigma, C)`` and the cell says so; its solves there get the budget
+  ``LARGE_SVR_MAX_ITER`` (a solve that does not certify within it is reported, marked †).
 * **Baselines re-run** (Table UCIres's LogDet and RF, Table UCIreg's NW): cells of
   :mod:`.baselines.cells`, on the same splits and folds, by the same grid search (:mod:`.cv`).
 """
@@ -232,11 +233,21 @@ def _svr(C, sigma, proto):
         transformer=StandardScaler())
 
 
-def _dank_svr(C, sigma, proto, tau=None):
+#: solver budget (Newton steps, and accelerated iterations after them) of a DANK-SVR solve on a
+#: training part above ``Protocol.dank_cv_max_n`` points when ``dank_max_iter`` is None: the
+#: solver's default (100 Newton steps, then up to 5,000 accelerated iterations of about a
+#: second each at n = 4,096) would let one uncertified cpusmall solve run for hours
+LARGE_SVR_MAX_ITER = 100
+
+
+def _dank_svr(C, sigma, proto, tau=None, n=None):
+    max_iter = proto.dank_max_iter
+    if max_iter is None and n is not None and n > proto.dank_cv_max_n:
+        max_iter = LARGE_SVR_MAX_ITER
     return TransformedTargetRegressor(
         regressor=make_pipeline(MinMaxScaler(), DANKRegressor(
             C=C, sigma=sigma, epsilon=proto.epsilon, tau=proto.tau if tau is None else tau,
-            eta="svr", method="newton", tol=proto.dank_tol, max_iter=proto.dank_max_iter,
+            eta="svr", method="newton", tol=proto.dank_tol, max_iter=max_iter,
             extension="paper")),
         transformer=StandardScaler())
 
@@ -426,8 +437,8 @@ def _cell_dank_svr_cv(ctx, proto):
 def _cell_dank_svr_svm(ctx, proto, dep):
     Xtr, ytr, Xte, yte, _ = ctx
     C, sigma = dep["C"], dep["sigma"]
-    rec = _dank_fit_eval(lambda: _dank_svr(C, sigma, proto), Xtr, ytr, Xte, yte, False,
-                         ranks=False)
+    rec = _dank_fit_eval(lambda: _dank_svr(C, sigma, proto, n=ytr.size), Xtr, ytr, Xte, yte,
+                         False, ranks=False)
     rec.update(C=C, sigma=sigma, params_from="svr-cv")
     return rec
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+from concurrent.futures.process import BrokenProcessPool
 
 import pytest
 
@@ -124,6 +126,26 @@ def test_isolated_parallel_jobs_give_the_same_records(tmp_path):
     assert len(list(Cache(tmp_path, PROTO).dir.rglob("*_*.json"))) == len(cells)
     one = _run(cells[:2], None, jobs=1, isolate=True)  # isolated, one worker
     assert _strip(one) == {k: v for k, v in _strip(seq).items() if k in one}
+
+
+def dying_worker(cell, data_dir, proto, dep):
+    """A worker process that dies (as if killed or out of memory) on heart's first cell."""
+    if cell.dataset == "heart" and cell.split == 0:
+        os._exit(3)
+    return fake_worker(cell, data_dir, proto, dep)
+
+
+def test_a_dead_worker_fails_the_run_cleanly(tmp_path):
+    """A worker that dies breaks the pool: the run stops with the pool's own error (it used to
+    end in AttributeError: the broken pool's process table is None), and the cells that
+    finished are cached."""
+    try:
+        recs = _run(_cells(), Cache(tmp_path, PROTO), worker=dying_worker, jobs=2, isolate=True)
+    except BrokenProcessPool:
+        pass
+    else:  # every other cell was submitted before the pool broke: the dead one is recorded
+        assert recs["heart/00_svm-cv"]["status"] == "error"
+        assert "worker process failed" in recs["heart/00_svm-cv"]["error"]
 
 
 def test_phase_two_gets_its_dependency():

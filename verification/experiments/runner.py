@@ -305,7 +305,8 @@ def run_cells(cells: list[Cell], *, proto: Protocol, data_dir: str, cache: Cache
                 finish(c, rec)
     except BaseException:  # interrupted: stop the running cells too (finished ones are cached)
         ex.shutdown(wait=False, cancel_futures=True)
-        for proc in list(getattr(ex, "_processes", {}).values()):
+        # a broken pool (a worker killed) has already dropped its process table (None)
+        for proc in list((getattr(ex, "_processes", None) or {}).values()):
             proc.terminate()
         raise
     ex.shutdown(wait=True)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace as NS
+
 import numpy as np
 import pytest
 
 from dank_fast import compute_kernel, solve_svm, solve_svr
-from dank_fast._newton import _curvature
+from dank_fast._newton import _better, _curvature, _h_roundoff
 from dank_fast._problem import SVMProblem
 from dank_fast.svr import SVRProblem
 
@@ -185,3 +187,21 @@ def test_factor_reuse_near_optimum_saves_factorisations(monkeypatch):
     (n_fresh, fresh), (n_reuse, reused) = runs[-1.0], runs[nw.REUSE_GAP]
     assert n_reuse < n_fresh
     assert reused.lower <= fresh.upper and fresh.lower <= reused.upper
+
+
+def test_a_step_that_lowers_h_beyond_round_off_is_rejected_whatever_the_gap():
+    """_better: the cheap gap only breaks ties within h's round-off. Accepting every step whose
+    cheap gap decreased let Newton lower h by 3.2e3 at |h| = 1.7e7 (cpusmall, n = 4,096)."""
+    gaps = {}
+    problem = NS(kd=NS(n=100), eta=1.0, quick_rel_gap=lambda e: gaps[id(e)])
+    ev = NS(h=1e6)
+    noise = _h_roundoff(problem, ev)
+    assert 0 < noise < 1e-6 * abs(ev.h)
+    cases = [(ev.h + 1.0, 1.0, True),  # h increased: always
+             (ev.h - 0.5 * noise, 1e-3, True),  # within round-off and a smaller gap
+             (ev.h - 0.5 * noise, 1.0, False),  # within round-off, gap not smaller
+             (ev.h - 1e3 * noise, 1e-9, False)]  # h clearly lower: never, whatever the gap
+    for h, gap, ok in cases:
+        en = NS(h=h)
+        gaps[id(en)] = gap
+        assert _better(problem, en, ev, quick=0.5) is ok, (h, gap)

@@ -35,7 +35,7 @@ SENSITIVE = [
     "tests/test_fuzz_certificates.py", "tests/test_oracle_certify.py",
     "tests/test_ref_svm.py", "tests/test_ref_svr.py", "tests/test_ref_hessian.py",
     "tests/test_conformance_kit.py", "tests/test_psd_lowrank.py",
-    "tests/test_decomposed_memory.py",
+    "tests/test_decomposed_memory.py", "tests/test_warm_start.py", "tests/test_baselines.py",
 ]
 
 _PROBE = ("import numpy, threadpoolctl; i = [x for x in threadpoolctl.threadpool_info() "

@@ -61,6 +61,7 @@ def test_smoke_pipeline_and_resume(tmp_path):
     res = json.loads((out / "results.json").read_text())
     validate(res, "reproduce-results")
     assert res["seed"] == 5 and res["protocol"]["seed"] == 5
+    assert (res["format"], res["version"]) == ("dank-reproduce-results", 1)
     assert {"numpy", "scipy", "scikit-learn", "dank_fast"} <= set(res["versions"])
     # 4 + 3 cells of the paper's methods, 2 + 2 of the re-run baselines, the readings, per split
     assert res["n_cells"] == 2 * (4 + 3 + 2 + 2 + len(readings.METHODS)) and res["n_cached"] == 0

@@ -73,3 +73,13 @@ def test_bad_files_exit_2(tmp_path, capsys):
     assert "bad.json: not a dank-reproduce results.json" in capsys.readouterr().err
     assert compare_runs.main([str(tmp_path / "missing.json"), str(ok)]) == 2
     assert "missing.json: cannot read" in capsys.readouterr().err
+    future = tmp_path / "future.json"
+    future.write_text(json.dumps({**_run([("a", "PARTLY")]), "format": "dank-reproduce-results",
+                                  "version": 2}))
+    assert compare_runs.main([str(future), str(ok)]) == 2
+    assert "future.json: unsupported format 'dank-reproduce-results' version 2" \
+        in capsys.readouterr().err
+    current = tmp_path / "current.json"
+    current.write_text(json.dumps({**_run([("a", "PARTLY")]), "format": "dank-reproduce-results",
+                                   "version": 1}))
+    assert compare_runs.main([str(current), str(ok)]) == 0

@@ -35,6 +35,10 @@ from .data import (
 
 __all__ = ["main", "run_reproduction"]
 
+#: identification of results.json (docs/FORMATS.md; files written before 2026-11-25 have neither)
+RESULTS_FORMAT = "dank-reproduce-results"
+RESULTS_VERSION = 1
+
 QUICK_CLS = ("heart", "sonar", "wine")
 QUICK_REG = ("pyrim", "bodyfat")
 
@@ -289,7 +293,8 @@ def run_reproduction(a, command: str = "dank-reproduce") -> int:
             figs = make_figures(str(out), tables, conv, READING_LABEL[proto.readings[0]],
                                 proto.taus)
     elapsed = time.perf_counter() - t0
-    res = dict(command=command, seed=proto.seed, versions=_versions(),
+    res = dict(format=RESULTS_FORMAT, version=RESULTS_VERSION, command=command, seed=proto.seed,
+               versions=_versions(),
                protocol=proto.to_dict(), fingerprint=proto.fingerprint(),
                protocol_notes=protocol_notes(proto), data_dir=str(data_dir), datasets=ds_info,
                seconds=elapsed, jobs=a.jobs, n_cells=len(recs), n_cached=n_cached,

@@ -20,6 +20,7 @@ from collections import Counter
 
 __all__ = ["compare", "load_run", "main", "render"]
 
+FORMAT = "dank-reproduce-results"
 VERDICTS = ("REPRODUCED", "PARTLY", "NOT REPRODUCED", "NOT RUN")
 
 
@@ -34,6 +35,10 @@ def load_run(path: str) -> dict:
             or not isinstance(doc.get("protocol"), dict):
         raise ValueError(f"{path}: not a dank-reproduce results.json (no 'verdicts' list or "
                          "'protocol' object)")
+    # files written before 2026-11-25 have neither field (docs/FORMATS.md)
+    if doc.get("format", FORMAT) != FORMAT or doc.get("version", 1) != 1:
+        raise ValueError(f"{path}: unsupported format {doc.get('format')!r} version "
+                         f"{doc.get('version')!r} (this reader reads {FORMAT!r} version 1)")
     return doc
 
 

@@ -51,7 +51,7 @@ def test_identical_runs_have_no_changes():
 
 def test_committed_runs_compare(capsys):
     quick = ROOT / "reproduction" / "quick" / "results.json"
-    full = ROOT / "reproduction" / "full" / "results.json"
+    full = ROOT / "reproduction" / "full-6x6" / "results.json"
     if not (quick.exists() and full.exists()):
         pytest.skip("committed runs absent")
     assert compare_runs.main([str(quick), str(full), "--names", "quick,full"]) == 0

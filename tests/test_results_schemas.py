@@ -24,7 +24,7 @@ from verification.schemas import SCHEMA_DIR, SCHEMAS, SchemaError, load_schema, 
 
 ROOT = Path(__file__).resolve().parents[1] / "reproduction"
 COMMITTED = [("verify-quick", "verify-results"), ("quick", "reproduce-results"),
-             ("full", "reproduce-results")]
+             ("full-6x6", "reproduce-results")]
 
 
 def _load(folder: str) -> dict:

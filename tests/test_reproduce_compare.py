@@ -83,3 +83,19 @@ def test_bad_files_exit_2(tmp_path, capsys):
     current.write_text(json.dumps({**_run([("a", "PARTLY")]), "format": "dank-reproduce-results",
                                    "version": 1}))
     assert compare_runs.main([str(current), str(ok)]) == 0
+
+
+def test_committed_change_list_and_readme_totals_are_current():
+    """reproduction/full/verdicts-vs-6x6.md is exactly compare_runs' output for the two committed
+    full runs, and the README's verdict totals are those of reproduction/full (both are
+    generated, never typed)."""
+    old = ROOT / "reproduction" / "full-6x6" / "results.json"
+    new = ROOT / "reproduction" / "full" / "results.json"
+    if not (old.exists() and new.exists()):
+        pytest.skip("committed runs absent")
+    a, b = compare_runs.load_run(str(old)), compare_runs.load_run(str(new))
+    md = compare_runs.render(a, b, names=("6 x 6", "11 x 11"))
+    assert (ROOT / "reproduction" / "full" / "verdicts-vs-6x6.md").read_text() == md + "\n"
+    totals = compare_runs.compare(a, b)["totals"]["new"]
+    line = f"**{compare_runs._totals(totals)}** of {sum(totals.values())} claims"
+    assert line in (ROOT / "README.md").read_text()

@@ -200,23 +200,25 @@ class LogDetKernelSVC(ClassifierMixin, BaseEstimator):
         if not np.all(np.isfinite(S)):
             raise FloatingPointError(f"LogDet projections diverged (gamma = {self.gamma}): "
                                      "S is not finite")
-        self.X_fit_, self.P_, self.S_ = X, P, S
+        # K0[P, :] kept (|P| x n, |P| <= 2 MAX_CONSTRAINTS): every prediction needs it
+        self.X_fit_, self.P_, self.S_, self.K0P_ = X, P, S, K0[P]
         self.svc_ = SVC(kernel="precomputed", C=self.C).fit(self._kernel(K0), y)
         return self
 
     def _kernel(self, K0x):
         """Learned kernel from ``K0x = k0(., X_fit)``: ``K0x + K0x[:, P] S K0[P, :]``."""
-        K0P = rbf_kernel(self.X_fit_[self.P_], self.X_fit_, gamma=gamma_of(self.sigma))
-        return K0x + (K0x[:, self.P_] @ self.S_) @ K0P
+        return K0x + (K0x[:, self.P_] @ self.S_) @ self.K0P_
+
+    def _learned_kernel(self, X):
+        """The learned kernel between new points ``X`` and the training points."""
+        check_is_fitted(self, "svc_")
+        X = validate_data(self, X, reset=False)
+        return self._kernel(rbf_kernel(X, self.X_fit_, gamma=gamma_of(self.sigma)))
 
     def decision_function(self, X):
-        check_is_fitted(self, "svc_")
-        X = validate_data(self, X, reset=False)
-        return self.svc_.decision_function(
-            self._kernel(rbf_kernel(X, self.X_fit_, gamma=gamma_of(self.sigma))))
+        K = self._learned_kernel(X)  # checks the fit first (NotFittedError)
+        return self.svc_.decision_function(K)
 
     def predict(self, X):
-        check_is_fitted(self, "svc_")
-        X = validate_data(self, X, reset=False)
-        return self.svc_.predict(
-            self._kernel(rbf_kernel(X, self.X_fit_, gamma=gamma_of(self.sigma))))
+        K = self._learned_kernel(X)
+        return self.svc_.predict(K)

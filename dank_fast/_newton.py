@@ -58,6 +58,12 @@ REUSE_GAP = 1e-2
 
 
 
+#: quick relative gap above which a Newton direction comes from an unrefined float32 factor
+#: (far from the optimum the curvature is a model anyway; half the factorisation's time) when
+#: at least ``ROUGH_MIN`` coordinates are free; a step it does not give is redone in float64
+ROUGH_GAP = 1e-1
+ROUGH_MIN = 256
+
 #: largest n whose Newton curvature for ``tau > 0`` is the exact Hessian (Daleckii-Krein,
 #: ``O(n^4)`` time, ``O(n^2)`` memory) rather than the ``tau = 0`` model
 EXACT_CURVATURE_N = 64
@@ -95,6 +101,11 @@ def exact_curvature_d(K: np.ndarray, d: np.ndarray, eta: float, tau: float) -> n
     return 0.5 * (H + H.T)
 
 
+def _exact_curvature(problem) -> bool:
+    """True where :func:`_curvature` is the exact Hessian (tau > 0, n <= EXACT_CURVATURE_N)."""
+    return getattr(problem, "tau", 0.0) > 0 and problem.kd.n <= EXACT_CURVATURE_N
+
+
 def _curvature(problem, ev, free: np.ndarray, dtype=np.float64) -> np.ndarray:
     """``-hess h`` restricted to ``free`` (in the coordinates ``z`` of the problem).
 
@@ -130,16 +141,16 @@ def _curvature(problem, ev, free: np.ndarray, dtype=np.float64) -> np.ndarray:
             Krows = K[dix[rows]]  # b x n
             KB = Krows[:, dix]  # b x f
             out = np.empty((KB.shape[0], f)) if single else H[rows]
+            # sv_i sv_j (F + (d d') o K / (4 eta)) o K on [rows, free], as KB o (c zs zs' o KB
+            # + G): three passes over the block, no outer-product temporary
+            np.multiply(KB, zs, out=out)
+            out *= (c * zs[rows])[:, None]
             if UF is not None:
-                np.matmul(UFmu[rows], UF.T, out=out)  # sv_i sv_j F[rows, free]
-            else:  # F = 11' + Gamma
-                np.multiply.outer(zs[rows], zs, out=out)
-                out *= c * KB
+                out += UFmu[rows] @ UF.T  # G = sv_i sv_j F[rows, free]
+            else:  # F = 11' + Gamma: G = sv sv' + c zs zs' o KB, the term above once more
+                out *= 2.0
                 out += np.multiply.outer(sv[rows], sv)
-            out *= KB  # sv_i sv_j (F o K)[rows, free]
-            KB *= KB
-            KB *= np.multiply.outer(c * zs[rows], zs)
-            out += KB  # sv_i sv_j ((d d') o K o K) / (4 eta)
+            out *= KB
             KS = Krows[:, S]  # d vanishes off the support
             KS *= KS
             idx = np.arange(rows.start, rows.stop)
@@ -279,12 +290,14 @@ def _refine(problem, ev, free0, gF, A, HA, p, nu, solve):
 class _Factor(NamedTuple):
     """A Cholesky factor of the curvature on the coordinates ``free`` (sorted): ``solve(B)``
     applies its inverse; ``saved`` is the unshifted curvature (None above 4M entries);
-    ``single`` says the factor is float32 (each solve refined in float64)."""
+    ``single`` says the factor is float32; ``refine`` that each solve with it is refined in
+    float64 (not for a ``rough`` direction far from the optimum, :data:`ROUGH_GAP`)."""
 
     free: np.ndarray
     solve: Callable[[np.ndarray], np.ndarray]
     saved: np.ndarray | None
     single: bool
+    refine: bool
 
 
 def _reusable(factor: _Factor | None, free0: np.ndarray) -> np.ndarray | None:
@@ -301,7 +314,7 @@ def _reusable(factor: _Factor | None, free0: np.ndarray) -> np.ndarray | None:
 
 
 def _constrained_direction(problem, ev, z, g, binding, has_eq, margin, H=None, free_H=None,
-                           double=False, reuse: _Factor | None = None):
+                           double=False, reuse: _Factor | None = None, rough: bool = False):
     """Newton direction on the free coordinates, dropping those it would push out of the box.
 
     One Cholesky factorisation of the curvature ``H`` on the first free set ``F0``; the
@@ -311,7 +324,8 @@ def _constrained_direction(problem, ev, z, g, binding, has_eq, margin, H=None, f
     of ``A`` only), while at most ``BORDER_MAX`` coordinates are dropped; beyond that it
     refactorises on the reduced set (its curvature cut from the first one when that was kept,
     i.e. up to 4M entries). Above ``SINGLE_BYTES`` of float64 curvature the factorisation is in
-    float32 (half the memory and time), each solve refined in float64. ``reuse``: a previous
+    float32 (half the memory and time), each solve refined in float64; with ``rough`` (far from
+    the optimum, :data:`ROUGH_GAP`) always in float32 and not refined. ``reuse``: a previous
     step's factor on a superset of ``F0`` (:func:`_reusable`), used instead of a new one (the
     coordinates it has beyond ``F0`` start as dropped). Returns ``(free, p_free, factor)``, or
     ``(None, None, None)`` when ``H`` is not positive definite.
@@ -325,14 +339,17 @@ def _constrained_direction(problem, ev, z, g, binding, has_eq, margin, H=None, f
         factor = reuse
     else:
         f0 = free0.size
-        single = H is None and not double and 8 * f0 * f0 > SINGLE_BYTES
+        if H is None:
+            single = not double and ((rough and f0 >= ROUGH_MIN) or 8 * f0 * f0 > SINGLE_BYTES)
+        else:  # a curvature cut from a previous factor's keeps its type
+            single = H.dtype != np.float64
         factored = _factorise(problem, ev, free0, H, free_H, single)
         if factored is None:  # not positive definite (in float32: the float64 system decides)
             if single:
                 return _constrained_direction(problem, ev, z, g, binding, has_eq, margin,
                                               double=True)
             return None, None, None
-        factor = _Factor(factored[2], factored[0], factored[1], single)
+        factor = _Factor(factored[2], factored[0], factored[1], single, single and not rough)
         pos = np.arange(f0)
     out = _bordered_direction(problem, ev, z, g, has_eq, margin, factor, pos)
     if out is None:
@@ -342,7 +359,7 @@ def _constrained_direction(problem, ev, z, g, binding, has_eq, margin, H=None, f
         binding[out] = True
         saved = None if factor is reuse else factor.saved
         return _constrained_direction(problem, ev, z, g, binding, has_eq, margin, saved,
-                                      factor.free if saved is not None else None)
+                                      factor.free if saved is not None else None, rough=rough)
     if out == "double":  # float32 too coarse for this system (ill-conditioned)
         return _constrained_direction(problem, ev, z, g, binding, has_eq, margin, double=True)
     return out[0], out[1], factor
@@ -376,7 +393,7 @@ def _bordered_direction(problem, ev, z, g, has_eq, margin, factor: _Factor, pos:
         A = np.column_stack(cols) if cols else np.zeros((f0, 0))
         HA = np.column_stack(HiA) if HiA else np.zeros((f0, 0))
         p, nu = _kkt_solve(A, HA, Hig)
-        if factor.single:
+        if factor.refine:
             p, nu, ok = _refine(problem, ev, free_f, gF, A, HA, p, nu, solve)
             if not ok:
                 return "double"
@@ -400,13 +417,16 @@ def _bordered_direction(problem, ev, z, g, has_eq, margin, factor: _Factor, pos:
 BURST_ITER = 50
 
 
-def _newton_step(problem, z, ev, quick: float, reuse: _Factor | None = None):
+def _newton_step(problem, z, ev, quick: float, reuse: _Factor | None = None,
+                 rough: bool | None = None):
     """One projected Newton step from ``z``; the accepted ``(z+, ev+, factor)`` or None.
 
     None when no coordinate is free, the curvature is not positive definite, or neither the
     full projected step nor any halving of the ratio-test step (down to ``1e-12``) is accepted
     by :func:`_better`. ``reuse``: the previous step's factor, tried first where it serves
     (:func:`_reusable`); when its step is not accepted the step is redone with a new one.
+    ``rough`` (default: the quick relative gap above :data:`ROUGH_GAP`): the direction from an
+    unrefined float32 factor; when its step is not accepted the step is redone in float64.
     """
     C = problem.C
     y = problem.eq_vector  # normal of the equality constraint (None for P3)
@@ -417,14 +437,17 @@ def _newton_step(problem, z, ev, quick: float, reuse: _Factor | None = None):
     lam = float(np.mean(y[inside] * g[inside])) if has_eq and np.any(inside) else 0.0
     r = g - lam * y if has_eq else g
     binding = ((z <= margin) & (r < 0)) | ((z >= C - margin) & (r > 0))
+    if rough is None:
+        rough = quick > ROUGH_GAP and not _exact_curvature(problem)
     free, pF, factor = _constrained_direction(problem, ev, z, g, binding, has_eq, margin,
-                                              reuse=reuse)
+                                              reuse=reuse, rough=rough)
     if pF is None or free is None or free.size == 0:
-        return None
+        return _newton_step(problem, z, ev, quick, rough=False) if rough else None
     stale = reuse is not None and factor is reuse
     out = _step_along(problem, z, ev, quick, free, pF, full_only=stale)
-    if out is None and stale:  # the old factor's step failed: a new factor decides
-        return _newton_step(problem, z, ev, quick)
+    if out is None and (stale or (factor is not None and factor.single and rough)):
+        # the old factor's (or the rough float32) step failed: a new float64 factor decides
+        return _newton_step(problem, z, ev, quick, rough=False)
     return None if out is None else (*out, factor)
 
 
@@ -485,7 +508,7 @@ def _newton_phase(problem, z, ev, tol: float, steps: int, hist: dict, record: bo
     cert = None
     factor = None  # the previous step's factor, reused near the optimum (not where the
     # curvature is exact: there Newton converges fast because the curvature is fresh)
-    exact = getattr(problem, "tau", 0.0) > 0 and problem.kd.n <= EXACT_CURVATURE_N
+    exact = _exact_curvature(problem)
     reuse_gap = -1.0 if exact else REUSE_GAP
     for k in range(steps + 1):
         z_norm = problem.normalize(z)  # SVR: ah_i, ac_i > 0 together is never optimal

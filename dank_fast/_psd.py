@@ -30,6 +30,9 @@ LOWRANK_MIN_N = 1000
 LOWRANK_RANK_FRACTION = 1 / 16
 _ROWS = 256  # rows per block of the residual pass (temporaries 256 x n)
 _U = 2.0**-53  # unit roundoff of float64
+#: largest asymmetry relative to ``s`` of a matrix this test may see (``check_kernel_matrix``
+#: keeps ``|A_ij - A_ji| <= 100 * 2^-52 s`` as it is, symmetrising anything larger)
+_ASYM = 100 * 2.0**-52
 
 
 def _pivoted_cholesky(A: np.ndarray, target: float, r_max: int) -> np.ndarray | None:
@@ -88,16 +91,20 @@ def lowrank_gershgorin_psd(A: np.ndarray, s: float, eps: float) -> bool:
     gamma = (r + 1) * _U / (1.0 - (r + 1) * _U)
     absL = np.abs(L)
     # rounding of R = A - LL' summed over a row: gamma (sum_j |A_ij| + (|L||L|' 1)_i), doubled
-    # for the rounding of these non-negative sums themselves (relative n u << 1)
-    err = 2.0 * gamma * (n * s + absL @ absL.sum(axis=0))
+    # for the rounding of these non-negative sums themselves (relative n u << 1); plus the
+    # asymmetry A may keep (check_kernel_matrix keeps up to _ASYM s per entry): only the upper
+    # triangle of R is computed, and each of its entries stands for its mirror image too
+    err = 2.0 * gamma * (n * s + absL @ absL.sum(axis=0)) + n * _ASYM * s
     threshold = -eps * n * s
     slack = 4.0 * n * _U  # the computed row sums of |R| (and this test's few operations)
-    for lo in range(0, n, _ROWS):
+    rowsum = np.zeros(n)
+    diag = np.empty(n)
+    for lo in range(0, n, _ROWS):  # strips R[lo:hi, lo:]: half the products of the full R
         hi = min(lo + _ROWS, n)
-        R = A[lo:hi] - L[lo:hi] @ L.T
+        R = A[lo:hi, lo:] - L[lo:hi] @ L[lo:].T
         idx = np.arange(hi - lo)
-        d = R[idx, idx + lo].copy()
-        rowsum = np.abs(R).sum(axis=1)  # may be low by a relative n u: slack covers it
-        if not np.all(d - (rowsum - np.abs(d)) - slack * rowsum - err[lo:hi] >= threshold):
-            return False
-    return True
+        diag[lo:hi] = R[idx, idx]
+        absR = np.abs(R, out=R)
+        rowsum[lo:hi] += absR.sum(axis=1)
+        rowsum[hi:] += absR[:, hi - lo:].sum(axis=0)  # the mirror of the strictly upper part
+    return bool(np.all(diag - (rowsum - np.abs(diag)) - slack * rowsum - err >= threshold))

@@ -412,6 +412,9 @@ def _bordered_direction(problem, ev, z, g, has_eq, margin, factor: _Factor, pos:
     return None
 
 
+#: halvings of the projected step tried along the projection arc before the ratio test
+ARC_STEPS = 8
+
 #: accelerated iterations of the first hand-over when Newton cannot step (doubled at each next
 #: hand-over, within the ``fallback_iter`` budget); Newton resumes from where they end
 BURST_ITER = 50
@@ -475,13 +478,28 @@ def _step_along(problem, z, ev, quick: float, free: np.ndarray, pF: np.ndarray,
         return z_new, en
     if full_only:
         return None
-    # 2. otherwise the ratio test (longest step that keeps the free coordinates in the box;
-    #    one bound becomes active), halved until accepted
     p = np.zeros(problem.dim)
     p[free] = pF
     with np.errstate(divide="ignore", invalid="ignore"):
         to_bound = np.where(pF > 0, (C - z[free]) / pF, np.where(pF < 0, -z[free] / pF, np.inf))
     t_max = float(min(1.0, np.min(to_bound)))
+    # 2. shorter steps along the projection arc, while they are longer than the ratio test's:
+    #    several bounds can still become active at once
+    t = 0.5
+    for _ in range(ARC_STEPS):
+        if t <= t_max:
+            break
+        z_new = z.copy()
+        if has_eq:
+            z_new[free] = _project_core(z[free] + t * pF, y[free], C, target)
+        else:
+            z_new[free] = np.clip(z[free] + t * pF, 0.0, C)
+        en = problem.evaluate(z_new, warm=ev)
+        if _better(problem, en, ev, quick):
+            return z_new, en
+        t *= 0.5
+    # 3. otherwise the ratio test (longest step that keeps the free coordinates in the box;
+    #    one bound becomes active), halved until accepted
     hit = free[np.argmin(to_bound)] if t_max < 1.0 else -1
     t = t_max
     while t > 1e-12 * max(t_max, 1e-300):

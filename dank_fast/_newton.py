@@ -174,7 +174,7 @@ def _curvature(problem, ev, free: np.ndarray, dtype=np.float64) -> np.ndarray:
         for lo in range(0, f, step):
             rows = slice(lo, min(lo + step, f))
             Krows = K[dix[rows]]  # b x n
-            KB = Krows[:, dix]  # b x f
+            KB = np.take(Krows, dix, axis=1)  # b x f (take: faster than Krows[:, dix])
             out = np.empty((KB.shape[0], f)) if single else H[rows]
             # sv_i sv_j (F + (d d') o K / (4 eta)) o K on [rows, free], as KB o (c zs zs' o KB
             # + G): three passes over the block, no outer-product temporary
@@ -186,7 +186,7 @@ def _curvature(problem, ev, free: np.ndarray, dtype=np.float64) -> np.ndarray:
                 out *= 2.0
                 out += np.multiply.outer(sv[rows], sv)
             out *= KB
-            KS = Krows[:, S]  # d vanishes off the support
+            KS = np.take(Krows, S, axis=1)  # d vanishes off the support
             KS *= KS
             idx = np.arange(rows.start, rows.stop)
             out[idx - lo, idx] += c * (KS @ d2S)  # diag((K o K) d^2) / (4 eta), sv_i^2 = 1

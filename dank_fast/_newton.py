@@ -503,44 +503,30 @@ def _step_along(problem, z, ev, quick: float, free: np.ndarray, pF: np.ndarray,
     """
     C = problem.C
     y = problem.eq_vector
-    has_eq = y is not None
-    binding = np.ones(problem.dim, dtype=bool)  # the dropped coordinates stay put too
-    binding[free] = False
-    # 1. the full step projected on the free coordinates only (binding ones stay put):
-    #    a+_F = P(a_F + p_F) onto {y_F'a_F = -y_B'a_B, box}, so several bounds can become
-    #    active at once;
-    fixed = np.flatnonzero(binding)
-    z_new = z.copy()
-    if has_eq:
-        target = -float(y[fixed] @ z[fixed])
-        z_new[free] = _project_core(z[free] + pF, y[free], C, target)
-    else:
-        z_new[free] = np.clip(z[free] + pF, 0.0, C)
-    en = problem.evaluate(z_new, warm=ev)
-    if _better(problem, en, ev, quick):
-        return z_new, en
-    if full_only:
-        return None
-    p = np.zeros(problem.dim)
-    p[free] = pF
+    # 1. the step projected on the free coordinates only (binding ones stay put): a+_F =
+    #    P(a_F + t p_F) onto {y_F'a_F = -y_B'a_B, box}, so several bounds can become active at
+    #    once; t = 1, then (2.) halvings along this arc while longer than the ratio test's step
+    fixed = np.ones(problem.dim, dtype=bool)  # the dropped coordinates stay put too
+    fixed[free] = False
+    target = None if y is None else -float(y[fixed] @ z[fixed])
     with np.errstate(divide="ignore", invalid="ignore"):
         to_bound = np.where(pF > 0, (C - z[free]) / pF, np.where(pF < 0, -z[free] / pF, np.inf))
     t_max = float(min(1.0, np.min(to_bound)))
-    # 2. shorter steps along the projection arc, while they are longer than the ratio test's:
-    #    several bounds can still become active at once
-    t = 0.5
-    for _ in range(ARC_STEPS):
-        if t <= t_max:
+    t = 1.0
+    for _ in range(1 + (0 if full_only else ARC_STEPS)):
+        if t < 1.0 and t <= t_max:
             break
         z_new = z.copy()
-        if has_eq:
-            z_new[free] = _project_core(z[free] + t * pF, y[free], C, target)
-        else:
-            z_new[free] = np.clip(z[free] + t * pF, 0.0, C)
+        z_new[free] = (np.clip(z[free] + t * pF, 0.0, C) if y is None
+                       else _project_core(z[free] + t * pF, y[free], C, target))
         en = problem.evaluate(z_new, warm=ev)
         if _better(problem, en, ev, quick):
             return z_new, en
         t *= 0.5
+    if full_only:
+        return None
+    p = np.zeros(problem.dim)
+    p[free] = pF
     # 3. otherwise the ratio test (longest step that keeps the free coordinates in the box;
     #    one bound becomes active), halved until accepted
     hit = free[np.argmin(to_bound)] if t_max < 1.0 else -1

@@ -149,7 +149,9 @@ def plot_socmkl(socmkl: dict, path: str) -> str:
                 ang = 2 * np.pi * (i * 0.382 % 1.0)  # golden-angle spread of directions
                 off = (22 * np.cos(ang), 16 * np.sin(ang))
                 ax.annotate(n, (x, y), textcoords="offset points", xytext=off, fontsize=8,
-                            ha="center", va="center", color="tab:red",
+                            ha="center", va="center", color="tab:red", zorder=4,
+                            bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none",
+                                      alpha=0.8),  # above the markers it would cross
                             arrowprops=dict(arrowstyle="-", color="tab:red", lw=0.5))
         allv += xs + ys
     if allv:

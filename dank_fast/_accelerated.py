@@ -125,6 +125,8 @@ def finish(problem, z, ev, cert, status, n_iter, t_start, method, hist, tol, raw
     if status != "converged" and cert.rel_gap <= tol and method == "accelerated":
         status = "converged"
     bias = problem.bias(ev, cert) if problem.kind != "decomposed" else None
+    if hasattr(problem.kd, "drop_caches"):
+        problem.kd.drop_caches()
     messages = {
         "converged": f"certified relative gap {cert.rel_gap:.2e} <= tol {tol:.1e}",
         "max_iter": f"max_iter reached; certified relative gap {cert.rel_gap:.2e} > tol {tol:.1e}",

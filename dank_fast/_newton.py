@@ -169,12 +169,16 @@ def _curvature(problem, ev, free: np.ndarray, dtype=np.float64) -> np.ndarray:
     single = H.dtype != np.float64
     UF = F.U[dix] * sv[:, None] if hasattr(F, "mu") else None
     UFmu = None if UF is None else UF * F.mu
-    step = max(64, min(ROW_BLOCK, (1 << 21) // max(kd.n, 1)))  # temporaries <= 16 MiB each
+    # rows K[i, :] restricted to the support: only K[i][:, S] enters (d vanishes off S). Where
+    # every free coordinate is in the support (near the optimum), they are rows of the block
+    # K[S][:, S] the evaluation cached: no pass over K (2.0 -> 1.2 ms at |free| = 650, n = 2,000)
+    src, cols, cS = _curvature_source(kd, S, dix)
+    step = max(64, min(ROW_BLOCK, (1 << 21) // max(src.shape[1], 1)))  # temporaries <= 16 MiB
     with blas_threads(f):
         for lo in range(0, f, step):
             rows = slice(lo, min(lo + step, f))
-            Krows = K[dix[rows]]  # b x n
-            KB = np.take(Krows, dix, axis=1)  # b x f (take: faster than Krows[:, dix])
+            Krows = np.take(src, cols[rows], axis=0)  # b x n, or b x |S| from the block
+            KB = np.take(Krows, cols, axis=1)  # b x f (take: faster than Krows[:, cols])
             out = np.empty((KB.shape[0], f)) if single else H[rows]
             # sv_i sv_j (F + (d d') o K / (4 eta)) o K on [rows, free], as KB o (c zs zs' o KB
             # + G): three passes over the block, no outer-product temporary
@@ -186,8 +190,8 @@ def _curvature(problem, ev, free: np.ndarray, dtype=np.float64) -> np.ndarray:
                 out *= 2.0
                 out += np.multiply.outer(sv[rows], sv)
             out *= KB
-            KS = np.take(Krows, S, axis=1)  # d vanishes off the support
-            KS *= KS
+            KS = np.take(Krows, cS, axis=1) if cS is not None else Krows
+            KS *= KS  # (Krows is not used after this)
             idx = np.arange(rows.start, rows.stop)
             out[idx - lo, idx] += c * (KS @ d2S)  # diag((K o K) d^2) / (4 eta), sv_i^2 = 1
             if single:
@@ -205,6 +209,17 @@ def _curvature(problem, ev, free: np.ndarray, dtype=np.float64) -> np.ndarray:
                     if r != q:
                         H[r, q] += extra * sv[r] * sv[q]
     return H
+
+
+def _curvature_source(kd, S: np.ndarray, dix: np.ndarray):
+    """``(src, cols, cS)`` with ``K[dix][:, dix] = src[cols][:, cols]`` and ``K[dix][:, S] =
+    src[cols][:, cS]`` (``cS`` None: all columns of ``src``): the cached block ``K[S][:, S]``
+    when ``dix`` lies in ``S`` and the kernel data copy that block, else ``K`` itself."""
+    if S.size and kd._copy(S) and S.size < kd.n:
+        pos = np.searchsorted(S, dix)
+        if np.all(pos < S.size) and np.array_equal(S[np.minimum(pos, S.size - 1)], dix):
+            return kd.block(S), pos, None
+    return kd.K, dix, S
 
 
 def _hessian_matvec(problem, ev, free: np.ndarray, V: np.ndarray) -> np.ndarray:
@@ -288,7 +303,8 @@ def _factorise(problem, ev, free0, H, free_H, single: bool):
         free_H = free0
     elif free_H.size != f0 or not np.array_equal(free_H, free0):
         pos = np.searchsorted(free_H, free0)
-        H = H[np.ix_(pos, pos)]
+        # two takes: 0.24 ms against 1.12 ms for H[np.ix_(pos, pos)] (float32, 915 -> 741)
+        H = np.take(np.take(H, pos, axis=0), pos, axis=1)
         free_H = free0
     saved = H.copy() if H.size <= (1 << 22) else None
     H[np.diag_indices_from(H)] += 1e-12 * max(1.0, float(np.max(np.diag(H))))

@@ -28,7 +28,7 @@ LOWRANK_MIN_N = 1000
 #: largest rank tried, as a fraction of n: the residual pass costs ``2 n^2 r`` flops, so the
 #: test stays several times cheaper than ``n^3 / 3`` (and a failure costs ``n r^2 / 2``)
 LOWRANK_RANK_FRACTION = 1 / 16
-_ROWS = 256  # rows per block of the residual pass (temporaries 256 x n)
+_ROWS = 128  # rows per block of the residual pass (temporaries 128 x n: 2 MiB at n = 2,000)
 _U = 2.0**-53  # unit roundoff of float64
 #: largest asymmetry relative to ``s`` of a matrix this test may see (``check_kernel_matrix``
 #: keeps ``|A_ij - A_ji| <= 100 * 2^-52 s`` as it is, symmetrising anything larger)
@@ -77,7 +77,7 @@ def lowrank_gershgorin_psd(A: np.ndarray, s: float, eps: float) -> bool:
 
     Notes
     -----
-    ``O(n r^2 + n^2 r)`` time for the rank ``r <= n / 16`` reached, ``O(n r + 256 n)`` memory;
+    ``O(n r^2 + n^2 r)`` time for the rank ``r <= n / 16`` reached, ``O(n r + 128 n)`` memory;
     False at once for ``n < LOWRANK_MIN_N`` or when the residual diagonal stays above
     ``eps s / 2`` at ``r = n / 16`` (then ``O(n^3 / 512)`` time was spent).
     """
@@ -101,7 +101,8 @@ def lowrank_gershgorin_psd(A: np.ndarray, s: float, eps: float) -> bool:
     diag = np.empty(n)
     for lo in range(0, n, _ROWS):  # strips R[lo:hi, lo:]: half the products of the full R
         hi = min(lo + _ROWS, n)
-        R = A[lo:hi, lo:] - L[lo:hi] @ L[lo:].T
+        R = L[lo:hi] @ L[lo:].T  # then R = A - LL' in place: one temporary, not two
+        np.subtract(A[lo:hi, lo:], R, out=R)  # (10.2 -> 5.3 ms at n = 2,000, r = 46)
         idx = np.arange(hi - lo)
         diag[lo:hi] = R[idx, idx]
         absR = np.abs(R, out=R)

@@ -186,12 +186,18 @@ class KernelData:
     Memory: ``K`` is used in place. ``K[:, S]`` and ``K[S][:, S]`` are copied (and cached for the
     last ``S``) only while ``|S| <= 0.6 n``; above that, products go through ``K`` itself with
     zero-padded vectors (``n^2`` instead of ``|S|^2`` work, no copy), unless the block is
-    small (``|S|^2 <= 2^23`` entries, 64 MiB).
+    small (``|S|^2 <= 2^23`` entries, 64 MiB). The rows ``K[S, :]`` are cached for the last
+    ``S`` up to :attr:`ROWS_BYTES` (64 MiB); :meth:`drop_caches` releases all three.
     """
 
     COPY_FRACTION = 0.6
     SUPPORT_ROWS_FRACTION = 0.5  # support_product by row blocks of K[S] up to this |S| / n
     COPY_ENTRIES = 1 << 23  # blocks up to 64 MiB are always copied (faster products)
+    #: ``K[S, :]`` is gathered once and cached for the last ``S`` up to this many bytes: the
+    #: block ``K[S][:, S]`` and the products ``K[:, S] @ X`` of one evaluation then read it
+    #: instead of gathering from ``K`` twice (make_moons n = 2,000, |S| = 676: block 0.83 ->
+    #: 0.47 ms, product 1.13 -> 0.45 ms)
+    ROWS_BYTES = 64 << 20
 
     def __init__(self, K: np.ndarray, *, n_total: int | None = None):
         self.K = K
@@ -208,6 +214,8 @@ class KernelData:
         self._cols: np.ndarray | None = None
         self._block_key: bytes | None = None
         self._block: np.ndarray | None = None
+        self._rows_key: bytes | None = None
+        self._rows: np.ndarray | None = None
 
     @property
     def K2(self) -> np.ndarray:
@@ -229,12 +237,33 @@ class KernelData:
             self._cols_key = key
         return self._cols
 
+    def drop_caches(self) -> None:
+        """Release the cached ``K[S, :]``, ``K[:, S]`` and ``K[S][:, S]`` (a result keeps its
+        kernel data; the caches served the solve only)."""
+        self._rows_key = self._rows = self._cols_key = self._cols = None
+        self._block_key = self._block = None
+
+    def rows(self, S: np.ndarray) -> np.ndarray | None:
+        """``K[S, :]`` (cached for the last ``S``), or None above :attr:`ROWS_BYTES`."""
+        if 8 * S.size * self.n > self.ROWS_BYTES:
+            return None
+        key = S.tobytes()
+        if key != self._rows_key:
+            self._rows = np.take(self.K, S, axis=0)
+            self._rows_key = key
+        return self._rows
+
     def block(self, S: np.ndarray) -> np.ndarray:
-        """``K[S][:, S]`` (cached for the last ``S``)."""
+        """``K[S][:, S]`` (cached for the last ``S``; from :meth:`rows` where they fit)."""
         if S.size == self.n:
             return self.K
         key = S.tobytes()
         if key != self._block_key:
+            R = self.rows(S)
+            if R is not None:
+                self._block = np.take(R, S, axis=1)
+                self._block_key = key
+                return self._block
             # by row blocks of K[S] (ROW_BLOCK x n temporaries, not |S| x n): np.take is faster
             # than K[np.ix_(S, S)] (0.62 vs 1.07 ms at |S| = 680, n = 2,000)
             self._block = np.empty((S.size, S.size))
@@ -254,7 +283,12 @@ class KernelData:
         temporaries): ``|S| n b`` flops instead of the ``n^2 b`` of the zero-padded product
         with all of ``K`` that is used above it.
         """
-        if S.size <= 0.25 * self.n or S.tobytes() == self._cols_key:
+        if S.tobytes() == self._cols_key:
+            return self.columns(S) @ X
+        R = self.rows(S)  # K symmetric: K[:, S] = K[S, :]'
+        if R is not None:
+            return R.T @ X
+        if S.size <= 0.25 * self.n:
             return self.columns(S) @ X
         if S.size <= self.SUPPORT_ROWS_FRACTION * self.n:
             X2 = X.reshape(S.size, -1)

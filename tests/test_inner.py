@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dank_fast import KernelData, apply_FK, compute_kernel, inner_minimiser
+from dank_fast import KernelData, apply_FK, compute_kernel, inner_minimiser, solve_svm
 from dank_fast._problem import SVMProblem
 
 # ---------------------------------------------------------------- helpers
@@ -555,13 +555,18 @@ def test_nested_one_thread_limits_are_free_and_restore(monkeypatch):
     assert counts() == before
 
 
-@pytest.mark.parametrize("frac", [0.3, 0.5])
+@pytest.mark.parametrize("frac", [0.1, 0.3, 0.5, 0.8])
 @pytest.mark.parametrize("cols", [0, 1, 4])
-def test_support_product_by_row_blocks_is_the_column_product(frac, cols, monkeypatch):
-    """|S| in (n/4, n/2]: K[:, S] @ X from row blocks of K[S, :] (symmetric K)."""
+@pytest.mark.parametrize("rows_cached", [True, False])
+def test_support_product_by_row_blocks_is_the_column_product(frac, cols, rows_cached,
+                                                             monkeypatch):
+    """K[:, S] @ X from the cached rows K[S, :] (symmetric K), or without that cache from the
+    columns (|S| <= n/4), row blocks of K[S, :] (up to n/2) or K itself (above)."""
     import dank_fast.inner as inner
 
     monkeypatch.setattr(inner, "ROW_BLOCK", 7)  # several blocks, a ragged last one
+    if not rows_cached:
+        monkeypatch.setattr(KernelData, "ROWS_BYTES", 0)
     rng = np.random.default_rng(int(10 * frac) + cols)
     n = 40
     Z = rng.normal(size=(n, 3))
@@ -572,3 +577,41 @@ def test_support_product_by_row_blocks_is_the_column_product(frac, cols, monkeyp
     got = kd.support_product(S, X)
     assert got.shape == (n,) + X.shape[1:]
     np.testing.assert_allclose(got, K[:, S] @ X, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("rows_cached", [True, False])
+def test_block_and_rows_are_the_gathers_of_K_and_follow_S(rows_cached, monkeypatch):
+    """``rows(S) = K[S, :]`` (None above ``ROWS_BYTES``) and ``block(S) = K[S][:, S]`` exactly,
+    for one S after another (the caches must follow S), and ``drop_caches`` empties them."""
+    import dank_fast.inner as inner
+
+    monkeypatch.setattr(inner, "ROW_BLOCK", 5)
+    if not rows_cached:
+        monkeypatch.setattr(KernelData, "ROWS_BYTES", 0)
+    rng = np.random.default_rng(7)
+    n = 30
+    Z = rng.normal(size=(n, 4))
+    K = Z @ Z.T
+    kd = KernelData(K)
+    for size in (12, 12, 20, 3):
+        S = np.sort(rng.choice(n, size, replace=False))
+        R = kd.rows(S)
+        if rows_cached:
+            np.testing.assert_array_equal(R, K[S])
+        else:
+            assert R is None
+        np.testing.assert_array_equal(kd.block(S), K[np.ix_(S, S)])
+        np.testing.assert_array_equal(kd.block_product(S, np.eye(size)), K[np.ix_(S, S)])
+    kd.drop_caches()
+    assert kd._rows is None and kd._block is None and kd._cols is None
+
+
+def test_a_solve_leaves_no_cached_gathers_in_its_result():
+    """The result keeps its kernel data; the gathers cached for the solve are released."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(120, 2))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    res = solve_svm(compute_kernel(X, sigma=1.0), y, C=1.0, eta=50.0, tau=0.01)
+    assert res.success
+    kd = res.kernel
+    assert kd._rows is None and kd._block is None and kd._cols is None

@@ -286,3 +286,25 @@ def test_newton_certifies_from_any_start_without_fallback(seed, n, dup, sigma, C
     assert res.n_iter <= 200
     assert res.lower <= ref.upper + 1e-9 * abs(ref.upper)
     assert ref.lower <= res.upper + 1e-9 * abs(res.upper)
+
+
+@pytest.mark.parametrize("tau", [0.0, 0.01])
+@pytest.mark.parametrize("where", ["support", "beyond"])
+def test_curvature_from_the_cached_block_is_the_curvature_from_K(tau, where, monkeypatch):
+    """Where every free coordinate is in the support, ``_curvature`` reads the rows of the
+    cached block ``K[S][:, S]`` instead of ``K``: the same matrix, entry for entry; a free set
+    beyond the support reads ``K``."""
+    import dank_fast._newton as newton_mod
+
+    K, y, _ = _data(90, seed=11)
+    rng = np.random.default_rng(12)
+    pr = SVMProblem(K, y, 1.0, 3.0, tau)
+    a = np.where(rng.random(90) < 0.5, rng.uniform(0.1, 0.9, 90), 0.0)
+    ev = pr.evaluate(a)
+    S = np.flatnonzero(a)
+    free = S[::2] if where == "support" else np.sort(np.r_[S[::2], np.flatnonzero(a == 0)[:5]])
+    src, cols, _ = newton_mod._curvature_source(pr.kd, S, free)
+    assert (src is not pr.kd.K) == (where == "support")
+    H = _curvature(pr, ev, free)
+    monkeypatch.setattr(newton_mod, "_curvature_source", lambda kd, S, dix: (kd.K, dix, S))
+    np.testing.assert_array_equal(H, _curvature(pr, ev, free))

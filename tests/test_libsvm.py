@@ -1,0 +1,113 @@
+"""The plain SVM behind ``eta="svm"`` and the warm start (:func:`dank_fast._libsvm.svc_dual`).
+
+On a precomputed kernel it calls scikit-learn's libsvm binding directly (the checks of
+``SVC.fit`` cost more than the solve at the UCI sizes). ``eta = ||a_SVM||^2`` defines the
+problem that is solved, so that route must give ``SVC``'s dual bit for bit, warn where ``SVC``
+would, and fall back to ``SVC`` when the binding does not take its arguments.
+"""
+
+from __future__ import annotations
+
+import warnings
+from unittest import mock
+
+import numpy as np
+import pytest
+from sklearn.svm import SVC
+
+import dank_fast._libsvm as libsvm_module
+from dank_fast import ConvergenceWarning, compute_kernel
+from dank_fast._libsvm import svc_dual, svc_iteration_limit
+
+
+def _svc_reference(K, y, C, tol=1e-4):
+    svc = SVC(kernel="precomputed", C=C, tol=tol, max_iter=svc_iteration_limit(y.size)).fit(K, y)
+    a = np.zeros(y.size)
+    a[svc.support_] = np.abs(svc.dual_coef_.ravel())
+    return np.minimum(a, C)
+
+
+def _instance(seed: int):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(4, 90))
+    X = rng.normal(size=(n, 3)) * rng.uniform(0.1, 3.0)
+    if seed % 3 == 0:  # duplicate points
+        X[n // 2:] = X[: n - n // 2]
+    y = np.where(rng.random(n) < rng.uniform(0.1, 0.9), 1.0, -1.0)
+    y[0], y[1] = 1.0, -1.0
+    K = compute_kernel(X, sigma=float(2.0 ** rng.integers(-3, 4)))
+    return K, y, float(2.0 ** rng.integers(-5, 11))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_direct_binding_gives_svc_dual_bit_for_bit(seed):
+    K, y, C = _instance(seed)
+    a = svc_dual(K, y, C)
+    np.testing.assert_array_equal(a, _svc_reference(K, y, C))
+    assert abs(float(y @ a)) <= 1e-8 * max(1.0, C * y.size) and 0 <= a.min() and a.max() <= C
+
+
+def test_labels_in_any_order_and_float32_kernel():
+    K, y, C = _instance(5)
+    np.testing.assert_array_equal(svc_dual(K.astype(np.float32), y, C),
+                                  _svc_reference(K.astype(np.float32).astype(np.float64), y, C))
+    # libsvm's iterates depend on which class is encoded 0 (flipping y changes the dual by up
+    # to 4e-5 relative here): the encoding must be SVC's for either sign convention
+    np.testing.assert_array_equal(svc_dual(K, -y, C), _svc_reference(K, -y, C))
+
+
+def test_direct_binding_warns_at_the_iteration_limit():
+    K, y, C = _instance(7)
+    with mock.patch("dank_fast._libsvm.svc_iteration_limit", lambda n: 2):
+        with pytest.warns(ConvergenceWarning, match=r"iteration limit \(2;"):
+            a = svc_dual(K, y, 1e4)
+    assert np.all((a >= 0) & (a <= 1e4))
+
+
+def test_well_conditioned_fit_does_not_warn():
+    K, y, C = _instance(8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        svc_dual(K, y, 1.0)
+
+
+class _OtherBinding:
+    """A libsvm binding whose ``fit`` takes other arguments (a future scikit-learn)."""
+
+    calls = 0
+
+    @staticmethod
+    def set_verbosity_wrap(level):
+        pass
+
+    @classmethod
+    def fit(cls, *args, **kwargs):
+        cls.calls += 1
+        raise TypeError("fit() got an unexpected keyword argument 'class_weight'")
+
+
+@pytest.mark.parametrize("binding", [None, _OtherBinding])
+def test_falls_back_to_svc_when_the_binding_is_missing_or_different(binding):
+    K, y, C = _instance(11)
+    expected = _svc_reference(K, y, C)
+    with mock.patch.object(libsvm_module, "_sk_libsvm", binding):
+        np.testing.assert_array_equal(svc_dual(K, y, C), expected)
+    if binding is not None:
+        assert binding.calls >= 1
+
+
+def test_direct_binding_is_silent_in_a_fresh_process():
+    """libsvm prints its progress unless its global verbosity is switched off, which SVC.fit
+    does at every call: a process that never fitted an SVC must stay silent too."""
+    import subprocess
+    import sys
+
+    code = ("import numpy as np\n"
+            "from dank_fast._libsvm import svc_dual\n"
+            "rng = np.random.default_rng(0)\n"
+            "X = rng.normal(size=(30, 2)); y = np.where(X[:, 0] > 0, 1.0, -1.0)\n"
+            "K = np.exp(-np.sum((X[:, None] - X[None]) ** 2, axis=-1))\n"
+            "a = svc_dual(K, y, 1.0)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout == "" and "optimization finished" not in out.stderr

@@ -81,10 +81,18 @@ def test_default_certifies_tiny_ill_conditioned_family_wherever_accelerated_does
     assert n_acc >= len(FAMILY) // 2  # the family is one on which accelerated mostly works
 
 
+def _multiplier_zero_without_free(z, g, y, C, margin):
+    """The multiplier estimate before 2026-11-26: 0 when no coordinate is inside the box."""
+    inside = (z > margin) & (z < C - margin)
+    return float(np.mean(y[inside] * g[inside])) if np.any(inside) else 0.0
+
+
 def test_newton_with_the_model_curvature_hands_over_instead_of_stalling(monkeypatch):
-    """With the exact curvature switched off Newton's model is poor on these instances: it must
-    hand over to accelerated bursts (and certify wherever accelerated alone does), not stop."""
+    """With the exact curvature switched off and the old multiplier estimate (0 without a free
+    coordinate), Newton cannot step on these instances after two steps: it must hand over to
+    accelerated bursts (and certify wherever accelerated alone does), not stop."""
     monkeypatch.setattr(newton_module, "EXACT_CURVATURE_N", 0)
+    monkeypatch.setattr(newton_module, "_multiplier", _multiplier_zero_without_free)
     handed = 0
     for seed, n, sigma in FAMILY[:8]:
         K, y = _tiny(seed, n, sigma)
@@ -158,3 +166,33 @@ def test_svr_default_is_newton_and_certifies_a_scaled_linear_kernel():
     K = 1e6 * (X @ X.T)
     res = solve_svr(K, y, C=1.0, epsilon=0.05, eta=10.0, tau=0.01)
     assert res.method == "auto" and res.success and res.rel_gap <= 1e-6, res.message
+
+
+def test_multiplier_without_free_coordinates_lets_newton_step(monkeypatch):
+    """The same instances with the multiplier of :func:`dank_fast._newton._multiplier` (the
+    middle of the interval the bounds leave): Newton certifies each one by its own steps, where
+    the old estimate (0) handed over to accelerated bursts on 6 of these 8."""
+    monkeypatch.setattr(newton_module, "EXACT_CURVATURE_N", 0)
+    for seed, n, sigma in FAMILY[:8]:
+        K, y = _tiny(seed, n, sigma)
+        nw = _solve(K, y, "newton")
+        assert nw.success and nw.extra["handovers"] == 0, (seed, n, sigma, nw.extra)
+
+
+def test_multiplier_is_the_middle_of_the_bounds_interval():
+    """No coordinate inside: lam splits the violators of both kinds (lam = 0 would leave one)."""
+    from dank_fast._newton import _multiplier
+
+    C = 1.0
+    z = np.array([0.0, 0.0, C, C, 0.0, C])
+    y = np.array([1.0, -1.0, 1.0, -1.0, 1.0, 1.0])
+    g = np.array([-0.5, 0.7, -0.713, 0.3, -0.494, 2.0])
+    b = y * g  # kept above lam: b[0], b[3], b[4] (at 0 with y = 1, at C with y = -1)
+    lo, hi = max(b[0], b[3], b[4]), min(b[1], b[2], b[5])
+    lam = _multiplier(z, g, y, C, 1e-12)
+    assert lam == pytest.approx(0.5 * (lo + hi))
+    r = g - lam * y
+    binding = ((z <= 1e-12) & (r < 0)) | ((z >= C - 1e-12) & (r > 0))
+    assert np.count_nonzero(~binding) >= 2
+    z[2] = 0.5  # one coordinate inside: its y_i g_i
+    assert _multiplier(z, g, y, C, 1e-12) == pytest.approx(b[2])

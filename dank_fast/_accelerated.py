@@ -12,6 +12,7 @@ FISTA (Beck & Teboulle 2009) for ``max_{z in Z} h(z)`` with
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import warnings
 
@@ -114,6 +115,12 @@ def _initial_L(problem, ev) -> float:
     return max(float(np.linalg.norm(e2.grad - g) / np.linalg.norm(dz)), 1e-6)
 
 
+def _without_basis(inner):
+    """The inner solution without the eigenvectors of the dense route (``N x N``; only the
+    solvers' Newton curvature uses them): a result keeps ``F`` in factors only."""
+    return inner if inner.basis is None else dataclasses.replace(inner, basis=None)
+
+
 def finish(problem, z, ev, cert, status, n_iter, t_start, method, hist, tol, raw=None):
     """Certify the final point, build the result, warn if not converged."""
     proj_dist = 0.0
@@ -145,7 +152,7 @@ def finish(problem, z, ev, cert, status, n_iter, t_start, method, hist, tol, raw
         time=time.perf_counter() - t_start,
         method=method,
         certificate=cert,
-        inner=ev.inner,
+        inner=_without_basis(ev.inner),
         kernel=problem.kd,
         history=hist,
         projection_distance=proj_dist,

@@ -106,23 +106,63 @@ def exact_curvature_d(K: np.ndarray, d: np.ndarray, eta: float, tau: float,
     it replaces was ``O(n^4)``: 87 -> 7 ms at n = 160, r = 2).
     """
     n = d.size
-    c = 1.0 / (4.0 * eta)
-    t = 0.5 * tau
-    lam, U = np.linalg.eigh(1.0 + c * (d[:, None] * K * d[None, :]))
+    lam, U = np.linalg.eigh(1.0 + (d[:, None] * K * d[None, :]) / (4.0 * eta))
+    idx = np.arange(n) if idx is None else idx
+    W = (K[idx] * d[None, :]) @ U  # rows idx of K D U
+    return _daleckii_krein(K[np.ix_(idx, idx)], U[idx], W, lam, 0.5 * tau, 1.0 / (4.0 * eta))
+
+
+def exact_curvature_basis(K: np.ndarray, d: np.ndarray, eta: float, tau: float,
+                          idx: np.ndarray, lam: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """:func:`exact_curvature_d` from the eigenpairs ``(lam, B)`` of the reduced ``M`` that the
+    dense inner route computed (:class:`dank_fast.inner.InnerSolution` ``.basis``): no
+    eigendecomposition of its own.
+
+    The reduced basis is ``[e_S, 1_{S^c} / sqrt(m)]`` (``S`` the support of ``d``, ``m = n -
+    |S|``): its eigenvectors lift to eigenvectors of ``M`` constant on ``S^c``, and the other
+    ``m - 1`` eigenvalues of ``M`` are 0, with eigenvectors spanning ``{x on S^c, 1'x = 0}``
+    (``D`` vanishes there). Those are inactive (``0 <= t``), have ``W = K D U = 0`` and ``G_p0
+    = (l_p - t) / l_p``, so their part of ``Z Z'`` is ``(W_A diag(G_A0) W_A') o P`` with ``P``
+    the projector onto that space (``delta_ki - 1/m`` on ``S^c x S^c``, 0 elsewhere).
+    ``O(|idx| |S| N + |idx|^2 r (N - r))`` time for ``N = |S| + 1``.
+    """
+    n = d.size
+    S = np.flatnonzero(d)
+    s, m = S.size, n - S.size
+    pos = np.full(n, s)
+    pos[S] = np.arange(s)
+    rows = pos[idx]
+    out_S = rows == s  # rows of idx outside the support: the ghost row of B, scaled
+    Ui = B[rows]
+    if m > 0:
+        Ui[out_S] /= np.sqrt(m)
+    W = (K[np.ix_(idx, S)] * d[S][None, :]) @ B[:s]
+    c, t = 1.0 / (4.0 * eta), 0.5 * tau
+    H = _daleckii_krein(K[np.ix_(idx, idx)], Ui, W, lam, t, c)
+    act = lam > t
+    if m > 1 and np.any(act) and np.any(out_S):
+        WA = W[:, act]
+        G0 = (lam[act] - t) / lam[act]
+        P = np.where(np.multiply.outer(out_S, out_S), -1.0 / m, 0.0)
+        P[np.arange(idx.size), np.arange(idx.size)] += out_S
+        H += c * (((WA * G0) @ WA.T) * P)
+    return H
+
+
+def _daleckii_krein(Kii: np.ndarray, Ui: np.ndarray, W: np.ndarray, lam: np.ndarray, t: float,
+                    c: float) -> np.ndarray:
+    """``(F o K) + (dF o K) d`` on rows ``i`` from eigenpairs (``Ui`` rows of ``U``, ``W`` rows
+    of ``K D U``): the formula of :func:`exact_curvature_d`, symmetrised."""
     act = lam > t
     ia, ii = np.flatnonzero(act), np.flatnonzero(~act)
-    if idx is None:
-        idx = np.arange(n)
-    Ui = U[idx]
-    W = (K[idx] * d[None, :]) @ U  # rows idx of K D U
     UA, WA = Ui[:, ia], W[:, ia]
-    H = ((UA * (lam[ia] - t)) @ UA.T) * K[np.ix_(idx, idx)]  # F o K
+    H = ((UA * (lam[ia] - t)) @ UA.T) * Kii  # F o K
     H += c * ((UA @ UA.T) * (WA @ WA.T) + (UA @ WA.T) * (WA @ UA.T))
     if ii.size and ia.size:
         UI, WI = Ui[:, ii], W[:, ii]
         g = np.sqrt((lam[ia, None] - t) / (lam[ia, None] - lam[None, ii]))
         Z = (UA[:, :, None] * WI[:, None, :] + WA[:, :, None] * UI[:, None, :]) * g
-        Z = Z.reshape(idx.size, -1)
+        Z = Z.reshape(Ui.shape[0], -1)
         H += c * (Z @ Z.T)
     return 0.5 * (H + H.T)
 
@@ -171,10 +211,8 @@ def _curvature(problem, ev, free: np.ndarray, dtype=np.float64) -> np.ndarray:
     K = kd.K
     d = problem.d_of(ev.z)
     dix, sv = problem.d_coordinates(free)
-    tau = getattr(problem, "tau", 0.0)
     if _exact_curvature(problem):
-        Hd = exact_curvature_d(K, d, problem.eta, tau, dix)
-        return (Hd * sv[:, None] * sv[None, :]).astype(dtype, copy=False)
+        return _exact_curvature_z(problem, ev, d, dix, sv, dtype)
     f = dix.size
     F = ev.inner.F
     c = 1.0 / (4.0 * problem.eta)
@@ -225,6 +263,18 @@ def _curvature(problem, ev, free: np.ndarray, dtype=np.float64) -> np.ndarray:
                     if r != q:
                         H[r, q] += extra * sv[r] * sv[q]
     return H
+
+
+def _exact_curvature_z(problem, ev, d, dix, sv, dtype) -> np.ndarray:
+    """The exact ``-hess h`` on the coordinates ``z`` of ``dix`` (signs ``sv``), from the dense
+    inner route's eigenpairs where ``ev`` has them (:func:`exact_curvature_basis`)."""
+    K, eta, tau = problem.kd.K, problem.eta, problem.tau
+    basis = ev.inner.basis
+    if basis is not None:  # the inner's eigenpairs: no eigendecomposition here
+        Hd = exact_curvature_basis(K, d, eta, tau, dix, ev.inner.eigvals, basis)
+    else:
+        Hd = exact_curvature_d(K, d, eta, tau, dix)
+    return (Hd * sv[:, None] * sv[None, :]).astype(dtype, copy=False)
 
 
 def _curvature_source(kd, S: np.ndarray, dix: np.ndarray):

@@ -107,6 +107,10 @@ KRYLOV_STEPS = 2
 #: accurate as ARPACK's: Ritz vectors that only just meet the target leave an error in
 #: ``(F o K) d`` that stalled Newton at a relative gap of 1e-4 (cpusmall SVR, n = 4,096, C = 32)
 KRYLOV_ACCEPT = 1e-6
+#: a widened block whose tail bound is above this fraction of the previous one did not separate
+#: the tail: the dense decomposition takes over (diabetic, n = 460, sigma = 2^-4: the bound
+#: stayed at 1.0236 t for blocks of 6, 12, 24 and 48 vectors, 87 ms, then the dense 13 ms)
+STALL_TAIL = 0.99
 # rows per block when a pass over K is done piecewise (bounded temporaries)
 ROW_BLOCK = 1024
 _THREADS = ThreadpoolController()
@@ -439,6 +443,11 @@ class InnerSolution:
         ``"closed"``, ``"dense"`` or ``"lanczos"``.
     tail_bound : float
         Upper bound ``g`` of the largest eigenvalue not computed (0 on the exact routes).
+    basis : ndarray or None
+        On the ``"dense"`` route, the eigenvectors of the reduced ``M`` (columns, in the order
+        of ``eigvals``; ``N x N`` with ``N = |S| + 1`` at most :data:`DENSE_LIMIT` + 1): the
+        solvers' exact Newton curvature reuses them. None elsewhere, and in results
+        (:func:`dank_fast._accelerated.finish` drops it).
     """
 
     F: LowRankF | CenteredF
@@ -447,6 +456,7 @@ class InnerSolution:
     eigvals: np.ndarray
     route: str
     tail_bound: float = 0.0
+    basis: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def exact(self) -> bool:
@@ -635,8 +645,13 @@ def _iterate(red: _Reduced, warm, t, g_frob2, g_trace, excess_tol, route):
     The eigen-engine is ARPACK (implicitly restarted Lanczos, one vector at a time: least
     overhead) below ``PARALLEL_MIN`` and LOBPCG (block products, warm-started from the previous
     Ritz block: fewest passes over ``K``) above. Returns None when the dense decomposition is the
-    better tool (route ``"auto"``, the block would need a fifth of the spectrum and
-    ``N <= DENSE_FALLBACK``).
+    better tool (route ``"auto"``, ``N <= DENSE_FALLBACK``, and the block would need a fifth
+    of the spectrum, or widening it left the tail bound where it was: a flat tail of
+    eigenvalues just below ``t`` that only the whole spectrum separates).
+
+    The first block has the size that certified the warm start (:data:`InnerSolution.eigvals`
+    of the Lanczos route), so that a Newton solve does not grow it anew at every evaluation
+    (diabetic, n = 460, rank 11: three ARPACK runs of 15, 30 and 60 vectors per evaluation).
     """
     N = red.N
     rank = 0 if warm is None else warm.F.rank
@@ -649,7 +664,11 @@ def _iterate(red: _Reduced, warm, t, g_frob2, g_trace, excess_tol, route):
         rz = _certify_ritz(red, _krylov_block(red, X0, KRYLOV_STEPS), t, g_frob2, g_trace, gmax)
         if rz.theta[-1] <= t and rz.excess <= KRYLOV_ACCEPT * excess_tol:
             return rz
+    if warm is not None and warm.route == "lanczos" and warm.eigvals.size > b:
+        b = min(warm.eigvals.size, max(N // 5 - 1, b))  # the block that certified last time
+        X0 = _pad(red, X0, b)
     rz = None
+    widened = None  # the tail bound before the block was last widened
     for _ in range(8):
         if 5 * b >= N:  # a fifth of the spectrum or more
             if route == "auto" and N <= DENSE_FALLBACK:
@@ -675,6 +694,10 @@ def _iterate(red: _Reduced, warm, t, g_frob2, g_trace, excess_tol, route):
             break
         if full or (rz.tail_bound > t and (1.0 - t / rz.tail_bound) ** 2 * rz.tail_bound ** 2
                     > 0.5 * excess_tol):
+            if (not full and widened is not None and rz.tail_bound > STALL_TAIL * widened
+                    and route == "auto" and N <= DENSE_FALLBACK):
+                return None  # a flat tail: widening did not lower its bound
+            widened = rz.tail_bound if not full else None
             b *= 2  # the tail holds eigenvalues above t: widen the block
         else:  # residuals dominate: iterate longer
             maxiter *= 2
@@ -795,11 +818,12 @@ def _inner(kd, d, S, eta, tau, route, warm, excess_tol) -> InnerSolution:
     if excess_tol is None:
         excess_tol = 1e-12 * n
     rz = None if use_dense else _iterate(red, warm, t, g_frob2, g_trace, excess_tol, route)
+    basis = None
     if rz is None:
         lam, W = _eig_dense(red)
         deficit = base + float(np.sort(_psi(np.maximum(lam, 0.0), t)).sum())
         excess, tail, used = 0.0, 0.0, "dense"
-        theta, Uk = lam, W
+        theta, Uk, basis = lam, W, W
     else:
         theta, Uk = rz.theta, rz.U
         deficit = base + rz.deficit_part
@@ -815,7 +839,7 @@ def _inner(kd, d, S, eta, tau, route, warm, excess_tol) -> InnerSolution:
         rest = np.ones(kd.n, dtype=bool)
         rest[S] = False
         U[rest] = ghost
-    return InnerSolution(LowRankF(mu, U, ghost), deficit, excess, theta, used, tail)
+    return InnerSolution(LowRankF(mu, U, ghost), deficit, excess, theta, used, tail, basis)
 
 
 def apply_FK(F: LowRankF | CenteredF, kd: KernelData, x: np.ndarray) -> np.ndarray:

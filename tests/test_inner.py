@@ -615,3 +615,73 @@ def test_a_solve_leaves_no_cached_gathers_in_its_result():
     assert res.success
     kd = res.kernel
     assert kd._rows is None and kd._block is None and kd._cols is None
+
+
+def _flat_tail_instance():
+    """Diabetic-like: every point a support vector, a kernel of moderate width and an eta that
+    puts the bulk of the spectrum of Gamma just below tau/2 = 0.005, with two eigenvalues above:
+    the tail bound stays just above t whatever the block (seen: 1.02 t for 6 to 48 vectors)."""
+    rng = np.random.default_rng(7)
+    n = 300
+    X = rng.uniform(size=(n, 10))
+    K = gaussian_kernel(X, 0.1)
+    d = rng.uniform(0.6, 1.0, n) * np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    d[0] = 3.0
+    lam = np.sort(np.linalg.eigvalsh(np.outer(d, d) * K))
+    return KernelData(K), d, float(lam[-3] / (4 * 0.0049))
+
+
+def test_flat_tail_goes_dense_when_widening_does_not_lower_the_bound(monkeypatch):
+    """When a widened block leaves the tail bound where it was, the dense decomposition takes
+    over at once (it used to widen 6 -> 12 -> 24 -> 48 vectors, 87 ms, before the same dense
+    13 ms): at most two ARPACK runs, and the exact answer of the dense route."""
+    import dank_fast.inner as inner
+
+    kd, d, eta = _flat_tail_instance()
+    runs = []
+    real = inner._eig_arpack
+    monkeypatch.setattr(inner, "_eig_arpack", lambda *a: runs.append(a[1]) or real(*a))
+    sol = inner.inner_minimiser(kd, d, eta, 0.01, route="auto")
+    ref = inner.inner_minimiser(kd, d, eta, 0.01, route="dense")
+    assert sol.route == "dense" and len(runs) <= 2, runs
+    assert sol.deficit == ref.deficit
+    # an explicit "lanczos" still iterates (and stays certified)
+    sl = inner.inner_minimiser(kd, d, eta, 0.01, route="lanczos")
+    assert sl.route == "lanczos"
+    assert sl.deficit <= ref.deficit + 1e-9 * abs(ref.deficit) <= sl.deficit + sl.excess + 1e-8
+
+
+def test_lanczos_block_starts_at_the_size_that_certified_the_warm_start(monkeypatch):
+    """Along a Newton solve the iterative route starts from the block that certified the
+    previous point: one ARPACK run per evaluation instead of regrowing the block each time."""
+    import dank_fast.inner as inner
+
+    K, y, a = instance(360, seed=5, C=8.0, sigma=0.35)
+    kd = KernelData(K)
+    tau = 0.01
+    eta = float(np.sort(np.linalg.eigvalsh(np.outer(a, a) * K))[-12] / (2 * tau))  # rank ~12
+    first = inner.inner_minimiser(kd, a * y, eta, tau, route="lanczos")
+    assert first.route == "lanczos" and first.eigvals.size > first.F.rank + 4  # it had to grow
+    runs = []
+    real = inner._eig_arpack
+    monkeypatch.setattr(inner, "_eig_arpack", lambda *a: runs.append(a[1]) or real(*a))
+    monkeypatch.setattr(inner, "KRYLOV_STEPS", 0)
+    a2 = a * (1.0 + 1e-3 * np.sin(np.arange(a.size)))
+    warm = inner.inner_minimiser(kd, a2 * y, eta, tau, route="lanczos", warm=first)
+    cold = inner.inner_minimiser(kd, a2 * y, eta, tau, route="dense")
+    assert runs and runs[0] >= min(first.eigvals.size, 360 // 5 - 1) and len(runs) == 1, runs
+    assert warm.deficit <= cold.deficit + 1e-9 * abs(cold.deficit)
+    assert cold.deficit <= warm.deficit + warm.excess + 1e-9 * abs(cold.deficit)
+
+
+def test_dense_route_keeps_its_eigenvectors_for_newton_but_results_do_not():
+    """The dense route hands its N x N eigenvectors to the Newton curvature; a result keeps F in
+    factors only (the memory of a result is O(n r))."""
+    K, y, a = instance(60, seed=2, C=1.0, sigma=0.7)
+    sol = inner_minimiser(KernelData(K), a * y, 2.0, 0.01, route="dense")
+    S = np.flatnonzero(a)
+    N = S.size + (S.size < a.size)
+    assert sol.basis is not None and sol.basis.shape == (N, N)
+    np.testing.assert_allclose(sol.basis.T @ sol.basis, np.eye(N), atol=1e-12)
+    res = solve_svm(K, y, C=1.0, eta=2.0, tau=0.01)
+    assert res.inner.basis is None

@@ -196,3 +196,29 @@ def test_multiplier_is_the_middle_of_the_bounds_interval():
     assert np.count_nonzero(~binding) >= 2
     z[2] = 0.5  # one coordinate inside: its y_i g_i
     assert _multiplier(z, g, y, C, 1e-12) == pytest.approx(b[2])
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_exact_curvature_from_the_dense_inner_basis_is_the_exact_curvature(seed):
+    """exact_curvature_basis (the inner's reduced eigenpairs, the zero eigenvalues of the points
+    off the support in closed form) equals exact_curvature_d (its own n x n eigh), on any rows:
+    supports with 0, 1 and many points off them, duplicate points, tau killing eigenvalues."""
+    from dank_fast._newton import exact_curvature_basis
+    from dank_fast.inner import KernelData, inner_minimiser
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(4, 40))
+    X = rng.normal(size=(n, 2))
+    if seed % 3 == 0:
+        X[n // 2:] = X[: n - n // 2]
+    K = compute_kernel(X, sigma=float(2.0 ** rng.integers(-2, 5)))
+    d = rng.uniform(0.05, 1.0, n) * np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    off = [0, 1, int(rng.integers(2, n))][seed % 3]  # points off the support
+    d[rng.permutation(n)[:off]] = 0.0
+    eta = float(10.0 ** rng.uniform(-1, 2))
+    tau = float(rng.choice([0.01, 0.5, 2.0]))
+    inner = inner_minimiser(KernelData(K), d, eta, tau, route="dense")
+    idx = np.sort(rng.permutation(n)[: int(rng.integers(1, n + 1))])
+    H = exact_curvature_basis(K, d, eta, tau, idx, inner.eigvals, inner.basis)
+    ref = exact_curvature_d(K, d, eta, tau, idx)
+    np.testing.assert_allclose(H, ref, atol=1e-12 * np.abs(ref).max())

@@ -308,3 +308,41 @@ def test_curvature_from_the_cached_block_is_the_curvature_from_K(tau, where, mon
     H = _curvature(pr, ev, free)
     monkeypatch.setattr(newton_mod, "_curvature_source", lambda kd, S, dix: (kd.K, dix, S))
     np.testing.assert_array_equal(H, _curvature(pr, ev, free))
+
+
+def test_next_scale_is_the_quadratic_maximiser_along_the_step():
+    """rho = g'dz / (g - g+)'dz maximises the quadratic through the two gradients along dz;
+    the next first trial is t rho clipped to [1, SCALE_MAX], and 1 after a shorter step or
+    when the secant is not concave."""
+    from dank_fast._newton import SCALE_MAX, _next_scale
+
+    z, dz = np.zeros(3), np.array([1.0, -2.0, 0.5])
+    g = np.array([2.0, -1.0, 1.0])  # g'dz = 4.5
+    for gp_dz, t, want in [(0.45, 1.0, 4.5 / 4.05), (0.45, 1.2, 1.2 * 4.5 / 4.05),
+                           (-1.0, 1.0, 1.0), (4.0, 1.0, SCALE_MAX), (5.0, 1.0, 1.0),
+                           (0.45, 0.5, 1.0)]:
+        gp = g - (g @ dz - gp_dz) * dz / (dz @ dz)  # any g+ with g+'dz = gp_dz
+        ev, en = NS(grad=g), NS(grad=gp)
+        assert _next_scale(ev, en, z, z + dz, t) == pytest.approx(min(max(want, 1.0),
+                                                                      SCALE_MAX))
+
+
+def test_scaled_steps_take_fewer_newton_steps_where_the_model_falls_short(monkeypatch):
+    """tau > 0, the model curvature (n > EXACT_FALLBACK_N): full Newton steps fall short by a
+    steady factor (rho ~ 1.1); starting each step at t rho saves steps, same certified value."""
+    import dank_fast._newton as nm
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 2))
+    y = np.where(X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=400) > 0, 1.0, -1.0)
+    K = compute_kernel(X, sigma=0.5)
+    runs = {}
+    for smax in (1.0, nm.SCALE_MAX):
+        monkeypatch.setattr(nm, "SCALE_MAX", smax)
+        runs[smax] = solve_svm(K, y, C=32.0, eta=50.0, tau=0.01, tol=1e-8)
+    plain, scaled = runs[1.0], runs[nm.SCALE_MAX]
+    assert plain.success and scaled.success
+    assert scaled.extra["newton_iter"] < plain.extra["newton_iter"], (
+        scaled.extra, plain.extra)
+    assert scaled.lower <= plain.upper + 1e-9 * abs(plain.upper)
+    assert plain.lower <= scaled.upper + 1e-9 * abs(scaled.upper)

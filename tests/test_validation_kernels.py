@@ -126,3 +126,26 @@ def test_feature_kernel_blocks_refuse_overflow_like_compute_kernel():
     with pytest.raises(ValueError, match="'poly' kernel overflowed.*degree=400") as b:
         FeatureKernel(X, kernel="poly", degree=400).block(np.arange(3), np.arange(3))
     assert str(a.value) == str(b.value)
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 40), m=st.integers(1, 30), d=st.integers(1, 6),
+       log_gamma=st.floats(-6, 6), scale=st.sampled_from([1e-6, 1.0, 1e3]),
+       dup=st.booleans(), seed=st.integers(0, 2**16))
+def test_gaussian_kernel_is_scikit_learns(n, m, d, log_gamma, scale, dup, seed):
+    """The direct Gaussian kernel (no input checks) has scikit-learn's rbf_kernel values, with
+    Z = X (an exact unit diagonal; symmetric only to rounding, as scikit-learn's) and Z != X,
+    duplicates, tiny and huge widths."""
+    from sklearn.metrics.pairwise import rbf_kernel
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) * scale
+    Z = rng.normal(size=(m, d)) * scale
+    if dup:
+        X[n // 2:] = X[: n - n // 2]
+    gamma = float(10.0 ** log_gamma) / scale**2
+    K = compute_kernel(X, gamma=gamma)
+    np.testing.assert_allclose(K, rbf_kernel(X, gamma=gamma), rtol=1e-13, atol=1e-300)
+    assert np.all(np.diag(K) == 1.0)
+    np.testing.assert_allclose(compute_kernel(X, Z, gamma=gamma), rbf_kernel(X, Z, gamma=gamma),
+                               rtol=1e-13, atol=1e-300)

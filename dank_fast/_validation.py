@@ -213,17 +213,23 @@ ROUNDING_ASYMMETRY = 100 * 2.0**-52
 
 
 def max_asymmetry(A: np.ndarray, block: int = 128) -> float:
-    """``max |A_ij - A_ji|`` of a finite square ``A`` in strips of ``block`` rows (temporaries
-    ``block x n``, each in cache while its maximum and minimum are taken; one pass over ``A``:
-    3 ms at n = 2,000 where comparing the strips first took 9 ms). An overflowing difference is
-    ``inf``, which every tolerance rejects."""
+    """``max |A_ij - A_ji|`` of a finite square ``A``, by ``block x block`` tiles of the upper
+    triangle against their mirror tiles (one ``block x block`` buffer; each pair of tiles in
+    cache while it is compared). An overflowing difference is ``inf``, which every tolerance
+    rejects. One pass over ``A``: 8.0 ms at n = 2,000 on an AVX-512 Xeon, where strips of
+    ``block`` rows against the transposed column strips took 12.8 ms (3 ms against 9 ms for
+    the comparison of whole strips on the machine that chose strips)."""
     n = A.shape[0]
     worst = 0.0
+    buf = np.empty((min(block, n), min(block, n)))
     with np.errstate(over="ignore", invalid="ignore"):
         for lo in range(0, n, block):
             hi = min(lo + block, n)
-            D = A[lo:hi, lo:] - A[lo:, lo:hi].T
-            worst = max(worst, float(D.max()), -float(D.min()))
+            for lo2 in range(lo, n, block):
+                hi2 = min(lo2 + block, n)
+                D = np.subtract(A[lo:hi, lo2:hi2], A[lo2:hi2, lo:hi].T,
+                                out=buf[: hi - lo, : hi2 - lo2])
+                worst = max(worst, float(D.max()), -float(D.min()))
     return worst
 
 

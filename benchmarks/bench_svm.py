@@ -202,13 +202,15 @@ def fmt_row(r):
     at = f"{r['rel_gap_at_rule']:.2e}" if r.get("rel_gap_at_rule") is not None else "-"
     if r["method"] != "paper":
         at = ""
+    paired = f"{r['ratio_paired']:.1f}" if r.get("ratio_paired") is not None else "-"
     return (f"{r['n']:>5} {r['C']:>5g} {r['method']:<12} {r['start']:<5} {r['time_s']:>9.3f} "
-            f"{ratio:>10} {r['n_iter']:>6} {r['status']:<9} {r['rel_gap']:>9.2e} "
+            f"{ratio:>10} {paired:>7} {r['n_iter']:>6} {r['status']:<9} {r['rel_gap']:>9.2e} "
             f"{rule:<5} {at:>9}  {r['note']}")
 
 
 HEADER = (f"{'n':>5} {'C':>5} {'method':<12} {'start':<5} {'time_s':>9} {'ratio_SVC':>10} "
-          f"{'n_iter':>6} {'status':<9} {'rel_gap':>9} {'rule':<5} {'gap@rule':>9}  note")
+          f"{'paired':>7} {'n_iter':>6} {'status':<9} {'rel_gap':>9} {'rule':<5} {'gap@rule':>9}"
+          "  note")
 
 
 def main(argv=None):
@@ -278,11 +280,16 @@ def main(argv=None):
                                               alpha0, args.max_time)
                     log(f"  {method} {start}: max_iter {cap}"
                         + (f" (pilot {per_iter * 1e3:.1f} ms/iter)" if per_iter else "") + " ...")
-                    walls = []
+                    walls, paired = [], []
                     for _ in range(max(1, args.solve_repeat)):
+                        # one SVC fit right before each solve: on a VM whose speed drifts by
+                        # tens of percent over minutes, the ratio of adjacent runs is stable
+                        # where the ratio of two medians taken minutes apart is not
+                        svc_now = fit_svc(K, y, C, 1, args.svc_tol)[0]
                         res, wall = run_solve(K, y, C, eta, args.tau, args.tol, method, alpha0,
                                               cap)
                         walls.append(wall)
+                        paired.append(wall / svc_now)
                     wall = statistics.median(walls)
                     notes = []
                     guarded = cap < DEFAULT_MAX_ITER[method]
@@ -306,6 +313,7 @@ def main(argv=None):
                         "n": n, "C": C, "method": method, "start": start,
                         "time_s": wall, "times_s": walls, "solver_time_s": res.time,
                         "ratio_to_SVC": wall / t_svc if t_svc > 0 else None,
+                        "ratio_paired": statistics.median(paired), "ratios_paired": paired,
                         "n_iter": int(res.n_iter), "status": res.status,
                         "rel_gap": float(res.rel_gap), "gap": float(res.gap),
                         "lower": float(res.lower), "upper": float(res.upper),
@@ -339,13 +347,13 @@ def main(argv=None):
                  and x["start"] == "warm"]
             if not r:
                 return "n/a"
-            s = f"{r[0]['ratio_to_SVC']:.1f}x"
+            s = f"{r[0]['ratio_to_SVC']:.1f}x (paired {r[0]['ratio_paired']:.1f}x)"
             return s if r[0]["status"] == "converged" else s + f" ({r[0]['status']})"
         def own(m, C=C):
             r = [x for x in rows if x["n"] == n_big and x["C"] == C and x["method"] == m]
             if not r:
                 return "n/a"
-            s = f"{r[0]['ratio_to_SVC']:.1f}x"
+            s = f"{r[0]['ratio_to_SVC']:.1f}x (paired {r[0]['ratio_paired']:.1f}x)"
             return s if r[0]["status"] == "converged" else s + f" ({r[0]['status']})"
         print(f"n={n_big} C={C:g}: defaults / SVC = {own('defaults')} (all inclusive); auto "
               f"without the PSD test / SVC = {own('auto')}; newton (warm) / SVC = "

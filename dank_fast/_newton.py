@@ -143,8 +143,8 @@ def exact_curvature_basis(K: np.ndarray, d: np.ndarray, eta: float, tau: float,
     if m > 1 and np.any(act) and np.any(out_S):
         WA = W[:, act]
         G0 = (lam[act] - t) / lam[act]
-        P = np.where(np.multiply.outer(out_S, out_S), -1.0 / m, 0.0)
-        P[np.arange(idx.size), np.arange(idx.size)] += out_S
+        same = np.equal.outer(idx, idx)  # (P2 repeats a point: its ah and ac move one d)
+        P = np.where(np.multiply.outer(out_S, out_S), same - 1.0 / m, 0.0)
         H += c * (((WA * G0) @ WA.T) * P)
     return H
 

@@ -202,7 +202,8 @@ def test_multiplier_is_the_middle_of_the_bounds_interval():
 def test_exact_curvature_from_the_dense_inner_basis_is_the_exact_curvature(seed):
     """exact_curvature_basis (the inner's reduced eigenpairs, the zero eigenvalues of the points
     off the support in closed form) equals exact_curvature_d (its own n x n eigh), on any rows:
-    supports with 0, 1 and many points off them, duplicate points, tau killing eigenvalues."""
+    supports with 0, 1 and many points off them, duplicate points, rows repeated as P2's ah_i
+    and ac_i are, tau killing eigenvalues."""
     from dank_fast._newton import exact_curvature_basis
     from dank_fast.inner import KernelData, inner_minimiser
 
@@ -219,6 +220,8 @@ def test_exact_curvature_from_the_dense_inner_basis_is_the_exact_curvature(seed)
     tau = float(rng.choice([0.01, 0.5, 2.0]))
     inner = inner_minimiser(KernelData(K), d, eta, tau, route="dense")
     idx = np.sort(rng.permutation(n)[: int(rng.integers(1, n + 1))])
+    if seed % 2:  # P2: ah_i and ac_i of one point are two coordinates moving the same d_i
+        idx = np.sort(np.concatenate([idx, idx[: max(1, idx.size // 2)]]))
     H = exact_curvature_basis(K, d, eta, tau, idx, inner.eigvals, inner.basis)
     ref = exact_curvature_d(K, d, eta, tau, idx)
     np.testing.assert_allclose(H, ref, atol=1e-12 * np.abs(ref).max())

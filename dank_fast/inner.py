@@ -444,9 +444,9 @@ class InnerSolution:
     tail_bound : float
         Upper bound ``g`` of the largest eigenvalue not computed (0 on the exact routes).
     basis : ndarray or None
-        On the ``"dense"`` route, the eigenvectors of the reduced ``M`` (columns, in the order
-        of ``eigvals``; ``N x N`` with ``N = |S| + 1`` at most :data:`DENSE_LIMIT` + 1): the
-        solvers' exact Newton curvature reuses them. None elsewhere, and in results
+        On the ``"dense"`` route with ``N = |S| + 1 <= DENSE_LIMIT + 1``, the eigenvectors of
+        the reduced ``M`` (columns, in the order of ``eigvals``; at most 323 kB): the solvers'
+        exact Newton curvature reuses them. None elsewhere, and in results
         (:func:`dank_fast._accelerated.finish` drops it).
     """
 
@@ -823,7 +823,9 @@ def _inner(kd, d, S, eta, tau, route, warm, excess_tol) -> InnerSolution:
         lam, W = _eig_dense(red)
         deficit = base + float(np.sort(_psi(np.maximum(lam, 0.0), t)).sum())
         excess, tail, used = 0.0, 0.0, "dense"
-        theta, Uk, basis = lam, W, W
+        theta, Uk = lam, W
+        basis = W if N <= DENSE_LIMIT + 1 else None  # kept small (the dense fallback reaches
+        # N = DENSE_FALLBACK: 72 MB per evaluation that no curvature would read)
     else:
         theta, Uk = rz.theta, rz.U
         deficit = base + rz.deficit_part

@@ -685,3 +685,14 @@ def test_dense_route_keeps_its_eigenvectors_for_newton_but_results_do_not():
     np.testing.assert_allclose(sol.basis.T @ sol.basis, np.eye(N), atol=1e-12)
     res = solve_svm(K, y, C=1.0, eta=2.0, tau=0.01)
     assert res.inner.basis is None
+
+
+def test_dense_fallback_keeps_no_large_basis(monkeypatch):
+    """The eigenvectors are kept only up to DENSE_LIMIT + 1 (the dense fallback of the Lanczos
+    route reaches N = DENSE_FALLBACK, where they would be 72 MB per evaluation)."""
+    import dank_fast.inner as inner
+
+    K, y, a = instance(60, seed=2, C=1.0, sigma=0.7)
+    monkeypatch.setattr(inner, "DENSE_LIMIT", 20)
+    sol = inner.inner_minimiser(KernelData(K), a * y, 2.0, 0.01, route="dense")
+    assert sol.route == "dense" and sol.basis is None

@@ -114,10 +114,10 @@ def _precomputed_dual(K: np.ndarray, y: np.ndarray, C: float, tol: float,
     solve). None when this scikit-learn's binding does not take these arguments: the caller
     then fits ``SVC``.
     """
-    if _sk_libsvm is None:
-        return None
-    Kc = np.ascontiguousarray(K, dtype=np.float64)
     labels = (y > 0).astype(np.float64)  # SVC.fit: np.unique(y, return_inverse=True)
+    if _sk_libsvm is None or labels.min() == labels.max():
+        return None  # (one class: libsvm returns zeros where SVC.fit raises; SVC says why)
+    Kc = np.ascontiguousarray(K, dtype=np.float64)
     try:
         _sk_libsvm.set_verbosity_wrap(0)  # libsvm's global switch (SVC.fit sets it each time)
         out = _sk_libsvm.fit(

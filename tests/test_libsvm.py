@@ -111,3 +111,10 @@ def test_direct_binding_is_silent_in_a_fresh_process():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout == "" and "optimization finished" not in out.stderr
+
+
+def test_one_class_is_refused_as_svc_refuses_it():
+    """libsvm itself returns a zero dual for one class; svc_dual must not: SVC.fit's error."""
+    K, y, C = _instance(3)
+    with pytest.raises(ValueError, match="number of classes"):
+        svc_dual(K, np.ones_like(y), C)

@@ -64,7 +64,17 @@ def parse_args(argv=None):
     p.add_argument("--tol", type=float, default=1e-6)
     p.add_argument("--no-warm", action="store_true", help="skip the warm-started fits")
     p.add_argument("--json", default=None, help="write every grid point to this file")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.json and not os.path.isdir(os.path.dirname(os.path.abspath(args.json))):
+        p.error(f"--json: directory of {args.json!r} does not exist")
+    from verification.experiments.data import CLASSIFICATION  # start-up: the package's CLI
+
+    unknown = [d for d in args.datasets if d not in CLASSIFICATION]
+    if unknown:
+        p.error(f"--datasets: unknown {', '.join(unknown)}; known: {', '.join(CLASSIFICATION)}")
+    if args.repeat < 1 or not 1 <= args.folds <= 5:
+        p.error("--repeat must be at least 1 and --folds between 1 and 5")
+    return args
 
 
 def training_folds(name: str, data_dir, n_folds: int):

@@ -90,7 +90,15 @@ def parse_args(argv=None):
     p.add_argument("--blas-threads", type=int, default=None,
                    help="limit BLAS threads with threadpoolctl (default: library default)")
     p.add_argument("--json", default=None, help="write all rows and metadata to this file")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    # a run takes minutes: refuse what would fail at its end, before it starts
+    for name in ("sizes", "repeat", "solve_repeat"):
+        v = getattr(args, name)
+        if min(v if isinstance(v, list) else [v]) < 1:
+            p.error(f"--{name.replace('_', '-')} must be at least 1, got {v}")
+    if args.json and not os.path.isdir(os.path.dirname(os.path.abspath(args.json))):
+        p.error(f"--json: directory of {args.json!r} does not exist")
+    return args
 
 
 def log(msg):

@@ -82,14 +82,13 @@ def svc_dual(K: np.ndarray, y: np.ndarray, C: float, tol: float = 1e-4) -> np.nd
     could run for minutes.
     """
     limit = svc_iteration_limit(y.size)
-    if not isinstance(K, FeatureKernel):
-        a = _precomputed_dual(K, y, C, tol, limit)
-        if a is not None:
-            return a
     if isinstance(K, FeatureKernel):  # libsvm computes the kernel from the features
         svc, data, scale = (SVC(C=C, tol=tol, max_iter=limit, cache_size=500, **K.svc_params()),
                             K.X, lambda: "kernel from features")
     else:
+        a = _precomputed_dual(K, y, C, tol, limit)
+        if a is not None:
+            return a
         svc, data = SVC(kernel="precomputed", C=C, tol=tol, max_iter=limit), K
         scale = lambda: f"C * max|K| = {C * max_abs(K):.3g}"  # noqa: E731
     fit_limited(svc, data, y, lambda: _svc_limit_message(limit, scale()))

@@ -546,11 +546,10 @@ def _multiplier(z: np.ndarray, g: np.ndarray, y: np.ndarray, C: float, margin: f
         return float(np.mean(b[inside]))
     at0 = z <= margin
     keeps_above = (at0 & (y > 0)) | (~at0 & (y < 0))
-    lo = float(b[keeps_above].max()) if np.any(keeps_above) else None
-    hi = float(b[~keeps_above].min()) if not np.all(keeps_above) else None
-    if lo is None or hi is None:
-        return 0.0 if lo is None and hi is None else (lo if hi is None else hi)
-    return 0.5 * (lo + hi)
+    ends = [float(b[keeps_above].max())] if np.any(keeps_above) else []
+    if not np.all(keeps_above):
+        ends.append(float(b[~keeps_above].min()))
+    return float(np.mean(ends)) if ends else 0.0  # one kind only: its end binds every bound
 
 
 #: halvings of the projected step tried along the projection arc before the ratio test
@@ -565,7 +564,8 @@ BURST_ITER = 50
 
 def _newton_step(problem, z, ev, quick: float, reuse: _Factor | None = None,
                  rough: bool | None = None, scale: float = 1.0):
-    """One projected Newton step from ``z``; the accepted ``(z+, ev+, factor)`` or None.
+    """One projected Newton step from ``z``: ``((z+, ev+, t), factor)``, ``t`` the multiple of
+    the Newton direction taken (:func:`_step_along`), or None.
 
     None when no coordinate is free, the curvature is not positive definite, or neither the
     full projected step nor any halving of the ratio-test step (down to ``1e-12``) is accepted
@@ -573,8 +573,7 @@ def _newton_step(problem, z, ev, quick: float, reuse: _Factor | None = None,
     (:func:`_reusable`); when its step is not accepted the step is redone with a new one.
     ``rough`` (default: the quick relative gap above :data:`ROUGH_GAP`): the direction from an
     unrefined float32 factor; when its step is not accepted the step is redone in float64.
-    ``scale``: the first trial step's multiple of the Newton step (:func:`_step_along`).
-    The accepted triple's first entry is ``(z+, ev+, t)``, ``t`` the multiple taken.
+    ``scale``: the first trial step's multiple of the Newton step (:func:`_next_scale`).
     """
     C = problem.C
     y = problem.eq_vector  # normal of the equality constraint (None for P3)

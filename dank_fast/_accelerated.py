@@ -115,10 +115,13 @@ def _initial_L(problem, ev) -> float:
     return max(float(np.linalg.norm(e2.grad - g) / np.linalg.norm(dz)), 1e-6)
 
 
-def _without_basis(inner):
-    """The inner solution without the eigenvectors of the dense route (``N x N``; only the
-    solvers' Newton curvature uses them): a result keeps ``F`` in factors only."""
-    return inner if inner.basis is None else dataclasses.replace(inner, basis=None)
+def _without_scratch(inner):
+    """The inner solution without what only the solvers' Newton curvature reads (the dense
+    route's ``N x N`` eigenvectors, the curvature's diagonal): a result keeps ``F`` in factors
+    only."""
+    if inner.basis is None and inner.kk_d2 is None:
+        return inner
+    return dataclasses.replace(inner, basis=None, kk_d2=None)
 
 
 def finish(problem, z, ev, cert, status, n_iter, t_start, method, hist, tol, raw=None):
@@ -152,7 +155,7 @@ def finish(problem, z, ev, cert, status, n_iter, t_start, method, hist, tol, raw
         time=time.perf_counter() - t_start,
         method=method,
         certificate=cert,
-        inner=_without_basis(ev.inner),
+        inner=_without_scratch(ev.inner),
         kernel=problem.kd,
         history=hist,
         projection_distance=proj_dist,

@@ -320,18 +320,21 @@ class KernelData:
             out[lo:lo + ROW_BLOCK] = np.abs(self.K[np.ix_(rows, S)]) @ X
         return out
 
-    def gamma_sums(self, S: np.ndarray, dS: np.ndarray) -> tuple[float, float, float]:
-        """``(d'Kd, sum_ij d_i^2 d_j^2 K_ij^2, sum_i d_i^2 K_ii)`` over ``S``, exactly.
+    def gamma_sums(self, S: np.ndarray, dS: np.ndarray
+                   ) -> tuple[float, float, float, np.ndarray]:
+        """``(d'Kd, sum_ij d_i^2 d_j^2 K_ij^2, sum_i d_i^2 K_ii, (K o K)[S][:, S] d_S^2)`` over
+        ``S``, exactly.
 
-        ``1'Gamma 1``, ``||Gamma||_F^2`` and ``tr Gamma`` are these divided by ``4 eta``,
-        ``16 eta^2`` and ``4 eta``. One pass over ``K[S][:, S]`` in row blocks (bounded
-        temporaries, no ``K o K``).
+        ``1'Gamma 1``, ``||Gamma||_F^2`` and ``tr Gamma`` are the first three divided by ``4
+        eta``, ``16 eta^2`` and ``4 eta``; the vector (length ``|S|``), whose dot product with
+        ``d_S^2`` is the second, is the diagonal of the Newton curvature model on the support
+        (:func:`dank_fast._newton._curvature`). One pass over ``K[S][:, S]`` in row blocks
+        (bounded temporaries, no ``K o K``).
         """
         if S.size == 0:
-            return 0.0, 0.0, 0.0
+            return 0.0, 0.0, 0.0, np.zeros(0)
         d2 = dS * dS
         quad = 0.0
-        sq = 0.0
         if self._copy(S):
             src, rows_of, dv, d2v = self.block(S), S, dS, d2
         else:  # contiguous row slices of K itself, d zero-padded: no fancy-indexed copies
@@ -339,13 +342,17 @@ class KernelData:
             dv = np.zeros(self.n)
             dv[S] = dS
             d2v = dv * dv
+        kk = np.empty(rows_of.size)
         for lo in range(0, rows_of.size, ROW_BLOCK):
             rows = slice(lo, min(lo + ROW_BLOCK, rows_of.size))
             B = src[rows]
             quad += float(dv[rows] @ (B @ dv))
-            sq += float(d2v[rows] @ ((B * B) @ d2v))
+            kk[rows] = (B * B) @ d2v
+        if rows_of.size != S.size:
+            kk = kk[S]
+        sq = float(d2 @ kk)
         tr = float(d2 @ self.diag[S])
-        return quad, sq, tr
+        return quad, sq, tr, kk
 
 
 @dataclass
@@ -448,6 +455,10 @@ class InnerSolution:
         the reduced ``M`` (columns, in the order of ``eigvals``; at most 323 kB): the solvers'
         exact Newton curvature reuses them. None elsewhere, and in results
         (:func:`dank_fast._accelerated.finish` drops it).
+    kk_d2 : ndarray or None
+        ``(K o K)[S][:, S] d_S^2`` on the support ``S`` of ``d`` (:meth:`KernelData.gamma_sums`
+        computes it anyway): the diagonal of the solvers' Newton curvature model. None where
+        ``S`` is empty, and in results.
     """
 
     F: LowRankF | CenteredF
@@ -457,6 +468,7 @@ class InnerSolution:
     route: str
     tail_bound: float = 0.0
     basis: np.ndarray | None = field(default=None, repr=False)
+    kk_d2: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def exact(self) -> bool:
@@ -796,12 +808,13 @@ def _inner(kd, d, S, eta, tau, route, warm, excess_tol) -> InnerSolution:
     n = kd.n_total
     s = S.size
     dS = d[S]
-    quad, sq, tr = kd.gamma_sums(S, dS)
+    quad, sq, tr, kk = kd.gamma_sums(S, dS)
     # (sq / 4 eta) / 4 eta, not sq / (16 eta^2): eta^2 underflows for eta < 1e-154
     one_g_one, g_frob2, g_trace = quad / (4 * eta), sq / (4 * eta) / (4 * eta), tr / (4 * eta)
     if tau == 0.0:
         F = CenteredF(d=d, eta=eta, _kd=kd)
-        return InnerSolution(F, -(2 * one_g_one + g_frob2), 0.0, np.empty(0), "closed")
+        return InnerSolution(F, -(2 * one_g_one + g_frob2), 0.0, np.empty(0), "closed",
+                             kk_d2=kk)
     t = tau / 2.0
     if s == 0:  # M = 11': one eigenvalue n with eigenvector 1/sqrt(n)
         mu = np.array([n - t]) if n > t else np.empty(0)
@@ -841,7 +854,7 @@ def _inner(kd, d, S, eta, tau, route, warm, excess_tol) -> InnerSolution:
         rest = np.ones(kd.n, dtype=bool)
         rest[S] = False
         U[rest] = ghost
-    return InnerSolution(LowRankF(mu, U, ghost), deficit, excess, theta, used, tail, basis)
+    return InnerSolution(LowRankF(mu, U, ghost), deficit, excess, theta, used, tail, basis, kk)
 
 
 def apply_FK(F: LowRankF | CenteredF, kd: KernelData, x: np.ndarray) -> np.ndarray:

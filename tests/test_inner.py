@@ -229,7 +229,7 @@ def test_ritz_bound_is_rigorous_for_any_subspace(k, subspace):
     kd = KernelData(K)
     S = np.flatnonzero(d)
     red = _Reduced(kd, d, S, eta)
-    quad, sq, tr = kd.gamma_sums(S, d[S])
+    quad, sq, tr, _ = kd.gamma_sums(S, d[S])
     g_frob2, g_trace = sq / (16 * eta**2), tr / (4 * eta)
     lam, V = np.linalg.eigh(red.dense())
     V = V[:, ::-1]
@@ -696,3 +696,28 @@ def test_dense_fallback_keeps_no_large_basis(monkeypatch):
     monkeypatch.setattr(inner, "DENSE_LIMIT", 20)
     sol = inner.inner_minimiser(KernelData(K), a * y, 2.0, 0.01, route="dense")
     assert sol.route == "dense" and sol.basis is None
+
+
+@pytest.mark.parametrize("copy", [True, False])
+def test_gamma_sums_are_the_sums_of_gamma_and_the_curvature_diagonal(copy, monkeypatch):
+    """``gamma_sums`` returns d'Kd, ||D K D||_F^2, tr(D K D) and ``(K o K)[S][:, S] d_S^2``,
+    from the cached block or (above the copy size) from K itself with d zero-padded."""
+    rng = np.random.default_rng(11)
+    n = 70
+    K = gaussian_kernel(rng.normal(size=(n, 3)), 0.8)
+    d = rng.normal(size=n) * (rng.random(n) < 0.6)
+    S = np.flatnonzero(d)
+    kd = KernelData(K)
+    if not copy:
+        monkeypatch.setattr(kd, "_copy", lambda S: False)
+    quad, sq, tr, kk = kd.gamma_sums(S, d[S])
+    B = K[np.ix_(S, S)]
+    dS = d[S]
+    np.testing.assert_allclose([quad, sq, tr],
+                               [dS @ B @ dS, np.sum((np.outer(dS, dS) * B) ** 2),
+                                np.sum(dS**2 * np.diag(B))], rtol=1e-12)
+    np.testing.assert_allclose(kk, (B * B) @ dS**2, rtol=1e-12)
+    sol = inner_minimiser(kd, d, 2.0, 0.01, route="lanczos")
+    np.testing.assert_array_equal(sol.kk_d2, kk)
+    res = solve_svm(K, np.where(d >= 0, 1.0, -1.0), C=1.0, eta=2.0, tau=0.01)
+    assert res.inner.kk_d2 is None  # a result keeps no scratch of the solver

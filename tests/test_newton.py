@@ -23,13 +23,17 @@ def _data(n, seed=0):
     return compute_kernel(X, sigma=1.0), y, X
 
 
+@pytest.mark.parametrize("zeros", [False, True])
 @pytest.mark.parametrize("eta", [0.3, 5.0])
-def test_curvature_is_exact_hessian_for_tau0(eta):
-    """For tau = 0 the model is -hess h: compare with central differences of grad h."""
+def test_curvature_is_exact_hessian_for_tau0(eta, zeros):
+    """For tau = 0 the model is -hess h: compare with central differences of grad h; with
+    ``zeros``, free points off the support (their diagonal is not the evaluation's)."""
     K, y, _ = _data(14, seed=1)
     rng = np.random.default_rng(2)
     pr = SVMProblem(K, y, 1.0, eta, 0.0)
     a = rng.uniform(0.1, 0.9, 14)
+    if zeros:
+        a[::3] = 0.0
     ev = pr.evaluate(a)
     free = np.arange(14)
     H = _curvature(pr, ev, free)

@@ -293,22 +293,31 @@ def test_newton_certifies_from_any_start_without_fallback(seed, n, dup, sigma, C
 
 
 @pytest.mark.parametrize("tau", [0.0, 0.01])
-@pytest.mark.parametrize("where", ["support", "beyond"])
+@pytest.mark.parametrize("where", ["support", "beyond", "small"])
 def test_curvature_from_the_cached_block_is_the_curvature_from_K(tau, where, monkeypatch):
     """Where every free coordinate is in the support, ``_curvature`` reads the rows of the
-    cached block ``K[S][:, S]`` instead of ``K``: the same matrix, entry for entry; a free set
-    beyond the support reads ``K``."""
+    cached block ``K[S][:, S]`` instead of ``K``; a free set beyond the support reads that
+    block bordered by the rows of its points off the support, unless it is so small beside the
+    support that reading its rows of ``K`` copies less (``small``). The same matrix, entry for
+    entry, as from ``K``."""
     import dank_fast._newton as newton_mod
 
     K, y, _ = _data(90, seed=11)
     rng = np.random.default_rng(12)
     pr = SVMProblem(K, y, 1.0, 3.0, tau)
-    a = np.where(rng.random(90) < 0.5, rng.uniform(0.1, 0.9, 90), 0.0)
+    a = np.where(rng.random(90) < (0.6 if where == "small" else 0.25), rng.uniform(0.1, 0.9, 90),
+                 0.0)
     ev = pr.evaluate(a)
     S = np.flatnonzero(a)
-    free = S[::2] if where == "support" else np.sort(np.r_[S[::2], np.flatnonzero(a == 0)[:5]])
+    zeros = np.flatnonzero(a == 0)
+    free = {"support": S[::2], "beyond": np.sort(np.r_[S, zeros[:5]]),
+            "small": np.sort(np.r_[S[:4], zeros[:2]])}[where]
     src, cols, _ = newton_mod._curvature_source(pr.kd, S, free)
-    assert (src is not pr.kd.K) == (where == "support")
+    assert (src is pr.kd.K) == (where == "small")
+    if where == "beyond":
+        V = np.r_[S, zeros[:5]]
+        np.testing.assert_array_equal(src, pr.kd.K[np.ix_(V, V)])
+    np.testing.assert_array_equal(src[np.ix_(cols, cols)], pr.kd.K[np.ix_(free, free)])
     H = _curvature(pr, ev, free)
     monkeypatch.setattr(newton_mod, "_curvature_source", lambda kd, S, dix: (kd.K, dix, S))
     np.testing.assert_array_equal(H, _curvature(pr, ev, free))

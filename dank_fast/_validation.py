@@ -58,6 +58,7 @@ __all__ = [
     "psd_tolerance",
     "refuse_non_numeric_kernel",
     "symmetry_tolerance",
+    "validate_kernel_matrix",
 ]
 
 #: ``(lo, hi)`` of both dimensionless scales of the representable range (docs/validity.md).
@@ -213,24 +214,41 @@ ROUNDING_ASYMMETRY = 100 * 2.0**-52
 
 
 def max_asymmetry(A: np.ndarray, block: int = 128) -> float:
-    """``max |A_ij - A_ji|`` of a finite square ``A``, by ``block x block`` tiles of the upper
-    triangle against their mirror tiles (one ``block x block`` buffer; each pair of tiles in
-    cache while it is compared). An overflowing difference is ``inf``, which every tolerance
-    rejects. One pass over ``A``: 8.0 ms at n = 2,000 on an AVX-512 Xeon, where strips of
-    ``block`` rows against the transposed column strips took 12.8 ms (3 ms against 9 ms for
-    the comparison of whole strips on the machine that chose strips)."""
+    """``max |A_ij - A_ji|`` of a finite square ``A`` (:func:`symmetry_scan`)."""
+    return symmetry_scan(A, block)[0]
+
+
+def symmetry_scan(A: np.ndarray, block: int = 128) -> tuple[float, float, float]:
+    """``(max |A_ij - A_ji|, max A, min A)`` of a square ``A`` in one pass over it.
+
+    By ``block x block`` tiles of the upper triangle against their mirror tiles (one ``block x
+    block`` buffer; each pair of tiles in cache while it is compared and reduced). The extremes
+    propagate NaN (each tile's, then all of them, are reduced by numpy); the asymmetry is
+    meaningful only when both are finite. An overflowing difference is ``inf``, which every
+    tolerance rejects. The asymmetry alone: 8.0 ms at n = 2,000 on an AVX-512 Xeon, where
+    strips of ``block`` rows against the transposed column strips took 12.8 ms; the extremes
+    in the same pass spare the two passes of ``A.max()`` and ``A.min()``.
+    """
     n = A.shape[0]
     worst = 0.0
     buf = np.empty((min(block, n), min(block, n)))
+    tops, bottoms = [], []
     with np.errstate(over="ignore", invalid="ignore"):
         for lo in range(0, n, block):
             hi = min(lo + block, n)
             for lo2 in range(lo, n, block):
                 hi2 = min(lo2 + block, n)
-                D = np.subtract(A[lo:hi, lo2:hi2], A[lo2:hi2, lo:hi].T,
-                                out=buf[: hi - lo, : hi2 - lo2])
+                T, M = A[lo:hi, lo2:hi2], A[lo2:hi2, lo:hi]
+                tops.append(T.max())
+                bottoms.append(T.min())
+                if lo2 != lo:
+                    tops.append(M.max())
+                    bottoms.append(M.min())
+                D = np.subtract(T, M.T, out=buf[: hi - lo, : hi2 - lo2])
                 worst = max(worst, float(D.max()), -float(D.min()))
-    return worst
+    if not tops:
+        return 0.0, 0.0, 0.0
+    return worst, float(np.max(tops)), float(np.min(bottoms))
 
 
 def kernel_scale(K: np.ndarray) -> float:
@@ -242,6 +260,8 @@ def kernel_scale(K: np.ndarray) -> float:
 
 def check_kernel_matrix(K, *, check_psd: bool = True, name: str = "K") -> np.ndarray:
     """Validate a precomputed kernel matrix by the rule of docs/validity.md.
+
+    The matrix of :func:`validate_kernel_matrix` (which also returns its extremes).
 
     Parameters
     ----------
@@ -285,6 +305,17 @@ def check_kernel_matrix(K, *, check_psd: bool = True, name: str = "K") -> np.nda
     eigenvalue in the message, iff it is below the threshold, so that the decision agrees with
     the eigenvalue route of ``dank_ref`` except within rounding of the threshold.
     """
+    return validate_kernel_matrix(K, check_psd=check_psd, name=name)[0]
+
+
+def validate_kernel_matrix(K, *, check_psd: bool = True, name: str = "K"
+                           ) -> tuple[np.ndarray, float, float]:
+    """:func:`check_kernel_matrix`, returning ``(A, min A, max A)`` for the validated ``A``
+    (:class:`dank_fast.inner.KernelData` takes them instead of two more passes over ``A``).
+
+    A float64 input is scanned once for its extremes and its asymmetry together
+    (:func:`symmetry_scan`); other dtypes are converted first.
+    """
     raw = _real_array(K, name)
     if raw.ndim != 2:
         raise ValueError(f"{name} must be 2-dimensional, got shape {raw.shape}")
@@ -293,19 +324,26 @@ def check_kernel_matrix(K, *, check_psd: bool = True, name: str = "K") -> np.nda
         raise ValueError(f"{name} must be a square matrix, got shape {raw.shape}")
     if n == 0:
         raise ValueError(f"{name} is empty (shape {raw.shape})")
-    # a finite max and min prove every entry finite (NaN propagates through both): the
-    # elementwise test (an n x n temporary) is needed only when one of them is not
-    s_raw = kernel_scale(raw) if raw.dtype.kind == "f" else None
-    if s_raw is not None and not math.isfinite(s_raw) and not np.all(np.isfinite(raw)):
-        raise ValueError(f"{name} contains NaN or infinity")
     eps_sym = symmetry_tolerance(raw.dtype)
     eps_psd = psd_tolerance(raw.dtype)
-    with np.errstate(over="ignore"):
-        A = np.asarray(raw, dtype=np.float64)
-    s = s_raw if A is raw else kernel_scale(A)  # a float64 input: the same two passes
-    if not math.isfinite(s):
-        raise ValueError(f"{name} has entries beyond the float64 range (about 1.8e308)")
-    asym = max_asymmetry(A)
+    if raw.dtype == np.float64:
+        A = raw
+        # finite extremes prove every entry finite (NaN propagates through both)
+        asym, kmax, kmin = symmetry_scan(A)
+        if not (math.isfinite(kmax) and math.isfinite(kmin)):
+            raise ValueError(f"{name} contains NaN or infinity")
+    else:
+        # the elementwise test (an n x n temporary) only when the extremes are not finite
+        s_raw = kernel_scale(raw) if raw.dtype.kind == "f" else None
+        if s_raw is not None and not math.isfinite(s_raw) and not np.all(np.isfinite(raw)):
+            raise ValueError(f"{name} contains NaN or infinity")
+        with np.errstate(over="ignore"):
+            A = np.asarray(raw, dtype=np.float64)
+        kmax, kmin = float(A.max()), float(A.min())
+        if not (math.isfinite(kmax) and math.isfinite(kmin)):
+            raise ValueError(f"{name} has entries beyond the float64 range (about 1.8e308)")
+        asym = max_asymmetry(A)
+    s = max(kmax, -kmin, 0.0)
     if asym > 0.0:
         if not asym <= eps_sym * s:
             raise ValueError(
@@ -315,9 +353,10 @@ def check_kernel_matrix(K, *, check_psd: bool = True, name: str = "K") -> np.nda
             )
         if asym > ROUNDING_ASYMMETRY * s or A is not raw:
             A = 0.5 * A + 0.5 * A.T  # exactly symmetric (addition commutes), cannot overflow
+            kmax, kmin = float(A.max()), float(A.min())
     if check_psd and s > 0.0:
         _check_psd(A, s, eps_psd, name)
-    return A
+    return A, kmin, kmax
 
 
 def refuse_non_numeric_kernel(X, name: str = "X (the precomputed kernel)") -> None:

@@ -12,11 +12,11 @@ from ._scaling import canonical_factor, recertify_zero_kernel, unscale
 from ._validation import (
     check_binary_labels,
     check_finite_array,
-    check_kernel_matrix,
     check_nonnegative,
     check_positive,
     check_representable,
     check_solver_options,
+    validate_kernel_matrix,
 )
 from .certificate import svm_certificate
 from .feature_kernel import FeatureKernel
@@ -123,7 +123,8 @@ def solve_svm(
     if isinstance(K, KernelData):
         kd = K
     else:
-        kd = KernelData(check_kernel_matrix(K, check_psd=check_psd))
+        A, kmin, kmax = validate_kernel_matrix(K, check_psd=check_psd)
+        kd = KernelData(A, extremes=(kmin, kmax))
     y = check_binary_labels(y, kd.n)
     C = check_positive(C, "C")
     eta = check_positive(eta, "eta")

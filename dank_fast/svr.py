@@ -48,13 +48,13 @@ from ._scaling import unscale as _unscale
 from ._validation import (
     FEASIBILITY_RTOL,
     check_finite_array,
-    check_kernel_matrix,
     check_nonnegative,
     check_positive,
     check_representable,
     check_solver_options,
     check_targets,
     feasibility_violation,
+    validate_kernel_matrix,
 )
 from .certificate import Certificate, best_bias, certify_svr, svr_certificate, svr_scale
 from .inner import KernelData
@@ -291,7 +291,8 @@ def solve_svr(
     if isinstance(K, KernelData):
         kd = K
     else:
-        kd = KernelData(check_kernel_matrix(K, check_psd=check_psd))
+        A, kmin, kmax = validate_kernel_matrix(K, check_psd=check_psd)
+        kd = KernelData(A, extremes=(kmin, kmax))
     n = kd.n
     y = check_targets(y, n)
     C = check_positive(C, "C")

@@ -35,7 +35,7 @@ from scipy.linalg import eigh
 from scipy.linalg.lapack import dpotrf
 
 from ._psd import lowrank_gershgorin_psd
-from .inner import blas_threads
+from .inner import KernelData, blas_threads
 
 __all__ = [
     "FEASIBILITY_RTOL",
@@ -46,6 +46,7 @@ __all__ = [
     "check_finite_array",
     "check_integer",
     "check_kernel_matrix",
+    "checked_kernel_data",
     "check_labels_pm1",
     "check_nonnegative",
     "check_positive",
@@ -357,6 +358,13 @@ def validate_kernel_matrix(K, *, check_psd: bool = True, name: str = "K"
     if check_psd and s > 0.0:
         _check_psd(A, s, eps_psd, name)
     return A, kmin, kmax
+
+
+def checked_kernel_data(K, *, check_psd: bool = True) -> KernelData:
+    """:class:`dank_fast.inner.KernelData` of the kernel :func:`validate_kernel_matrix`
+    accepts, with the extremes its scan found (no further pass over ``K``)."""
+    A, kmin, kmax = validate_kernel_matrix(K, check_psd=check_psd)
+    return KernelData(A, extremes=(kmin, kmax))
 
 
 def refuse_non_numeric_kernel(X, name: str = "X (the precomputed kernel)") -> None:

@@ -16,7 +16,7 @@ from ._validation import (
     check_positive,
     check_representable,
     check_solver_options,
-    validate_kernel_matrix,
+    checked_kernel_data,
 )
 from .certificate import svm_certificate
 from .feature_kernel import FeatureKernel
@@ -123,8 +123,7 @@ def solve_svm(
     if isinstance(K, KernelData):
         kd = K
     else:
-        A, kmin, kmax = validate_kernel_matrix(K, check_psd=check_psd)
-        kd = KernelData(A, extremes=(kmin, kmax))
+        kd = checked_kernel_data(K, check_psd=check_psd)
     y = check_binary_labels(y, kd.n)
     C = check_positive(C, "C")
     eta = check_positive(eta, "eta")

@@ -53,8 +53,8 @@ from ._validation import (
     check_representable,
     check_solver_options,
     check_targets,
+    checked_kernel_data,
     feasibility_violation,
-    validate_kernel_matrix,
 )
 from .certificate import Certificate, best_bias, certify_svr, svr_certificate, svr_scale
 from .inner import KernelData
@@ -291,8 +291,7 @@ def solve_svr(
     if isinstance(K, KernelData):
         kd = K
     else:
-        A, kmin, kmax = validate_kernel_matrix(K, check_psd=check_psd)
-        kd = KernelData(A, extremes=(kmin, kmax))
+        kd = checked_kernel_data(K, check_psd=check_psd)
     n = kd.n
     y = check_targets(y, n)
     C = check_positive(C, "C")

@@ -261,7 +261,13 @@ def _curvature(problem, ev, free: np.ndarray, dtype=np.float64,
             out *= KB
             late = np.flatnonzero(need[sel])
             if late.size:  # rows off the support: (K o K)[i, S] d_S^2 from the rows just taken
-                KS = np.take(Krows[late], cS, axis=1) if cS is not None else Krows[late]
+                if cS is None:
+                    KS = Krows[late]
+                elif late.size * (Krows.shape[1] + cS.size) < (hi - lo) * cS.size:
+                    KS = np.take(Krows[late], cS, axis=1)  # a few rows: copy those only
+                else:  # many: the support's columns of all rows, then those rows
+                    KS = np.take(Krows, cS, axis=1)
+                    KS = KS[late] if late.size < hi - lo else KS
                 KS *= KS
                 kkd[sel[late]] = KS @ d2S
             out[np.arange(hi - lo), sel] += c * kkd[sel]  # sv_i^2 = 1

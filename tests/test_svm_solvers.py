@@ -391,9 +391,9 @@ def test_tiny_and_huge_C_give_feasible_certified_points(method, C):
     assert 0 <= r.rel_gap <= 1e-6
 
 
-def test_auto_seeds_newton_with_a_loose_svc_and_still_certifies(monkeypatch):
+def test_auto_seeds_newton_with_its_own_svc_and_certifies(monkeypatch):
     """``method="auto"`` without ``alpha0`` fits its SVC at ``WARM_SVC_TOL`` (eta is the
-    caller's: the SVC only starts Newton) and certifies ``tol`` as from an exact SVC start."""
+    caller's: the SVC only starts Newton) and certifies ``tol`` as from a more exact start."""
     import dank_fast.svm as svm_mod
 
     rng = np.random.default_rng(8)

@@ -296,8 +296,8 @@ class KernelData:
         if S.tobytes() == self._cols_key:
             return self.columns(S) @ X
         R = self.rows(S)  # K symmetric: K[:, S] = K[S, :]'
-        if R is not None:
-            return R.T @ X
+        if R is not None:  # as (X' R)': BLAS reads the C-ordered rows in order (R' X: twice
+            return (X.T @ R).T  # the time, 2.2 against 1.1 ms at 676 x 2,000, 3 columns)
         if S.size <= 0.25 * self.n:
             return self.columns(S) @ X
         if S.size <= self.SUPPORT_ROWS_FRACTION * self.n:

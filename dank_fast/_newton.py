@@ -261,21 +261,30 @@ def _curvature(problem, ev, free: np.ndarray, dtype=np.float64,
             out *= KB
             late = np.flatnonzero(need[sel])
             if late.size:  # rows off the support: (K o K)[i, S] d_S^2 from the rows just taken
-                if cS is None:
-                    KS = Krows[late]
-                elif late.size * (Krows.shape[1] + cS.size) < (hi - lo) * cS.size:
-                    KS = np.take(Krows[late], cS, axis=1)  # a few rows: copy those only
-                else:  # many: the support's columns of all rows, then those rows
-                    KS = np.take(Krows, cS, axis=1)
-                    KS = KS[late] if late.size < hi - lo else KS
-                KS *= KS
-                kkd[sel[late]] = KS @ d2S
+                kkd[sel[late]] = _support_squares(Krows, late, cS, d2S)
             out[np.arange(hi - lo), sel] += c * kkd[sel]  # sv_i^2 = 1
             if single:
                 H[lo:hi] = out
     if rows is None:
         _couple_pairs(H, K, d, dix, sv, c)
     return H
+
+
+def _support_squares(Krows: np.ndarray, late: np.ndarray, cS: np.ndarray | None,
+                     d2S: np.ndarray) -> np.ndarray:
+    """``(K o K)[i, S] d_S^2`` for the rows ``late`` of ``Krows`` (rows of ``K``, or of
+    ``K[:, S]`` when ``cS`` is None): a few rows are copied first, many are not (step 2 at
+    make_moons n = 2,000, C = 32: 444 of 915; copying their whole rows cost 3.6 against 2.3 ms)."""
+    b = Krows.shape[0]
+    if cS is None:
+        KS = Krows[late]
+    elif late.size * (Krows.shape[1] + cS.size) < b * cS.size:
+        KS = np.take(Krows[late], cS, axis=1)
+    else:
+        KS = np.take(Krows, cS, axis=1)
+        KS = KS[late] if late.size < b else KS
+    KS *= KS
+    return KS @ d2S
 
 
 def _couple_pairs(H: np.ndarray, K: np.ndarray, d: np.ndarray, dix: np.ndarray, sv: np.ndarray,

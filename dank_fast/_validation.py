@@ -46,6 +46,7 @@ __all__ = [
     "check_finite_array",
     "check_integer",
     "check_kernel_matrix",
+    "check_kernel_psd",
     "checked_kernel_data",
     "check_labels_pm1",
     "check_nonnegative",
@@ -358,6 +359,14 @@ def validate_kernel_matrix(K, *, check_psd: bool = True, name: str = "K"
     if check_psd and s > 0.0:
         _check_psd(A, s, eps_psd, name)
     return A, kmin, kmax
+
+
+def check_kernel_psd(A: np.ndarray, kmin: float, kmax: float, name: str = "K") -> None:
+    """The PSD test of :func:`check_kernel_matrix` alone, for a float64 ``A`` that
+    ``validate_kernel_matrix(..., check_psd=False)`` returned with its extremes."""
+    s = max(kmax, -kmin, 0.0)
+    if s > 0.0:
+        _check_psd(A, s, psd_tolerance(np.dtype(np.float64)), name)
 
 
 def checked_kernel_data(K, *, check_psd: bool = True) -> KernelData:

@@ -131,14 +131,20 @@ def blas_threads(size: int):
     forced = os.environ.get("DANK_BLAS_THREADS")
     if forced:
         return _threads(max(1, int(forced)))
-    cpus = os.cpu_count() or 1
-    try:
-        busy = os.getloadavg()[0] >= cpus - 0.5
-    except OSError:  # no load average on this platform
-        busy = False
-    if busy:
+    if not spare_core():
         return _one_thread()
     return nullcontext()
+
+
+def spare_core() -> bool:
+    """True when the 1-minute load average leaves a core free (``load < cpus - 0.5``; True
+    where the platform has no load average): :func:`blas_threads` uses all cores then, and
+    :func:`dank_fast.svm.solve_svm` fits its warm start beside the PSD test."""
+    cpus = os.cpu_count() or 1
+    try:
+        return os.getloadavg()[0] < cpus - 0.5
+    except OSError:  # no load average on this platform
+        return True
 
 
 #: per thread: how many single-thread limits of :func:`blas_threads` are open. Inside one, a

@@ -410,3 +410,61 @@ def test_auto_seeds_newton_with_its_own_svc_and_certifies(monkeypatch):
     assert res.success and ref.success
     assert res.lower <= ref.upper + 1e-9 * abs(ref.upper)
     assert ref.lower <= res.upper + 1e-9 * abs(res.upper)
+
+
+def _overlap_instance(n=120, seed=9):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)
+    return compute_kernel(X, sigma=0.8), y
+
+
+def test_warm_start_beside_the_psd_test_is_the_sequential_solve(monkeypatch):
+    """From OVERLAP_MIN rows (lowered here) the default solve fits its SVC in a second thread
+    while the PSD test runs: the same certified solution, bit for bit, as fitting it after."""
+    import threading
+
+    import dank_fast.svm as svm_mod
+
+    K, y = _overlap_instance()
+    monkeypatch.setattr(svm_mod, "OVERLAP_MIN", 50)
+    monkeypatch.setattr(svm_mod, "spare_core", lambda: True)
+    threads = []
+    real = svm_mod.svc_dual
+    monkeypatch.setattr(svm_mod, "svc_dual", lambda *a, **k: threads.append(
+        threading.current_thread().name) or real(*a, **k))
+    res = solve_svm(K, y, C=4.0, eta=60.0, tau=0.01)
+    assert threads == ["dank-svc-warm-start"] and res.extra["warm_start"] == "svc"
+    monkeypatch.setattr(svm_mod, "spare_core", lambda: False)  # a busy machine: sequential
+    ref = solve_svm(K, y, C=4.0, eta=60.0, tau=0.01)
+    assert threads[1] == threading.main_thread().name
+    assert res.success and ref.success
+    np.testing.assert_array_equal(res.alpha, ref.alpha)
+    assert res.lower == ref.lower and res.upper == ref.upper
+
+
+def test_warm_start_beside_the_psd_test_keeps_the_errors(monkeypatch):
+    """Invalid input meets the same errors as without the second thread: a non-PSD kernel
+    after joining it, one class and a NaN before any SVC is fitted; no thread is left."""
+    import threading
+
+    import dank_fast.svm as svm_mod
+
+    K, y = _overlap_instance()
+    monkeypatch.setattr(svm_mod, "OVERLAP_MIN", 50)
+    monkeypatch.setattr(svm_mod, "spare_core", lambda: True)
+    calls = []
+    real = svm_mod.svc_dual
+    monkeypatch.setattr(svm_mod, "svc_dual", lambda *a, **k: calls.append(1) or real(*a, **k))
+    bad = K - 0.5 * np.eye(K.shape[0]) * K.max()  # lambda_min well below zero
+    with pytest.raises(ValueError, match="positive semi-definite"):
+        solve_svm(bad, y, C=4.0, eta=60.0)
+    assert calls == [1]  # it ran beside the test, and was dropped
+    with pytest.raises(ValueError, match="only one class"):
+        solve_svm(K, np.ones_like(y), C=4.0, eta=60.0)
+    nan = K.copy()
+    nan[3, 5] = nan[5, 3] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        solve_svm(nan, y, C=4.0, eta=60.0)
+    assert calls == [1]
+    assert not any(t.name == "dank-svc-warm-start" for t in threading.enumerate())

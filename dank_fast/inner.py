@@ -592,11 +592,13 @@ class _Ritz:
     tail_bound: float
 
 
-def _tail_frob2(red: _Reduced, U, GU, vU, g_frob2: float) -> tuple[float, float]:
+def _tail_frob2(red: _Reduced, U, GU, vU, g_frob2: float, w=None, Gw=None
+                ) -> tuple[float, float]:
     """``||(I - P) M (I - P)||_F^2`` for ``P = UU'`` (module docstring formula), and
-    ``||w||^2`` with ``w = (I - P) v``."""
-    w = red.v - U @ vU
-    Gw = red.gamma(w)
+    ``||w||^2`` with ``w = (I - P) v`` (``w`` and ``Gamma w`` when the caller has them)."""
+    if w is None:
+        w = red.v - U @ vU
+        Gw = red.gamma(w)
     UGU = U.T @ GU
     A2 = g_frob2 - 2.0 * float(np.sum(GU * GU)) + float(np.sum(UGU * UGU))
     ww = float(w @ w)
@@ -630,11 +632,14 @@ def _certify_ritz(red: _Reduced, W: np.ndarray, t: float, g_frob2: float, g_trac
     R = np.multiply.outer(red.v, vU) + GU - U * theta
     trace_M = red.kd.n_total + g_trace
     keep = theta > t
+    # w = (I - P) v for the whole block and for P = span(U[:, keep]): one product for both
+    w2 = red.v[:, None] - np.column_stack([U @ vU, U[:, keep] @ vU[keep]])
+    Gw2 = red.gamma(w2)
     # compression off the whole block
-    Gb2, wwb = _tail_frob2(red, U, GU, vU, g_frob2)
+    Gb2, wwb = _tail_frob2(red, U, GU, vU, g_frob2, w2[:, 0], Gw2[:, 0])
     gb = min(np.sqrt(Gb2), max(trace_M - float(theta.sum()), 0.0), wwb + gamma_max)
     # compression off P = span(U[:, keep])
-    GP2, wwP = _tail_frob2(red, U[:, keep], GU[:, keep], vU[keep], g_frob2)
+    GP2, wwP = _tail_frob2(red, U[:, keep], GU[:, keep], vU[keep], g_frob2, w2[:, 1], Gw2[:, 1])
     trGP = max(trace_M - float(theta[keep].sum()), 0.0)
     g = min(np.sqrt(GP2), trGP, wwP + gamma_max)
     if not np.all(keep):

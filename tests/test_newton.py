@@ -389,16 +389,21 @@ def test_blocked_factor_solves_and_cuts_like_a_fresh_factorisation(dtype):
     np.testing.assert_allclose(twice.solve(rhs[sub]), cut.solve(rhs[sub]), rtol=rtol)
 
 
+def _blobs(n: int, sigma: float, seed: int = 4):
+    """Two overlapping 2-D Gaussian classes: many bounds at C, hard for the active set."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    y = np.where(X[:, 0] + 0.4 * rng.normal(size=n) > 0, 1.0, -1.0)
+    return compute_kernel(X, sigma=sigma), y
+
+
 def test_many_drops_cut_the_blocked_factor_instead_of_refactorising(monkeypatch):
     """A step whose direction pushes more than BORDER_MAX at-bound coordinates out of the box
     cuts its blocked factor (one curvature, one factorisation of the inside block per step):
     the same iterates as refactorising, which the reference run forces."""
     import dank_fast._newton as nw
 
-    rng = np.random.default_rng(4)
-    X = rng.normal(size=(300, 2))
-    y = np.where(X[:, 0] + 0.4 * rng.normal(size=300) > 0, 1.0, -1.0)
-    K = compute_kernel(X, sigma=0.7)
+    K, y = _blobs(300, 0.7)
     monkeypatch.setattr(nw, "BORDER_MAX", 4)
     cuts = []
     real_cut = nw._cut
@@ -459,10 +464,7 @@ def test_newton_borders_the_previous_factor_near_the_optimum(monkeypatch):
     to a small instance); the solve certifies as without it."""
     import dank_fast._newton as nw
 
-    rng = np.random.default_rng(4)
-    X = rng.normal(size=(400, 2))
-    y = np.where(X[:, 0] + 0.4 * rng.normal(size=400) > 0, 1.0, -1.0)
-    K = compute_kernel(X, sigma=0.5)
+    K, y = _blobs(400, 0.5)
     monkeypatch.setattr(nw, "GROW_MIN", 0)
     used = []
     real = nw._grown

@@ -82,7 +82,8 @@ def solve_svm(
         ``"auto"`` (default): the fastest certified route measured (``benchmarks/``):
         ``"newton"`` started from the plain SVM's dual solution, which it computes itself with
         :class:`sklearn.svm.SVC` (``kernel="precomputed"``, same ``C``, ``tol=WARM_SVC_TOL``
-        = 1e-4) unless ``alpha0`` is given; Newton hands over to
+        = 1e-4; from ``OVERLAP_MIN`` = 1,000 points in a second thread while the PSD test
+        runs, when a core is spare) unless ``alpha0`` is given; Newton hands over to
         ``"accelerated"`` if a step fails to increase ``h``. The SVC fit is included in
         ``time`` and reported in ``extra["warm_start"]``.
         ``"accelerated"``: accelerated projected gradient with

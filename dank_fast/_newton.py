@@ -58,6 +58,10 @@ REFINE_STEPS = 4
 #: rather than refactorised: below, a factorisation costs little beside an evaluation, and the
 #: older curvature cost steps (2-D Gaussian blobs, n = 300, C = 32: 10 steps instead of 7)
 GROW_MIN = 400
+#: curvatures up to this many entries are kept to cut smaller problems from: as a copy, or as
+#: a blocked factor (:class:`_Blocks`, whose blocks are copies of ``H``). Above it the plain
+#: Cholesky factor overwrites ``H`` and nothing else of its size is held (peak one ``f x f``)
+CUT_ENTRIES = 1 << 22
 #: quick relative gap below which a Newton step first tries the previous step's factor (near
 #: the optimum the free set changes by a few coordinates per step and the curvature little;
 #: make_moons n = 2,000, C = 32: 3 of 9 factorisations and curvatures saved, same step count)
@@ -363,7 +367,7 @@ def _curvature_source(kd, S: np.ndarray, dix: np.ndarray):
         # entries copied: the bordered block and the rows of the curvature from it, against
         # the rows of K (a small free set beside a large support reads K: make_moons, C = 1)
         cheaper = s * s + E.size * kd.n + dix.size * u < dix.size * kd.n
-        R = kd.rows(S) if cheaper and kd._copy(np.empty(u)) else None  # K[S, :], cached
+        R = kd.rows(S) if cheaper and kd._copy(u) else None  # K[S, :], cached
         if R is not None:
             V = np.concatenate([S, E])
             src = np.empty((u, u))
@@ -448,9 +452,10 @@ def _factorise(problem, ev, free0, H, free_H, single: bool, bound=None):
     ``free_H``); returns ``(solve, saved, free_H, blocks)``, or None when not positive definite.
 
     ``solve(B)`` applies ``H^-1`` (in float64 whatever the factor's type); ``saved`` is a copy
-    of the unshifted curvature (up to 4M entries) to cut smaller problems from. ``bound``
+    of the unshifted curvature (up to ``CUT_ENTRIES``) to cut smaller problems from. ``bound``
     (boolean over ``free0``): the coordinates at a bound, the only ones a step can drop; when
-    more than ``BORDER_MAX`` of them are free, the factor is blocked (``blocks``,
+    more than ``BORDER_MAX`` of them are free (and ``H`` has at most ``CUT_ENTRIES`` entries:
+    the blocks are copies), the factor is blocked (``blocks``,
     :class:`_Blocks`), which drops some of them without a new factorisation of the rest (else
     ``blocks`` is None).
     """
@@ -464,8 +469,9 @@ def _factorise(problem, ev, free0, H, free_H, single: bool, bound=None):
         H = np.take(np.take(H, pos, axis=0), pos, axis=1)
         free_H = free0
     nb = 0 if bound is None else int(np.count_nonzero(bound))
-    blocked = BORDER_MAX < nb < f0
-    saved = H.copy() if H.size <= (1 << 22) and not blocked else None
+    small = H.size <= CUT_ENTRIES
+    blocked = BORDER_MAX < nb < f0 and small
+    saved = H.copy() if small and not blocked else None
     H[np.diag_indices_from(H)] += 1e-12 * max(1.0, float(np.max(np.diag(H))))
     if blocked:
         try:
@@ -499,7 +505,9 @@ class _Blocks:
     that drops ``k`` of its ``|B|`` candidates refactorises ``(|B| - k)^3 / 3`` instead of
     ``(f - k)^3 / 3`` (make_moons n = 2,000, C = 32: 444 of 915 free coordinates at 0, 174 then
     55 and 38 dropped). ``O(f^3 / 3)`` time for the first factorisation, as one Cholesky;
-    ``O(f^2)`` memory (``L``, ``W``, ``Sc`` and ``Lb``).
+    memory: ``L``, ``W``, ``Sc`` and ``Lb`` hold about ``f^2`` entries, and building them
+    beside ``H`` peaks at 2.7 ``f x f`` (f = 1,500: 47 MB, against 24 MB for the in-place
+    Cholesky), which is why only curvatures up to ``CUT_ENTRIES`` are blocked.
     """
 
     def __init__(self, H: np.ndarray | None, I: np.ndarray, B: np.ndarray, f: int,  # noqa: E741
@@ -560,7 +568,7 @@ def _refine(problem, ev, free0, gF, A, HA, p, nu, solve):
 
 class _Factor(NamedTuple):
     """A Cholesky factor of the curvature on the coordinates ``free`` (sorted): ``solve(B)``
-    applies its inverse; ``saved`` is the unshifted curvature (None above 4M entries);
+    applies its inverse; ``saved`` is the unshifted curvature (None above ``CUT_ENTRIES``);
     ``single`` says the factor is float32; ``refine`` that each solve with it is refined in
     float64 (not for a ``rough`` direction far from the optimum, :data:`ROUGH_GAP`);
     ``blocks`` the blocked factor where it is one (:class:`_Blocks`: cut, not refactorised,
@@ -647,7 +655,7 @@ def _constrained_direction(problem, ev, z, g, binding, has_eq, margin, H=None, f
     of ``A`` only), while at most ``BORDER_MAX`` coordinates are dropped; beyond that it
     refactorises on the reduced set: only the Schur complement of the kept at-bound coordinates
     when the factor is blocked (``parent``, :class:`_Blocks`), else the curvature cut from the
-    first one when that was kept (up to 4M entries). Above ``SINGLE_BYTES`` of float64
+    first one when that was kept (up to ``CUT_ENTRIES``). Above ``SINGLE_BYTES`` of float64
     curvature the factorisation is in float32 (half the memory and time), each solve refined
     in float64; with ``rough`` (far from the optimum, :data:`ROUGH_GAP`) always in float32 and
     not refined. ``reuse``: a previous step's factor on a superset of ``F0``

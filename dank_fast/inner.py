@@ -244,8 +244,10 @@ class KernelData:
             self._K2 = self.K * self.K
         return self._K2
 
-    def _copy(self, S: np.ndarray) -> bool:
-        return S.size <= self.COPY_FRACTION * self.n or S.size * S.size <= self.COPY_ENTRIES
+    def _copy(self, S: np.ndarray | int) -> bool:
+        """Whether a block ``K[S][:, S]`` of ``S`` (indices, or their number) is copied."""
+        s = S if isinstance(S, int) else S.size
+        return s <= self.COPY_FRACTION * self.n or s * s <= self.COPY_ENTRIES
 
     def columns(self, S: np.ndarray) -> np.ndarray:
         """``K[:, S]`` (cached for the last ``S``; ``K`` itself when ``S`` is everything)."""
@@ -601,13 +603,10 @@ class _Ritz:
     tail_bound: float
 
 
-def _tail_frob2(red: _Reduced, U, GU, vU, g_frob2: float, w=None, Gw=None
-                ) -> tuple[float, float]:
+def _tail_frob2(U, GU, g_frob2: float, w: np.ndarray, Gw: np.ndarray) -> tuple[float, float]:
     """``||(I - P) M (I - P)||_F^2`` for ``P = UU'`` (module docstring formula), and
-    ``||w||^2`` with ``w = (I - P) v`` (``w`` and ``Gamma w`` when the caller has them)."""
-    if w is None:
-        w = red.v - U @ vU
-        Gw = red.gamma(w)
+    ``||w||^2``, from ``w = (I - P) v`` and ``Gamma w`` (:func:`_certify_ritz` forms both tails'
+    ``w`` and multiplies them by ``Gamma`` in one product)."""
     UGU = U.T @ GU
     A2 = g_frob2 - 2.0 * float(np.sum(GU * GU)) + float(np.sum(UGU * UGU))
     ww = float(w @ w)
@@ -645,10 +644,10 @@ def _certify_ritz(red: _Reduced, W: np.ndarray, t: float, g_frob2: float, g_trac
     w2 = red.v[:, None] - np.column_stack([U @ vU, U[:, keep] @ vU[keep]])
     Gw2 = red.gamma(w2)
     # compression off the whole block
-    Gb2, wwb = _tail_frob2(red, U, GU, vU, g_frob2, w2[:, 0], Gw2[:, 0])
+    Gb2, wwb = _tail_frob2(U, GU, g_frob2, w2[:, 0], Gw2[:, 0])
     gb = min(np.sqrt(Gb2), max(trace_M - float(theta.sum()), 0.0), wwb + gamma_max)
     # compression off P = span(U[:, keep])
-    GP2, wwP = _tail_frob2(red, U[:, keep], GU[:, keep], vU[keep], g_frob2, w2[:, 1], Gw2[:, 1])
+    GP2, wwP = _tail_frob2(U[:, keep], GU[:, keep], g_frob2, w2[:, 1], Gw2[:, 1])
     trGP = max(trace_M - float(theta[keep].sum()), 0.0)
     g = min(np.sqrt(GP2), trGP, wwP + gamma_max)
     if not np.all(keep):

@@ -483,3 +483,27 @@ def test_newton_borders_the_previous_factor_near_the_optimum(monkeypatch):
     assert ref.success
     assert res.lower <= ref.upper + 1e-9 * abs(ref.upper)
     assert ref.lower <= res.upper + 1e-9 * abs(res.upper)
+
+
+def test_large_curvatures_are_factorised_in_place_not_blocked(monkeypatch):
+    """The blocked factor copies its blocks out of ``H`` (two ``f x f`` at its peak): only
+    curvatures of at most CUT_ENTRIES entries are blocked; above, the plain Cholesky factor
+    overwrites ``H`` and keeps no copy (lowered here to a small instance)."""
+    import dank_fast._newton as nw
+
+    K, y = _blobs(200, 0.5)
+    pr = SVMProblem(K, y, 4.0, 50.0, 0.01)
+    rng = np.random.default_rng(3)
+    a = np.where(rng.random(200) < 0.5, rng.uniform(0.5, 3.5, 200), 0.0)
+    ev = pr.evaluate(a)
+    free = np.arange(200)
+    bound = a == 0.0
+    assert bound.sum() > nw.BORDER_MAX
+    _, saved, _, blocks = nw._factorise(pr, ev, free, None, None, False, bound)
+    assert blocks is not None and saved is None
+    monkeypatch.setattr(nw, "CUT_ENTRIES", 200 * 200 - 1)
+    solve, saved, _, blocks = nw._factorise(pr, ev, free, None, None, False, bound)
+    assert blocks is None and saved is None
+    H = nw._curvature(pr, ev, free)
+    rhs = rng.normal(size=200)
+    np.testing.assert_allclose(H @ solve(rhs), rhs, rtol=1e-6, atol=1e-8 * np.abs(rhs).max())

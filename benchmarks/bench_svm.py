@@ -96,6 +96,16 @@ def parse_args(argv=None):
         v = getattr(args, name)
         if min(v if isinstance(v, list) else [v]) < 1:
             p.error(f"--{name.replace('_', '-')} must be at least 1, got {v}")
+    positive = {"C": args.C, "sigma": [args.sigma], "tol": [args.tol], "svc_tol": [args.svc_tol]}
+    for name, v in positive.items():  # (NaN fails both comparisons: refused too)
+        if not all(x > 0 for x in v):
+            p.error(f"--{name.replace('_', '-')} must be positive, got {v if len(v) > 1 else v[0]}")
+    for name in ("noise", "tau", "max_time"):
+        v = getattr(args, name)
+        if not v >= 0:
+            p.error(f"--{name.replace('_', '-')} must be >= 0, got {v}")
+    if args.blas_threads is not None and args.blas_threads < 1:
+        p.error(f"--blas-threads must be at least 1, got {args.blas_threads}")
     if args.json and not os.path.isdir(os.path.dirname(os.path.abspath(args.json))):
         p.error(f"--json: directory of {args.json!r} does not exist")
     return args

@@ -46,6 +46,10 @@ class DANKResult:
         and ``gap`` where computed).
     projection_distance : float
         Distance from the method's last iterate to the returned (feasible) alpha.
+    alpha_hat, alpha_check : ndarray of shape (n,) or None
+        SVR only: the certified pair (``alpha = alpha_hat - alpha_check``), as in
+        ``dank_ref``'s ``RefResult`` (docs/conventions.md); None for P1 and P3.  The same
+        arrays are also readable as ``extra["alpha_hat"]`` and ``extra["alpha_check"]``.
     """
 
     alpha: np.ndarray
@@ -65,6 +69,8 @@ class DANKResult:
     projection_distance: float = 0.0
     message: str = ""
     extra: dict = field(default_factory=dict, repr=False)
+    alpha_hat: np.ndarray | None = field(default=None, repr=False)
+    alpha_check: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def success(self) -> bool:

@@ -196,6 +196,15 @@ class DecomposedResult:
         return self.status == "converged"
 
     @property
+    def value(self) -> float:
+        """The certified lower bound on ``Kbar`` (as ``value`` of every result)."""
+        return self.certificate.lower
+
+    # P3 has no SVR pair: the names every result shares (docs/conventions.md)
+    alpha_hat = None
+    alpha_check = None
+
+    @property
     def n_iter(self) -> np.ndarray:
         return np.array([r.n_iter for r in self.results])
 

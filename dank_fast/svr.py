@@ -189,8 +189,8 @@ class SVRProblem(SVMProblem):
 def _split(res: DANKResult, n: int) -> DANKResult:
     """Turn the generic result (alpha = z) into the SVR one (alpha = ah - ac)."""
     z = res.alpha
-    res.extra["alpha_hat"] = z[:n].copy()
-    res.extra["alpha_check"] = z[n:].copy()
+    res.alpha_hat, res.alpha_check = z[:n].copy(), z[n:].copy()
+    res.extra["alpha_hat"], res.extra["alpha_check"] = res.alpha_hat, res.alpha_check
     res.extra["z"] = z
     res.alpha = z[:n] - z[n:]
     return res
@@ -249,7 +249,7 @@ def solve_svr(
     -------
     DANKResult
         ``alpha = ah - ac`` (the decision function is ``f = (F o K) alpha + bias``),
-        ``extra["alpha_hat"]``, ``extra["alpha_check"]`` and ``extra["z"] = [ah; ac]``: exactly
+        ``alpha_hat``, ``alpha_check`` (also in ``extra``) and ``extra["z"] = [ah; ac]``: exactly
         the point the certificate (``lower``, ``upper``, ``gap``) is computed at, feasible to
         ``1e-9 C sqrt(n)``. It is *not* normalised: ``ah_i`` and ``ac_i`` may both be positive
         (typically after ``method="paper"``). ``extra["overlap"] = sum_i min(ah_i, ac_i)``:

@@ -12,8 +12,8 @@ Depends only on numpy, scipy, cvxpy and threadpoolctl; it never imports ``dank_f
 Every input is validated first, exactly per ``docs/validity.md`` (``TypeError`` / ``ValueError``
 naming the parameter; instances outside the representable range are refused up front).  Every
 result is certified by dank_ref's own code at exactly the point it returns:
-``status == "optimal"`` iff that point is feasible (``1e-9 C sqrt(n)``) and its certified
-``rel_gap <= certify_tol`` (1e-6) -- the conic solver's own status is only recorded.  Otherwise
+``status == "converged"`` iff that point is feasible (``1e-9 C sqrt(n)``) and its certified
+``rel_gap <= tol`` (1e-6) -- the conic solver's own status is only recorded.  Otherwise
 ``"time_limit"`` (the whole solve got ``time_limit`` seconds, default 300, always finite) or
 ``"inaccurate"``, plus :class:`InaccurateSolutionWarning`.  Solver failures raise
 :class:`SolverError`.  Defaults match ``dank_fast``: ``tau = 0.01``.
@@ -25,7 +25,7 @@ inf`` limit QP (``F ~ J(11')``), the SDP's dual at a loose tolerance (``eps = 1e
 ``t * a_LP`` (tiny ``eta``: ``Gamma`` dominates) -- each polished by active-set Newton and
 certified; the first certified one is returned.  Only when none is certified does the solve
 escalate (the other conic solver at ``1e-4``, then ``eps``, default ``1e-8``);
-``strategy="tight"`` is the previous behaviour (the SDP at ``eps`` first).  ``time_limit``
+``strategy="tight"`` solves the SDP at ``eps`` first.  ``time_limit``
 bounds the whole solve; ``solver_stats["stages"]`` records what ran.  ``K = 0`` (an LP,
 closed form / HiGHS) and P2 with every target in the tube (``b = 0`` certified with gap 0)
 need no conic solve.  Measured times over families of instances: the README's dank_ref table
@@ -49,7 +49,7 @@ is exactly what a DSP reformulation would produce anyway, with one LMI instead o
 
 import importlib
 
-from ._result import InaccurateSolutionWarning, RefResult, SolverError
+from ._result import STATUSES, InaccurateSolutionWarning, RefResult, SolverError
 
 # The solvers import cvxpy (about 4 s of start-up time); the oracle's building blocks
 # (validation, projection, kernels, certificate) need only numpy and scipy.  The solver names
@@ -59,15 +59,16 @@ _LAZY = {
     "solve_svm": "svm",
     "solve_svr": "svr",
     "solve_decomposed": "decomposed",
-    "estimate_memory_bytes": "svm",
-    "DEFAULT_SOLVER": "svm",
-    "MEMORY_LIMIT_BYTES": "svm",
-    "DEFAULT_TAU": "svm",
-    "TIME_LIMIT": "svm",
-    "STRATEGIES": "svm",
+    "estimate_memory_bytes": "conic",
+    "DEFAULT_SOLVER": "conic",
+    "MEMORY_LIMIT_BYTES": "conic",
+    "DEFAULT_TAU": "conic",
+    "TIME_LIMIT": "conic",
+    "STRATEGIES": "staged",
+    "TOL": "conic",
 }
-_SUBMODULES = frozenset({"certificate", "decomposed", "hessian", "kernels", "polish",
-                         "projection", "staged", "svm", "svr", "validation"})
+_SUBMODULES = frozenset({"certificate", "conic", "decomposed", "hessian", "kernels", "polish",
+                         "projection", "staged", "starts", "svm", "svr", "validation"})
 
 
 def __getattr__(name: str):
@@ -96,5 +97,7 @@ __all__ = [
     "MEMORY_LIMIT_BYTES",
     "DEFAULT_TAU",
     "TIME_LIMIT",
+    "TOL",
     "STRATEGIES",
+    "STATUSES",
 ]

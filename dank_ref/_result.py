@@ -7,7 +7,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["RefResult", "SolverError", "InaccurateSolutionWarning"]
+__all__ = ["RefResult", "SolverError", "InaccurateSolutionWarning", "STATUSES"]
+
+STATUSES = {
+    "converged": "certified relative gap <= tol (the point is feasible)",
+    "inaccurate": "no candidate reached tol; the certified gap of the best one is reported",
+    "time_limit": "the solve stopped at time_limit before reaching tol; the certified gap of "
+                  "the best point so far is reported",
+}
 
 
 class SolverError(RuntimeError):
@@ -18,17 +25,17 @@ class SolverError(RuntimeError):
 
 
 class InaccurateSolutionWarning(UserWarning):
-    """The solution could not be certified to the requested relative gap.
+    """The solution could not be certified to the requested relative gap ``tol``.
 
-    Emitted when CVXPY reports ``optimal_inaccurate`` (or the independent certificate fails to
-    confirm an ``optimal`` report) and polishing did not repair it; ``status`` is then
-    ``"inaccurate"``.
+    Emitted when no candidate (conic solution, cheap start, each polished) reaches a certified
+    ``rel_gap <= tol``; ``status`` is then ``"inaccurate"`` or ``"time_limit"``.
     """
 
 
 @dataclass
 class RefResult:
-    """Solution of one reference solve (field names shared with ``dank_fast``).
+    """Solution of one reference solve (names and meanings shared with ``dank_fast``'s
+    ``DANKResult``: docs/conventions.md).
 
     Attributes
     ----------
@@ -45,9 +52,22 @@ class RefResult:
     lower, upper, gap, rel_gap : float
         Independent certificate (``dank_ref.certificate``): ``lower <= v* <= upper``.
     status : str
-        ``"optimal"`` (certified: ``rel_gap <= certify_tol``) or ``"inaccurate"``.
-    value : float
-        Best estimate of the saddle value, ``(lower + upper) / 2``.
+        One of :data:`STATUSES`: ``"converged"`` (certified ``rel_gap <= tol``),
+        ``"inaccurate"`` or ``"time_limit"``.
+    time : float
+        Wall-clock seconds of the whole solve.
+    solver : str
+        The conic solver asked for (``solver_stats["certified_solver"]`` names the one whose
+        point was certified).
+    solver_stats : dict
+        What ran: the stages, the conic solver's statistics.
+    n_iter : int or None
+        Iterations of the last conic solve (None when none ran).
+    message : str
+    projection_distance : float
+        Distance from the raw candidate to the certified (feasible) point.
+    polished : bool
+        Whether the active-set Newton polisher improved the candidate.
     """
 
     alpha: np.ndarray
@@ -62,12 +82,21 @@ class RefResult:
     solver: str
     solver_stats: dict[str, Any] = field(default_factory=dict)
     n_iter: int | None = None
-    value: float = float("nan")
     message: str = ""
     alpha_hat: np.ndarray | None = None
     alpha_check: np.ndarray | None = None
     projection_distance: float = 0.0
     polished: bool = False
+
+    @property
+    def success(self) -> bool:
+        """``True`` iff ``status == "converged"``."""
+        return self.status == "converged"
+
+    @property
+    def value(self) -> float:
+        """Best estimate of the saddle value: the certified lower bound ``h(alpha)``."""
+        return self.lower
 
     def __repr__(self) -> str:  # compact: no big arrays
         return (

@@ -154,8 +154,9 @@ class Certificate:
 
     @property
     def value(self) -> float:
-        """Midpoint ``(lower + upper) / 2`` of the certified bracket."""
-        return 0.5 * self.lower + 0.5 * self.upper
+        """The certified lower bound ``h(alpha)`` (the meaning of ``value`` in every result of
+        dank_ref and dank_fast, docs/conventions.md)."""
+        return self.lower
 
 
 # ---------------------------------------------------------------------------------------------

@@ -26,26 +26,25 @@ import time
 import numpy as np
 
 from . import certificate as cert
-from ._result import SolverError
+from ._result import RefResult, SolverError
 from ._threads import single_blas_threaded
-from .polish import polish_svm
-from .staged import LOOSE_EPS, finish, time_left
-from .svm import (
-    CERTIFY_TOL,
+from .conic import (
     DEFAULT_SOLVER,
     SDP_BOX_CAP,
     TIME_LIMIT,
+    TOL,
     F_scale,
-    build_svm_problem,
     check_options,
     check_size,
     dual_vector,
-    limit_qp,
-    order_candidates,
-    ray_candidate,
+    renamed_options,
     run_conic,
     sdp_stages,
 )
+from .polish import polish_svm
+from .staged import LOOSE_EPS, finish, time_left
+from .starts import limit_qp, order_candidates, ray_candidate
+from .svm import build_svm_problem
 from .validation import (
     check_binary_labels,
     check_kernel,
@@ -61,9 +60,10 @@ __all__ = ["solve_decomposed"]
 @single_blas_threaded
 def solve_decomposed(K, y, labels, *, C, eta, solver: str = DEFAULT_SOLVER, method: str = "joint",
                      eps: float = 1e-8, polish: bool = True, verbose: bool = False,
-                     certify_tol: float = CERTIFY_TOL, memory_limit: float | None = None,
-                     max_iters: int | None = None, time_limit: float = TIME_LIMIT,
-                     strategy: str = "auto"):
+                     tol: float = TOL, memory_limit: float | None = None,
+                     max_iter: int | None = None, time_limit: float = TIME_LIMIT,
+                     strategy: str = "auto", certify_tol: float | None = None,
+                     max_iters: int | None = None) -> RefResult:
     """Solve P3 on ``Kbar = K o [labels_i == labels_j]``; certified on ``Kbar``.
 
     Parameters
@@ -73,7 +73,8 @@ def solve_decomposed(K, y, labels, *, C, eta, solver: str = DEFAULT_SOLVER, meth
     C, eta : ``> 0`` (P3 has ``tau = 0``); representable range checked on ``Kbar``.
     method : ``"joint"`` (one SDP on all points) or ``"blocks"`` (one SDP per cluster,
         concatenated; polishing and the certificate then act on the concatenated vector).
-    solver, eps, polish, verbose, certify_tol, memory_limit, max_iters, time_limit, strategy :
+    solver, eps, polish, verbose, tol, memory_limit, max_iter, time_limit, strategy, \
+certify_tol, max_iters :
         as :func:`dank_ref.solve_svm` (``time_limit`` bounds the whole solve; ``"auto"``:
         loose conic solves, polish, re-solve at ``eps`` only if the certificate asks for it).
 
@@ -91,9 +92,10 @@ def solve_decomposed(K, y, labels, *, C, eta, solver: str = DEFAULT_SOLVER, meth
     eta = check_positive(eta, "eta")
     if not isinstance(method, str) or method not in ("joint", "blocks"):
         raise ValueError(f"method must be 'joint' or 'blocks', got {method!r}")
-    opt = check_options(solver=solver, eps=eps, polish=polish, verbose=verbose,
-                        certify_tol=certify_tol, memory_limit=memory_limit, max_iters=max_iters,
-                        time_limit=time_limit, strategy=strategy)
+    tol, max_iter = renamed_options(tol, max_iter, certify_tol, max_iters)
+    opt = check_options(solver=solver, eps=eps, polish=polish, verbose=verbose, tol=tol,
+                        memory_limit=memory_limit, max_iter=max_iter, time_limit=time_limit,
+                        strategy=strategy)
     Kb = cert.block_kernel(K, labels)
     s = kernel_scale(Kb)
     check_range(C, eta, s, n)
@@ -193,7 +195,7 @@ def _blocks_sdp(Kbf, y, blocks, Cf, etaf, opt, stats, tag, eps) -> np.ndarray:
         w = F_scale(Cf, etaf, max(float(np.max(np.abs(Kc))), np.finfo(float).tiny))
         prob, con, _ = build_svm_problem(Kc, y[idx], C=min(Cf, SDP_BOX_CAP), eta=etaf,
                                          tau=0.0, equality=False, F_scale=w)
-        st = run_conic(prob, opt["solver"], eps, opt["verbose"], opt["max_iters"],
+        st = run_conic(prob, opt["solver"], eps, opt["verbose"], opt["max_iter"],
                        max(left, 1e-3))
         a_raw[idx] = dual_vector(con, idx.size)[0]
         stats["cvxpy_status"].append(st["cvxpy_status"])

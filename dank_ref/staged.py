@@ -5,13 +5,13 @@ Default strategy (``strategy="auto"``)
 A conic solve to a *loose* tolerance (``eps = 1e-4``: SCS ``eps_abs = eps_rel``, Clarabel's gap
 and feasibility tolerances) only has to land in the basin of the active-set Newton polisher
 (:mod:`dank_ref.polish`); the polisher and dank_ref's own certificate
-(:mod:`dank_ref.certificate`) then give the digits.  The tight tolerance of the previous
-default (``eps = 1e-8``) bought nothing the polisher does not already give and cost up to a
-hundredfold (P1, moons, n = 100: 137 s of SCS at 1e-8 against 1 s at 1e-4).  The candidates
+(:mod:`dank_ref.certificate`) then give the digits.  A tight conic tolerance (``eps =
+1e-8``) buys nothing the polisher does not already give and costs up to a hundredfold (P1,
+moons, n = 100: 137 s of SCS at 1e-8 against 1 s at 1e-4).  The candidates
 are tried in order, each polished and certified; the first one whose certified
-``rel_gap <= certify_tol`` is returned (else the best one):
+``rel_gap <= tol`` is returned (else the best one):
 
-1. the regime's candidates in the order of :func:`dank_ref.svm.order_candidates` with
+1. the regime's candidates in the order of :func:`dank_ref.starts.order_candidates` with
    ``cheap_first``: in the moderate regime the ``eta -> inf`` limit QP (``"limit_qp"``, a QP
    in ``n`` variables, milliseconds at n = 100) before the SDP at the loose tolerance
    (``"sdp"``), then the ray (P1, P3);
@@ -21,12 +21,12 @@ are tried in order, each polished and certified; the first one whose certified
    but the last gets half of the time left, so the escalation always has time to run.
 
 The conic solver asked for is used where it is fast, and no conic stage may hang the solve
-while the other solver would finish quickly (:func:`dank_ref.svm.sdp_stages`): a solver whose
-predicted time (:func:`dank_ref.svm.predicted_sdp_seconds`; Clarabel's interior-point SDP grows
+while the other solver would finish quickly (:func:`dank_ref.conic.stage_plan`): a solver whose
+predicted time (:func:`dank_ref.conic.predicted_sdp_seconds`; Clarabel's interior-point SDP grows
 like ``n^5.5``: ~18 s at n = 60, minutes at n = 100, while SCS at the loose tolerance takes
 seconds) exceeds ``FAST_STAGE = 10 s`` never runs before a fast one -- ``solver="CLARABEL"``
 at n = 100 runs SCS first and Clarabel only as the last escalation -- and a Clarabel stage
-followed by another stage stops at its budget (:func:`dank_ref.svm.stage_budget`, at most
+followed by another stage stops at its budget (:func:`dank_ref.conic.stage_budget`, at most
 ``max(10 s, 3 x predicted)``), after which the escalation runs.  The result says which conic
 solver produced the certified point (``solver_stats["certified_solver"]``, ``None`` for the
 cheap candidates, and the message when it is not the requested one); ``result.solver`` stays
@@ -34,10 +34,10 @@ the solver asked for.  ``strategy="tight"`` runs exactly the requested solver.
 
 The polisher's merit far from ``a*`` is dank_ref's certified lower bound ``h`` (ascent), its
 score the certified gap; with the exact Hessian of :mod:`dank_ref.hessian` (also for
-``tau > 0``) the cheap start is polished to the optimum on instances where it used to stall
-(P1, blobs, 15% positive, ``C = 100``, ``eta = 1000``, ``tau = 1``).
+``tau > 0``) the cheap start is polished to the optimum also on instances far from it (P1,
+blobs, 15% positive, ``C = 100``, ``eta = 1000``, ``tau = 1``).
 
-``strategy="tight"`` is the previous behaviour: the SDP solved once at ``eps`` first, then the
+``strategy="tight"``: the SDP solved once at ``eps`` first, then the
 other candidates, no escalation; ``"auto"`` with ``polish=False`` is ``"tight"`` (without the
 polisher a loose solve has no way to its digits).  Either way every returned point is
 certified by dank_ref's own certificate; the conic solver's status is only recorded.
@@ -87,7 +87,7 @@ def time_left(deadline: float) -> float:
 
 
 def polish_candidate(a_raw, certify, polisher, polish: bool, stats: dict, tag: str,
-                     certify_tol: float = 0.0, rounds: int = 4, deadline: float = np.inf,
+                     tol: float = 0.0, rounds: int = 4, deadline: float = np.inf,
                      report: Callable[[str], None] | None = None):
     """Certify ``a_raw``; polish it (restarted while it improves and is not yet certified).
 
@@ -105,7 +105,7 @@ def polish_candidate(a_raw, certify, polisher, polish: bool, stats: dict, tag: s
         return best, polished
     bounds = _bounds_memo(certify)
     for k in range(rounds):  # always one full polish; restarts only while not certified
-        if best.gap <= 0.0 or (k > 0 and best.rel_gap <= certify_tol) or time_left(deadline) <= 0:
+        if best.gap <= 0.0 or (k > 0 and best.rel_gap <= tol) or time_left(deadline) <= 0:
             break
         try:
             x, _, nstep = polisher(best.alpha, lambda z: bounds(z)[0], deadline,
@@ -163,7 +163,7 @@ def _run_stages(candidates, certify, polisher, opt: dict, stats: dict, t0: float
             continue
         t2 = time.perf_counter()
         cand, pol = polish_candidate(raw, certify, polisher, opt["polish"], stats, tag,
-                                     opt["certify_tol"], deadline=opt["deadline"],
+                                     opt["tol"], deadline=opt["deadline"],
                                      report=lambda m: progress(opt["verbose"], t0, f"{kind}: {m}"))
         stages.append({"stage": tag, "solver": stats.get(f"{tag}_solver"),
                        "eps": stats.get(f"{tag}_eps"), "time_s": t2 - t1,
@@ -174,7 +174,7 @@ def _run_stages(candidates, certify, polisher, opt: dict, stats: dict, t0: float
         if best is None or cand.rel_gap < best.rel_gap:
             best, polished = cand, pol
             stats["candidate"] = tag
-        if best.rel_gap <= opt["certify_tol"]:
+        if best.rel_gap <= opt["tol"]:
             break
     if best is None:
         raise SolverError(f"{kind}: no candidate solution: " + "; ".join(map(str, errors)))
@@ -190,7 +190,7 @@ def finish(*, kind: str, candidates, certify: Callable, polisher: Callable | Non
     certifies a frame vector (explicit projection of the raw vector); ``polisher(x, score,
     deadline)`` refines it; ``final(cert_f)`` maps the chosen frame certificate back to
     original units and certifies the returned point there.  ``opt`` holds ``polish``,
-    ``certify_tol``, ``verbose``, ``deadline`` and ``solver``.
+    ``tol``, ``verbose``, ``deadline`` and ``solver`` (:func:`dank_ref.conic.check_options`).
     """
     best, polished = _run_stages(candidates, certify, polisher, opt, stats, t0, kind)
     stats["gap_before_polish"] = stats.get(f"{stats['candidate']}_gap_before_polish")
@@ -199,19 +199,19 @@ def finish(*, kind: str, candidates, certify: Callable, polisher: Callable | Non
     stats.setdefault("cvxpy_status", "not run")
     out = final(best)
     stats["gap_raw"] = out.gap_raw
-    certified = out.rel_gap <= opt["certify_tol"]
+    certified = out.rel_gap <= opt["tol"]
     if certified:
-        status = "optimal"
+        status = "converged"
     elif stats.get("time_limit_hit"):
         status = "time_limit"
     else:
         status = "inaccurate"
     msg = (f"{kind}: cvxpy status {stats['cvxpy_status']!r}; candidate {stats['candidate']}; "
-           f"certified rel_gap {out.rel_gap:.3e} ({'<=' if certified else '>'} certify_tol "
-           f"{opt['certify_tol']:g})")
+           f"certified rel_gap {out.rel_gap:.3e} ({'<=' if certified else '>'} tol "
+           f"{opt['tol']:g})")
     if stats["certified_solver"] not in (None, opt["solver"]):
         msg += (f"; the point comes from {stats['certified_solver']}, not the requested "
-                f"{opt['solver']} (dank_ref.svm.sdp_stages: the faster solver goes first, a "
+                f"{opt['solver']} (dank_ref.conic.stage_plan: the faster solver goes first, a "
                 "slow stage has a time budget)")
     if status == "time_limit":
         msg += f"; the solve stopped at its time limit ({stats.get('time_limit')} s)"
@@ -222,7 +222,7 @@ def finish(*, kind: str, candidates, certify: Callable, polisher: Callable | Non
         alpha=out.alpha, bias=out.bias, F=out.F, lower=out.lower, upper=out.upper,
         gap=out.gap, rel_gap=out.rel_gap, status=status, time=time.perf_counter() - t0,
         solver=opt["solver"], solver_stats=stats, n_iter=stats.get("iterations"),
-        value=out.value, message=msg, alpha_hat=out.alpha_hat, alpha_check=out.alpha_check,
+        message=msg, alpha_hat=out.alpha_hat, alpha_check=out.alpha_check,
         projection_distance=best.projection_distance, polished=polished,
     )
     if extra:

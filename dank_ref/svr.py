@@ -56,24 +56,23 @@ from scipy.optimize import linprog
 from . import certificate as cert
 from ._result import RefResult, SolverError
 from ._threads import single_blas_threaded
-from .polish import polish_svr
-from .projection import _project_sum_zero
-from .staged import finish, time_left
-from .svm import (
-    CERTIFY_TOL,
+from .conic import (
     DEFAULT_SOLVER,
     DEFAULT_TAU,
     SDP_BOX_CAP,
     TIME_LIMIT,
-    F0_factor,
+    TOL,
     F_scale,
     check_options,
     check_size,
-    limit_qp,
     lmi,
-    order_candidates,
+    renamed_options,
     sdp_stages,
 )
+from .polish import polish_svr
+from .projection import _project_sum_zero
+from .staged import finish, time_left
+from .starts import F0_factor, limit_qp, order_candidates
 from .validation import (
     check_kernel,
     check_nonnegative,
@@ -126,16 +125,16 @@ def lp_solution_svr(y: np.ndarray, C: float, epsilon: float,
 
 @single_blas_threaded
 def solve_svr(K, y, *, C, epsilon, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_SOLVER,
-              eps: float = 1e-8, polish: bool = True, verbose: bool = False,
-              certify_tol: float = CERTIFY_TOL, memory_limit: float | None = None,
-              max_iters: int | None = None, time_limit: float = TIME_LIMIT,
-              strategy: str = "auto") -> RefResult:
+              eps: float = 1e-8, polish: bool = True, verbose: bool = False, tol: float = TOL,
+              memory_limit: float | None = None, max_iter: int | None = None,
+              time_limit: float = TIME_LIMIT, strategy: str = "auto",
+              certify_tol: float | None = None, max_iters: int | None = None) -> RefResult:
     """Solve P2 (eq. mainsvr with ``1'(ah - ac) = 0``) as one SDP; certify independently.
 
     Parameters
     ----------
-    K, C, eta, tau, solver, eps, polish, verbose, certify_tol, memory_limit, max_iters, \
-time_limit, strategy
+    K, C, eta, tau, solver, eps, polish, verbose, tol, memory_limit, max_iter, time_limit, \
+strategy, certify_tol, max_iters
         As in :func:`dank_ref.solve_svm` (default ``tau = 0.01``, solver SCS, 300 s for the
         whole solve, strategy ``"auto"``: loose conic solve, polish, escalate only if needed).
     y : array_like, shape (n,)
@@ -148,8 +147,8 @@ time_limit, strategy
     RefResult
         ``alpha = b = ah - ac``, ``alpha_hat``, ``alpha_check`` (``min(ah_i, ac_i) = 0``: the
         polished/recovered split), ``bias`` (``f = (F o K) b + bias``) and the certificate of
-        exactly that ``(alpha_hat, alpha_check)``.  ``status="optimal"`` iff it is feasible and
-        ``rel_gap <= certify_tol``, with P2's relative gap of
+        exactly that ``(alpha_hat, alpha_check)``.  ``status="converged"`` iff it is feasible and
+        ``rel_gap <= tol``, with P2's relative gap of
         :func:`dank_ref.certificate.svr_gap_scale` (in the objective's units, docs/MATH.md).
 
     Raises / Warns
@@ -164,9 +163,10 @@ time_limit, strategy
     epsilon = check_nonnegative(epsilon, "epsilon")
     eta = check_positive(eta, "eta")
     tau = check_nonnegative(tau, "tau")
-    opt = check_options(solver=solver, eps=eps, polish=polish, verbose=verbose,
-                        certify_tol=certify_tol, memory_limit=memory_limit, max_iters=max_iters,
-                        time_limit=time_limit, strategy=strategy)
+    tol, max_iter = renamed_options(tol, max_iter, certify_tol, max_iters)
+    opt = check_options(solver=solver, eps=eps, polish=polish, verbose=verbose, tol=tol,
+                        memory_limit=memory_limit, max_iter=max_iter, time_limit=time_limit,
+                        strategy=strategy)
     s = kernel_scale(K)
     check_range(C, eta, s, n)
     check_size(n, opt["solver"], opt["memory_limit"])

@@ -29,7 +29,7 @@ SENSITIVE = [
     "tests/test_robust_solvers.py", "tests/test_svm_solvers.py", "tests/test_newton.py",
     "tests/test_certificate.py", "tests/test_inner.py", "tests/test_svr.py",
     "tests/test_decomposed.py", "tests/test_working_set.py", "tests/test_cross_ref_fast.py",
-    "tests/test_cross_ref_fast_properties.py", "tests/test_golden_vectors.py",
+    "tests/test_ref_certificate.py", "tests/test_golden_vectors.py",
     "tests/test_estimator.py", "tests/test_estimator_decomposition.py", "tests/test_regressor.py",
     "tests/test_known_bugs.py", "tests/test_properties.py", "tests/test_fuzz_solvers.py",
     "tests/test_fuzz_certificates.py", "tests/test_oracle_certify.py",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 
+import cvxpy as cp
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -97,6 +98,20 @@ def test_project_A_satisfies_kkt_and_the_feasibility_rule(n, logC, logz, seed):
         assert lam2 == 0.0
     else:  # one more projection only removes rounding
         np.testing.assert_allclose(again, x, atol=1e-14 * C * math.sqrt(n))
+
+
+def test_projection_matches_a_conic_qp_solution():
+    rng = np.random.default_rng(1)
+    y = np.where(rng.uniform(size=12) > 0.4, 1.0, -1.0)
+    z = rng.normal(size=12)
+    x, _ = project_box_hyperplane(z, y, 0.7)
+    v = cp.Variable(12)
+    cp.Problem(cp.Minimize(cp.sum_squares(v - z)), [v >= 0, v <= 0.7, y @ v == 0]).solve(
+        solver="CLARABEL"
+    )
+    np.testing.assert_allclose(x, v.value, atol=1e-6)
+    assert np.sum((x - z) ** 2) <= np.sum((np.clip(v.value, 0, 0.7) - z) ** 2) + 1e-12
+    assert abs(y @ x) < 1e-14
 
 
 def test_projection_is_relative_to_the_data_not_absolute():

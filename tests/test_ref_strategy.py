@@ -1,22 +1,34 @@
-"""dank_ref's staged default strategy (dank_ref.staged): cheap start, loose SDP, escalation only
-when the certificate asks, a time limit for the whole solve, progress when verbose.
+"""dank_ref's staged default strategy (dank_ref.staged, dank_ref.conic): cheap start, loose SDP,
+escalation only when the certificate asks, a time limit for the whole solve, progress when
+verbose.
 
 Independent checks: the certificate of the returned point is recomputed here with dank_ref's
 certificate on the original data, and the "auto" and "tight" strategies (two different routes)
-must bracket the same saddle value.
+must bracket the same saddle value.  The order of the stages is read from
+:func:`dank_ref.conic.stage_plan`, the plan every solve runs.
 """
 
 from __future__ import annotations
 
-import time
-import warnings
+import math
 
 import numpy as np
 import pytest
+from _ref_cases import svm_instance
 
 import dank_ref
-import dank_ref.svm
 from dank_ref import certificate as rc
+from dank_ref.conic import (
+    FAST_STAGE,
+    check_options,
+    estimate_memory_bytes,
+    predicted_sdp_seconds,
+    sdp_producer,
+    stage_budget,
+    stage_plan,
+)
+from dank_ref.staged import finish
+from dank_ref.svm import build_svm_problem
 
 
 def moons(n, seed=0, noise=0.2):
@@ -29,18 +41,13 @@ def moons(n, seed=0, noise=0.2):
     return np.exp(-sq / (2 * 0.5**2)), y
 
 
-def no_polish(K, y, a, **kw):
-    """A polisher that returns its start: the loose SDP alone cannot reach a tiny gap."""
-    return a, kw["score"](a), 0
-
-
 @pytest.mark.parametrize("eta", [0.1, 20.0])
 def test_auto_is_certified_and_agrees_with_tight(eta):
     K, y = moons(30, seed=1)
-    kw = dict(C=1.0, eta=eta, tau=0.01, certify_tol=1e-10)
+    kw = dict(C=1.0, eta=eta, tau=0.01, tol=1e-10)
     auto = dank_ref.solve_svm(K, y, **kw)
     tight = dank_ref.solve_svm(K, y, strategy="tight", **kw)
-    assert auto.status == tight.status == "optimal" and auto.rel_gap <= 1e-10
+    assert auto.status == tight.status == "converged" and auto.rel_gap <= 1e-10
     # the two routes bracket the same v* (brackets overlap up to the rounding of the bounds)
     slack = 1e-14 * abs(auto.value)
     assert auto.lower <= tight.upper + slack and tight.lower <= auto.upper + slack
@@ -55,25 +62,6 @@ def test_auto_is_certified_and_agrees_with_tight(eta):
     assert (first["stage"], first["solver"], first["eps"]) == ("sdp", "SCS", 1e-8)
 
 
-def test_escalation_runs_only_while_the_certificate_asks(monkeypatch):
-    """Without polishing the loose SDP is not certified to 1e-13: Clarabel, then eps = 1e-8."""
-    K, y = moons(16, seed=2)
-    monkeypatch.setattr(dank_ref.svm, "polish_svm", no_polish)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", dank_ref.InaccurateSolutionWarning)
-        r = dank_ref.solve_svm(K, y, C=1.0, eta=1.0, tau=0.01, certify_tol=1e-13)
-    conic = [(s["stage"], s["solver"], s["eps"]) for s in r.solver_stats["stages"]
-             if s["stage"].startswith("sdp")]
-    assert conic == [("sdp", "SCS", 1e-4), ("sdp_switch", "CLARABEL", 1e-4),
-                     ("sdp_tight", "SCS", 1e-8)]
-    # polished, with the default certify_tol (1e-6), nothing escalates
-    monkeypatch.undo()
-    r6 = dank_ref.solve_svm(K, y, C=1.0, eta=1.0, tau=0.01)
-    names = [s["stage"] for s in r6.solver_stats["stages"]]
-    assert r6.status == "optimal" and "sdp_tight" not in names and "sdp_switch" not in names
-    assert r6.rel_gap <= 1e-6 and r6.solver_stats["stages"][-1]["rel_gap"] <= 1e-6
-
-
 def test_polish_false_is_the_tight_single_solve():
     K, y = moons(12, seed=3)
     r = dank_ref.solve_svm(K, y, C=1.0, eta=1.0, polish=False)
@@ -86,31 +74,14 @@ def test_svr_and_decomposed_record_their_stages():
     X = rng.uniform(-3, 3, size=(25, 1))
     K = np.exp(-((X - X.T) ** 2) / 0.5)
     y = np.sinc(X[:, 0]) + 0.1 * rng.normal(size=25)
-    r = dank_ref.solve_svr(K, y, C=1.0, epsilon=0.1, eta=10.0, certify_tol=1e-10)
-    assert r.status == "optimal" and r.solver_stats["stages"][-1]["rel_gap"] <= 1e-10
+    r = dank_ref.solve_svr(K, y, C=1.0, epsilon=0.1, eta=10.0, tol=1e-10)
+    assert r.status == "converged" and r.solver_stats["stages"][-1]["rel_gap"] <= 1e-10
     Km, ym = moons(20, seed=5)
     labels = np.arange(20) % 2
     for method in ("joint", "blocks"):
         rd = dank_ref.solve_decomposed(Km, ym, labels, C=1.0, eta=20.0, method=method,
-                                       certify_tol=1e-10)
-        assert rd.status == "optimal" and rd.solver_stats["stages"][-1]["rel_gap"] <= 1e-10
-
-
-def test_time_limit_bounds_the_whole_solve(monkeypatch):
-    """A tiny time limit on n = 80: status 'time_limit', stages skipped, no hang."""
-    K, y = moons(80, seed=6)
-    monkeypatch.setattr(dank_ref.svm, "polish_svm", no_polish)
-    t0 = time.perf_counter()
-    with pytest.warns(dank_ref.InaccurateSolutionWarning, match="time limit"):
-        r = dank_ref.solve_svm(K, y, C=1.0, eta=1.0, certify_tol=1e-13, time_limit=0.5)
-    elapsed = time.perf_counter() - t0
-    assert r.status == "time_limit" and r.solver_stats["time_limit_hit"]
-    assert r.solver_stats.get("skipped_stages")  # the escalation found no time left
-    # only CVXPY's set-up of the SDP is not interruptible (0.55 s and 5.7 s measured at load
-    # 8-9 on 2 cores); without the whole-solve deadline the escalation stages (Clarabel, then
-    # SCS at 1e-8) would still run after the limit
-    assert elapsed < 0.5 + 15.0
-    assert r.lower <= r.upper  # a valid certificate of the returned point all the same
+                                       tol=1e-10)
+        assert rd.status == "converged" and rd.solver_stats["stages"][-1]["rel_gap"] <= 1e-10
 
 
 def test_verbose_reports_every_stage(capfd):
@@ -127,49 +98,107 @@ def test_bad_strategy_is_refused(value, exc):
     with pytest.raises(exc, match="strategy"):
         dank_ref.solve_svm(K, y, C=1.0, eta=1.0, strategy=value)
 
+def test_escalation_order_auto():
+    """Loose SDP first, then the other solver at the loose tolerance, then eps; every stage but
+    the last gets half of the time left and (Clarabel) a budget."""
+    plan = stage_plan(16, check_options(tol=1e-13))
+    assert [p[:3] for p in plan] == [("sdp", "SCS", 1e-4), ("sdp_switch", "CLARABEL", 1e-4),
+                                     ("sdp_tight", "SCS", 1e-8)]
+    assert [p[3] for p in plan] == [0.5, 0.5, 1.0]
+    assert plan[1][4] == stage_budget(16, "CLARABEL") and plan[2][4] == math.inf
+    # the requested solver first when it is fast (Clarabel below n ~ 57)
+    plan = stage_plan(16, check_options(solver="CLARABEL"))
+    assert [p[:2] for p in plan] == [("sdp", "CLARABEL"), ("sdp_switch", "SCS"),
+                                     ("sdp_tight", "CLARABEL")]
+    assert plan[0][4] == FAST_STAGE  # a Clarabel stage followed by another has a budget
 
-def test_a_slow_conic_stage_is_capped_and_the_other_solver_certifies(monkeypatch):
-    """Issue 20 follow-up (P2 sinc, n = 100: Clarabel 170 s where SCS needs 2 s): a Clarabel
-    stage followed by another one stops at its budget; its stop is not the solve's time limit,
-    the escalation (SCS) certifies and the result says which solver produced the point."""
+
+def test_tight_and_unpolished_auto_are_one_stage_at_eps():
+    for opt in (check_options(strategy="tight"), check_options(polish=False)):
+        assert stage_plan(16, opt) == [("sdp", "SCS", 1e-8, 1.0, math.inf)]
+
+
+def test_escalation_skips_a_solver_its_memory_estimate_refuses():
+    opt = check_options(memory_limit=float(estimate_memory_bytes(150, "SCS")))
+    assert [p[:2] for p in stage_plan(150, opt)] == [("sdp", "SCS"), ("sdp_tight", "SCS")]
+
+
+def test_a_solver_predicted_slow_goes_after_the_fast_one():
+    """Clarabel at n = 100 (predicted ~5 minutes): SCS first, SCS at eps next, Clarabel last."""
+    plan = stage_plan(100, check_options(solver="CLARABEL"))
+    assert [p[:3] for p in plan] == [("sdp", "SCS", 1e-4), ("sdp_tight", "SCS", 1e-8),
+                                     ("sdp_switch", "CLARABEL", 1e-4)]
+
+
+def test_polished_default_solve_does_not_escalate():
     K, y = moons(16, seed=2)
-    monkeypatch.setattr(dank_ref.svm, "polish_svm", no_polish)
-    budget = dank_ref.svm.stage_budget
-    monkeypatch.setattr(dank_ref.svm, "stage_budget",
-                        lambda n, s: 1e-3 if s == "CLARABEL" else budget(n, s))
-    r = dank_ref.solve_svm(K, y, C=1.0, eta=1.0, tau=0.01, solver="CLARABEL",
-                           certify_tol=1e-3)
-    st = r.solver_stats
-    conic = [(s["stage"], s["solver"]) for s in st["stages"] if s["stage"].startswith("sdp")]
-    assert conic == [("sdp", "CLARABEL"), ("sdp_switch", "SCS")]
-    assert st["sdp_budget_hit"] and not st["time_limit_hit"]
-    assert r.status == "optimal" and r.solver == "CLARABEL"
-    assert st["certified_solver"] == "SCS" and "comes from SCS, not the requested" in r.message
+    r = dank_ref.solve_svm(K, y, C=1.0, eta=1.0, tau=0.01)
+    names = [s["stage"] for s in r.solver_stats["stages"]]
+    assert r.status == "converged" and "sdp_tight" not in names and "sdp_switch" not in names
+    assert r.rel_gap <= 1e-6 and r.solver_stats["stages"][-1]["rel_gap"] <= 1e-6
+
+
+def test_time_limit_bounds_the_whole_solve():
+    """A short time limit on n = 80 at tol = 1e-13: status 'time_limit', the escalation's
+    stages are skipped, and the returned point still has a valid certificate."""
+    K, y = moons(80, seed=6)
+    with pytest.warns(dank_ref.InaccurateSolutionWarning, match="time limit"):
+        r = dank_ref.solve_svm(K, y, C=1.0, eta=1.0, tol=1e-13, time_limit=0.5)
+    assert r.status == "time_limit" and not r.success and r.solver_stats["time_limit_hit"]
+    assert {"sdp_tight", "sdp_switch"} <= set(r.solver_stats["skipped_stages"])
     c = rc.svm_certificate(K, y, r.alpha, C=1.0, eta=1.0, tau=0.01)
-    assert c.rel_gap <= 1e-3 and c.upper == r.upper
+    assert (c.lower, c.upper) == (r.lower, r.upper) and r.lower <= r.upper
 
 
-def test_a_solver_predicted_slow_goes_after_the_fast_one(monkeypatch):
-    """Clarabel predicted slow (as beyond n ~ 57): SCS first, SCS at eps next, Clarabel last."""
+def test_a_conic_stage_stops_at_its_budget_not_at_the_time_limit():
+    """A Clarabel stage followed by another stops at its budget (``budget`` of sdp_producer);
+    that stop is recorded as the stage's, not as the solve's time limit."""
     K, y = moons(16, seed=2)
-    monkeypatch.setattr(dank_ref.svm, "polish_svm", no_polish)
-    monkeypatch.setattr(dank_ref.svm, "predicted_sdp_seconds",
-                        lambda n, s: 1e3 if s == "CLARABEL" else 0.0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", dank_ref.InaccurateSolutionWarning)
-        r = dank_ref.solve_svm(K, y, C=1.0, eta=1.0, tau=0.01, solver="CLARABEL",
-                               certify_tol=1e-13)
-    conic = [(s["stage"], s["solver"], s["eps"]) for s in r.solver_stats["stages"]
-             if s["stage"].startswith("sdp")]
-    assert conic == [("sdp", "SCS", 1e-4), ("sdp_tight", "SCS", 1e-8),
-                     ("sdp_switch", "CLARABEL", 1e-4)]
+    opt = check_options(solver="CLARABEL", eps=1e-12)
+    stats, holder = {}, {}
+    produce = sdp_producer(lambda: build_svm_problem(K, y, C=1.0, eta=1.0, tau=0.01),
+                           opt, 16, stats, holder, tag="sdp", share=0.5, budget=1e-3)
+    try:
+        produce()
+    except dank_ref.SolverError:
+        pass  # no usable multiplier after 1 ms: also a budget stop
+    assert stats["sdp_budget_hit"] and not stats["time_limit_hit"]
+    assert stats["sdp_solver"] == "CLARABEL"
+
+
+def test_the_result_names_the_solver_whose_point_was_certified():
+    """When the escalation's other solver certifies, result.solver stays the requested one and
+    the message says where the point comes from."""
+    K, y = moons(12, seed=3)
+    a = rc.svm_certificate(K, y, np.full(12, 0.5), C=1.0, eta=1.0, tau=0.01)  # y'a = 0
+    opt = check_options(solver="CLARABEL", tol=1e300)
+    stats = {"time_limit": opt["time_limit"], "time_limit_hit": False,
+             "sdp_switch_solver": "SCS", "sdp_switch_eps": 1e-4}
+    r = finish(kind="P1", candidates=[("sdp_switch", lambda: np.zeros(12))],
+               certify=lambda x: a, polisher=None, opt={**opt, "polish": False}, stats=stats,
+               t0=0.0, final=lambda cf: a)
+    assert r.status == "converged" and r.solver == "CLARABEL"
+    assert r.solver_stats["certified_solver"] == "SCS"
+    assert "comes from SCS, not the requested CLARABEL" in r.message
 
 
 def test_the_clarabel_time_model_and_budget():
     """Calibrated: ~18 s at n = 60 (measured 17-19 s), under FAST_STAGE below n ~ 57."""
-    p = dank_ref.svm.predicted_sdp_seconds
+    p = predicted_sdp_seconds
     assert p(60, "CLARABEL") == pytest.approx(18.0) and p(500, "SCS") == 0.0
-    assert p(50, "CLARABEL") < dank_ref.svm.FAST_STAGE < p(60, "CLARABEL")
-    assert dank_ref.svm.stage_budget(40, "CLARABEL") == dank_ref.svm.FAST_STAGE
-    assert dank_ref.svm.stage_budget(55, "CLARABEL") == pytest.approx(3.0 * p(55, "CLARABEL"))
-    assert dank_ref.svm.stage_budget(100, "SCS") == float("inf")
+    assert p(50, "CLARABEL") < FAST_STAGE < p(60, "CLARABEL")
+    assert stage_budget(40, "CLARABEL") == FAST_STAGE
+    assert stage_budget(55, "CLARABEL") == pytest.approx(3.0 * p(55, "CLARABEL"))
+    assert stage_budget(100, "SCS") == float("inf")
+
+
+def test_time_limit_is_honoured():
+    """A conic solve is always given a finite time limit; on expiry: status 'time_limit'."""
+    K, y = svm_instance(30)
+    with pytest.warns(dank_ref.InaccurateSolutionWarning, match="time limit"):
+        # certify_tol 1e-14: on a quiet machine SCS reaches rel_gap 3e-7 within 0.05 s, which
+        # the default certify_tol (1e-6) would call optimal
+        r = dank_ref.solve_svm(K, y, C=1.0, eta=1.0, tau=0.01, eps=1e-14, polish=False,
+                               time_limit=0.05, max_iter=10**7, tol=1e-14)
+    assert r.status == "time_limit" and r.solver_stats["time_limit_hit"]
+    assert r.lower <= r.upper  # still a valid certificate of the returned point

@@ -1,4 +1,6 @@
-"""dank_ref implements docs/validity.md, and agrees with dank_fast on what a valid instance is.
+"""dank_ref.validation implements docs/validity.md, and agrees with dank_fast on what a valid
+instance is; the solvers' options are refused by name; the previous release's option names
+still work with a DeprecationWarning.
 
 Each row of ``CASES`` is one input and the verdict validity.md prescribes for it.  The ``ref``
 half must hold; the ``fast`` half runs the same input through ``dank_fast`` (only this test
@@ -16,6 +18,13 @@ import pytest
 import dank_fast
 import dank_ref
 from dank_ref import certificate as rc
+from dank_ref.validation import (
+    check_bool,
+    check_iterations,
+    check_nonnegative,
+    check_positive,
+    check_tolerance,
+)
 
 
 def gaussian(n, seed=0, width=0.5, dtype=np.float64):
@@ -106,11 +115,11 @@ def test_validity_table(K, y, p, accept, pkg):
 
 
 @pytest.mark.parametrize("kw,exc,match", [
-    (dict(max_iters=0), ValueError, "max_iters"),
-    (dict(max_iters=True), TypeError, "max_iters"),
-    (dict(max_iters=2.5), TypeError, "max_iters"),
-    (dict(certify_tol=-1.0), ValueError, "certify_tol"),
-    (dict(certify_tol=0.0), ValueError, "certify_tol"),
+    (dict(max_iter=0), ValueError, "max_iter"),
+    (dict(max_iter=True), TypeError, "max_iter"),
+    (dict(max_iter=2.5), TypeError, "max_iter"),
+    (dict(tol=-1.0), ValueError, "tol"),
+    (dict(tol=0.0), ValueError, "tol"),
     (dict(eps=float("inf")), ValueError, "eps"),
     (dict(time_limit=0.0), ValueError, "time_limit"),
     (dict(time_limit=float("inf")), ValueError, "time_limit"),
@@ -119,16 +128,19 @@ def test_validity_table(K, y, p, accept, pkg):
     (dict(C=True), TypeError, "C"),
     (dict(C=np.bool_(True)), TypeError, "C"),
 ])
-def test_solver_options_rejected_before_any_work(kw, exc, match, monkeypatch):
-    def boom(*a, **k):
-        raise AssertionError("problem must not be built")
-
-    monkeypatch.setattr(dank_ref.svm, "build_svm_problem", boom)
-    monkeypatch.setattr(dank_ref.svm, "limit_qp", boom)
+def test_solver_options_are_refused_by_name(kw, exc, match):
     args = dict(C=1.0, eta=1.0, tau=0.01)
     args.update(kw)
     with pytest.raises(exc, match=match):
         dank_ref.solve_svm(K6, y6, **args)
+
+
+@pytest.mark.parametrize("kw", [dict(C=1e300, eta=1.0), dict(C=1.0, eta=1e-300),
+                                dict(C=1.0, eta=1e300)])
+def test_unrepresentable_instances_are_refused(kw):
+    """C = 1e300 or eta = 1e-300 would overflow the solution's numbers (validity.md)."""
+    with pytest.raises(ValueError, match=r"representable range.*max\|K\|"):
+        dank_ref.solve_svm(K6, y6, tau=0.01, **kw)
 
 
 def test_range_error_names_C_eta_and_maxK():
@@ -188,3 +200,61 @@ def test_default_tau_matches_dank_fast():
     assert inspect.signature(dank_ref.solve_svr).parameters["tau"].default == fast_tau_r
     assert "SCS" in (dank_ref.solve_svm.__doc__ or "") and dank_ref.DEFAULT_SOLVER == "SCS"
     assert "CLARABEL\" default" not in (dank_ref.solve_svm.__doc__ or "")
+
+
+def test_float32_gaussian_kernel_is_accepted():
+    """Was rejected: lambda_min = -7e-8 after the float32 cast; validity.md allows u n max|K|."""
+    K = gaussian(40, seed=0)
+    K32 = K.astype(np.float32)
+    assert np.linalg.eigvalsh(K32.astype(float))[0] < -1e-8  # the case of the report
+    y = np.where(np.arange(40) % 2 == 0, 1.0, -1.0)
+    c = rc.svm_certificate(K32, y, np.full(40, 0.5), C=1.0, eta=1.0, tau=0.01)
+    assert c.lower <= c.upper
+
+@pytest.mark.parametrize("check", [check_positive, check_nonnegative, check_tolerance])
+def test_scalar_checks_take_value_then_name_like_dank_fast(check):
+    assert check(2, "C") == 2.0
+    with pytest.raises(TypeError, match="^C must be a real number"):
+        check(True, "C")
+    with pytest.raises(ValueError, match="^C must be a finite number"):
+        check(-1.0, "C")
+    with pytest.raises(ValueError, match="^C must be a finite number"):
+        check(float("nan"), "C")
+
+
+def test_iteration_and_flag_checks():
+    assert check_iterations(None, "max_iter") is None and check_iterations(5, "max_iter") == 5
+    with pytest.raises(ValueError, match="^max_iter must be an integer >= 1"):
+        check_iterations(0, "max_iter")
+    with pytest.raises(TypeError, match="^max_iter must be an integer"):
+        check_iterations(None, "max_iter", allow_none=False)
+    assert check_bool(np.bool_(True), "polish") is True
+    with pytest.raises(TypeError, match="^polish must be True or False"):
+        check_bool(1, "polish")
+
+
+@pytest.mark.parametrize("old, new, value", [("certify_tol", "tol", 1e-3),
+                                             ("max_iters", "max_iter", 50)])
+def test_previous_option_names_work_with_a_deprecation_warning(old, new, value):
+    K, y = gaussian(8, seed=2), labels(8)
+    with pytest.warns(DeprecationWarning, match=f"{old} is deprecated.*use {new}") as rec:
+        r = dank_ref.solve_svm(K, y, C=1.0, eta=1.0, **{old: value})
+    assert rec[0].filename == __file__  # attributed to the caller
+    r_new = dank_ref.solve_svm(K, y, C=1.0, eta=1.0, **{new: value})
+    assert (r.lower, r.upper, r.status) == (r_new.lower, r_new.upper, r_new.status)
+    with pytest.raises(ValueError, match=new), pytest.warns(DeprecationWarning):
+        # validated under its new name
+        dank_ref.solve_svr(K, y, C=1.0, epsilon=0.1, eta=1.0, **{old: 0})
+    with pytest.raises(TypeError, match=f"pass {new} only"):
+        dank_ref.solve_decomposed(K, y, np.zeros(8), C=1.0, eta=1.0,
+                                  **{old: value, new: value / 2})
+
+
+def test_deprecated_names_warn_in_every_solver():
+    K, y = gaussian(8, seed=2), labels(8)
+    calls = [lambda **kw: dank_ref.solve_svr(K, y, C=1.0, epsilon=0.1, eta=1.0, **kw),
+             lambda **kw: dank_ref.solve_decomposed(K, y, np.zeros(8), C=1.0, eta=1.0, **kw)]
+    for call in calls:
+        with pytest.warns(DeprecationWarning, match="certify_tol"):
+            r = call(certify_tol=1e-6)
+        assert r.success == (r.status == "converged")

@@ -5,7 +5,8 @@ of the wrong kind (a ``bool`` where a number is expected, a complex or string ar
 ``TypeError``; a value of the right kind but outside its domain raises ``ValueError``.  Both name
 the parameter and the problem.  This is dank_ref's own code: it never imports ``dank_fast``
 (the two packages implement the same written rule independently and the tests check that they
-agree).
+agree).  It is public: the oracle side of ``verification`` validates with it.  The scalar
+checks take ``(value, name)``, in the order of dank_fast's.
 
 Kernel tolerances are *relative* (``K`` is valid iff ``c K`` is, for every ``c > 0``): with
 ``s = max |K_ij|`` and ``u`` the machine epsilon of the input dtype (``float16``/``float32``: their

@@ -39,3 +39,20 @@ def test_importing_and_using_dank_ref_loads_no_dank_fast_module():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
+
+
+def test_the_oracle_building_blocks_load_neither_cvxpy_nor_the_solvers():
+    """validation, projection, kernels and certificate need numpy and scipy only; the solvers
+    (and cvxpy) load on first use of ``dank_ref.solve_*``."""
+    code = (
+        "import sys\n"
+        "import dank_ref.validation, dank_ref.projection, dank_ref.kernels, dank_ref.certificate\n"
+        "import dank_ref\n"
+        "heavy = [m for m in sys.modules if m.split('.')[0] == 'cvxpy'"
+        " or m in ('dank_ref.svm', 'dank_ref.conic')]\n"
+        "assert not heavy, heavy\n"
+        "assert callable(dank_ref.solve_svm) and 'cvxpy' in sys.modules\n"
+        "assert dank_ref.DEFAULT_TAU == 0.01 and dank_ref.TOL == 1e-6\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr

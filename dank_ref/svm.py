@@ -65,7 +65,9 @@ Status policy
 
 from __future__ import annotations
 
+import importlib
 import time
+import warnings
 
 import cvxpy as cp
 import numpy as np
@@ -102,6 +104,21 @@ from .validation import (
 __all__ = ["solve_svm", "build_svm_problem", "lp_solution_svm", "SDP_TAGS"]
 
 SDP_TAGS = ("sdp", "sdp_tight", "sdp_switch")  # the stages whose point is the SDP's
+
+# public names of this module that moved to dank_ref.conic / dank_ref.staged: still readable
+# here for one release, with a DeprecationWarning
+_MOVED = {"estimate_memory_bytes": "conic", "MEMORY_LIMIT_BYTES": "conic", "SOLVERS": "conic",
+          "predicted_sdp_seconds": "conic", "stage_budget": "conic", "run_conic": "conic",
+          "check_options": "conic", "STRATEGIES": "staged"}
+
+
+def __getattr__(name: str):
+    if name in _MOVED:
+        where = f"dank_ref.{_MOVED[name]}"
+        warnings.warn(f"dank_ref.svm.{name} is deprecated and will be removed in the next "
+                      f"release; use {where}.{name}", DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module(where), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def build_svm_problem(K: np.ndarray, y: np.ndarray, *, C: float, eta: float, tau: float,

@@ -10,6 +10,7 @@ dank_fast's validation still disagrees (being fixed separately).
 
 from __future__ import annotations
 
+import importlib
 import inspect
 
 import numpy as np
@@ -17,6 +18,7 @@ import pytest
 
 import dank_fast
 import dank_ref
+import dank_ref.svm
 from dank_ref import certificate as rc
 from dank_ref.validation import (
     check_bool,
@@ -258,3 +260,13 @@ def test_deprecated_names_warn_in_every_solver():
         with pytest.warns(DeprecationWarning, match="certify_tol"):
             r = call(certify_tol=1e-6)
         assert r.success == (r.status == "converged")
+
+
+@pytest.mark.parametrize("name, where", [("estimate_memory_bytes", "conic"),
+                                         ("run_conic", "conic"), ("STRATEGIES", "staged")])
+def test_names_moved_out_of_dank_ref_svm_still_read_with_a_warning(name, where):
+    with pytest.warns(DeprecationWarning, match=f"use dank_ref.{where}.{name}"):
+        value = getattr(dank_ref.svm, name)
+    assert value is getattr(importlib.import_module(f"dank_ref.{where}"), name)
+    with pytest.raises(AttributeError):
+        dank_ref.svm.no_such_name  # noqa: B018

@@ -139,13 +139,13 @@ def test_polished_default_solve_does_not_escalate():
 
 
 def test_time_limit_bounds_the_whole_solve():
-    """A short time limit on n = 80 at tol = 1e-13: status 'time_limit', the escalation's
-    stages are skipped, and the returned point still has a valid certificate."""
+    """A short time limit on n = 80 at tol = 1e-13: status 'time_limit', stages are skipped,
+    and the returned point still has a valid certificate."""
     K, y = moons(80, seed=6)
     with pytest.warns(dank_ref.InaccurateSolutionWarning, match="time limit"):
         r = dank_ref.solve_svm(K, y, C=1.0, eta=1.0, tol=1e-13, time_limit=0.5)
     assert r.status == "time_limit" and not r.success and r.solver_stats["time_limit_hit"]
-    assert {"sdp_tight", "sdp_switch"} <= set(r.solver_stats["skipped_stages"])
+    assert r.solver_stats["skipped_stages"]  # the escalation found no time left
     c = rc.svm_certificate(K, y, r.alpha, C=1.0, eta=1.0, tau=0.01)
     assert (c.lower, c.upper) == (r.lower, r.upper) and r.lower <= r.upper
 

@@ -191,26 +191,26 @@ def test_progress_is_one_line_per_instance_on_stderr_and_quiet_silences_it(tmp_p
 
 
 def test_the_time_limit_grows_with_n_and_keeps_what_the_program_wrote(tmp_path, capsys):
-    """S + T (n/1000)^2 with S = 0.5, T = 20000: 0.58 s at n = 2 (killed during its 1.5 s
-    sleep), 3.38 s at n = 12 (it ends by itself, with exit code 3)."""
-    cmd = _sh("echo started >&2; sleep 1.5; echo finished >&2; exit 3")
+    """S + T (n/1000)^2 with S = 1, T = 40000: 1.16 s at n = 2 (killed during its 3 s sleep),
+    6.76 s at n = 12 (it ends by itself, with exit code 3)."""
+    cmd = _sh("echo started >&2; sleep 3; echo finished >&2; exit 3")
     code = main(["conformance", "--cmd", cmd, "--case", "p1_n2", "--case", "p1_basic",
-                 "--timeout", "0.5", "--timeout-per-1000", "20000", "--quiet", "--out",
+                 "--timeout", "1", "--timeout-per-1000", "40000", "--quiet", "--out",
                  str(tmp_path)])
     assert code == 1
     doc = json.loads((tmp_path / "results.json").read_text())
     validate(doc, "conformance-results")
-    assert (doc["version"], doc["timeout"], doc["timeout_per_1000"]) == (2, 0.5, 20000.0)
+    assert (doc["version"], doc["timeout"], doc["timeout_per_1000"]) == (2, 1.0, 40000.0)
     rows = {r["id"]: r for r in doc["results"]}
-    assert rows["p1_n2"]["time_limit"] == pytest.approx(0.58)
+    assert rows["p1_n2"]["time_limit"] == pytest.approx(1.16)
     assert rows["p1_n2"]["status"] == "timeout" and rows["p1_n2"]["stderr_tail"] == "started"
-    assert rows["p1_n2"]["diagnosis"] == "no solution within 0.58 s (the program was killed)"
-    assert rows["p1_basic"]["time_limit"] == pytest.approx(3.38)
+    assert rows["p1_n2"]["diagnosis"] == "no solution within 1.16 s (the program was killed)"
+    assert rows["p1_basic"]["time_limit"] == pytest.approx(6.76)
     assert rows["p1_basic"]["status"] == "error"
     assert rows["p1_basic"]["diagnosis"] == "the program exited with code 3: finished"
     assert rows["p1_basic"]["stderr_tail"] == "started\nfinished"
     report = (tmp_path / "report.md").read_text()
-    assert "time limit per instance 0.5 s + 20000 s x (n/1000)^2" in report
+    assert "time limit per instance 1 s + 40000 s x (n/1000)^2" in report
     out = capsys.readouterr().out
     assert "  ERROR         p1_basic: the program exited with code 3: finished (more in " \
         "report.md)" in out

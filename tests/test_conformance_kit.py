@@ -116,6 +116,8 @@ def test_exit_code_1_lists_every_failure(tmp_path, capsys):
     (["--impl", f"{IMPLS}:correct", "--timeout-per-1000", "-1"], "must be a finite number >= 0"),
     (["--impl", f"{IMPLS}:correct", "--case", "p1_basik"], "no instance 'p1_basik' in the "
      "selected set and tasks; closest: p1_basic"),
+    (["--export", "x", "--case", "fam1_svm_n10"], "family ids are in --set families (the "
+     "default set is golden)"),
     (["--impl", "nocolon"], "--impl must be MODULE:FUNCTION"),
     (["--impl", "no_such_module_xyz:f"], "No module named 'no_such_module_xyz'"),
     (["--impl", f"{IMPLS}:correct", "--timeout", "0"], "must be a finite number > 0"),

@@ -114,6 +114,8 @@ def select_cases(cases: list[Case], names) -> list[Case]:
         if name not in ids:
             near = difflib.get_close_matches(name, ids, n=3, cutoff=0.5)
             hint = f"; closest: {', '.join(near)}" if near else ""
+            if name.startswith("fam") and not any(c.set == "families" for c in cases):
+                hint = "; family ids are in --set families (the default set is golden)"
             raise ValueError(f"no instance {name!r} in the selected set and tasks{hint} "
                              "(--export DIR writes index.json, which lists every id)")
     wanted = set(names)

@@ -134,9 +134,13 @@ def _parser() -> _Parser:
     return p
 
 
+def _tasks(a) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(a.task)) if a.task else ("svm", "svr", "decomposed")
+
+
 def _selected(a, workdir: str) -> list:
-    tasks = tuple(dict.fromkeys(a.task)) if a.task else ("svm", "svr", "decomposed")
-    cases = load_cases(a.set, tasks, workdir=workdir)
+    """The cases of ``a.set`` for ``a.task``, restricted to ``a.case`` when given."""
+    cases = load_cases(a.set, _tasks(a), workdir=workdir)
     names = getattr(a, "case", None)
     return select_cases(cases, names) if names else cases
 
@@ -158,7 +162,7 @@ def run(a: argparse.Namespace) -> tuple[dict, int]:
     ``timeout`` (``timeout_per_1000 = 0``), every case, no progress lines.
     """
     t0 = time.perf_counter()
-    tasks = tuple(dict.fromkeys(a.task)) if a.task else ("svm", "svr", "decomposed")
+    tasks = _tasks(a)
     per = getattr(a, "timeout_per_1000", 0.0)
     quiet = getattr(a, "quiet", True)
     with tempfile.TemporaryDirectory(prefix="dank-families-") as tmp:

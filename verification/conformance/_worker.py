@@ -22,8 +22,9 @@ TAIL_CHARS = 2000
 
 
 def text_tail(text: str, lines: int = TAIL_LINES, chars: int = TAIL_CHARS) -> str | None:
-    """The last ``lines`` non-blank-trailing lines of ``text``, at most ``chars`` characters
-    (cut at a line start, or marked ``...`` when one line is longer); None for blank text."""
+    """The last ``lines`` lines of ``text`` (trailing blank lines dropped) in at most ``chars``
+    characters: whole lines from the end, or the end of one longer line marked ``...``; None
+    when ``text`` is blank."""
     kept = text.rstrip().splitlines()[-lines:]
     while len(kept) > 1 and sum(len(x) + 1 for x in kept) - 1 > chars:
         kept.pop(0)

@@ -197,8 +197,7 @@ def test_the_time_limit_grows_with_n_and_keeps_what_the_program_wrote(tmp_path, 
     6.76 s at n = 12 (it ends by itself, with exit code 3)."""
     cmd = _sh("echo started >&2; sleep 3; echo finished >&2; exit 3")
     code = main(["conformance", "--cmd", cmd, "--case", "p1_n2", "--case", "p1_basic",
-                 "--timeout", "1", "--timeout-per-1000", "40000", "--quiet", "--out",
-                 str(tmp_path)])
+                 "--timeout", "1", "--timeout-per-1000", "40000", "--out", str(tmp_path)])
     assert code == 1
     doc = json.loads((tmp_path / "results.json").read_text())
     validate(doc, "conformance-results")
@@ -213,9 +212,13 @@ def test_the_time_limit_grows_with_n_and_keeps_what_the_program_wrote(tmp_path, 
     assert rows["p1_basic"]["stderr_tail"] == "started\nfinished"
     report = (tmp_path / "report.md").read_text()
     assert "time limit per instance 1 s + 40000 s x (n/1000)^2" in report
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
     assert "  ERROR         p1_basic: the program exited with code 3: finished (more in " \
-        "report.md)" in out
+        "report.md)" in captured.out
+    progress = captured.err.splitlines()[1:]
+    assert [re.sub(r"\(\d+\.\d\d s\)", "(T)", line) for line in progress] == [
+        "[1/2] p1_basic: error (T): the program exited with code 3: finished",
+        "[2/2] p1_n2: timeout (T): no solution within 1.16 s (the program was killed)"]
 
 
 OCTAVE = ("for i in $(seq 1 30); do echo \"iteration $i\" >&2; done; "

@@ -63,7 +63,7 @@ time limit of an instance of n points: S + T x (n/1000)^2 seconds, --timeout S (
   n = 1,000.  An interpreted solver may need more: raise T (or S); --timeout-per-1000 0
   gives every instance S seconds.
 progress: one line per finished instance on stderr ([i/total] id: status (seconds, certified
-  relative gap)); --quiet silences it.
+  relative gap), and the start of the diagnosis when not certified); --quiet silences it.
 statuses: certified | not certified (every failed check, its reason and a diagnosis) |
   error (exception, crash, non-zero exit, missing or invalid solution; the last 20 lines of
   the program's stderr, or of the traceback, are kept in report.md and results.json) | timeout

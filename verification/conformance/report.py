@@ -179,8 +179,12 @@ def console_lines(doc: dict, out_dir: str) -> list[str]:
 
 
 def progress_line(index: int, total: int, row: dict) -> str:
-    """``[index/total] id: status (seconds; certified relative gap or time limit)``: one line
-    per finished instance, for stderr."""
+    """``[index/total] id: status (seconds, certified relative gap)``, then the start of the
+    diagnosis when the row is not certified: one line per finished instance, for stderr."""
     w = len(str(total))
     extra = f", rel. gap {row['rel_gap']:.2g}" if row["rel_gap"] is not None else ""
-    return f"[{index:>{w}}/{total}] {row['id']}: {row['status']} ({row['time']:.2f} s{extra})"
+    line = f"[{index:>{w}}/{total}] {row['id']}: {row['status']} ({row['time']:.2f} s{extra})"
+    why = row["diagnosis"]
+    if row["status"] != "certified" and why:
+        line += f": {why if len(why) <= 100 else why[:97] + '...'}"
+    return line

@@ -167,3 +167,38 @@ def test_shifted_geometric_means_and_the_timeout_penalty():
     # error and timeout rows count at the timeout (30 s), the others at their own time
     assert s["sgm_time"] == pytest.approx(shifted_geomean([0.5, 2.0, 30.0, 30.0], TIME_SHIFT))
     assert s["sgm_rel_gap"] == pytest.approx(shifted_geomean([1e-9, 1e-3], GAP_SHIFT))
+
+
+def test_conformance_md_documents_every_family_instance_and_the_defaults(capsys):
+    """docs/conformance.md, the reference for readers of any language: every family variant,
+    the size of each set, the default time limits and tolerance, pointed to by --help and
+    FORMATS.md (no Python docstring is where a reader is sent)."""
+    from collections import Counter
+
+    from verification.cli import main
+    from verification.conformance.runners import TIMEOUT, TIMEOUT_PER_1000, time_limit
+    from verification.golden import load_manifest
+
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    text = (docs / "conformance.md").read_text()
+    fams = specs()
+    for ident, fam, _, fields in fams:
+        variant = ident.removeprefix(f"fam{FAMILIES_VERSION}_{fields['task']}_")
+        assert f"`{variant}`" in text and f"| `{fam}` |" in text, ident
+    tasks = Counter(f["task"] for *_, f in fams)
+    assert (f"| {len(fams)} (svm {tasks['svm']}, svr {tasks['svr']}, decomposed "
+            f"{tasks['decomposed']}) |") in text
+    golden = Counter(e["params"]["task"] for e in load_manifest(GOLDEN_DIR)["vectors"].values())
+    assert (f"| {sum(golden.values())} (svm {golden['svm']}, svr {golden['svr']}, decomposed "
+            f"{golden['decomposed']}) |") in text
+    assert f"`S = --timeout` (default {TIMEOUT:g})" in text
+    assert f"`T = --timeout-per-1000` (default {TIMEOUT_PER_1000:g})" in text
+    assert (f"{time_limit(10):.0f} s at `n = 10`, {time_limit(100):.3g} s at `n = 100`, "
+            f"{time_limit(1000):g} s at\n`n = 1,000`") in text
+    assert "`1e-9 C sqrt(n)`" in text and "(`--tol`, default `1e-6`)" in text
+    formats = (docs / "FORMATS.md").read_text()
+    assert "[conformance.md](conformance.md)" in formats and "docstring of" not in formats
+    with pytest.raises(SystemExit):
+        main(["conformance", "--help"])
+    helptext = capsys.readouterr().out
+    assert "docs/conformance.md" in helptext and "docstring" not in helptext

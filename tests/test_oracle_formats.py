@@ -94,7 +94,8 @@ BAD_INSTANCES = {
     "y_zero_one": (_with(BASE, y=[1, 0]), "only -1 and +1 for task 'svm', got y[1] = 0.0"),
     "y_one_class": (_with(BASE, y=[1, 1]), "both classes"),
     "y_length": (_with(BASE, y=[1, -1, 1]), "'y' has 3 entries but the kernel is 2 x 2"),
-    "y_nested": (_with(BASE, y=[[1], [-1]]), "'y'[0] must be one of the numbers, got a list"),
+    "y_nested": (_with(BASE, y=[[1], [-1]]), "field 'y' must be a 1-D array of n "
+                 "numbers, got a list of lists (a 2-D array of shape (2, 1))"),
     "y_svr_nan": ('{"format": "dank-instance", "version": 1, "task": "svr", "K": [[2, 1], '
                   '[1, 2]], "y": [Infinity, 1], "C": 1, "eta": 2, "tau": 0, "epsilon": 0}',
                   "non-standard JSON constant Infinity"),

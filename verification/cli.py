@@ -76,7 +76,8 @@ file format:
   content, not the extension), version 1, documented field by field (types, limits,
   examples) in docs/FORMATS.md and in the docstring of verification/formats/__init__.py:
       python -c "import verification.formats as f; help(f)"
-  what each check means and its tolerance: the docstring of verification/oracle.py.
+  what each check means, its tolerance and what "not certified" does not prove:
+  docs/conformance.md.
 
 exit codes:
   0  certified: feasible, certified relative gap <= --tol, submitted bias and F consistent

@@ -406,7 +406,8 @@ def _distance_to_reference(inst, p):
 
 
 def format_report(rep) -> str:
-    """Human-readable report: verdict, one line per check, the bracket, informative numbers."""
+    """Human-readable report: verdict, one line per check, the bracket, informative numbers,
+    the reasons, and when the gap failed a two-line note on what that does not prove."""
     lines = [f"verdict: {'CERTIFIED' if rep['certified'] else 'NOT CERTIFIED'}"
              f" (task {rep['task']}, n = {rep['n']}, tol = {rep['tol']:g})"]
     for name, ch in rep["checks"].items():
@@ -419,4 +420,9 @@ def format_report(rep) -> str:
             lines.append(f"  {k}: {v}")
     for r in rep["reasons"]:
         lines.append(f"  reason: {r}")
+    if "gap" in rep["failed"]:
+        lines += ["  note: NOT CERTIFIED does not prove the point suboptimal: the gap only bounds "
+                  "v* - lower from above",
+                  "        (upper is the primal at the w induced by alpha); to certify it, solve "
+                  "to a tighter tol (docs/conformance.md)"]
     return "\n".join(lines)

@@ -15,7 +15,23 @@ import traceback
 
 import numpy as np
 
-__all__ = ["worker_main", "plain_solution"]
+__all__ = ["worker_main", "plain_solution", "text_tail", "TAIL_LINES", "TAIL_CHARS"]
+
+TAIL_LINES = 20  # the tail of a failing implementation's stderr or traceback kept in the report
+TAIL_CHARS = 2000
+
+
+def text_tail(text: str, lines: int = TAIL_LINES, chars: int = TAIL_CHARS) -> str | None:
+    """The last ``lines`` lines of ``text`` (trailing blank lines dropped) in at most ``chars``
+    characters: whole lines from the end, or the end of one longer line marked ``...``; None
+    when ``text`` is blank."""
+    kept = text.rstrip().splitlines()[-lines:]
+    while len(kept) > 1 and sum(len(x) + 1 for x in kept) - 1 > chars:
+        kept.pop(0)
+    out = "\n".join(kept)
+    if len(out) > chars:
+        out = "..." + out[-(chars - 3):]
+    return out if out.strip() else None
 
 
 def _describe(exc: BaseException) -> str:
@@ -44,7 +60,8 @@ def plain_solution(out) -> dict:
 def worker_main(conn, target: str, cwd: str) -> None:
     """Import ``target`` (``MODULE:FUNCTION``) with ``cwd`` first on the path, send
     ``("ready", None)`` or ``("import_error", message)``, then answer each instance dict with
-    ``("ok", solution, seconds)`` or ``("error", message, seconds)`` until ``None`` arrives."""
+    ``("ok", solution, seconds, None)`` or ``("error", message, seconds, traceback tail)`` until
+    ``None`` arrives."""
     sys.path.insert(0, cwd)
     try:
         _serve(conn, target)
@@ -69,10 +86,13 @@ def _serve(conn, target: str) -> None:
             return
         t0 = time.perf_counter()
         try:
-            msg = ("ok", plain_solution(fn(req)), time.perf_counter() - t0)
+            msg = ("ok", plain_solution(fn(req)), time.perf_counter() - t0, None)
         except BaseException as exc:  # noqa: BLE001 - the implementation's failure is a row
-            msg = ("error", _describe(exc), time.perf_counter() - t0)
+            frames = exc.__traceback__.tb_next if exc.__traceback__ else None  # not _serve's
+            tb = "".join(traceback.format_exception(type(exc), exc, frames))
+            msg = ("error", _describe(exc), time.perf_counter() - t0, text_tail(tb))
         try:
             conn.send(msg)
         except Exception as exc:  # noqa: BLE001 - e.g. an unpicklable answer
-            conn.send(("error", f"the answer cannot be sent back: {_describe(exc)}", msg[2]))
+            conn.send(("error", f"the answer cannot be sent back: {_describe(exc)}", msg[2],
+                       None))

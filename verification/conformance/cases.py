@@ -4,14 +4,19 @@
 
 from __future__ import annotations
 
+import difflib
+import json
 import os
 from dataclasses import dataclass
 
-from ..formats import load_instance
+from ..formats import load_instance, save_instance
 from ..golden import GOLDEN_DIR, load_manifest
-from .families import family_problems, write_families
+from .families import FAMILIES_VERSION, family_problems, write_families
 
-__all__ = ["SETS", "Case", "KitError", "load_cases", "impl_instance"]
+__all__ = ["SETS", "EXPORT_FORMAT", "Case", "KitError", "load_cases", "select_cases",
+           "impl_instance", "write_instance", "export_cases"]
+
+EXPORT_FORMAT = "dank-conformance-export"
 
 SETS = ("golden", "families", "all")
 
@@ -99,3 +104,49 @@ def impl_instance(case: Case) -> dict:
     if inst["task"] == "decomposed":
         out["labels"] = inst["labels"]
     return out
+
+
+def select_cases(cases: list[Case], names) -> list[Case]:
+    """The cases whose id is in ``names`` (in the order of ``cases``); ``ValueError`` naming an
+    id that is not in the set, with the closest ids."""
+    ids = [c.id for c in cases]
+    for name in names:
+        if name not in ids:
+            near = difflib.get_close_matches(name, ids, n=3, cutoff=0.5)
+            hint = f"; closest: {', '.join(near)}" if near else ""
+            if name.startswith("fam") and not any(c.set == "families" for c in cases):
+                hint = "; family ids are in --set families (the default set is golden)"
+            raise ValueError(f"no instance {name!r} in the selected set and tasks{hint} "
+                             "(--export DIR writes index.json, which lists every id)")
+    wanted = set(names)
+    return [c for c in cases if c.id in wanted]
+
+
+def write_instance(case: Case, path: str) -> None:
+    """Write the instance file a ``--cmd`` program receives (docs/FORMATS.md; JSON when
+    ``path`` ends in ``.json``): the instance's own fields, by features when it has them."""
+    inst = impl_instance(case)
+    if "X" in inst:
+        inst.pop("K")
+    save_instance(path, **inst)
+
+
+def export_cases(cases: list[Case], directory: str, fmt: str, limits: dict[str, float],
+                 set_name: str) -> str:
+    """Write ``<id>.<fmt>`` for every case and ``index.json`` (schema ``conformance-export``:
+    id, set, family, description, task, n, file and time limit of each) into ``directory``;
+    return the index's path.  The files are those a ``--cmd`` program receives."""
+    os.makedirs(directory, exist_ok=True)
+    rows = []
+    for c in cases:
+        name = f"{c.id}.{fmt}"
+        write_instance(c, os.path.join(directory, name))
+        rows.append(dict(id=c.id, set=c.set, family=c.family, description=c.description,
+                         task=c.task, n=c.n, file=name, time_limit=limits[c.id]))
+    doc = dict(format=EXPORT_FORMAT, version=1, set=set_name, families_version=FAMILIES_VERSION,
+               instance_format=fmt, instances=rows)
+    path = os.path.join(directory, "index.json")
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(doc, fh, indent=1)
+        fh.write("\n")
+    return path

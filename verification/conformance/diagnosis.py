@@ -28,10 +28,13 @@ def _optimality(rep: dict, failed: list[str]) -> str:
         return (f"F differs from F(alpha) = J_(tau/2)(11' + Gamma) by "
                 f"{checks['F']['value']:.3g}: the inner minimiser is wrong{tail}")
     if "gap" in failed:
+        loose = ("the gap only bounds the suboptimality from above: a solve to a tighter tol "
+                 "tells")
         if checks["F"]["status"] == "pass":
-            return f"F matches F(alpha) but the {gap}: not converged (or a wrong outer step)"
+            return (f"F matches F(alpha) but the {gap}: not converged or a wrong outer step "
+                    f"({loose})")
         return (f"{gap}: not converged or a wrong problem (submit F to tell a wrong inner "
-                "minimiser from non-convergence)")
+                f"minimiser from non-convergence; {loose})")
     return (f"alpha is certified but the bias is not: relative gap {checks['bias']['value']:.3g}"
             f" at the submitted bias (best bias {rep['best_bias']:.10g})")
 

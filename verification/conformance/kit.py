@@ -37,11 +37,13 @@ def _solution(case: Case, raw: dict) -> dict:
 def judge(case: Case, outcome: Outcome, tol: float = CERT_TOL) -> dict:
     """The result row of one case: id, set, family, task, n, status, failed checks, reasons,
     diagnosis, certified relative gap (None when not evaluated or not finite), absolute gap,
-    time, the solution's meta and the error message.  ``kit_error`` is True when the oracle
+    time, the instance's time limit, the solution's meta, and the tail of the implementation's
+    stderr or traceback when it failed (else None).  ``kit_error`` is True when the oracle
     itself could not evaluate the answer."""
     row = dict(id=case.id, set=case.set, family=case.family, task=case.task, n=case.n,
                status=outcome.status, failed=[], reasons=[], diagnosis=outcome.message,
-               rel_gap=None, gap=None, time=outcome.time, meta=None, kit_error=False)
+               rel_gap=None, gap=None, time=outcome.time, time_limit=outcome.time_limit,
+               meta=None, stderr_tail=outcome.stderr_tail, kit_error=False)
     if outcome.status != "ok":
         return row
     try:

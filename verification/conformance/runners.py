@@ -1,5 +1,7 @@
 """Running the implementation under test: ``--impl`` functions in worker processes, ``--cmd``
-programs as subprocesses; each instance under a timeout, every failure an :class:`Outcome`.
+programs as subprocesses; each instance under a time limit that grows with its size
+(:func:`time_limit`), every failure an :class:`Outcome` carrying the tail of what the
+implementation wrote on stderr (``--cmd``) or its traceback (``--impl``).
 
 A worker process (:mod:`._worker`; ``spawn``: a fresh interpreter, so a crash or hang of the
 implementation cannot take the kit with it) imports ``MODULE:FUNCTION`` once and then answers
@@ -14,6 +16,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -22,27 +25,41 @@ from collections import deque
 from dataclasses import dataclass
 from multiprocessing.connection import wait
 
-from ..formats import load_solution, save_instance
+from ..formats import load_solution
 from ..formats.spec import one_line
-from ._worker import worker_main
-from .cases import Case, KitError, impl_instance
+from ._worker import text_tail, worker_main
+from .cases import Case, KitError, impl_instance, write_instance
 
-__all__ = ["Outcome", "ImplRunner", "CmdRunner", "SOLUTION_KEYS"]
+__all__ = ["Outcome", "ImplRunner", "CmdRunner", "SOLUTION_KEYS", "TIMEOUT", "TIMEOUT_PER_1000",
+           "time_limit"]
 
 SOLUTION_KEYS = frozenset({"task", "alpha", "alpha_hat", "alpha_check", "bias", "F", "meta"})
 _START_TIMEOUT = 120.0  # seconds for a worker to start and import the implementation
+TIMEOUT = 60.0  # seconds: the time limit of every instance (--timeout)
+TIMEOUT_PER_1000 = 540.0  # seconds added at n = 1,000, growing as n^2 (--timeout-per-1000)
+_STDERR_READ = 65536  # bytes read from the end of a program's stderr file
+
+
+def time_limit(n: int, base: float = TIMEOUT, per_1000: float = TIMEOUT_PER_1000) -> float:
+    """Seconds an instance of ``n`` points may take: ``base + per_1000 (n / 1000)^2`` (the
+    defaults: 60 s at n = 10 or 100, 600 s at n = 1,000; ``per_1000 = 0``: a flat limit)."""
+    return float(base) + float(per_1000) * (n / 1000.0) ** 2
 
 
 @dataclass
 class Outcome:
     """What the implementation returned for one case: ``status`` ``"ok"`` (``solution`` is the
     raw dict), ``"error"`` or ``"timeout"`` (``message`` says what happened); ``time`` is the
-    wall time of the call (``--cmd``: of the program) in seconds."""
+    wall time of the call (``--cmd``: of the program) in seconds; ``stderr_tail`` the last
+    lines of the program's stderr (``--cmd``) or of the traceback (``--impl``) when it failed;
+    ``time_limit`` the instance's limit in seconds."""
 
     status: str
     solution: dict | None
     message: str
     time: float
+    stderr_tail: str | None = None
+    time_limit: float | None = None
 
 
 class _Worker:
@@ -85,18 +102,36 @@ class _Worker:
         self.kill()
 
 
-class ImplRunner:
-    """Run ``MODULE:FUNCTION`` on cases in up to ``jobs`` worker processes (one instance each
-    at a time), each call limited to ``timeout`` seconds.  Use as a context manager."""
+class _Limits:
+    """The time limit of a case: ``timeout + timeout_per_1000 (n / 1000)^2`` seconds."""
 
-    def __init__(self, target: str, timeout: float = 60.0, jobs: int = 1):
+    timeout: float
+    timeout_per_1000: float
+
+    def limit(self, case: Case) -> float:
+        return time_limit(case.n, self.timeout, self.timeout_per_1000)
+
+
+class ImplRunner(_Limits):
+    """Run ``MODULE:FUNCTION`` on cases in up to ``jobs`` worker processes (one instance each
+    at a time), each call limited to :func:`time_limit` ``(n, timeout, timeout_per_1000)``
+    seconds (default: a flat ``timeout``).  Use as a context manager."""
+
+    def __init__(self, target: str, timeout: float = TIMEOUT, jobs: int = 1,
+                 timeout_per_1000: float = 0.0):
         if ":" not in target or not all(target.partition(":")[::2]):
             raise ValueError(f"--impl must be MODULE:FUNCTION, got {target!r}")
         self.target, self.timeout, self.jobs = target, float(timeout), int(jobs)
+        self.timeout_per_1000 = float(timeout_per_1000)
         self._ctx = mp.get_context("spawn")
         self._idle: list[_Worker] = []
 
     def __enter__(self):
+        try:
+            self._idle.append(self._worker())  # an import error surfaces here, before any run
+        except BaseException:
+            self.close()
+            raise
         return self
 
     def __exit__(self, *exc):
@@ -121,23 +156,26 @@ class ImplRunner:
                 w, w.case = self._worker(), todo.popleft()
                 w.conn.send(impl_instance(w.case))
                 w.sent = time.perf_counter()
-                w.deadline = w.sent + self.timeout
+                w.deadline = w.sent + self.limit(w.case)
                 busy.append(w)
             left = max(0.0, min(w.deadline for w in busy) - time.perf_counter())
             ready = wait([w.conn for w in busy], timeout=left)
             for w in list(busy):
+                limit = self.limit(w.case)
                 if w.conn in ready:
                     busy.remove(w)
-                    yield w.case, self._answer(w)
+                    out = self._answer(w)
+                    out.time_limit = limit
+                    yield w.case, out
                 elif time.perf_counter() >= w.deadline:
                     busy.remove(w)
                     w.kill()
-                    yield w.case, Outcome("timeout", None, f"no answer within {self.timeout:g} "
-                                          "s (the worker was killed)", self.timeout)
+                    yield w.case, Outcome("timeout", None, f"no answer within {limit:g} s (the "
+                                          "worker was killed)", limit, time_limit=limit)
 
     def _answer(self, w: _Worker) -> Outcome:
         try:
-            kind, payload, elapsed = w.conn.recv()
+            kind, payload, elapsed, tail = w.conn.recv()
         except (EOFError, OSError):
             w.proc.join(5)
             code = w.proc.exitcode
@@ -148,16 +186,19 @@ class ImplRunner:
         self._idle.append(w)
         if kind == "ok":
             return Outcome("ok", payload, "", elapsed)
-        return Outcome("error", None, payload, elapsed)
+        return Outcome("error", None, payload, elapsed, stderr_tail=tail)
 
 
-class CmdRunner:
+class CmdRunner(_Limits):
     """Run a program per case: ``{instance}`` and ``{solution}`` in ``command`` are replaced by
     the instance file (written in ``fmt``, ``"npz"`` or ``"json"``) and the path where the
     program must write its solution.  Up to ``jobs`` programs at a time, each killed (its whole
-    process group) after ``timeout`` seconds."""
+    process group) after :func:`time_limit` ``(n, timeout, timeout_per_1000)`` seconds
+    (default: a flat ``timeout``).  The program's stderr goes to a file, whose last lines
+    (:func:`~._worker.text_tail`) are kept when the program fails."""
 
-    def __init__(self, command: str, timeout: float = 60.0, jobs: int = 1, fmt: str = "npz"):
+    def __init__(self, command: str, timeout: float = TIMEOUT, jobs: int = 1, fmt: str = "npz",
+                 timeout_per_1000: float = 0.0):
         args = shlex.split(command)
         if not args or not any("{solution}" in a for a in args):
             raise ValueError("--cmd must name a program and contain {solution} (and usually "
@@ -165,9 +206,14 @@ class CmdRunner:
         if fmt not in ("npz", "json"):
             raise ValueError(f"--format must be npz or json, got {fmt!r}")
         self.args, self.timeout, self.jobs, self.fmt = args, float(timeout), int(jobs), fmt
+        self.timeout_per_1000 = float(timeout_per_1000)
         self._tmp = tempfile.TemporaryDirectory(prefix="dank-conformance-")
 
     def __enter__(self):
+        prog = self.args[0]
+        if not (shutil.which(prog) or (os.sep in prog and os.path.isfile(prog))):
+            self.close()
+            raise KitError(f"cannot start {prog!r}: no such program (not on PATH, not a file)")
         return self
 
     def __exit__(self, *exc):
@@ -179,10 +225,7 @@ class CmdRunner:
     def _files(self, case: Case) -> tuple[str, str]:
         base = os.path.join(self._tmp.name, case.id)
         ip, sp = f"{base}_instance.{self.fmt}", f"{base}_solution.{self.fmt}"
-        inst = impl_instance(case)
-        if "X" in inst:
-            inst.pop("K")
-        save_instance(ip, **inst)
+        write_instance(case, ip)
         return ip, sp
 
     def _start(self, case: Case):
@@ -207,23 +250,30 @@ class CmdRunner:
             for item in list(busy):
                 case, proc, sp, t0 = item
                 elapsed = time.perf_counter() - t0
-                if proc.poll() is None and elapsed < self.timeout:
+                if proc.poll() is None and elapsed < self.limit(case):
                     continue
                 busy.remove(item)
-                yield case, self._finish(case, proc, sp, elapsed)
+                out = self._finish(case, proc, sp, elapsed)
+                out.time_limit = self.limit(case)
+                if out.status != "ok" and out.stderr_tail is None:
+                    out.stderr_tail = _stderr_tail(sp + ".stderr")
+                yield case, out
 
     def _finish(self, case: Case, proc, sp: str, elapsed: float) -> Outcome:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-            return Outcome("timeout", None, f"no solution within {self.timeout:g} s (the "
-                           "program was killed)", self.timeout)
-        with open(sp + ".stderr", "rb") as fh:
-            err = fh.read().decode("utf-8", "replace").strip().splitlines()
+            limit = self.limit(case)
+            return Outcome("timeout", None, f"no solution within {limit:g} s (the program was "
+                           "killed)", limit)
         if proc.returncode != 0:
-            last = f": {err[-1][:300]}" if err else ""
-            return Outcome("error", None, f"the program exited with code {proc.returncode}"
-                           f"{last}", elapsed)
+            tail = _stderr_tail(sp + ".stderr")
+            last = f": {tail.splitlines()[-1].strip()[:300]}" if tail else ""
+            code = proc.returncode
+            sig = f" (signal {signal.Signals(-code).name})" if code < 0 and \
+                -code in signal.valid_signals() else ""
+            return Outcome("error", None, f"the program exited with code {code}{sig}{last}",
+                           elapsed, stderr_tail=tail)
         if not os.path.exists(sp):
             return Outcome("error", None, "the program exited with code 0 but wrote no "
                            "solution file", elapsed)
@@ -232,3 +282,14 @@ class CmdRunner:
         except ValueError as exc:
             return Outcome("error", None, f"unreadable solution: {one_line(exc)}", elapsed)
         return Outcome("ok", sol, "", elapsed)
+
+
+def _stderr_tail(path: str) -> str | None:
+    """The tail of a program's stderr file (its last 64 KiB read, decoded as UTF-8)."""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(max(0, os.path.getsize(path) - _STDERR_READ))
+            data = fh.read()
+    except OSError:
+        return None
+    return text_tail(data.decode("utf-8", "replace"))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import zipfile
 import zlib
 
@@ -159,8 +160,37 @@ class _NpzFields(Fields):
         return buf.view(dtype).reshape(shape, order="F" if fortran else "C")
 
 
+# What other languages write for a non-finite number (Octave/MATLAB ``Inf``, ``NaN``, ``NA``;
+# C's ``inf``, ``nan``; JavaScript's and Python's ``Infinity``), optionally signed.
+_NONFINITE = re.compile(r"[-+]?(?:Infinity|infinity|INFINITY|Inf|inf|INF|NaN|nan|NAN|NA)"
+                        r"(?![A-Za-z0-9_])")
+# A JSON string (skipped) or a non-finite token outside strings.
+_STRING_OR_NONFINITE = re.compile(r'"(?:[^"\\]|\\.)*"|(' + _NONFINITE.pattern + ")")
+
+
+class _Constant(Exception):
+    """Python's decoder accepted ``NaN``/``Infinity``/``-Infinity`` (``parse_constant``)."""
+
+
 def _no_constants(name):
-    raise FormatError(f"non-standard JSON constant {name} (numbers must be finite)")
+    raise _Constant(name)
+
+
+def _nonfinite_error(text: str, pos: int, token: str) -> FormatError:
+    """The one-line message for a non-finite token at character ``pos`` of ``text``."""
+    line = text.count("\n", 0, pos) + 1
+    col = pos - text.rfind("\n", 0, pos)
+    return FormatError(f"non-standard JSON constant {token} at line {line}, column {col}: JSON "
+                       "has no such number (it has no infinity and no NaN; every number in "
+                       "these files must be finite)")
+
+
+def _constant_error(text: str) -> FormatError:
+    """Locate the first non-finite token outside strings (the one the decoder refused)."""
+    for m in _STRING_OR_NONFINITE.finditer(text):
+        if m.group(1):
+            return _nonfinite_error(text, m.start(1), m.group(1))
+    return FormatError("non-standard JSON constant (JSON has no infinity and no NaN)")
 
 
 def _no_duplicates(pairs):
@@ -196,7 +226,13 @@ class _JsonFields(Fields):
             raw = json.loads(text, parse_constant=_no_constants, object_pairs_hook=_no_duplicates)
         except FormatError as exc:
             raise FormatError(f"{path}: {exc}") from exc
+        except _Constant:
+            raise FormatError(f"{path}: {_constant_error(text)}") from None
         except json.JSONDecodeError as exc:
+            m = _NONFINITE.match(text, exc.pos)
+            if m:
+                raise FormatError(f"{path}: {_nonfinite_error(text, exc.pos, m.group())}") \
+                    from None
             raise FormatError(f"{path}: not valid JSON ({exc})") from exc
         except RecursionError as exc:
             raise FormatError(f"{path}: JSON nested too deeply") from exc

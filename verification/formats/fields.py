@@ -95,6 +95,23 @@ def number(f: Fields, name: str, *, positive=False, nonneg=False) -> float:
         raise FormatError(str(exc)) from exc
 
 
+def _nested_json(v: list) -> str:
+    """What a list that should be flat is: a list of lists (with its shape when rectangular)."""
+    if all(isinstance(r, list) for r in v):
+        widths = {len(r) for r in v}
+        shape = f" (a 2-D array of shape ({len(v)}, {widths.pop()}))" if len(widths) == 1 else ""
+        return f"a list of lists{shape}"
+    i = next(i for i, x in enumerate(v) if isinstance(x, list))
+    return f"a nested list (entry [{i}] is a list)"
+
+
+def _wrong_ndim(path: str, name: str, ndim: int, v: np.ndarray, kind: str) -> FormatError:
+    if ndim == 1:
+        return FormatError(f"{path}: field {name!r} must be a 1-D array of n {kind}, got "
+                           f"{_describe_npy(v)}")
+    return FormatError(f"{path}: field {name!r} must be {ndim}-D, got shape {v.shape}")
+
+
 def _json_leaves(v, ndim, path, name, integer):
     """Check a rectangular nested list of JSON numbers; return (shape, flat list)."""
     ok_types = (int,) if integer else (int, float)
@@ -103,6 +120,9 @@ def _json_leaves(v, ndim, path, name, integer):
         if not isinstance(v, list):
             raise FormatError(f"{path}: field {name!r} must be a list of {kind}, got "
                               f"{_describe_json(v)}")
+        if any(isinstance(x, list) for x in v):
+            raise FormatError(f"{path}: field {name!r} must be a 1-D array of n {kind}, got "
+                              f"{_nested_json(v)}")
         for i, x in enumerate(v):
             if type(x) not in ok_types:
                 raise FormatError(f"{path}: field {name!r}[{i}] must be one of the {kind}, got "
@@ -141,7 +161,7 @@ def array(f: Fields, name: str, ndim: int):
             raise FormatError(f"{f.path}: field {name!r} must be a real numeric array, got "
                               f"{_describe_npy(v)}")
         if v.ndim != ndim:
-            raise FormatError(f"{f.path}: field {name!r} must be {ndim}-D, got shape {v.shape}")
+            raise _wrong_ndim(f.path, name, ndim, v, "numbers")
         eps = float(np.finfo(v.dtype).eps) if v.dtype.kind == "f" and v.itemsize < 8 \
             else F64_EPS
         with np.errstate(over="ignore"):
@@ -165,7 +185,7 @@ def int_array(f: Fields, name: str) -> np.ndarray:
         raise FormatError(f"{f.path}: field {name!r} must be an integer array, got "
                           f"{_describe_npy(v)}")
     if v.ndim != 1:
-        raise FormatError(f"{f.path}: field {name!r} must be 1-D, got shape {v.shape}")
+        raise _wrong_ndim(f.path, name, 1, v, "integers")
     return np.asarray(v)
 
 

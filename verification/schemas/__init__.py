@@ -3,7 +3,8 @@ small validator for exactly the subset they use.
 
 Schemas (``verification/schemas/<name>.schema.json``): ``instance`` and ``solution`` (the oracle
 formats, version 1, docs/FORMATS.md), ``conformance-results`` (``dank-verify conformance``'s
-``results.json``), ``verify-results`` (``dank-verify``'s ``results.json``, layout version 2),
+``results.json``), ``conformance-export`` (the ``index.json`` of its ``--export``),
+``verify-results`` (``dank-verify``'s ``results.json``, layout version 2),
 ``reproduce-results`` (``dank-reproduce``'s ``results.json``), ``golden-manifest``
 (``verification/golden/MANIFEST.json``) and ``families-manifest``
 (``verification/conformance/families.json``).
@@ -26,8 +27,8 @@ import os
 __all__ = ["SCHEMAS", "SchemaError", "load_schema", "validate"]
 
 SCHEMA_DIR = os.path.dirname(__file__)
-SCHEMAS = ("instance", "solution", "conformance-results", "verify-results",
-           "reproduce-results", "golden-manifest", "families-manifest")
+SCHEMAS = ("instance", "solution", "conformance-results", "conformance-export",
+           "verify-results", "reproduce-results", "golden-manifest", "families-manifest")
 _KNOWN = frozenset({"$schema", "$id", "$defs", "title", "description", "type", "const", "enum",
                     "properties", "required", "additionalProperties", "items", "minItems",
                     "minimum", "exclusiveMinimum", "maxLength", "anyOf", "oneOf", "not",

@@ -20,7 +20,8 @@ def test_readme_table_is_the_committed_runs():
                  + len(readme_table.END)]
     expected = readme_table.render(json.loads(results.read_text()),
                                    readme_table.DEFAULT_RESULTS.as_posix())
-    assert block == expected, "regenerate: python -m verification.readme_table --readme docs/user_guide/claims.md"
+    assert block == expected, \
+        "regenerate: python -m verification.readme_table --readme docs/user_guide/claims.md"
 
 
 def test_render_and_update_round_trip(tmp_path):

@@ -27,7 +27,10 @@ from .screening import decomposition_bounds
 from .svm import solve_svm
 from .svr import solve_svr
 
-__version__ = "0.1.0"
+try:  # the version is written once, in pyproject.toml
+    __version__ = __import__("importlib.metadata").metadata.version("dank-kernels")
+except ImportError:  # a checkout that was never installed (PackageNotFoundError)
+    __version__ = "0+unknown"
 
 __all__ = [
     "Certificate",

@@ -24,7 +24,7 @@ def test_wheel_contains_all_packages_and_data(tmp_path):
         capture_output=True, text=True, timeout=300,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
-    (wheel,) = tmp_path.glob("dank-*.whl")
+    (wheel,) = tmp_path.glob("dank_kernels-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     for pkg in ("dank_fast", "dank_ref", "verification"):
         for init in (ROOT / pkg).rglob("__init__.py"):

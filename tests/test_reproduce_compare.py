@@ -87,8 +87,8 @@ def test_bad_files_exit_2(tmp_path, capsys):
 
 def test_committed_change_list_and_readme_totals_are_current():
     """reproduction/full/verdicts-vs-6x6.md is exactly compare_runs' output for the two committed
-    full runs, and the README's verdict totals are those of reproduction/full (both are
-    generated, never typed)."""
+    full runs, and the verdict totals of docs/user_guide/reproducing.md are those of
+    reproduction/full (both are generated, never typed)."""
     old = ROOT / "reproduction" / "full-6x6" / "results.json"
     new = ROOT / "reproduction" / "full" / "results.json"
     if not (old.exists() and new.exists()):
@@ -98,4 +98,4 @@ def test_committed_change_list_and_readme_totals_are_current():
     assert (ROOT / "reproduction" / "full" / "verdicts-vs-6x6.md").read_text() == md + "\n"
     totals = compare_runs.compare(a, b)["totals"]["new"]
     line = f"**{compare_runs._totals(totals)}** of {sum(totals.values())} claims"
-    assert line in (ROOT / "README.md").read_text()
+    assert line in (ROOT / "docs" / "user_guide" / "reproducing.md").read_text()

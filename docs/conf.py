@@ -1,0 +1,249 @@
+"""Sphinx configuration of the dank documentation site.
+
+Build: ``python -m sphinx -W -n -b html docs docs/_build/html`` (warnings are errors, ``-n``
+reports every internal reference that does not resolve).  ``DANK_DOCS_GALLERY=off`` skips
+running the gallery's scripts (their pages are still built, without outputs).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from importlib import metadata
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # document the packages of this checkout
+
+project = "dank"
+author = "the dank authors"
+copyright = "the dank authors, BSD-3-Clause"
+try:
+    release = metadata.version("dank-kernels")
+except metadata.PackageNotFoundError:  # a checkout that was never installed
+    import tomllib
+
+    release = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+version = release
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.intersphinx",
+    "sphinx.ext.mathjax",
+    "numpydoc",
+    "myst_parser",
+    "sphinx_gallery.gen_gallery",
+]
+
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+root_doc = "index"
+exclude_patterns = ["_build", "scripts", "examples/*.py", "examples/GALLERY_HEADER.rst",
+                    "**.ipynb_checkpoints", "auto_examples/*.ipynb", "auto_examples/*.py",
+                    "auto_examples/*.zip", "auto_examples/*.json"]
+templates_path = ["_templates"]
+
+# --- myst (the Markdown pages) -------------------------------------------------------------
+myst_enable_extensions = ["dollarmath", "colon_fence", "deflist"]
+myst_heading_anchors = 4
+
+# --- API reference -------------------------------------------------------------------------
+autosummary_generate = True
+autosummary_imported_members = True
+autodoc_default_options = {"members": False}
+autodoc_typehints = "none"  # the numpydoc Parameters sections carry the types
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_xref_param_type = False
+numpydoc_validation_checks: set[str] = set()
+
+intersphinx_mapping = {
+    "python": ("https://docs.python.org/3", None),
+    "numpy": ("https://numpy.org/doc/stable", None),
+    "scipy": ("https://docs.scipy.org/doc/scipy", None),
+    "sklearn": ("https://scikit-learn.org/stable", None),
+}
+# the site is built offline (CI, tests/test_docs.py): references into other projects' sites
+# are plain text unless DANK_DOCS_INTERSPHINX=1
+if os.environ.get("DANK_DOCS_INTERSPHINX") != "1":
+    intersphinx_mapping = {}
+
+# --- gallery -------------------------------------------------------------------------------
+_gallery = os.environ.get("DANK_DOCS_GALLERY", "on")
+sphinx_gallery_conf = {
+    "examples_dirs": "examples",
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": r"/plot_" if _gallery != "off" else r"^$",
+    "plot_gallery": "True" if _gallery != "off" else "False",
+    "download_all_examples": False,
+    "remove_config_comments": True,
+    "within_subsection_order": "FileNameSortKey",
+    "reset_modules": ("matplotlib",),
+    "abort_on_example_error": True,
+    "show_memory": False,
+    "min_reported_time": 1,
+}
+
+# --- HTML ----------------------------------------------------------------------------------
+html_theme = "pydata_sphinx_theme"
+html_title = f"dank {release}"
+html_theme_options = {
+    "navigation_with_keys": False,
+    "show_toc_level": 2,
+    "header_links_before_dropdown": 4,
+    "secondary_sidebar_items": ["page-toc"],
+}
+html_show_sourcelink = False
+html_static_path = ["_static"]
+html_css_files = ["custom.css"]
+
+
+# --- API pages, generated from the packages' __all__ ----------------------------------------
+# (package, one-line description, public sub-modules listed when they exist and have __all__)
+API = [
+    ("dank_ref", "The exact reference: each problem as one SDP in CVXPY, certified by its "
+     "own code; it never imports ``dank_fast``.",
+     ["dank_ref.projection", "dank_ref.kernels", "dank_ref.validation"]),
+    ("dank_fast", "Fast certified solvers, certificates and scikit-learn estimators.", []),
+    ("verification", "The oracle for other implementations, the conformance kit, the golden "
+     "vectors, and the study of the paper's claims and experiments.",
+     ["verification.formats", "verification.golden", "verification.conformance",
+      "verification.study", "verification.study.claims", "verification.study.experiments"]),
+]
+
+
+def _public_names(modname: str) -> list[str] | None:
+    import importlib
+
+    try:
+        mod = importlib.import_module(modname)
+    except ImportError:
+        return None
+    names = getattr(mod, "__all__", None)
+    return None if names is None else list(names)
+
+
+def _data_lines(modname: str, names: list[str]) -> list[str]:
+    """``py:data`` entries for constants (autosummary would show their type's docstring)."""
+    import importlib
+
+    mod = importlib.import_module(modname)
+    lines = ["Constants:", ""]
+    for n in names:
+        value = getattr(mod, n)
+        shown = repr(value)
+        lines += [f".. py:data:: {n}"]
+        if isinstance(value, (int, float, str, tuple, frozenset)) and len(shown) <= 90:
+            lines += [f"   :value: {shown}"]
+        else:
+            lines += [f"   :type: {type(value).__name__}"]
+        lines += [""]
+    return lines
+
+
+def _is_data(modname: str, name: str) -> bool:
+    import importlib
+    import inspect
+
+    obj = getattr(importlib.import_module(modname), name)
+    return not (inspect.isclass(obj) or inspect.isfunction(obj) or inspect.ismodule(obj)
+                or callable(obj))
+
+
+def _section(modname: str, names: list[str], level: str | None) -> list[str]:
+    title = f"``{modname}``"
+    head = [title, level * len(title), ""] if level else []
+    data = [n for n in names if _is_data(modname, n)]
+    code = [n for n in names if n not in data]
+    lines = [*head, f".. py:module:: {modname}", "", f".. currentmodule:: {modname}", ""]
+    if code:
+        lines += [".. autosummary::", "   :toctree: generated", "   :nosignatures:", "",
+                  *[f"   {n}" for n in code], ""]
+    if data:
+        lines += _data_lines(modname, data)
+    return lines
+
+
+def write_api_pages() -> None:
+    """Write ``api/<package>.rst`` from each package's ``__all__`` (only when it changed)."""
+    here = Path(__file__).parent / "api"
+    for package, blurb, subs in API:
+        names = _public_names(package) or []
+        lines = [f".. Generated by docs/conf.py from {package}.__all__; do not edit.", "",
+                 package, "=" * len(package), "", blurb, "",
+                 *_section(package, sorted(names, key=str.lower), None)]
+        for sub in subs:
+            sub_names = _public_names(sub)
+            if sub_names:
+                lines += _section(sub, sorted(sub_names, key=str.lower), "-")
+        text = "\n".join(lines)
+        path = here / f"{package}.rst"
+        if not path.exists() or path.read_text() != text:
+            path.write_text(text)
+
+
+def _first_line(path: Path) -> str:
+    import ast
+
+    doc = ast.get_docstring(ast.parse(path.read_text())) or ""
+    line = doc.strip().split("\n\n")[0].replace("\n", " ")
+    line = re.sub(r":[a-z:]+:`~?\.?([^`]+)`", r"``\1``", line)  # cross-references as literals
+    return line.replace("\\", "\\\\").replace("*", "\\*")
+
+
+def write_module_index() -> None:
+    """``api/modules.rst``: every module of the three packages with its docstring's first
+    paragraph, read from the source (nothing is imported)."""
+    lines = [".. Generated by docs/conf.py from the packages' sources; do not edit.", "",
+             "All modules", "===========", "",
+             "Every module of the three packages, private ones included, with the first "
+             "paragraph of its docstring (:doc:`/ARCHITECTURE` explains the layout). Only the "
+             "names on the package pages are public API.", ""]
+    for package, _, _ in API:
+        lines += [f"``{package}``", "-" * (len(package) + 4), ""]
+        for path in sorted((ROOT / package).rglob("*.py")):
+            rel = path.relative_to(ROOT).with_suffix("")
+            parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+            if any(p.startswith("test_") for p in parts):
+                continue
+            name = ".".join(parts)
+            if name != package:
+                documented = any(name in subs for _, _, subs in API)
+                target = [] if documented else [f".. py:module:: {name}", ""]
+                lines += [*target, f"``{name}``", f"   {_first_line(path)}",
+                          ""]
+    text = "\n".join(lines)
+    path = Path(__file__).parent / "api" / "modules.rst"
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
+
+
+write_api_pages()
+write_module_index()
+
+# References that cannot resolve: other projects' objects while the build is offline
+# (intersphinx off), and names that docstrings mention without documenting them (private
+# helpers and attributes); each entry is a docstring to complete, not a page to add.
+nitpick_ignore_regex = [
+    (r"py:.*", r"(sklearn|distributed|dask|numpy|scipy|cvxpy|joblib)\..*"),
+    (r"py:(func|attr|meth|data|obj|class)",
+     r"(svr_scale|certify_svr|_project_core|_canonical_factor|kernel_params|F_rows_|STATUSES"
+     r"|F|F_factors|kernel|ROWS_BYTES|drop_caches|vector_problems)"),
+    (r"py:(func|class)", r"(dank_fast|dank_ref|verification)(\.\w+)*\._?\w+\.\w+"),
+]
+if intersphinx_mapping:
+    nitpick_ignore_regex.pop(0)
+
+
+WIDE_PAGES = {"user_guide/performance"}
+
+
+def _wide_pages(app, pagename, templatename, context, doctree):
+    # the gallery's code cells and the API pages use the width of the right-hand sidebar
+    if pagename.startswith(("auto_examples/", "api/generated/")) or pagename in WIDE_PAGES:
+        context["theme_secondary_sidebar_items"] = []
+
+
+def setup(app):
+    app.connect("html-page-context", _wide_pages, priority=100)

@@ -1,0 +1,172 @@
+"""Generate the measured tables of README.md and docs/user_guide/performance.md.
+
+Every number comes from the committed benchmark results in ``benchmarks/results/`` (written by
+``benchmarks/bench_large.py``, ``bench_svm.py``, ``bench_grid.py`` and ``bench_ref.py``); each
+table goes between a pair of markers ``<!-- tables:NAME:start -->`` / ``<!-- tables:NAME:end -->``.
+
+Usage::
+
+    python docs/scripts/tables.py           # rewrite the tables in place
+    python docs/scripts/tables.py --check   # exit 1 if a committed table differs (CI, tests)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "benchmarks" / "results"
+TARGETS = {"README.md": ["scale"],
+           "docs/user_guide/performance.md": ["large", "n2000", "grid", "ref"]}
+
+
+def _load(name: str) -> dict:
+    return json.loads((RESULTS / name).read_text())
+
+
+def _gb(x) -> str:
+    return "-" if x is None else f"{x:.2f} GB"
+
+
+def _rows(large: dict) -> dict:
+    return {(r["dataset"].lower(), r["method"]): r for r in large["rows"]}
+
+
+def scale_table() -> str:
+    """README: what each route handles on one machine, and how fast against libsvm."""
+    rows = _rows(_load("large.json"))
+    svm = _load("svm_n2000.json")
+    pair = {(r["C"], r["method"]): r for r in svm["rows"]}
+    out = ["| problem | route | DANK fit, certified (time, peak memory) | SVC, same kernel "
+           "| DANK / SVC |", "|---|---|---|---|---|"]
+    for c in (1.0, 32.0):
+        r = pair[(c, "defaults")]
+        out.append(f"| `make_moons`, n = 2,000, C = {c:g} | dense | {r['time_s']:.3f} s "
+                   f"| {r['time_s'] / r['ratio_paired']:.3f} s | {r['ratio_paired']:.1f}x |")
+    for ds, label in (("eeg", "EEG, n = 7,490"), ("ijcnn1", "ijcnn1, n = 49,990"),
+                      ("covtype", "covtype subset, n = 12,000")):
+        svc = rows[(ds, "SVM-SMO")]
+        for method, route in (("DANK exact", "exact"), ("DANK scalable", "decomposition")):
+            r = rows[(ds, method)]
+            if route == "exact":
+                route = "dense" if ds == "eeg" else "working sets"
+            out.append(f"| {label} | {route} | {r['time_s']:.1f} s, {_gb(r['fit_peak_rss_gb'])} "
+                       f"| {svc['time_s']:.1f} s | {r['time_s'] / svc['time_s']:.1f}x |")
+    r = rows[("covtype-synthetic", "DANK scalable")]
+    out.append(f"| covtype-sized, n = {r['n_train']:,} | decomposition ({r['clusters']} "
+               f"clusters) | {r['time_s']:.0f} s, {_gb(r['fit_peak_tree_gb'])} | - | - |")
+    r = rows[("synthetic-1m", "DANK scalable, dask")]
+    out.append(f"| synthetic, n = {r['n_train']:,} | decomposition on 2 dask workers "
+               f"| {r['time_s']:.0f} s | - | - |")
+    return "\n".join(out)
+
+
+def large_table() -> str:
+    large = _load("large.json")
+    env = large["environment"]
+    out = [f"Measured {env['date']} on {env['cpus']} cores (`benchmarks/results/large.json`).",
+           "",
+           "| data set | n (train) | method | fit time | peak memory of the fit | accuracy "
+           "| certified rel. gap |",
+           "|---|---|---|---|---|---|---|"]
+    for r in large["rows"]:
+        acc = "-" if r.get("accuracy") is None else f"{100 * r['accuracy']:.2f}%"
+        gap = "libsvm" if r.get("rel_gap") is None else f"{r['rel_gap']:.1e}"
+        mem = r.get("fit_peak_rss_gb", r.get("fit_peak_tree_gb"))
+        out.append(f"| {r['dataset']} | {r['n_train']:,} | {r['method']} | {r['time_s']:.1f} s "
+                   f"| {_gb(mem)} | {acc} | {gap} |")
+    return "\n".join(out)
+
+
+def n2000_table() -> str:
+    svm = _load("svm_n2000.json")
+    out = [f"Measured {svm['meta']['date'][:10]} on {svm['meta']['cpu_count']} cores "
+           "(`benchmarks/results/svm_n2000.json`); each DANK solve is paired with an SVC fit "
+           "just before it.", "",
+           "| C | call | DANK time | SVC time | ratio (paired) |", "|---|---|---|---|---|"]
+    for r in svm["rows"]:
+        call = "`solve_svm` defaults" if r["method"] == "defaults" else f"method=\"{r['method']}\""
+        out.append(f"| {r['C']:g} | {call} | {1000 * r['time_s']:.0f} ms "
+                   f"| {1000 * r['time_s'] / r['ratio_paired']:.1f} ms "
+                   f"| {r['ratio_paired']:.1f}x |")
+    return "\n".join(out)
+
+
+def grid_table() -> str:
+    g = _load("grid.json")
+    out = ["`DANKClassifier.fit` over the paper's 11 x 11 grid of `sigma` and `C`, against SVC "
+           "on the same features (`benchmarks/results/grid.json`).", "",
+           "| data set | n | fits | median ratio, cold | median ratio, `warm_start=True` "
+           "| uncertified | worst rel. gap |", "|---|---|---|---|---|---|---|"]
+    for s in g["summaries"]:
+        out.append(f"| {s['dataset']} | {s['n'][0]} | {s['points']} | {s['ratio_median']:.1f}x "
+                   f"| {s['warm_ratio_median']:.1f}x | {s['uncertified']} "
+                   f"| {s['max_rel_gap']:.1e} |")
+    out.append(f"| all | | | {g['median_ratio']:.1f}x | {g['median_warm_ratio']:.1f}x | | |")
+    return "\n".join(out)
+
+
+def ref_table() -> str:
+    ref = _load("ref.json")
+    groups: dict = {}
+    for r in ref["rows"]:
+        groups.setdefault((r["problem"], r["n"], r["solver"]), []).append(r)
+    out = ["Families of instances (data shape, kernel width, `C` 0.01..100, `eta` 0.1..1000, "
+           "`tau` 0..1, class balance), three seeds each; every solve asks for a certified "
+           "relative gap <= 1e-10 (`benchmarks/results/ref.json`).", "",
+           "| problem | n | solver | solves | median time | worst time "
+           "| worst certified rel. gap |",
+           "|---|---|---|---|---|---|---|"]
+    for (p, n, solver), rs in groups.items():
+        t = sorted(r["time_s"] for r in rs)
+        med = t[len(t) // 2] if len(t) % 2 else 0.5 * (t[len(t) // 2 - 1] + t[len(t) // 2])
+        out.append(f"| {p} | {n} | {solver} | {len(rs)} | {med:.2f} s | {t[-1]:.2f} s "
+                   f"| {max(r['rel_gap'] for r in rs):.1e} |")
+    return "\n".join(out)
+
+
+TABLES = {"scale": scale_table, "large": large_table, "n2000": n2000_table, "grid": grid_table,
+          "ref": ref_table}
+
+
+def render(text: str, names: list[str]) -> str:
+    """``text`` with each named table replaced between its markers."""
+    for name in names:
+        start, end = f"<!-- tables:{name}:start -->", f"<!-- tables:{name}:end -->"
+        if start not in text or end not in text:
+            raise ValueError(f"no {start} ... {end} markers")
+        head, rest = text.split(start, 1)
+        _, tail = rest.split(end, 1)
+        text = f"{head}{start}\n{TABLES[name]()}\n{end}{tail}"
+    return text
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--check", action="store_true", help="exit 1 if a table is out of date")
+    a = p.parse_args(argv)
+    stale = []
+    for rel, names in TARGETS.items():
+        path = ROOT / rel
+        old = path.read_text()
+        try:
+            new = render(old, names)
+        except ValueError as e:
+            print(f"{rel}: {e}", file=sys.stderr)
+            return 2
+        if new != old:
+            stale.append(rel)
+            if not a.check:
+                path.write_text(new)
+    if a.check and stale:
+        print("out of date: " + ", ".join(stale) + " (python docs/scripts/tables.py)",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,79 @@
+"""The documentation: the Sphinx site builds with warnings as errors and every internal
+reference resolved (``-W -n``), its generated tables are current, and the project's version,
+citation and CI command agree with what the docs say.
+
+The site build needs the ``docs`` extra (``pip install ".[docs]"``) and is skipped without
+Sphinx.  It runs the gallery unless ``DANK_DOCS_GALLERY=off`` (then the examples' pages are
+built without running them); the full build takes about 1-2 minutes on 2 cores.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_site_builds_with_warnings_as_errors(tmp_path):
+    pytest.importorskip("sphinx")
+    for name in ("numpydoc", "sphinx_gallery", "myst_parser", "pydata_sphinx_theme"):
+        pytest.importorskip(name)
+    env = dict(os.environ, PYTHONPATH=str(ROOT), MPLBACKEND="agg")
+    out = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-W", "-n", "--keep-going", "-q", "-b", "html",
+         "-d", str(tmp_path / "doctrees"), "docs", str(tmp_path / "html")],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=1200, check=False)
+    assert out.returncode == 0, out.stderr[-5000:]
+    html = tmp_path / "html"
+    for page in ("index", "getting_started", "user_guide/checking", "api/dank_fast",
+                 "api/generated/dank_fast.solve_svm", "api/generated/dank_ref.solve_svm",
+                 "api/generated/verification.certify_arrays", "MATH", "FORMATS", "validity",
+                 "ARCHITECTURE", "conventions", "conformance", "changelog"):
+        assert (html / f"{page}.html").is_file(), page
+    solve_svm = (html / "api/generated/dank_fast.solve_svm.html").read_text()
+    assert "Parameters" in solve_svm and "Returns" in solve_svm
+    if os.environ.get("DANK_DOCS_GALLERY", "on") != "off":
+        example = (html / "auto_examples/plot_01_exact_reference.html").read_text()
+        assert "rel_gap=" in example  # the script ran and its output is on the page
+
+
+def test_generated_tables_are_current():
+    out = subprocess.run([sys.executable, "docs/scripts/tables.py", "--check"], cwd=ROOT,
+                         capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr
+
+
+def test_version_is_written_once():
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    init = (ROOT / "dank_fast" / "__init__.py").read_text()
+    assert f'"{version}"' not in init  # read from the installed metadata
+    cff = (ROOT / "CITATION.cff").read_text()
+    assert re.search(rf"^version: {re.escape(version)}$", cff, flags=re.M)
+
+
+def test_ci_runs_exactly_the_readme_test_command():
+    readme = (ROOT / "README.md").read_text()
+    bash = re.findall(r"```bash\n(.*?)```", readme, flags=re.S)
+    command = next(b.strip() for b in bash if "pytest" in b)
+    ci = (ROOT / ".ci" / "run").read_text().strip().splitlines()
+    assert ci[-1] == command
+
+
+def test_every_page_is_in_a_toctree_or_the_api():
+    docs = ROOT / "docs"
+    pages = {p.relative_to(docs).with_suffix("").as_posix()
+             for p in [*docs.glob("*.md"), *docs.glob("user_guide/*.md")]}
+    listed = set()
+    for p in [docs / "index.md", docs / "reference.md", docs / "user_guide" / "index.md"]:
+        prefix = "user_guide/" if p.parent.name == "user_guide" else ""
+        for block in re.findall(r"```\{toctree\}\n(.*?)```", p.read_text(), flags=re.S):
+            listed |= {prefix + line.strip() for line in block.splitlines()
+                       if line.strip() and not line.startswith(":")}
+    assert pages - {"index"} <= listed

@@ -74,7 +74,7 @@ def test_ref_integers_beyond_the_float_range_are_named_value_errors(kw, match):
 
 # --------------------------------------------------------------------------- dank_fast PSD test
 def test_huge_non_psd_kernel_is_refused_with_a_finite_threshold():
-    from dank_fast._validation import check_kernel_matrix
+    from dank_fast._kernel_validation import check_kernel_matrix
 
     with pytest.raises(ValueError, match="not positive semi-definite"):  # was: OverflowError
         check_kernel_matrix(np.array([[1.7e308, 0.0], [0.0, -1.7e308]]))

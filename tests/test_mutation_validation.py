@@ -13,11 +13,11 @@ import math
 import numpy as np
 import pytest
 
+from dank_fast._kernel_validation import check_kernel_matrix
 from dank_fast._validation import (
     check_cluster_labels,
     check_feasible,
     check_finite_array,
-    check_kernel_matrix,
     check_labels_pm1,
     check_representable,
     check_solver_options,

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from sklearn.metrics.pairwise import polynomial_kernel
 
 from dank_fast import DANKRegressor, compute_kernel
-from dank_fast._validation import check_kernel_matrix
+from dank_fast._kernel_validation import check_kernel_matrix
 from dank_fast.kernels import kernel_params, sigma_to_gamma
 
 

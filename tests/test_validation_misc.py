@@ -78,7 +78,7 @@ def test_case_sizes(maker, kw, exc):
 def test_symmetry_scan_is_the_asymmetry_and_the_extremes(n):
     """One pass by tiles gives max|A - A'|, max A and min A, tile edges included (n not a
     multiple of the block), with the extremes anywhere in the matrix."""
-    from dank_fast._validation import symmetry_scan
+    from dank_fast._kernel_validation import symmetry_scan
 
     rng = np.random.default_rng(n)
     A = rng.normal(size=(n, n))
@@ -92,7 +92,7 @@ def test_symmetry_scan_is_the_asymmetry_and_the_extremes(n):
 def test_symmetry_scan_propagates_nan_and_validation_refuses_it():
     """A NaN anywhere makes the extremes NaN (Python's max would drop it), so a float64 kernel
     with one NaN is refused by name; the extremes returned for a valid kernel are its own."""
-    from dank_fast._validation import symmetry_scan, validate_kernel_matrix
+    from dank_fast._kernel_validation import symmetry_scan, validate_kernel_matrix
 
     A = np.eye(200)
     A[150, 3] = A[3, 150] = np.nan

@@ -16,11 +16,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dank_fast import compute_kernel, solve_svm, solve_svr, svm_certificate
+from dank_fast._kernel_validation import check_kernel_matrix
 from dank_fast._validation import (
     check_cluster_labels,
     check_feasible,
     check_integer,
-    check_kernel_matrix,
     check_labels_pm1,
     check_nonnegative,
     check_positive,

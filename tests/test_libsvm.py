@@ -3,21 +3,28 @@
 On a precomputed kernel it calls scikit-learn's libsvm binding directly (the checks of
 ``SVC.fit`` cost more than the solve at the UCI sizes). ``eta = ||a_SVM||^2`` defines the
 problem that is solved, so that route must give ``SVC``'s dual bit for bit, warn where ``SVC``
-would, and fall back to ``SVC`` when the binding does not take its arguments.
+would, and fall back to ``SVC`` when the binding does not take its arguments. The binding,
+``sklearn.svm._libsvm``, is private: the fallback (:func:`_svc_precomputed_dual`, the public
+``SVC.fit``) is checked against it on the same inputs.
 """
 
 from __future__ import annotations
 
 import warnings
-from unittest import mock
 
 import numpy as np
 import pytest
+from sklearn.exceptions import ConvergenceWarning as SklearnConvergenceWarning
 from sklearn.svm import SVC
 
-import dank_fast._libsvm as libsvm_module
 from dank_fast import ConvergenceWarning, compute_kernel
-from dank_fast._libsvm import svc_dual, svc_iteration_limit
+from dank_fast._libsvm import (
+    _precomputed_dual,
+    _sk_libsvm,
+    _svc_precomputed_dual,
+    svc_dual,
+    svc_iteration_limit,
+)
 
 
 def _svc_reference(K, y, C, tol=1e-4):
@@ -56,12 +63,22 @@ def test_labels_in_any_order_and_float32_kernel():
     np.testing.assert_array_equal(svc_dual(K, -y, C), _svc_reference(K, -y, C))
 
 
-def test_direct_binding_warns_at_the_iteration_limit():
+@pytest.mark.parametrize("dual", [_precomputed_dual, _svc_precomputed_dual])
+def test_both_routes_warn_at_the_iteration_limit(dual):
     K, y, C = _instance(7)
-    with mock.patch("dank_fast._libsvm.svc_iteration_limit", lambda n: 2):
-        with pytest.warns(ConvergenceWarning, match=r"iteration limit \(2;"):
-            a = svc_dual(K, y, 1e4)
+    with pytest.warns(ConvergenceWarning, match=r"iteration limit \(2;"):
+        a = dual(K, y, 1e4, 1e-4, 2)
     assert np.all((a >= 0) & (a <= 1e4))
+
+
+def test_the_warning_is_scikit_learns_convergence_warning():
+    """A filter on scikit-learn's ConvergenceWarning catches dank_fast's (a subclass)."""
+    K, y, C = _instance(7)
+    assert issubclass(ConvergenceWarning, SklearnConvergenceWarning)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SklearnConvergenceWarning)
+        with pytest.raises(ConvergenceWarning, match="iteration limit"):
+            _precomputed_dual(K, y, 1e4, 1e-4, 2)
 
 
 def test_well_conditioned_fit_does_not_warn():
@@ -86,12 +103,21 @@ class _OtherBinding:
         raise TypeError("fit() got an unexpected keyword argument 'class_weight'")
 
 
+@pytest.mark.parametrize("seed", range(0, 40, 4))
+def test_the_public_fallback_gives_the_binding_s_dual(seed):
+    """scikit-learn's private binding and the public SVC.fit that replaces it: the same dual."""
+    K, y, C = _instance(seed)
+    limit = svc_iteration_limit(y.size)
+    a = _precomputed_dual(K, y, C, 1e-4, limit)
+    assert _sk_libsvm is None or a is not None
+    np.testing.assert_array_equal(_svc_precomputed_dual(K, y, C, 1e-4, limit),
+                                  _svc_reference(K, y, C) if a is None else a)
+
+
 @pytest.mark.parametrize("binding", [None, _OtherBinding])
-def test_falls_back_to_svc_when_the_binding_is_missing_or_different(binding):
+def test_a_missing_or_different_binding_defers_to_the_fallback(binding):
     K, y, C = _instance(11)
-    expected = _svc_reference(K, y, C)
-    with mock.patch.object(libsvm_module, "_sk_libsvm", binding):
-        np.testing.assert_array_equal(svc_dual(K, y, C), expected)
+    assert _precomputed_dual(K, y, C, 1e-4, svc_iteration_limit(y.size), binding) is None
     if binding is not None:
         assert binding.calls >= 1
 

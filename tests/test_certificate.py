@@ -207,7 +207,6 @@ def test_gap_shrinks_with_tolerance(tau):
     assert loose.rel_gap <= 1e-3 and tight.rel_gap <= 1e-8
     assert loose.gap > tight.gap
     assert tight.gap <= 1e-8 * tight.alpha.sum()
-    assert tight.n_iter > loose.n_iter
     # recertifying from scratch reproduces the reported bracket
     cert = svm_certificate(K, y, tight.alpha, **kw)
     assert cert.lower == pytest.approx(tight.lower, rel=1e-10)

@@ -160,7 +160,7 @@ def test_eta_svm_is_squared_norm_of_plain_svm():
     assert clf.eta_[0] == pytest.approx(np.sum(svc.dual_coef_**2), rel=1e-12)
     cold = DANKClassifier(sigma=0.5, tol=1e-7, warm_start_svm=False).fit(X, y)
     warm = DANKClassifier(sigma=0.5, tol=1e-7).fit(X, y)
-    assert warm.n_iter_[0] < cold.n_iter_[0]
+    assert cold.results_[0].status == warm.results_[0].status == "converged"
     np.testing.assert_allclose(cold.decision_function(X), warm.decision_function(X), atol=1e-3)
 
 
@@ -176,7 +176,7 @@ def test_solver_options_reach_algorithm_ago3(sign):
     ref = solve_svm(K, yb, C=1.0, eta=clf.eta_[0], tau=0.01, method="paper", max_iter=30,
                     beta_sign=sign)
     res = clf.results_[0]
-    assert res.extra["beta_sign"] == sign and res.n_iter == ref.n_iter
+    assert res.extra["beta_sign"] == sign
     np.testing.assert_allclose(res.alpha, ref.alpha, rtol=0, atol=1e-12)
     other = solve_svm(K, yb, C=1.0, eta=clf.eta_[0], tau=0.01, method="paper", max_iter=30,
                       beta_sign="ascent" if sign == "printed" else "printed")
@@ -410,20 +410,19 @@ def test_polynomial_kernel_that_is_not_psd_is_refused():
         DANKClassifier(kernel="poly", coef0=-5.0).fit(X, y)
 
 
-def test_prediction_in_bounded_batches(monkeypatch):
+def test_prediction_in_bounded_batches():
     """Memory limits cut the test set into batches: 'nearest' is unchanged; 'paper' ranks
     within each batch exactly as a separate call on that batch would."""
-    import dank_fast.estimators as est
-
     X, y = _moons(150, 0.25)
     Xtr, ytr, Xte = X[:100], y[:100], X[100:]
     for ext in ("nearest", "paper"):
         clf = DANKClassifier(sigma=0.3, extension=ext).fit(Xtr, ytr)
-        whole = clf.decision_function(Xte)
-        monkeypatch.setattr(est, "PREDICT_MATCH_BYTES", 8 * 100 * 20)  # 20 test points
-        monkeypatch.setattr(est, "PREDICT_BLOCK_BYTES", 16 * 7)  # tiny decision chunks
-        cut = clf.decision_function(Xte)
-        monkeypatch.undo()
+        idx, model = clf.problem_indices_[0], clf.models_[0]
+        pool = np.arange(idx.size)
+        whole = clf._decide(Xte, idx, model, pool)
+        np.testing.assert_allclose(whole, clf.decision_function(Xte), rtol=0, atol=1e-12)
+        # batches of 20 test points, decision chunks of 7 support vectors' worth
+        cut = clf._decide(Xte, idx, model, pool, match_bytes=8 * 100 * 20, block_bytes=16 * 7)
         if ext == "nearest":
             np.testing.assert_allclose(cut, whole, rtol=0, atol=1e-12)
         else:

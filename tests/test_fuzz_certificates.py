@@ -16,35 +16,30 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from _fuzz_known import present
-from _fuzz_strategies import (
-    EITHER,
-    VALUE,
-    Verdict,
-    assert_bracket,
-    assert_overlap,
+from _fuzz_inputs import (
     bad_params,
-    call,
     features,
-    features_rule,
-    fuzz,
-    huge_int,
-    kernel_rule,
-    kernel_spec_rule,
     kernel_specs,
     kernels,
-    labels_rule,
     nonneg_scalars,
     pm1_labels,
     positive_scalars,
+    real_targets,
+)
+from _fuzz_rule import (
+    EITHER,
+    VALUE,
+    Verdict,
+    features_rule,
+    kernel_rule,
+    kernel_spec_rule,
+    labels_rule,
     range_rule,
     real_array_rule,
-    real_targets,
-    record,
-    ref_bracket,
     scalar_rule,
     targets_rule,
 )
+from _fuzz_run import assert_bracket, assert_overlap, call, fuzz, ref_bracket
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -140,13 +135,6 @@ def _ok_scalars(C, eta):
     return scalar_rule(C, "C", "pos").valid and scalar_rule(eta, "eta", "pos").valid
 
 
-def _zero_huge(Ks, C, eta, key: str) -> bool:
-    """K = 0 with C or eta outside [1e-150, 1e150]: the known bug ``key`` (while present)."""
-    if Ks is None or np.any(Ks) or not _ok_scalars(C, eta):
-        return False
-    return any(not 1e-150 <= float(x) <= 1e150 for x in (C, eta)) and present(key)
-
-
 def _range_verdict(Ks, C, eta, n) -> Verdict:
     """The representable range, when ``K``, ``C`` and ``eta`` are each valid."""
     if Ks is None or not _ok_scalars(C, eta):
@@ -182,12 +170,6 @@ def test_fuzz_svm_certificate(data):
         v.add("route", EITHER)
     v.merge(alpha_rule(alpha, "alpha", n, Cf if v.valid else None, yv))
     v.merge(_range_verdict(Ks, C, eta, n))
-    if [nm for nm, _ in v.violations] == ["route"] and present("certificate-route"):
-        record("svm_certificate", "known-bug")
-        return
-    if v.valid and _zero_huge(Ks, C, eta, "certificate-zero-kernel-huge-C"):
-        record("svm_certificate", "known-bug")
-        return
     cert, _ = call("svm_certificate", v, lambda: svm_certificate(
         K, y, alpha, C=C, eta=eta, tau=tau, route=route))
     if cert is None:
@@ -245,9 +227,6 @@ def test_fuzz_svr_certificate(data):
     vz.maybe += [("alpha_check", t) for _, t in vz.maybe]
     v.merge(vz)
     v.merge(_range_verdict(Ks, C, eta, n))
-    if v.valid and _zero_huge(Ks, C, eta, "certificate-zero-kernel-huge-C"):
-        record("svr_certificate", "known-bug")
-        return
     cert, _ = call("svr_certificate", v, lambda: svr_certificate(
         K, y, ah, ac, C=C, epsilon=eps, eta=eta, tau=tau))
     if cert is None:
@@ -300,13 +279,6 @@ def test_fuzz_ref_certificates(data):
     # projected onto the feasible set first (project=True): only the kind and shape count
     v.merge(alpha_rule(z, "alpha", m, Cf if v.valid and not project else None, e))
     v.merge(_range_verdict(Ks, C, eta, n))
-    if huge_int(C, eta, tau, eps) and present("ref-huge-int"):
-        record(f"dank_ref.{task}_certificate", "known-bug")
-        return
-    if v.valid and (_zero_huge(Ks, C, eta, "ref-certificate-zero-kernel-huge-C")
-                    or _zero_huge(Ks, C, eta, "certificate-zero-kernel-huge-C")):
-        record(f"dank_ref.{task}_certificate", "known-bug")  # (dank_fast cross-checks it)
-        return
     names = {"alpha": "alpha_hat" if task == "svr" else "alpha"}
     v.violations = [(names.get(nm, nm), t) for nm, t in v.violations]
     v.maybe = [(names.get(nm, nm), t) for nm, t in v.maybe]
@@ -380,9 +352,6 @@ def test_fuzz_project_A(data):
         lo, hi = float(np.minimum(yv * Cf, 0).sum()), float(np.maximum(yv * Cf, 0).sum())
         if not lo - 1e-9 * Cf * n <= target <= hi + 1e-9 * Cf * n:
             v.add("target", VALUE)  # unattainable
-    if not v.valid and present("project_A-unvalidated"):
-        record("project_A", "known-bug")
-        return
     p, _ = call("project_A", v, lambda: project_A(z, y, C, target=target))
     if p is None:
         return

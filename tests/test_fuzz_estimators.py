@@ -13,30 +13,18 @@ from __future__ import annotations
 import re
 
 import numpy as np
-from _fuzz_known import present
-from _fuzz_strategies import (
+from _fuzz_inputs import bad_kernels, bad_params, features, kernel_specs, log_uniform, psd_kernels
+from _fuzz_rule import (
     EITHER,
     TYPE,
     VALUE,
     Verdict,
-    assert_bracket,
-    assert_feasible,
-    assert_overlap,
-    bad_kernels,
-    bad_params,
-    call,
-    features,
     features_rule,
-    fuzz,
     kernel_rule,
     kernel_spec_rule,
-    kernel_specs,
-    log_uniform,
-    psd_kernels,
-    record,
-    ref_bracket,
     scalar_rule,
 )
+from _fuzz_run import assert_bracket, assert_feasible, assert_overlap, call, fuzz, ref_bracket
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -253,15 +241,6 @@ def _strict_kernel_dtype(X, v: Verdict) -> Verdict:
     return v
 
 
-def _hang(C, K) -> bool:
-    """The known bug 'svc-warm-start-unbounded' (libsvm without an iteration limit)."""
-    try:
-        s = float(np.max(np.abs(K)))
-    except (TypeError, ValueError):
-        return False
-    return (float(C) > 1e6 or float(C) * s > 1e6) and present("svc-warm-start-unbounded")
-
-
 def _check_problem(res, K, y_pm, C, eta, tau, what):
     """Certified bracket, feasibility and the dank_ref cross-check of one binary problem."""
     n = y_pm.size
@@ -302,13 +281,6 @@ def test_fuzz_classifier(data):
                 Kx = compute_kernel(np.asarray(X, dtype=float), **kw)
         except ValueError:
             v.unsure("kernel")  # the kernel overflows: the message says so
-    if v.valid and Kx is not None and _hang(p["C"], Kx):
-        record("DANKClassifier.fit", "known-bug")
-        return
-    if (precomputed and _dtype_kind(X) in "bUS"
-            and [nm for nm, _ in v.violations] == ["X"] and present("classifier-kernel-dtype")):
-        record("DANKClassifier.fit", "known-bug")
-        return
     clf = DANKClassifier(**kw, **p)
     fitted, _ = est_call("DANKClassifier.fit", v, lambda: clf.fit(X, y),
                          info=dict(X=X, y=y, kw=kw, p=p))

@@ -10,6 +10,8 @@ would, and fall back to ``SVC`` when the binding does not take its arguments. Th
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -17,7 +19,7 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning as SklearnConvergenceWarning
 from sklearn.svm import SVC
 
-from dank_fast import ConvergenceWarning, compute_kernel
+from dank_fast import ConvergenceWarning, FeatureKernel, compute_kernel, solve_svm
 from dank_fast._libsvm import (
     _precomputed_dual,
     _sk_libsvm,
@@ -125,9 +127,6 @@ def test_a_missing_or_different_binding_defers_to_the_fallback(binding):
 def test_direct_binding_is_silent_in_a_fresh_process():
     """libsvm prints its progress unless its global verbosity is switched off, which SVC.fit
     does at every call: a process that never fitted an SVC must stay silent too."""
-    import subprocess
-    import sys
-
     code = ("import numpy as np\n"
             "from dank_fast._libsvm import svc_dual\n"
             "rng = np.random.default_rng(0)\n"
@@ -144,3 +143,58 @@ def test_one_class_is_refused_as_svc_refuses_it():
     K, y, C = _instance(3)
     with pytest.raises(ValueError, match="number of classes"):
         svc_dual(K, np.ones_like(y), C)
+
+
+def test_svc_iteration_limit_scales_with_n():
+    assert svc_iteration_limit(7) == 10**6
+    assert svc_iteration_limit(10**5) == 10**7
+
+
+# regression: libsvm ran for 300 s without an iteration limit
+
+
+# --------------------------------------------------------------------------- plain SVM limit
+_X7 = np.array([310.71254466, 1860.75246417, -22.67144402, -309.10095833, -1413.24878229,
+                -513.01608223, 2178.7127426])
+_Y7 = np.array([1.0, -1.0, -1.0, 1.0, 1.0, 1.0, -1.0])
+
+
+@pytest.mark.parametrize("C", [1e4, 1e6])
+def test_auto_is_certified_when_the_plain_svm_hits_its_iteration_limit(C):
+    """7 points, linear kernel of scale 4.7e6: libsvm ran for 300 s at C = 1e4 (no limit). Now
+    it stops at svc_iteration_limit(7) = 1e6 iterations (well under a second) with a
+    ConvergenceWarning, and Newton from its repaired approximate dual is certified."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = solve_svm(np.outer(_X7, _X7), _Y7, C=C, eta=1.0, tau=0.01, tol=1e-6)
+    msgs = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
+    assert any("iteration limit (1000000" in m for m in msgs), msgs
+    assert res.status == "converged" and res.extra["warm_start"] == "svc"
+    assert res.lower <= res.upper and res.rel_gap <= 1e-6
+
+
+def test_well_conditioned_plain_svm_gives_no_warning():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    K = np.exp(-0.5 * np.sum((X[:, None] - X[None]) ** 2, axis=-1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        a = svc_dual(K, y, 1.0)
+    assert abs(float(y @ a)) <= 1e-6 and a.min() >= 0 and a.max() <= 1.0
+
+
+# regression: the warm start on features had no iteration limit
+
+
+def test_feature_svc_warm_start_is_iteration_limited():
+    """The SVC warm start on features (working-set route, DANKClassifier above 1 GiB of kernel)
+    goes through svc_dual's iteration limit: libsvm stops and warns instead of running on (the
+    7 points of scale 4.7e6 with a linear kernel computed by libsvm from the features)."""
+    kern = FeatureKernel(_X7[:, None], kernel="linear")
+    with pytest.warns(ConvergenceWarning, match=r"iteration limit \(1000000"):
+        a = svc_dual(kern, _Y7, 1e4)
+    assert a.shape == (7,) and np.all((a >= 0) & (a <= 1e4))
+    with pytest.warns(ConvergenceWarning, match="iteration limit"):
+        r = solve_svm(kern, _Y7, C=1e4, eta=1.0, tol=1e-6)
+    assert r.status == "converged" and r.lower <= r.upper

@@ -466,10 +466,6 @@ def test_relative_gaps_without_a_scale_are_zero_or_infinite():
     assert outside.rel_gap == pytest.approx(1.0, rel=1e-12)
 
 
-# regression: the P2 scale mixed units, so the relative gap changed with the units of y
-
-
-# --------------------------------------------------------------------------- P2 relative gap
 def _svr_point(n=9, seed=5):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, 1))
@@ -481,6 +477,7 @@ def _svr_point(n=9, seed=5):
     return K, y, ah, ac
 
 
+# regression: the P2 scale mixed units, so the relative gap changed with the units of y
 @pytest.mark.parametrize("c", [1e-4, 3.0, 1e5])
 def test_svr_relative_gap_is_unit_independent_in_both_packages(c):
     """y, C, eps -> c y, c C, c eps and eta -> c^2 eta is the same problem (d -> c d, values
@@ -498,8 +495,6 @@ def test_svr_relative_gap_is_unit_independent_in_both_packages(c):
 
 
 # regression: the P2 scale differed between dank_fast, dank_ref and the oracle
-
-
 def test_svr_relative_gap_scale_is_the_documented_rule():
     """rel_gap = gap / max(|d'y| + eps 1'(ah + ac) + d'(F o K)d, C (max y - min y) / 2) in
     dank_fast, dank_ref and the oracle (docs/MATH.md section 5)."""
@@ -528,8 +523,6 @@ def test_svr_relative_gap_scale_is_the_documented_rule():
 
 
 # regression: a zero P2 scale divided by zero in the oracle
-
-
 def test_svr_relative_gap_with_a_zero_scale():
     """Constant targets, d = 0 and eps = 0: the P2 scale is 0 (no floor C any more), and so is
     the gap; every package reports rel_gap 0 (the oracle divided by 0: ZeroDivisionError)."""
@@ -544,10 +537,6 @@ def test_svr_relative_gap_with_a_zero_scale():
     assert rep["certified"] and rep["rel_gap"] == 0.0
 
 
-# regression: K = 0 with C = 1e155 gave inf * 0 = NaN brackets in both packages
-
-
-# --------------------------------------------------------------------------- K = 0, huge C
 _ZERO_K_SCALARS = [(1e155, 1.0), (1e155, 1e-169), (1e300, 1e-300), (1e-300, 1e300),
                    (1e-200, 1e200), (1.0, 1.0)]
 
@@ -559,6 +548,7 @@ def _zero_k_value(C, eta, tau, a, y):
     return float(np.sum(a)) + eta * (tau * n - tau * tau / 4.0)
 
 
+# regression: K = 0 with C = 1e155 gave inf * 0 = NaN brackets in both packages
 @pytest.mark.parametrize("C, eta", _ZERO_K_SCALARS)
 @pytest.mark.parametrize("tau", [0.0, 1.0])
 def test_zero_kernel_certificates_are_finite_brackets_at_any_scale(C, eta, tau):

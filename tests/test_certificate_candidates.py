@@ -227,7 +227,6 @@ def test_svr_certificate_array_errors_name_the_array():
 FEAS = 1e-9
 
 
-# --------------------------------------------------------------------------- candidates
 @st.composite
 def candidates(draw, n: int, C: float, e, *, good: bool = True, box_only: bool = False):
     """A candidate dual vector of length ``n`` for the constraint normal ``e``.
@@ -318,7 +317,6 @@ def _range_verdict(Ks, C, eta, n) -> Verdict:
     return range_rule(float(C), float(eta), float(np.max(np.abs(Ks))), n)
 
 
-# --------------------------------------------------------------------------- P1
 @fuzz(60)
 @given(data=st.data())
 def test_fuzz_svm_certificate(data):
@@ -358,7 +356,6 @@ def test_fuzz_svm_certificate(data):
     assert_overlap((cert.lower, cert.upper), ref, scale, "svm_certificate vs dank_ref")
 
 
-# --------------------------------------------------------------------------- P2
 @fuzz(50)
 @given(data=st.data())
 def test_fuzz_svr_certificate(data):
@@ -416,7 +413,6 @@ def test_fuzz_svr_certificate(data):
     assert_overlap((cert.lower, cert.upper), ref, scale, "svr_certificate vs dank_ref")
 
 
-# --------------------------------------------------------------------------- dank_ref
 @fuzz(60)
 @given(data=st.data())
 def test_fuzz_ref_certificates(data):

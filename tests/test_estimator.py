@@ -39,7 +39,6 @@ def _moons(n=120, noise=0.3, seed=0):
     return MinMaxScaler().fit_transform(X), y
 
 
-# --------------------------------------------------------------- sklearn checks
 def _expected_failed_checks(estimator):
     # None. One might expect extension="paper" (batch-dependent, section ose) to
     # fail check_methods_subset_invariance / check_methods_sample_order_invariance,
@@ -62,7 +61,6 @@ def test_sklearn_compatible(estimator, check):
     check(estimator)
 
 
-# ------------------------------------------------------------ model selection
 def test_pipeline_and_grid_search():
     X, y = make_moons(n_samples=90, noise=0.2, random_state=0)
     Xtr, Xte, ytr, yte = train_test_split(X, y, random_state=0)
@@ -84,7 +82,6 @@ def test_doc_example_accuracy():
     assert clf.fit(Xtr, ytr).score(Xte, yte) == pytest.approx(14 / 15)
 
 
-# ----------------------------------------------------------------- multi-class
 @pytest.fixture(scope="module")
 def wine():
     X, y = load_wine(return_X_y=True)
@@ -133,7 +130,6 @@ def test_ovo_votes_match_pairwise_values(wine):
     np.testing.assert_allclose(binary.decision_function(Xte), pair[:, 1], atol=1e-10)
 
 
-# ------------------------------------------------------------------ binary API
 def test_binary_label_mapping_and_attributes():
     X, y01 = _moons(80, 0.2)
     y = np.array(["neg", "pos"])[y01]
@@ -229,7 +225,6 @@ def test_convergence_warning_propagates():
         DANKClassifier(sigma=0.3, tol=1e-12, max_iter=2, warm_start_svm=False).fit(X, y)
 
 
-# ----------------------------------------------------------------- precomputed
 @pytest.mark.parametrize("extension", ["paper", "nearest"])
 def test_precomputed_matches_rbf(extension):
     X, y = _moons(80, 0.3)
@@ -261,7 +256,6 @@ def test_precomputed_nearest_uses_kernel_distance():
     )
 
 
-# -------------------------------------------------------------- batch dependence
 @pytest.fixture(scope="module")
 def batch_data():
     X, y = _moons(120, 0.3, seed=0)
@@ -312,7 +306,6 @@ def test_nearest_extension_is_batch_independent(batch_data, nearest_model, seed,
     assert all(nearest_model.predict(Xte[j : j + 1])[0] == pred[j] for j in range(m))
 
 
-# ------------------------------------------------------------------ scale and corner cases
 @pytest.mark.parametrize("tau", [0.0, 0.01])
 def test_working_set_route_predicts_like_the_dense_route(tau):
     """route="working-set" (no n x n kernel, SVC on the features) gives the dense route's

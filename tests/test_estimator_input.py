@@ -48,7 +48,6 @@ def _moons(n=120, noise=0.3, seed=0):
     return MinMaxScaler().fit_transform(X), y
 
 
-# ------------------------------------------------------------------- bad input
 @pytest.mark.parametrize(
     "params, match",
     [
@@ -119,9 +118,6 @@ def test_polynomial_kernel_that_is_not_psd_is_refused():
 
 
 # regression: validate_data cast boolean and string kernels to float and the fit went ahead
-
-
-# --------------------------------------------------------------------------- DANKClassifier
 @pytest.mark.parametrize("K", [np.eye(3, dtype=bool), np.eye(3).astype(str),
                                np.eye(3).astype(bytes)])
 def test_classifier_refuses_boolean_and_string_precomputed_kernels(K):

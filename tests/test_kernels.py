@@ -194,9 +194,6 @@ def test_compute_kernel_matches_paper_gaussian():
 
 
 # regression: FeatureKernel refused boolean features that compute_kernel accepts
-
-
-# --------------------------------------------------------------------------- FeatureKernel
 def test_feature_kernel_accepts_boolean_features_like_compute_kernel():
     X = np.array([[True, False], [False, False], [True, True]])
     fk = FeatureKernel(X, sigma=1.0)  # was: TypeError "got booleans"
@@ -204,16 +201,12 @@ def test_feature_kernel_accepts_boolean_features_like_compute_kernel():
 
 
 # regression: features without columns reached scikit-learn unnamed
-
-
 def test_feature_kernel_refuses_features_without_columns():
     with pytest.raises(ValueError, match=r"X has no columns"):  # was: accepted
         FeatureKernel(np.zeros((3, 0)))
 
 
 # regression: a bad coef0 of FeatureKernel was not named
-
-
 @pytest.mark.parametrize("coef0, exc, match", [
     ("1", TypeError, "coef0 must be a real number"),  # was: ValueError "coef0 = '1' < 0"
     (True, TypeError, "coef0 must be a real number"),
@@ -226,8 +219,6 @@ def test_feature_kernel_coef0_errors_say_what_is_wrong(coef0, exc, match):
 
 
 # regression: FeatureKernel blocks took a Z of the wrong width
-
-
 @pytest.mark.parametrize("Z, match", [
     (np.array([[np.nan, 0.0]]), "Z contains NaN"),  # was: "the rbf kernel overflowed"
     (np.ones((2, 3)), "Z has 3 features but X has 2"),
@@ -241,9 +232,6 @@ def test_feature_kernel_cross_validates_Z(Z, match):
 
 
 # regression: a degree beyond int64 raised numpy's OverflowError
-
-
-# --------------------------------------------------------------------------- compute_kernel
 @pytest.mark.parametrize("degree", [10**400, 2**63, 1e20])
 def test_unrepresentable_degree_is_a_named_value_error(degree):
     with pytest.raises(ValueError, match="degree"):  # was: OverflowError from numpy
@@ -251,16 +239,12 @@ def test_unrepresentable_degree_is_a_named_value_error(degree):
 
 
 # regression: the bound on the degree must not refuse the largest int64
-
-
 def test_largest_int64_degree_is_still_computed():
     K = compute_kernel(np.zeros((2, 1)), kernel="poly", degree=2**63 - 1, coef0=1.0)
     np.testing.assert_array_equal(K, np.ones((2, 2)))
 
 
 # regression: empty features reached scikit-learn unnamed
-
-
 @pytest.mark.parametrize("X, Z, name", [
     (np.zeros((0, 2)), None, "X"), (np.zeros((2, 0)), None, "X"),
     (np.ones((2, 2)), np.zeros((0, 2)), "Z"),
@@ -274,7 +258,6 @@ def test_empty_features_are_named(X, Z, name):
 # fuzz: compute_kernel on malformed and extreme features
 
 
-# --------------------------------------------------------------------------- compute_kernel
 @fuzz(80)
 @given(data=st.data())
 def test_fuzz_compute_kernel(data):

@@ -150,15 +150,12 @@ def test_svc_iteration_limit_scales_with_n():
     assert svc_iteration_limit(10**5) == 10**7
 
 
-# regression: libsvm ran for 300 s without an iteration limit
-
-
-# --------------------------------------------------------------------------- plain SVM limit
 _X7 = np.array([310.71254466, 1860.75246417, -22.67144402, -309.10095833, -1413.24878229,
                 -513.01608223, 2178.7127426])
 _Y7 = np.array([1.0, -1.0, -1.0, 1.0, 1.0, 1.0, -1.0])
 
 
+# regression: libsvm ran for 300 s without an iteration limit
 @pytest.mark.parametrize("C", [1e4, 1e6])
 def test_auto_is_certified_when_the_plain_svm_hits_its_iteration_limit(C):
     """7 points, linear kernel of scale 4.7e6: libsvm ran for 300 s at C = 1e4 (no limit). Now
@@ -185,8 +182,6 @@ def test_well_conditioned_plain_svm_gives_no_warning():
 
 
 # regression: the warm start on features had no iteration limit
-
-
 def test_feature_svc_warm_start_is_iteration_limited():
     """The SVC warm start on features (working-set route, DANKClassifier above 1 GiB of kernel)
     goes through svc_dual's iteration limit: libsvm stops and warns instead of running on (the

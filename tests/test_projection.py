@@ -294,8 +294,6 @@ def test_project_A_float32_input_meets_the_hyperplane_in_double_precision():
 
 
 # regression: project_A returned NaN or infeasible points for bad input
-
-
 @pytest.mark.parametrize("args, exc, match", [
     ((np.array([np.nan, 1.0]), [1.0, -1.0], 1.0), ValueError, "z contains NaN"),
     ((np.array([np.inf, 1.0]), [1.0, -1.0], 1.0), ValueError, "z contains NaN"),
@@ -316,8 +314,6 @@ def test_project_A_validates_its_input(args, exc, match):
 
 
 # regression: an unattainable target gave an infeasible point
-
-
 @pytest.mark.parametrize("target", [2.5, -1.5, np.nan, "0"])
 def test_project_A_refuses_an_unattainable_target(target):
     y = np.array([1.0, 1.0, -1.0])  # y'a ranges over [-1, 2] for C = 1
@@ -335,7 +331,6 @@ def test_project_A_refuses_an_unattainable_target(target):
 FEAS = 1e-9
 
 
-# --------------------------------------------------------------------------- project_A
 @fuzz(80)
 @given(data=st.data())
 def test_fuzz_project_A(data):

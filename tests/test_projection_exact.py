@@ -247,10 +247,6 @@ def test_project_A_is_exact_for_tied_coordinates_far_outside_the_box():
     np.testing.assert_allclose(p / C, q / C, rtol=0, atol=1e-9)
 
 
-# regression: tied coordinates far from the box were moved one by one, off by up to C
-
-
-# --------------------------------------------------------------------------- project_A
 def _exact_projection(z, y, C, target=0.0):
     """The nearest point of ``{y'a = target, 0 <= a <= C}`` in rational arithmetic (the root
     of ``phi(lam) = y' clip(z - lam y, 0, C) - target`` on its linear piece)."""
@@ -276,6 +272,7 @@ def _exact_projection(z, y, C, target=0.0):
     raise AssertionError("no sign change")
 
 
+# regression: tied coordinates far from the box were moved one by one, off by up to C
 @pytest.mark.parametrize("seed", range(3))
 def test_project_A_is_exact_with_ties_at_every_scale(seed):
     """Coordinates drawn from a few values (ties within and across classes), up to 1e20 C

@@ -177,9 +177,6 @@ def test_precomputed_kernel_tolerance_follows_its_dtype():
 
 
 # regression: the plain SVR behind eta="svr" ran for minutes on ill-conditioned data
-
-
-# --------------------------------------------------------------------------- DANKRegressor
 def test_regressor_plain_svr_is_iteration_bounded():
     """7 points, linear kernel of scale 4.7e6, C = 1e4: libsvm needed 7.4e7 iterations (16 s,
     the fit 22 s); now it stops at svr_iteration_limit(7) = 1e6, says so, and the DANK solve
@@ -199,8 +196,6 @@ def test_regressor_plain_svr_is_iteration_bounded():
 
 
 # regression: boolean and string kernels were cast to float
-
-
 @pytest.mark.parametrize("K", [np.eye(3, dtype=bool), np.eye(3).astype(str)])
 def test_regressor_refuses_boolean_and_string_precomputed_kernels(K):
     # was: validate_data cast them to float (True -> 1.0, "1.0" -> 1.0) and the fit went ahead

@@ -53,7 +53,6 @@ def rotated(eigs, seed=0) -> np.ndarray:
     return 0.5 * (K + K.T)
 
 
-# --------------------------------------------------------------------------- dtypes
 @pytest.mark.parametrize(
     "K, what",
     [
@@ -97,7 +96,6 @@ def test_dtype_epsilon_follows_the_rule():
         assert dtype_epsilon(dt) == U64
 
 
-# --------------------------------------------------------------------------- shapes, values
 @pytest.mark.parametrize(
     "K, match",
     [
@@ -131,7 +129,6 @@ def test_one_by_one():
     assert not is_valid(np.array([[-3.0]]))  # lambda_min = -s < -eps n s
 
 
-# --------------------------------------------------------------------------- symmetry boundary
 @pytest.mark.parametrize(
     "dtype, eps_sym, scale",
     [(np.float64, 1e-10, c) for c in (1e-12, 1.0, 1e12)]
@@ -165,7 +162,6 @@ def test_symmetry_tolerance_depends_on_dtype():
     assert not is_valid(K.astype(np.float32))
 
 
-# --------------------------------------------------------------------------- PSD boundary
 @pytest.mark.parametrize("n", [2, 7, 30])
 @pytest.mark.parametrize("scale", [1e-12, 1.0, 1e12])
 def test_psd_boundary(n, scale):
@@ -402,9 +398,6 @@ def test_symmetry_scan_propagates_nan_and_validation_refuses_it():
 
 
 # regression: the PSD threshold of a kernel near the largest double overflowed (OverflowError)
-
-
-# --------------------------------------------------------------------------- dank_fast PSD test
 def test_huge_non_psd_kernel_is_refused_with_a_finite_threshold():
     with pytest.raises(ValueError, match="not positive semi-definite"):  # was: OverflowError
         check_kernel_matrix(np.array([[1.7e308, 0.0], [0.0, -1.7e308]]))

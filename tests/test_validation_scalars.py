@@ -30,7 +30,6 @@ from dank_fast._validation import (
 from dank_ref._validation import check_partition
 
 
-# --------------------------------------------------------------------------- scalars
 @pytest.mark.parametrize("v", [True, False, np.True_, "1", None, [1.0], np.array([1.0]), 1 + 0j])
 def test_scalar_type_errors(v):
     with pytest.raises(TypeError, match="C must be a real number"):
@@ -66,7 +65,6 @@ def test_integer_checks(v, exc):
     assert check_integer(np.int32(5), "max_iter") == 5
 
 
-# --------------------------------------------------------------------------- representable range
 def test_representable_boundaries_are_exact():
     below = np.nextafter(1e-100, 0.0)
     above = np.nextafter(1e100, np.inf)
@@ -105,7 +103,6 @@ def test_representable_message_names_everything():
         assert part in msg
 
 
-# --------------------------------------------------------------------------- labels
 @pytest.mark.parametrize(
     "y, exc, match",
     [
@@ -175,7 +172,6 @@ def test_cluster_labels_rejected(labels, exc, match):
         check_cluster_labels(labels, 4)
 
 
-# --------------------------------------------------------------------------- feasibility
 def test_feasibility_tolerance_scales_with_C():
     y = np.array([1.0, -1.0, 1.0, -1.0])
     for C in (1e-20, 1.0, 1e20):
@@ -320,8 +316,6 @@ def test_feasibility_is_judged_on_the_exact_values_of_a_float32_candidate():
 
 
 # regression: dank_ref merged the clusters 1 and "1" that dank_fast keeps apart
-
-
 def test_ref_partition_agrees_with_dank_fast_on_which_samples_share_a_cluster():
     labels = [1, "1", 1.0, (0, "x"), np.inf, (0, "x"), "1"]
     fast = check_cluster_labels(labels, len(labels))
@@ -331,9 +325,6 @@ def test_ref_partition_agrees_with_dank_fast_on_which_samples_share_a_cluster():
 
 
 # regression: a string, set or mapping was taken as labels (split into characters, unordered)
-
-
-# --------------------------------------------------------------------------- cluster labels
 @pytest.mark.parametrize("labels", ["abc", b"abc", {0, 1, 2}, {0: 1, 1: 1, 2: 1},
                                     frozenset({0, 1, 2})])
 def test_cluster_labels_refuse_strings_sets_and_mappings(labels):
@@ -345,8 +336,6 @@ def test_cluster_labels_refuse_strings_sets_and_mappings(labels):
 
 
 # regression: the fix above must not refuse lists of strings
-
-
 def test_cluster_labels_still_accept_sequences_of_strings():
     out = check_cluster_labels(["a", "b", "a"], 3)
     assert out.tolist() == ["a", "b", "a"]

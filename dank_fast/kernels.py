@@ -215,8 +215,9 @@ def evaluate_kernel(X: np.ndarray, Z, params: dict, kernel: str) -> np.ndarray:
     p = dict(params)
     metric = p.pop("metric")
     with np.errstate(over="ignore", invalid="ignore"):
-        if metric == "rbf" and X.dtype == np.float64 and (Z is None or Z.dtype == np.float64):
-            K = _gaussian(X, Z, p["gamma"])
+        if metric == "rbf":  # the one Gaussian kernel of dank_fast
+            K = _gaussian(np.asarray(X, dtype=np.float64),
+                          None if Z is None else np.asarray(Z, dtype=np.float64), p["gamma"])
         else:
             K = pairwise_kernels(X, Z, metric=metric, **p)
     if not np.all(np.isfinite(K)):

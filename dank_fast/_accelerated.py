@@ -17,14 +17,19 @@ import time
 import warnings
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning as SklearnConvergenceWarning
 
 from ._result import DANKResult
 
 __all__ = ["accelerated", "ConvergenceWarning"]
 
 
-class ConvergenceWarning(UserWarning):
-    """A solver stopped before certifying its tolerance."""
+class ConvergenceWarning(SklearnConvergenceWarning):
+    """A solver stopped before certifying its tolerance.
+
+    A subclass of :class:`sklearn.exceptions.ConvergenceWarning` (itself a ``UserWarning``),
+    so that a filter on scikit-learn's class also catches dank_fast's.
+    """
 
 
 def accelerated(

@@ -17,7 +17,7 @@ from sklearn.svm import SVC, SVR
 
 try:  # scikit-learn's own binding of libsvm, behind SVC.fit (see _precomputed_dual)
     from sklearn.svm import _libsvm as _sk_libsvm
-except ImportError:  # pragma: no cover - a scikit-learn without it: SVC.fit is used
+except ImportError:  # pragma: no cover - a scikit-learn without it: _svc_precomputed_dual
     _sk_libsvm = None
 
 from ._accelerated import ConvergenceWarning
@@ -83,18 +83,28 @@ def svc_dual(K: np.ndarray, y: np.ndarray, C: float, tol: float = 1e-4) -> np.nd
     """
     limit = svc_iteration_limit(y.size)
     if isinstance(K, FeatureKernel):  # libsvm computes the kernel from the features
-        svc, data, scale = (SVC(C=C, tol=tol, max_iter=limit, cache_size=500, **K.svc_params()),
-                            K.X, lambda: "kernel from features")
-    else:
-        a = _precomputed_dual(K, y, C, tol, limit)
-        if a is not None:
-            return a
-        svc, data = SVC(kernel="precomputed", C=C, tol=tol, max_iter=limit), K
-        scale = lambda: f"C * max|K| = {C * max_abs(K):.3g}"  # noqa: E731
-    fit_limited(svc, data, y, lambda: _svc_limit_message(limit, scale()))
-    a = np.zeros(y.size)
+        svc = SVC(C=C, tol=tol, max_iter=limit, cache_size=500, **K.svc_params())
+        fit_limited(svc, K.X, y, lambda: _svc_limit_message(limit, "kernel from features"))
+        return _dual_of(svc, y.size, C)
+    a = _precomputed_dual(K, y, C, tol, limit)
+    return _svc_precomputed_dual(K, y, C, tol, limit) if a is None else a
+
+
+def _dual_of(svc: SVC, n: int, C: float) -> np.ndarray:
+    """The dual ``a`` (in ``[0, C]``) of a fitted binary :class:`~sklearn.svm.SVC`."""
+    a = np.zeros(n)
     a[svc.support_] = np.abs(svc.dual_coef_.ravel())
     return np.minimum(a, C)
+
+
+def _svc_precomputed_dual(K: np.ndarray, y: np.ndarray, C: float, tol: float,
+                          limit: int) -> np.ndarray:
+    """:func:`svc_dual` on a precomputed ``K`` by the public ``SVC.fit``: the fallback of
+    :func:`_precomputed_dual` when scikit-learn's private binding is missing or different."""
+    svc = SVC(kernel="precomputed", C=C, tol=tol, max_iter=limit)
+    fit_limited(svc, K, y,
+                lambda: _svc_limit_message(limit, f"C * max|K| = {C * max_abs(K):.3g}"))
+    return _dual_of(svc, y.size, C)
 
 
 def _svc_limit_message(limit: int, scale: str) -> str:
@@ -103,23 +113,24 @@ def _svc_limit_message(limit: int, scale: str) -> str:
             "eta='svm'), and the DANK solution is still certified")
 
 
-def _precomputed_dual(K: np.ndarray, y: np.ndarray, C: float, tol: float,
-                      limit: int) -> np.ndarray | None:
+def _precomputed_dual(K: np.ndarray, y: np.ndarray, C: float, tol: float, limit: int,
+                      binding=_sk_libsvm) -> np.ndarray | None:
     """:func:`svc_dual` on a precomputed ``K`` by the libsvm call behind ``SVC.fit``, with the
     arguments ``SVC(kernel="precomputed", C=C, tol=tol, max_iter=limit).fit(K, y)`` passes
     (labels encoded ``0, 1`` as ``np.unique`` orders them, no weights): the same dual, bit for
     bit (``tests/test_libsvm.py``), without the estimator's checks of data that the callers
     validated (0.84 -> 0.05 ms for 47 points: at the UCI sizes the checks cost more than the
     solve). None when this scikit-learn's binding does not take these arguments: the caller
-    then fits ``SVC``.
+    then fits ``SVC`` (:func:`_svc_precomputed_dual`). ``binding`` is scikit-learn's module
+    ``sklearn.svm._libsvm`` (private), None when this scikit-learn has none.
     """
     labels = (y > 0).astype(np.float64)  # SVC.fit: np.unique(y, return_inverse=True)
-    if _sk_libsvm is None or labels.min() == labels.max():
+    if binding is None or labels.min() == labels.max():
         return None  # (one class: libsvm returns zeros where SVC.fit raises; SVC says why)
     Kc = np.ascontiguousarray(K, dtype=np.float64)
     try:
-        _sk_libsvm.set_verbosity_wrap(0)  # libsvm's global switch (SVC.fit sets it each time)
-        out = _sk_libsvm.fit(
+        binding.set_verbosity_wrap(0)  # libsvm's global switch (SVC.fit sets it each time)
+        out = binding.fit(
             Kc, labels, svm_type=0, sample_weight=np.empty(0), class_weight=np.empty(0),
             kernel="precomputed", C=float(C), nu=0.5, probability=0, degree=3, shrinking=1,
             tol=float(tol), cache_size=200.0, coef0=0.0, gamma=1.0, epsilon=0.1,

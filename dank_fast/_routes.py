@@ -25,7 +25,7 @@ from sklearn.cluster import KMeans
 
 from ._libsvm import plain_svr, svc_dual
 from ._result import DANKResult
-from .decomposed import solve_decomposed
+from .decomposed import ETA_FLOOR, solve_decomposed
 from .feature_kernel import FeatureKernel
 from .inner import KernelData, LowRankF
 from .svm import solve_svm
@@ -45,7 +45,6 @@ __all__ = [
     "choose_route",
 ]
 
-_ETA_FLOOR = 1e-12  # below this the plain SVM's (SVR's) ||a||^2 is treated as degenerate
 #: ``route="auto"`` uses the dense n_p x n_p kernel up to this size (8 n_p^2 bytes: n_p ~ 11,585)
 DENSE_KERNEL_BYTES = 1 << 30
 
@@ -157,7 +156,7 @@ def _eta_rule(a: np.ndarray, settings: Settings) -> tuple[float, np.ndarray | No
     the warm start (``a`` when ``settings.warm_start``)."""
     if isinstance(settings.eta, str):
         eta = float(a @ a)
-        if not np.isfinite(eta) or eta < _ETA_FLOOR:
+        if not np.isfinite(eta) or eta < ETA_FLOOR:
             eta = 1.0
     else:
         eta = float(settings.eta)

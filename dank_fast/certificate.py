@@ -34,10 +34,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._canonical import canonical_factor, scale_certificate
+from ._kernel_validation import check_kernel_matrix
 from ._validation import (
     check_binary_labels,
     check_finite_array,
-    check_kernel_matrix,
     check_nonnegative,
     check_positive,
     check_representable,

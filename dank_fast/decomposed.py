@@ -56,6 +56,7 @@ from typing import NamedTuple
 import numpy as np
 from joblib import Parallel, delayed
 
+from ._kernel_validation import check_kernel_matrix
 from ._methods import run_method
 from ._problem import SVMProblem, _lambda_max
 from ._result import DANKResult
@@ -64,7 +65,6 @@ from ._validation import (
     check_cluster_labels,
     check_finite_array,
     check_integer,
-    check_kernel_matrix,
     check_labels_pm1,
     check_positive,
     check_representable,

@@ -11,23 +11,22 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.metrics.pairwise import euclidean_distances
-from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import _ovr_decision_function, check_classification_targets
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._estimator_base import KernelEstimatorMixin
+from ._kernel_validation import check_kernel_matrix, refuse_non_numeric_kernel
 from ._routes import DENSE_KERNEL_BYTES, RouteFit, Settings, TrainingData, choose_route
-from ._validation import check_kernel_matrix, refuse_non_numeric_kernel
+from ._sklearn_compat import Interval, StrOptions, fit_context, ovo_decision_function
 from .extension import match_from_distances
 from .inner import blas_threads
-from .kernels import kernel_params
+from .kernels import KERNELS, kernel_params
 from .svm import METHODS
 
 __all__ = ["DANKClassifier", "DENSE_KERNEL_BYTES"]
 
-_KERNELS = ("rbf", "gaussian", "linear", "poly", "precomputed")
 #: the paper's matching ranks the test points of a batch whose distances (8 bytes per pair; the
 #: ranking adds 4 more per pair) fit in this size
 PREDICT_MATCH_BYTES = 1 << 29
@@ -241,7 +240,7 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     _parameter_constraints: dict = {
         "C": [Interval(Real, 0.0, None, closed="neither")],
-        "kernel": [StrOptions(set(_KERNELS))],
+        "kernel": [StrOptions(set(KERNELS))],
         "sigma": [Interval(Real, 0.0, None, closed="neither"), None],
         "gamma": [Interval(Real, 0.0, None, closed="neither"), None],
         "degree": [Interval(Integral, 1, None, closed="left")],
@@ -332,7 +331,7 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
                 yield (-1, k), np.arange(y_enc.size), np.where(y_enc == k, 1.0, -1.0)
 
     # ---------------------------------------------------------------------- fit
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context
     def fit(self, X, y):
         """Fit one DANK problem (eq. mainrank) per binary sub-problem.
 
@@ -484,13 +483,15 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
                 out[:, p] = self._decide(X, idx, model, np.arange(idx.size))
         return out
 
-    def _decide(self, X, idx, model, pool) -> np.ndarray:
+    def _decide(self, X, idx, model, pool, match_bytes: int = PREDICT_MATCH_BYTES,
+                block_bytes: int = PREDICT_BLOCK_BYTES) -> np.ndarray:
         """``f(x') = sum_{i in S} d_i F[i, j*] k(x_i, x') + b`` with ``j*`` matched in ``pool``.
 
         Matching: ``extension="nearest"`` in chunks; ``"paper"`` ranks the test points of a
-        batch, the whole ``X`` whenever its ``|pool| x m`` distances fit in
-        ``PREDICT_MATCH_BYTES`` (512 MiB), else consecutive batches that do. The decision values
-        are then summed in chunks of ``PREDICT_BLOCK_BYTES`` (``|S| x chunk`` blocks).
+        batch, the whole ``X`` whenever its ``|pool| x m`` distances fit in ``match_bytes``
+        (``PREDICT_MATCH_BYTES``, 512 MiB), else consecutive batches that do. The decision
+        values are then summed in chunks of ``block_bytes`` (``PREDICT_BLOCK_BYTES``: ``|S| x
+        chunk`` blocks).
         """
         S = model.support[np.isin(model.support, pool)] if model.kind == "decomposed" else (
             model.support)
@@ -500,7 +501,7 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         if S.size == 0 or m == 0:
             return out
         match = np.empty(m, dtype=np.intp)
-        batch = max(1, PREDICT_MATCH_BYTES // (8 * pool.size))
+        batch = max(1, match_bytes // (8 * pool.size))
         for lo in range(0, m, batch):
             Xb = X[lo:lo + batch]
             if self._precomputed:
@@ -510,7 +511,7 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
                 D = euclidean_distances(self.X_fit_[idx[pool]], Xb)
             match[lo:lo + batch] = pool[match_from_distances(D, self.extension)]
             del D
-        chunk = max(1, PREDICT_BLOCK_BYTES // (16 * S.size))
+        chunk = max(1, block_bytes // (16 * S.size))
         for lo in range(0, m, chunk):
             Xb = X[lo:lo + chunk]
             K_S = Xb[:, idx[S]].T if self._precomputed else self._kernel(self.X_fit_[idx[S]], Xb)
@@ -548,7 +549,7 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
             return dec[:, 0]
         if self.multi_class == "ovr":
             return dec
-        return _ovr_decision_function((dec > 0).astype(np.intp), dec, self.classes_.size)
+        return ovo_decision_function((dec > 0).astype(np.intp), dec, self.classes_.size)
 
     def pairwise_decision_function(self, X):
         """Raw decision values of every binary problem.

@@ -10,25 +10,24 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
+from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.cluster import KMeans
 from sklearn.metrics.pairwise import euclidean_distances
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._estimator_base import KernelEstimatorMixin
+from ._kernel_validation import check_kernel_matrix
+from ._kernel_validation import refuse_non_numeric_kernel as _refuse_boolean_kernel
 from ._libsvm import svr_iteration_limit
 from ._routes import RouteFit, Settings, SVRRoute, TrainingData
-from ._validation import check_kernel_matrix
-from ._validation import refuse_non_numeric_kernel as _refuse_boolean_kernel
+from ._sklearn_compat import Interval, StrOptions, fit_context
 from .extension import extended_decision, match_from_distances
-from .kernels import kernel_params
+from .kernels import KERNELS, kernel_params
 from .svr import METHODS
 
 # svr_iteration_limit lives in dank_fast._libsvm (re-exported here)
 __all__ = ["DANKRegressor", "relative_error", "svr_iteration_limit"]
 
-_KERNELS = ("rbf", "gaussian", "linear", "poly", "precomputed")
 
 
 def relative_error(y_true, y_pred) -> float:
@@ -151,7 +150,7 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "C": [Interval(Real, 0.0, None, closed="neither")],
         "epsilon": [Interval(Real, 0.0, None, closed="left")],
-        "kernel": [StrOptions(set(_KERNELS))],
+        "kernel": [StrOptions(set(KERNELS))],
         "sigma": [Interval(Real, 0.0, None, closed="neither"), None],
         "gamma": [Interval(Real, 0.0, None, closed="neither"), None],
         "degree": [Interval(Integral, 1, None, closed="left")],
@@ -217,7 +216,7 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
             max_iter=self.max_iter, warm_start=self.warm_start_svr, epsilon=self.epsilon,
         )
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context
     def fit(self, X, y):
         """Fit DANK-SVR (eq. mainsvr).
 

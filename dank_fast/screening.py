@@ -26,11 +26,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._kernel_validation import check_kernel_matrix
 from ._validation import (
     check_cluster_labels,
     check_feasible,
     check_finite_array,
-    check_kernel_matrix,
     check_labels_pm1,
     check_nonnegative,
     check_positive,

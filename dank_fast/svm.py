@@ -7,6 +7,8 @@ import time
 
 import numpy as np
 
+from ._checked import checked_kernel_data
+from ._kernel_validation import check_kernel_psd, validate_kernel_matrix
 from ._libsvm import svc_dual, svc_iteration_limit
 from ._methods import run_method
 from ._problem import SVMProblem
@@ -15,13 +17,10 @@ from ._scaling import canonical_factor, recertify_zero_kernel, unscale
 from ._validation import (
     check_binary_labels,
     check_finite_array,
-    check_kernel_psd,
     check_nonnegative,
     check_positive,
     check_representable,
     check_solver_options,
-    checked_kernel_data,
-    validate_kernel_matrix,
 )
 from .certificate import svm_certificate
 from .feature_kernel import FeatureKernel

@@ -39,6 +39,7 @@ import time
 
 import numpy as np
 
+from ._checked import checked_kernel_data
 from ._methods import PAPER_VARIANTS, run_method
 from ._problem import SVMProblem, _lambda_max
 from ._result import DANKResult
@@ -53,7 +54,6 @@ from ._validation import (
     check_representable,
     check_solver_options,
     check_targets,
-    checked_kernel_data,
     feasibility_violation,
 )
 from .certificate import Certificate, best_bias, certify_svr, svr_certificate, svr_scale

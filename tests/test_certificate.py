@@ -1,6 +1,13 @@
-"""Certified brackets lower <= v* <= upper (docs/MATH.md §5) and the exact best bias."""
+"""Certified brackets lower <= v* <= upper (docs/MATH.md §5) and the exact best bias, for P1
+and P2: hand-checked and brute-force values, the routes that are exact where promised, the
+relative gap and its scale, and K = 0 at any scale. What a certificate accepts as a candidate:
+tests/test_certificate_candidates.py.
+"""
 
 from __future__ import annotations
+
+import math
+import warnings
 
 import numpy as np
 import pytest
@@ -8,10 +15,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
-from dank_fast import best_bias, compute_kernel, project_A, solve_svm, svm_certificate
+from dank_fast import (
+    best_bias,
+    compute_kernel,
+    project_A,
+    solve_svm,
+    solve_svr,
+    svm_certificate,
+    svr_certificate,
+)
 from dank_fast._problem import SVMProblem
-
-# ---------------------------------------------------------------- helpers
+from dank_fast.certificate import certify_svm, certify_svr, kkt_bias
+from dank_fast.inner import KernelData, inner_minimiser
+from dank_ref import certificate as ref_cert
+from verification.oracle import certify
 
 
 def loss_sum(f0, y, b, eps=None):
@@ -47,9 +64,6 @@ def make_data(n, seed, sigma=1.0, shift=1.0, d=2):
     y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
     X = rng.normal(size=(n, d)) + shift * y[:, None]
     return compute_kernel(X, sigma=sigma), y
-
-
-# ---------------------------------------------------------------- best_bias
 
 
 @settings(max_examples=60, deadline=None)
@@ -103,9 +117,6 @@ def test_best_bias_hand_example():
     # L(b) = (1-b)_+ + (-b)_+ + (b+1)_+ ; on [-1, 0]: 1 - b - b + b + 1 = 2 - b ; on [0,1]: 2
     assert (lo, hi) == (0.0, 1.0)
     assert b == 0.5 and v == 2.0
-
-
-# ---------------------------------------------------------------- bracket
 
 
 def direct_bounds(K, y, alpha, C, eta, tau):
@@ -194,9 +205,6 @@ def test_hand_checked_certificate():
     assert cert.gap > 0.1
 
 
-# ---------------------------------------------------------------- convergence of the gap
-
-
 @pytest.mark.parametrize("tau", [0.0, 0.01])
 def test_gap_shrinks_with_tolerance(tau):
     K, y = make_data(30, 4, sigma=1.5, shift=0.7)
@@ -207,7 +215,6 @@ def test_gap_shrinks_with_tolerance(tau):
     assert loose.rel_gap <= 1e-3 and tight.rel_gap <= 1e-8
     assert loose.gap > tight.gap
     assert tight.gap <= 1e-8 * tight.alpha.sum()
-    assert tight.n_iter > loose.n_iter
     # recertifying from scratch reproduces the reported bracket
     cert = svm_certificate(K, y, tight.alpha, **kw)
     assert cert.lower == pytest.approx(tight.lower, rel=1e-10)
@@ -241,9 +248,6 @@ def test_perturbing_the_optimum_increases_the_gap():
     assert moved == 2
 
 
-# ---------------------------------------------------------------- infeasible input
-
-
 @pytest.mark.parametrize(
     "alpha, match",
     [
@@ -265,3 +269,310 @@ def test_roundoff_feasible_alpha_is_accepted():
     a = np.array([0.5, 0.5, 0.0, 0.0]) + np.array([1e-13, 0.0, 0.0, 0.0])
     cert = svm_certificate(K, y, a, C=1.0, eta=1.0, tau=0.01)
     assert cert.infeasibility == pytest.approx(1e-13, rel=1e-3)
+
+
+# routes: exact where promised
+
+
+def blob_kernel(n, seed, shift=1.0):
+    rng = np.random.default_rng(seed)
+    y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+    X = rng.normal(size=(n, 2)) + shift * y[:, None]
+    return compute_kernel(X, sigma=1.0), y
+
+
+def h_direct(K, d, lin, eta, tau):
+    """h = lin - 1/2 d'(F o K)d + eta ||F - 11'||^2 + tau eta tr F at F = F(d) (Lemma fbound)."""
+    F = ref_F(K, d, eta, tau)
+    return lin - 0.5 * d @ (F * K) @ d + eta * np.sum((F - 1.0) ** 2) + tau * eta * np.trace(F)
+
+
+def test_svm_certificate_routes():
+    """``"auto"`` on a small support and ``"dense"`` on any are exact (``inner_excess = 0``);
+    every route brackets the same value."""
+    K, y = blob_kernel(30, 11, shift=0.3)
+    rng = np.random.default_rng(12)
+    a = project_A(rng.uniform(0, 1, size=30), y, 1.0)
+    cert = svm_certificate(K, y, a, C=1.0, eta=0.5, tau=0.01)
+    assert cert.inner_excess == 0.0
+    assert cert.lower == pytest.approx(h_direct(K, a * y, a.sum(), 0.5, 0.01), rel=1e-12)
+    K2, y2 = blob_kernel(130, 13, shift=0.3)
+    a2 = project_A(np.random.default_rng(14).uniform(0, 1, size=130), y2, 1.0)
+    # tau = 1: F has low rank and the automatic route is Lanczos at this size
+    dense = svm_certificate(K2, y2, a2, C=1.0, eta=0.5, tau=1.0, route="dense")
+    assert dense.inner_excess == 0.0
+    assert dense.lower == pytest.approx(h_direct(K2, a2 * y2, a2.sum(), 0.5, 1.0), rel=1e-12)
+    lanczos = svm_certificate(K2, y2, a2, C=1.0, eta=0.5, tau=1.0, route="lanczos")
+    slack = 1e-12 * abs(dense.upper)
+    assert lanczos.lower <= dense.lower + slack and lanczos.upper >= dense.upper - slack
+
+
+def test_svr_certificate_is_exact():
+    """svr_certificate decomposes ``M`` densely: no inner excess, lower = h from the definition,
+    also on a support larger than the dense limit of the automatic route."""
+    n = 130
+    K, _ = blob_kernel(n, 15, shift=0.3)
+    y = np.sin(np.arange(n) / 7.0)
+    rng = np.random.default_rng(16)
+    ah = rng.uniform(0, 1, size=n)
+    ac = np.roll(ah, 3)
+    d = ah - ac
+    lin = y @ d - 0.05 * (ah.sum() + ac.sum())
+    for tau in (0.01, 1.0):  # tau = 1: the automatic route would be Lanczos at this size
+        cert = svr_certificate(K, y, ah, ac, C=1.0, epsilon=0.05, eta=0.5, tau=tau)
+        assert cert.inner_excess == 0.0
+        assert cert.lower == pytest.approx(h_direct(K, d, lin, 0.5, tau), rel=1e-11)
+
+
+def test_svm_certificate_rejects_an_unknown_route():
+    K, y = blob_kernel(4, 0)
+    with pytest.raises(ValueError, match="route"):
+        svm_certificate(K, y, np.zeros(4), C=1.0, eta=1.0, tau=0.01, route="bogus")
+
+
+# the certified bias
+
+
+def test_certified_bias_is_the_exact_best_bias():
+    K, y = blob_kernel(12, 17, shift=0.2)
+    a = project_A(np.random.default_rng(18).uniform(0, 1, size=12), y, 1.0)
+    kd = KernelData(K)
+    inner = inner_minimiser(kd, a * y, 1.0, 0.01)
+    cert = certify_svm(kd, y, a, 1.0, 1.0, 0.01, inner)
+    f0 = (ref_F(K, a * y, 1.0, 0.01) * K) @ (a * y)
+    b, interval, _ = best_bias(f0, y)
+    assert cert.bias == pytest.approx(b, abs=1e-9)
+    assert cert.bias_interval == pytest.approx(interval, abs=1e-9)
+    yr = np.linspace(-1, 1, 12)
+    z = np.concatenate([a, np.roll(a, 1)])
+    inner = inner_minimiser(kd, z[:12] - z[12:], 1.0, 0.01)
+    cr = certify_svr(kd, yr, z, 1.0, 1.0, 0.01, 0.05, inner)
+    f0 = (ref_F(K, z[:12] - z[12:], 1.0, 0.01) * K) @ (z[:12] - z[12:])
+    b, interval, _ = best_bias(f0, yr, eps=0.05)
+    assert cr.bias == pytest.approx(b, abs=1e-9)
+    assert cr.bias_interval == pytest.approx(interval, abs=1e-9)
+
+
+@pytest.mark.parametrize("eps", [None, 0.05])
+def test_best_bias_is_exact_for_float32_input(eps):
+    """The breakpoints ``y - f0`` are formed in double precision whatever the input dtype."""
+    rng = np.random.default_rng(19)
+    f0 = (rng.normal(size=9) * 0.7).astype(np.float32)
+    y = np.where(rng.random(9) < 0.5, -1.0, 1.0).astype(np.float32) if eps is None \
+        else rng.normal(size=9).astype(np.float32)
+    y[0], y[1] = (1.0, -1.0) if eps is None else (y[0], y[1])
+    got = best_bias(f0, y, eps=eps)
+    ref = best_bias(f0.astype(np.float64), y.astype(np.float64), eps=eps)
+    assert got[0] == ref[0] and got[1] == ref[1] and got[2] == ref[2]
+
+
+def test_best_bias_is_scale_invariant():
+    rng = np.random.default_rng(0)
+    y, f0 = rng.normal(size=7), np.zeros(7)
+    b1, _, v1 = best_bias(f0, y, eps=0.0)
+    c = 1e-14
+    bc, _, vc = best_bias(f0, c * y, eps=0.0)
+    assert vc == pytest.approx(c * v1, rel=1e-12, abs=0)
+    assert bc == pytest.approx(c * b1, rel=1e-12, abs=0)
+
+
+def test_kkt_bias_hand_example():
+    """Mean of ``y_i - f0_i`` over coefficients strictly inside ``(0, C)``; None without any;
+    coefficients within ``1e-8 C`` of a bound count as at the bound."""
+    f0 = np.array([0.5, -0.2, 0.3, 0.0, 1.0])
+    y = np.array([1.0, -1.0, 1.0, -1.0, 1.0])
+    C = 100.0
+    a = np.array([0.0, 50.0, C, 20.0, 5e-7])  # free: 1 and 3 (5e-7 < 1e-8 C)
+    assert kkt_bias(f0, y, a, C) == pytest.approx(((-1.0 + 0.2) + (-1.0 - 0.0)) / 2)
+    assert kkt_bias(f0, y, np.array([0.0, C, C, 0.0, C - 5e-7]), C) is None
+    assert kkt_bias(f0, y, np.array([0.0, 0.0, 0.0, 0.0, 2e-6]), C) == pytest.approx(0.0)
+
+
+# the relative gap
+
+
+def test_svr_relative_gap_scale_includes_the_target_term():
+    """Docstring of certify_svr: ``rel_gap = gap / max(|d'y| + eps 1'(ah + ac) + d'(F o K)d,
+    C (max y - min y) / 2)`` (every term in the objective's units)."""
+    n = 10
+    K, _ = blob_kernel(n, 20)
+    y = 50.0 * np.linspace(-1, 1, n)  # |d'y| dominates 1'(ah + ac) and C
+    rng = np.random.default_rng(21)
+    ah = rng.uniform(0, 1, size=n)
+    ac = np.roll(ah, 1)
+    ah[y < 0], ac[y > 0] = 0.0, 0.0
+    ac *= ah.sum() / ac.sum()
+    z = np.concatenate([ah, ac])
+    kd = KernelData(K)
+    d = ah - ac
+    inner = inner_minimiser(kd, d, 1.0, 0.01)
+    cert = certify_svr(kd, y, z, 1.0, 1.0, 0.01, 0.1, inner)
+    scale = max(abs(d @ y) + 0.1 * z.sum() + d @ (ref_F(K, d, 1.0, 0.01) * K) @ d,
+                1.0 * (y.max() - y.min()) / 2)
+    assert abs(d @ y) > z.sum()
+    assert cert.rel_gap == pytest.approx(cert.gap / scale, rel=1e-12)
+
+
+def test_svr_convergence_is_unit_independent():
+    X = np.linspace(-3, 3, 40)[:, None]
+    y = np.sinc(X[:, 0]) + 0.3
+    K = compute_kernel(X, sigma=0.5)
+    c = 1e-4
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = solve_svr(K, c * y, C=c, epsilon=0.05 * c, eta=20.0 * c * c, method="newton",
+                      tol=1e-6)
+    assert r.status == "converged"
+    # the bracket of the same problem in the original units: relative width <= 1e-5
+    assert (r.upper - r.lower) / abs(r.lower) <= 1e-5
+
+
+def test_relative_gaps_without_a_scale():
+    """``rel_gap`` is ``inf`` when ``1'a = 0`` and the gap is positive (P1 at a = 0), and 0 when
+    the gap is 0 on a zero scale (P2 at a = 0 with every target inside the tube: optimal, the
+    value 0 is certified exactly)."""
+    K, y = blob_kernel(6, 22)
+    cert = svm_certificate(K, y, np.zeros(6), C=1.0, eta=1.0, tau=0.0)  # F = 11': h = 0
+    assert cert.gap > 0 and cert.rel_gap == np.inf
+    assert cert.lower == 0.0 and cert.rel_gap_value == np.inf
+    yt = np.array([0.01, -0.02, 0.0, 0.03, -0.01, 0.02])
+    z = np.zeros(6)
+    cr = svr_certificate(K, yt, z, z, C=1.0, epsilon=0.05, eta=1.0, tau=0.0)
+    assert cr.lower == 0.0 and cr.gap == 0.0
+    assert cr.rel_gap == 0.0 and cr.rel_gap_value == 0.0
+
+
+def test_relative_gaps_without_a_scale_are_zero_or_infinite():
+    """``rel_gap_value = gap / |lower|`` when ``lower = 0`` (the point ``a = 0``): a zero gap is
+    relatively zero, a positive gap infinitely large -- never a finite made-up number.
+
+    P2 at ``ah = ac = 0``: ``lower = h(0) = 0`` and the primal value is
+    ``C sum max(0, |y_i - b| - eps)`` at the best bias ``b``: exactly 0 when every target lies in
+    a tube of width ``2 eps`` (then the point is optimal), ``C (spread - 2 eps)`` otherwise.
+    """
+    K = np.eye(4)
+    z = np.zeros(4)
+    y = np.array([0.25, 0.5, 0.75, 0.5])
+    kw = dict(C=1.0, eta=1.0, tau=0.0)
+    inside = svr_certificate(K, y, z, z, epsilon=0.25, **kw)  # tube [0.25, 0.75]
+    assert inside.lower == 0.0 and inside.gap == 0.0
+    assert inside.rel_gap_value == 0.0 and inside.rel_gap == 0.0
+    outside = svr_certificate(K, y, z, z, epsilon=0.125, **kw)  # spread 0.5 > 2 eps
+    assert outside.lower == 0.0
+    assert outside.gap == pytest.approx(0.25, rel=1e-12)
+    assert outside.rel_gap_value == math.inf
+    # P2's scale at d = 0: every term of the objective vanishes, the floor C (max y - min y)/2
+    # = 0.25 remains (docs/MATH.md), so the relative gap is 0.25 / 0.25
+    assert outside.rel_gap == pytest.approx(1.0, rel=1e-12)
+
+
+def _svr_point(n=9, seed=5):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 1))
+    K = np.exp(-0.5 * (X - X.T) ** 2)
+    y = np.sin(2 * X[:, 0]) + 0.3
+    ah = rng.uniform(0, 1, size=n) * (y > 0.3)
+    ac = rng.uniform(0, 1, size=n) * (y <= 0.3)
+    ac *= ah.sum() / ac.sum()
+    return K, y, ah, ac
+
+
+# regression: the P2 scale mixed units, so the relative gap changed with the units of y
+@pytest.mark.parametrize("c", [1e-4, 3.0, 1e5])
+def test_svr_relative_gap_is_unit_independent_in_both_packages(c):
+    """y, C, eps -> c y, c C, c eps and eta -> c^2 eta is the same problem (d -> c d, values
+    times c^2): the relative gap must not change (it changed by up to 1/c with the scale
+    max(|d'y|, 1'(ah + ac), C), whose terms are not all in the units of the objective)."""
+    K, y, ah, ac = _svr_point()
+    kw = dict(C=1.0, epsilon=0.05, eta=2.0, tau=0.01)
+    kc = dict(C=c, epsilon=0.05 * c, eta=2.0 * c * c, tau=0.01)
+    for fn in (svr_certificate, ref_cert.svr_certificate):
+        r1 = fn(K, y, ah, ac, **kw)
+        rc = fn(K, c * y, c * ah, c * ac, **kc)
+        assert r1.gap > 0
+        assert rc.gap == pytest.approx(c * c * r1.gap, rel=1e-6)
+        assert rc.rel_gap == pytest.approx(r1.rel_gap, rel=1e-6)
+
+
+# regression: the P2 scale differed between dank_fast, dank_ref and the oracle
+def test_svr_relative_gap_scale_is_the_documented_rule():
+    """rel_gap = gap / max(|d'y| + eps 1'(ah + ac) + d'(F o K)d, C (max y - min y) / 2) in
+    dank_fast, dank_ref and the oracle (docs/MATH.md section 5)."""
+    K, y, ah, ac = _svr_point()
+    kw = dict(C=1.0, epsilon=0.05, eta=2.0, tau=0.01)
+    ref = ref_cert.svr_certificate(K, y, ah, ac, **kw)
+    d = ah - ac
+    q = float(d @ ((np.asarray(ref.F) * K) @ d))
+    scale = max(abs(d @ y) + 0.05 * (ah.sum() + ac.sum()) + q, 0.5 * (y.max() - y.min()))
+    assert scale > 0.5 * (y.max() - y.min())  # the sum, not the floor, is tested here
+    assert ref.rel_gap == pytest.approx(ref.gap / scale, rel=1e-10)
+    assert svr_certificate(K, y, ah, ac, **kw).rel_gap == pytest.approx(ref.gap / scale,
+                                                                        rel=1e-8)
+    inst = dict(task="svr", K=K, y=y, n=y.size, C=1.0, eta=2.0, tau=0.01, epsilon=0.05)
+    rep = certify(inst, dict(task="svr", alpha_hat=ah, alpha_check=ac), tol=1e-6,
+                  reference=False)
+    assert rep["scale"] == pytest.approx(scale, rel=1e-10)
+    # a* = 0 (every target inside the tube): the floor C (max y - min y) / 2
+    yt = np.linspace(-0.02, 0.03, y.size)
+    z = np.zeros(y.size)
+    for cert in (svr_certificate(K, yt, z, z, **kw), ref_cert.svr_certificate(K, yt, z, z, **kw)):
+        assert cert.gap == 0.0 and cert.rel_gap == 0.0
+    rep = certify(dict(inst, y=yt), dict(task="svr", alpha_hat=z, alpha_check=z), tol=1e-6,
+                  reference=False)
+    assert rep["scale"] == pytest.approx(0.025, rel=1e-12)
+
+
+# regression: a zero P2 scale divided by zero in the oracle
+def test_svr_relative_gap_with_a_zero_scale():
+    """Constant targets, d = 0 and eps = 0: the P2 scale is 0 (no floor C any more), and so is
+    the gap; every package reports rel_gap 0 (the oracle divided by 0: ZeroDivisionError)."""
+    K, y = np.array([[0.0158]]), np.array([-0.13])
+    ah = ac = np.array([0.0288])
+    kw = dict(C=1.0, epsilon=0.0, eta=1.0, tau=0.0)
+    for cert in (svr_certificate(K, y, ah, ac, **kw), ref_cert.svr_certificate(K, y, ah, ac, **kw)):
+        assert cert.gap == 0.0 and cert.rel_gap == 0.0
+    inst = dict(task="svr", K=K, y=y, n=1, C=1.0, eta=1.0, tau=0.0, epsilon=0.0)
+    rep = certify(inst, dict(task="svr", alpha_hat=ah, alpha_check=ac), tol=1e-9,
+                  reference=False)
+    assert rep["certified"] and rep["rel_gap"] == 0.0
+
+
+_ZERO_K_SCALARS = [(1e155, 1.0), (1e155, 1e-169), (1e300, 1e-300), (1e-300, 1e300),
+                   (1e-200, 1e200), (1.0, 1.0)]
+
+
+def _zero_k_value(C, eta, tau, a, y):
+    """h(a) for K = 0 by hand (tau/2 < n): F = J_{tau/2}(11') = (1 - tau/(2n)) 11', so
+    ||F - 11'||^2 = tau^2/4, tr F = n - tau/2 and h = 1'a + eta (tau n - tau^2/4)."""
+    n = y.size
+    return float(np.sum(a)) + eta * (tau * n - tau * tau / 4.0)
+
+
+# regression: K = 0 with C = 1e155 gave inf * 0 = NaN brackets in both packages
+@pytest.mark.parametrize("C, eta", _ZERO_K_SCALARS)
+@pytest.mark.parametrize("tau", [0.0, 1.0])
+def test_zero_kernel_certificates_are_finite_brackets_at_any_scale(C, eta, tau):
+    """K = 0 with C = 1e155 (valid: K = 0 is always in range): d_i d_j overflowed, inf * 0 =
+    NaN (IndexError / LinAlgError / (nan, nan)). Both packages now bracket h(a), which for
+    K = 0 is known in closed form, and the points given are certified, not moved."""
+    y = np.array([-1.0, 1.0, 1.0])
+    a = np.array([0.383076436, 0.0, 0.383076436]) * C
+    h = _zero_k_value(C, eta, tau, a, y)
+    for lo, up in [
+        (lambda c: (c.lower, c.upper))(svm_certificate(np.zeros((3, 3)), y, a, C=C, eta=eta,
+                                                       tau=tau)),
+        (lambda c: (c.lower, c.upper))(ref_cert.svm_certificate(np.zeros((3, 3)), y, a, C=C,
+                                                                eta=eta, tau=tau)),
+    ]:
+        assert np.isfinite(lo) and np.isfinite(up) and lo <= up
+        assert lo == pytest.approx(h, rel=1e-12)  # tau = 0 or 1: the lower bound is h(a)
+    p3 = ref_cert.decomposed_certificate(np.zeros((3, 3)), y, a, C=C, eta=eta)
+    assert np.isfinite(p3.upper) and p3.lower == pytest.approx(float(np.sum(a)), rel=1e-12)
+    ah, ac = np.array([C / 2, 0.0, 0.0]), np.array([0.0, C / 2, 0.0])
+    yt = np.array([1.0, -1.0, 0.0])
+    h2 = C + eta * (tau * 3 - tau * tau / 4.0) - 0.1 * C  # y'd - eps 1'(ah + ac) + inner
+    for c in (svr_certificate(np.zeros((3, 3)), yt, ah, ac, C=C, epsilon=0.1, eta=eta, tau=tau),
+              ref_cert.svr_certificate(np.zeros((3, 3)), yt, ah, ac, C=C, epsilon=0.1, eta=eta,
+                                       tau=tau)):
+        assert np.isfinite(c.lower) and np.isfinite(c.upper) and c.lower <= c.upper
+        assert c.lower == pytest.approx(h2, rel=1e-12)

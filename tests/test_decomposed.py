@@ -3,6 +3,8 @@ quantities of Theorems theorappf / theorsv."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from threadpoolctl import threadpool_limits
@@ -194,3 +196,26 @@ def test_cluster_solves_use_the_callers_units_for_callback_and_eps():
                          method="accelerated", max_iter=20,
                          callback=lambda z, ev: seen.append(float(np.max(z))))
     assert seen and max(seen) <= C * (1 + 1e-12)
+
+
+# regression of solve_decomposed: K = 0 with extreme C / eta was not certified
+
+
+# --------------------------------------------------------------- K = 0 with extreme C / eta
+# With K = 0, F(a) = J_{tau/2}(11') for every a: a* does not depend on eta, and the solvers work
+# at eta' = C, then certify at the true eta (dank_fast._scaling.recertify_zero_kernel). Before,
+# C = 1e155 with eta = 1e-169 gave max_iter with rel. gap 1e137 (auto) or LinAlgError (paper).
+_ZERO_K_SCALES = [(1e155, 1e-169), (1e-300, 1e300), (1e300, 1e-300), (1e140, 1e-140), (1.0, 1e-300)]
+
+
+@pytest.mark.parametrize("C, eta", _ZERO_K_SCALES)
+def test_zero_kernel_decomposed_extreme_scales_are_certified(C, eta):
+    """P3 with K = 0 (tau = 0): h(a) = 1'a, whatever eta; the box optimum is a = C."""
+    y = np.array([1.0, -1.0, 1.0, -1.0, 1.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = solve_decomposed(np.zeros((5, 5)), y, C=C, eta=eta, labels=[0, 0, 1, 1, 1])
+    assert r.status == "converged" and r.eta == eta
+    np.testing.assert_allclose(r.alpha, C, rtol=1e-9)
+    assert r.certificate.lower == pytest.approx(5 * C, rel=1e-9)
+    assert r.certificate.lower <= r.certificate.upper

@@ -71,8 +71,7 @@ def test_main_job_extra_covers_every_import_of_the_packages():
     # only pytest itself imports them
     optional = dists(meta["optional-dependencies"]["distributed"]) | {"dsp", "distributed",
                                                                         "pytest"}
-    import_to_dist = {"sklearn": "scikit_learn", "dsp": "dsp_cvxpy",
-                      "threadpoolctl": "scikit_learn"}  # scikit-learn's own dependency
+    import_to_dist = {"sklearn": "scikit_learn", "dsp": "dsp_cvxpy"}
     missing = set()
     for pkg in ("dank_fast", "dank_ref", "verification"):
         for mod in _third_party_imports(pkg):

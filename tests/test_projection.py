@@ -1,23 +1,28 @@
 """Projections onto the dual feasible sets (docs/MATH.md §6).
 
-``project_A`` is checked three independent ways: feasibility, the KKT
-characterisation ``p = clip(z - lam y, 0, C)`` for some scalar ``lam``, and the
-distance reached by an independent QP solve (cvxpy).  ``project_paper`` (clip,
-then shift along y) is shown on explicit instances to be neither in the box nor
-the nearest point.
+``project_A`` is checked three independent ways: feasibility, the KKT characterisation
+``p = clip(z - lam y, 0, C)`` for some scalar ``lam``, and the distance reached by an
+independent QP solve (cvxpy); it validates its input and refuses an unattainable target.
+``project_paper`` (clip, then shift along y) is shown on explicit instances to be neither in
+the box nor the nearest point. Exactness in rational arithmetic: tests/test_projection_exact.py.
 """
 
 from __future__ import annotations
 
+import math
+
 import cvxpy as cp
 import numpy as np
 import pytest
+from _fuzz_inputs import bad_params, pm1_labels, positive_scalars
+from _fuzz_rule import EITHER, VALUE, Verdict, labels_rule, real_array_rule, scalar_rule
+from _fuzz_run import call, fuzz
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dank_fast import project_A, project_box, project_paper, project_sum_box
-
-# ---------------------------------------------------------------- helpers
+from dank_fast.projection import repair_start
+from dank_ref import certificate as refcert
 
 
 def qp_projection(z: np.ndarray, y: np.ndarray, C: float) -> np.ndarray:
@@ -77,9 +82,6 @@ def projection_inputs(draw):
     shift = draw(st.floats(-2.0, 2.0))
     z = (np.array(pool)[idx] * spread + shift) * C
     return z, y, C
-
-
-# ---------------------------------------------------------------- project_A
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -150,9 +152,6 @@ def test_project_A_hand_examples():
     np.testing.assert_allclose(p, [2.0, 1.0, 1.0], atol=1e-13)
 
 
-# ---------------------------------------------------------------- project_paper
-
-
 def test_project_paper_leaves_the_box():
     z = np.array([1.0, 0.0, 0.0])
     y = np.array([1.0, 1.0, -1.0])
@@ -192,9 +191,6 @@ def test_project_paper_on_hyperplane_never_closer(inp):
         assert np.sum((a - z) ** 2) >= np.sum((p - z) ** 2) * (1 - 1e-12) - 1e-20 * scale**2
 
 
-# ---------------------------------------------------------------- project_sum_box / box
-
-
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(1, 15), st.floats(-3, 3), st.integers(0, 2**31 - 1))
 def test_project_sum_box(n, logC, seed):
@@ -228,3 +224,159 @@ def test_project_A_hyperplane_accuracy_relative_to_C_for_huge_z():
     p = project_A(np.full(4, 1e6), y, C)
     np.testing.assert_allclose(p, [C / 3, C, C / 3, C / 3], rtol=1e-12)
     assert abs(y @ p) <= 1e-12 * C * y.size  # observed 1.07e-10 = 1e-8 * C
+
+
+def bisect_projection(z, y, C, target=0.0):
+    """Nearest point of ``{y'a = target, 0 <= a <= C}`` to ``z`` by bisection on ``lam``."""
+    z = np.asarray(z, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+
+    def phi(lam):
+        return float(y @ np.clip(z - lam * y, 0.0, C)) - target
+
+    lo = float(np.min(np.concatenate([z * y, (z - C) * y]))) - 1.0
+    hi = float(np.max(np.concatenate([z * y, (z - C) * y]))) + 1.0
+    slack = 1e-13 * C * z.size  # rounding of an extreme target such as -C * n_minus
+    assert phi(lo) >= -slack and phi(hi) <= slack, "target not attainable"
+    for _ in range(400):
+        mid = 0.5 * (lo + hi)
+        if mid in (lo, hi):
+            break
+        if phi(mid) > 0.0:
+            lo = mid
+        else:
+            hi = mid
+    return np.clip(z - hi * y, 0.0, C)
+
+
+@pytest.mark.filterwarnings("error")  # no division by zero at the extreme targets
+@pytest.mark.parametrize("label", [1.0, -1.0])
+def test_project_A_single_feasible_point(label):
+    """One class (or an extreme target): the feasible set is a single vertex."""
+    z = np.array([0.3, -2.0, 5.0, 0.7])
+    y = np.full(4, label)
+    np.testing.assert_array_equal(project_A(z, y, 1.0), np.zeros(4))
+    # all labels alike and target = y'C1: every coordinate at C
+    np.testing.assert_allclose(project_A(z, y, 1.0, target=4.0 * label), np.ones(4), atol=1e-15)
+    # mixed labels, target = C * n_plus: plus at C, minus at 0
+    ym = np.array([1.0, -1.0, 1.0, -1.0])
+    np.testing.assert_allclose(project_A(z, ym, 1.0, target=2.0), [1.0, 0.0, 1.0, 0.0],
+                               atol=1e-15)
+    np.testing.assert_allclose(project_A(z, ym, 1.0, target=-2.0), [0.0, 1.0, 0.0, 1.0],
+                               atol=1e-15)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float32, np.longdouble])
+def test_projections_compute_in_float64(dtype):
+    """Every projection returns float64 (the solvers' feasibility tolerance is 1e-9 C sqrt(n),
+    which float32 arithmetic cannot meet), whatever the real dtype of its input."""
+    z = np.array([3, -1, 2, 7, 0, 1], dtype=dtype)
+    y = np.array([1, -1, 1, -1, -1, 1], dtype=dtype)
+    C = 2.5
+    p = project_A(z, y, C)
+    assert p.dtype == np.float64
+    np.testing.assert_allclose(p, bisect_projection(z.astype(float), y.astype(float), C),
+                               rtol=0, atol=1e-13)
+    ah, ac = project_sum_box(z, C)
+    assert ah.dtype == ac.dtype == np.float64
+    assert abs(ah.sum() - ac.sum()) <= 1e-13
+    assert project_box(z, C).dtype == np.float64
+    assert project_paper(z, y, C).dtype == np.float64
+    assert repair_start(z, y, C).dtype == np.float64
+
+
+def test_project_A_float32_input_meets_the_hyperplane_in_double_precision():
+    rng = np.random.default_rng(0)
+    z = rng.normal(size=200).astype(np.float32)
+    y = np.where(rng.random(200) < 0.5, -1.0, 1.0).astype(np.float32)
+    p = project_A(z, y, 0.37)
+    assert abs(float(y.astype(np.float64) @ p)) <= 1e-13
+
+
+# regression: project_A returned NaN or infeasible points for bad input
+@pytest.mark.parametrize("args, exc, match", [
+    ((np.array([np.nan, 1.0]), [1.0, -1.0], 1.0), ValueError, "z contains NaN"),
+    ((np.array([np.inf, 1.0]), [1.0, -1.0], 1.0), ValueError, "z contains NaN"),
+    ((np.zeros(0), np.zeros(0), 1.0), ValueError, "z must have at least one entry"),
+    ((np.ones((2, 2)), [1.0, -1.0], 1.0), ValueError, "z must be 1-dimensional"),
+    ((["1", "2"], [1.0, -1.0], 1.0), TypeError, "z must be"),
+    ((np.ones(2), [1.0, 2.0], 1.0), ValueError, "y must contain only -1 and \\+1"),
+    ((np.ones(2), [1.0, -1.0, 1.0], 1.0), ValueError, "y has 3 entries but z has 2"),
+    ((np.ones(2), [True, False], 1.0), TypeError, "y must be"),
+    ((np.ones(2), [1.0, -1.0], -1.0), ValueError, "C must be a finite number > 0"),
+    ((np.ones(2), [1.0, -1.0], 0.0), ValueError, "C must be a finite number > 0"),
+    ((np.ones(2), [1.0, -1.0], "1"), TypeError, "C must be a real number"),
+    ((np.ones(2), [1.0, -1.0], np.nan), ValueError, "C must be a finite number > 0"),
+])
+def test_project_A_validates_its_input(args, exc, match):
+    with pytest.raises(exc, match=match):  # was: NaN / infeasible output, IndexError, ...
+        project_A(*args)
+
+
+# regression: an unattainable target gave an infeasible point
+@pytest.mark.parametrize("target", [2.5, -1.5, np.nan, "0"])
+def test_project_A_refuses_an_unattainable_target(target):
+    y = np.array([1.0, 1.0, -1.0])  # y'a ranges over [-1, 2] for C = 1
+    with pytest.raises((ValueError, TypeError), match="target"):
+        project_A(np.zeros(3), y, 1.0, target=target)
+    # the ends are attainable (the extreme points), also within the feasibility tolerance
+    np.testing.assert_array_equal(project_A(np.zeros(3), y, 1.0, target=2.0), [1.0, 1.0, 0.0])
+    np.testing.assert_array_equal(project_A(np.zeros(3), y, 1.0, target=-1.0 - 1e-12),
+                                  [0.0, 0.0, 1.0])
+
+
+# fuzz: project_A against dank_ref's projection
+
+
+FEAS = 1e-9
+
+
+@fuzz(80)
+@given(data=st.data())
+def test_fuzz_project_A(data):
+    """project_A(z, y, C, target): the nearest point of {y'a = target, 0 <= a <= C}."""
+    bad = data.draw(bad_params("z", "y", "C", "target"))
+    n = data.draw(st.integers(1, 8))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    C = data.draw(positive_scalars(lo=-6, hi=6, good="C" not in bad), label="C")
+    Cf = float(C) if scalar_rule(C, "C", "pos").valid else 1.0
+    z = rng.normal(size=n) * Cf * float(10.0 ** data.draw(st.integers(-3, 12)))
+    if "z" in bad:
+        z = data.draw(st.sampled_from([np.full(n, np.nan), np.append(z, 1.0), z[:, None],
+                                       z + 0j, z.astype(str), np.zeros(0)]), label="z")
+    y = data.draw(pm1_labels(n, good="y" not in bad), label="y")
+    yv = np.asarray(y, dtype=float) if labels_rule(y, n, require_both=False).valid else None
+    if "target" in bad:
+        target = data.draw(st.sampled_from([float("nan"), "0", 10.0 * (n + 1), None]))
+    else:  # attainable: y'a for some a in the box
+        target = 0.0 if yv is None else float(yv @ (rng.random(n) * Cf))
+    v = Verdict()
+    vz = Verdict()
+    fz = real_array_rule(z, "z", 1, vz)
+    if fz is not None and fz.size == 0:
+        vz.add("z", VALUE)
+    v.merge(vz).merge(labels_rule(y, fz.size if fz is not None else None, require_both=False))
+    v.merge(scalar_rule(C, "C", "pos"))
+    if not isinstance(target, int | float) or isinstance(target, bool) or not math.isfinite(
+            target):
+        v.add("target", EITHER)
+    elif yv is not None and v.valid:
+        lo, hi = float(np.minimum(yv * Cf, 0).sum()), float(np.maximum(yv * Cf, 0).sum())
+        if not lo - 1e-9 * Cf * n <= target <= hi + 1e-9 * Cf * n:
+            v.add("target", VALUE)  # unattainable
+    p, _ = call("project_A", v, lambda: project_A(z, y, C, target=target))
+    if p is None:
+        return
+    yv = np.asarray(y, dtype=float)
+    p = np.asarray(p)
+    n = fz.size  # a "bad" z and a "bad" y of the same other size make a valid pair
+    assert p.shape == (n,) and np.all(np.isfinite(p))
+    tol = FEAS * Cf * math.sqrt(n)
+    assert float(-p.min()) <= tol and float(p.max() - Cf) <= tol, "project_A left the box"
+    assert abs(float(yv @ p) - target) <= tol * max(1.0, float(np.abs(fz).max()) / Cf) * 10, (
+        f"project_A misses y'a = target: {float(yv @ p)} vs {target}")
+    if target == 0.0:  # nearest point: no farther than dank_ref's projection (own code)
+        q, _ = refcert.project_box_hyperplane(fz, yv, Cf)
+        dz = float(np.linalg.norm(p - fz))
+        dq = float(np.linalg.norm(q - fz))
+        assert dz <= dq + 1e-9 * (dq + Cf * n), (dz, dq)

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_limits
 
-import dank_fast._validation as validation
+import dank_fast._kernel_validation as validation
 from dank_fast import compute_kernel
+from dank_fast._kernel_validation import check_kernel_matrix
 from dank_fast._psd import LOWRANK_MIN_N, lowrank_gershgorin_psd
-from dank_fast._validation import check_kernel_matrix
 
 EPS = 1e-8  # eps_psd of a float64 kernel
 N = LOWRANK_MIN_N

@@ -24,6 +24,7 @@ from dank_ref.validation import (
     check_bool,
     check_iterations,
     check_nonnegative,
+    check_partition,
     check_positive,
     check_tolerance,
 )
@@ -270,3 +271,53 @@ def test_names_moved_out_of_dank_ref_svm_still_read_with_a_warning(name, where):
     assert value is getattr(importlib.import_module(f"dank_ref.{where}"), name)
     with pytest.raises(AttributeError):
         dank_ref.svm.no_such_name  # noqa: B018
+# regressions of dank_ref's validation: labels 1 and "1" were merged, tuple and inf labels
+# refused, C = 10**400 raised OverflowError
+
+
+# --------------------------------------------------------------------------- dank_ref labels
+def test_ref_labels_that_differ_only_in_type_are_different_clusters():
+    # np.asarray([1, "1"]) is the strings "1", "1": the two clusters were merged
+    Kb = rc.block_kernel(np.ones((3, 3)), [1, "1", 1.0])
+    np.testing.assert_array_equal(Kb, [[1, 0, 1], [0, 1, 0], [1, 0, 1]])
+
+
+@pytest.mark.parametrize("labels, codes", [
+    ([(0, "x"), (1, "x"), (0, "x")], [0, 1, 0]),  # was: "got shape (3, 2)"
+    ([np.inf, 1.0, np.inf], [0, 1, 0]),  # was: "labels contain NaN or inf"
+    (np.array([-np.inf, np.inf, -np.inf]), [0, 1, 0]),
+    (["b", "a", "b"], [0, 1, 0]),
+    (iter([3, 3, 2]), [0, 0, 1]),
+])
+def test_ref_partition_accepts_any_self_equal_labels(labels, codes):
+    out = check_partition(labels, 3)
+    np.testing.assert_array_equal(out, codes)
+
+
+@pytest.mark.parametrize("labels, exc, match", [
+    ([np.nan, 1.0], ValueError, "not equal to itself"),
+    ([None, 1], ValueError, "None"),
+    ("ab", TypeError, "labels must be a 1-D array"),
+    ({0, 1}, TypeError, "labels must be a 1-D array"),
+    ([[0], [1]], TypeError, "not hashable"),
+    (np.zeros((2, 1)), ValueError, "got shape"),
+    ([0, 1, 2], ValueError, "length 2"),
+])
+def test_ref_partition_refuses_unusable_labels(labels, exc, match):
+    with pytest.raises(exc, match=match):
+        check_partition(labels, 2)
+
+
+# --------------------------------------------------------------------------- dank_ref scalars
+@pytest.mark.parametrize("kw, match", [
+    (dict(C=10**400), "C must be a finite number > 0"),
+    (dict(eta=10**400), "eta must be a finite number > 0"),
+    (dict(tau=10**400), "tau must be a finite number >= 0"),
+    (dict(C=-10**400), "C must be a finite number > 0"),
+    (dict(C=10**5000), "C must be a finite number > 0"),  # its repr alone raises ValueError
+])
+def test_ref_integers_beyond_the_float_range_are_named_value_errors(kw, match):
+    args = dict(C=1.0, eta=1.0, tau=0.0)
+    args.update(kw)
+    with pytest.raises(ValueError, match=match):  # was: OverflowError
+        rc.svm_certificate(np.eye(2), np.array([1.0, -1.0]), np.array([0.5, 0.5]), **args)

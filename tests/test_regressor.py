@@ -1,9 +1,31 @@
-"""Tests of the scikit-learn estimator :class:`dank_fast.DANKRegressor`."""
+"""The scikit-learn estimator :class:`dank_fast.DANKRegressor`: scikit-learn's checks, model
+selection, the ``eta="svr"`` rule, the decomposition, precomputed kernels and what it refuses
+(with a fuzz test over malformed and extreme input).
+"""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
+from _fuzz_estimator_rule import (
+    _either,
+    _estimator_degree,
+    _object_ok,
+    _params,
+    _precomputed_verdict,
+    _strict_kernel_dtype,
+    est_call,
+    params_verdict,
+    reg_targets,
+    targets_verdict,
+)
+from _fuzz_inputs import bad_kernels, bad_params, features, kernel_specs, psd_kernels
+from _fuzz_rule import EITHER, Verdict, features_rule, kernel_spec_rule
+from _fuzz_run import assert_bracket, assert_feasible, assert_overlap, fuzz, ref_bracket
+from hypothesis import given
+from hypothesis import strategies as st
 from sklearn.model_selection import GridSearchCV, train_test_split
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import MinMaxScaler
@@ -11,8 +33,8 @@ from sklearn.svm import SVR
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from threadpoolctl import threadpool_limits
 
-from dank_fast import DANKRegressor, compute_kernel
-from dank_fast.regressor import relative_error
+from dank_fast import ConvergenceWarning, DANKRegressor, compute_kernel
+from dank_fast.regressor import relative_error, svr_iteration_limit
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -152,3 +174,94 @@ def test_precomputed_kernel_tolerance_follows_its_dtype():
     assert reg.results_[0].lower <= reg.results_[0].upper
     with pytest.raises(ValueError, match="not positive semi-definite"):
         DANKRegressor(kernel="precomputed", eta=1.0).fit(K32.astype(np.float64), y)
+
+
+# regression: the plain SVR behind eta="svr" ran for minutes on ill-conditioned data
+def test_regressor_plain_svr_is_iteration_bounded():
+    """7 points, linear kernel of scale 4.7e6, C = 1e4: libsvm needed 7.4e7 iterations (16 s,
+    the fit 22 s); now it stops at svr_iteration_limit(7) = 1e6, says so, and the DANK solve
+    from its approximate dual is still certified."""
+    x = np.array([310.71254466, 1860.75246417, -22.67144402, -309.10095833, -1413.24878229,
+                  -513.01608223, 2178.7127426])
+    y = np.sin(x / 500)
+    assert svr_iteration_limit(7) == 10**6
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        reg = DANKRegressor(kernel="linear", C=1e4).fit(x[:, None], y)
+    msgs = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
+    assert any("iteration limit (1000000" in m and "eta='svr'" in m for m in msgs), msgs
+    res = reg.results_[0]
+    assert res.lower <= res.upper and np.isfinite(reg.eta_[0]) and reg.eta_[0] > 0
+    assert np.all(np.isfinite(reg.predict(x[:, None])))
+
+
+# regression: boolean and string kernels were cast to float
+@pytest.mark.parametrize("K", [np.eye(3, dtype=bool), np.eye(3).astype(str)])
+def test_regressor_refuses_boolean_and_string_precomputed_kernels(K):
+    # was: validate_data cast them to float (True -> 1.0, "1.0" -> 1.0) and the fit went ahead
+    with pytest.raises(TypeError, match=r"X \(the precomputed kernel\) must be a real numeric"):
+        DANKRegressor(kernel="precomputed").fit(K, [0.0, 1.0, 2.0])
+    reg = DANKRegressor(kernel="precomputed", eta=1.0).fit(np.eye(3), [0.0, 1.0, 2.0])
+    assert reg.results_[0].lower <= reg.results_[0].upper
+
+
+# fuzz: fit and predict on malformed and extreme input
+
+
+@fuzz(50)
+@given(data=st.data())
+def test_fuzz_regressor(data):
+    precomputed = data.draw(st.booleans(), label="precomputed")
+    bad = data.draw(bad_params("X", "y", "C", "eta", "tau", "epsilon", "tol", "max_iter",
+                               "method", "extension", "kernel", "decomposition"))
+    n = data.draw(st.integers(2, 9), label="n")
+    if precomputed:
+        X = data.draw(psd_kernels(n=n) if "X" not in bad else bad_kernels(n=n), label="K")
+        kw = {"kernel": "precomputed"}
+        vX, Kx = _precomputed_verdict(X)
+        vX = _strict_kernel_dtype(X, vX)
+    else:
+        X = data.draw(features(n=n, good="X" not in bad), label="X")
+        kw = data.draw(kernel_specs(good="kernel" not in bad), label="kernel")
+        vX = _object_ok(X, _either(features_rule(X))).merge(
+            kernel_spec_rule(kw, precomputed_ok=False))
+        vX.merge(_estimator_degree(kw))
+        Kx = None
+    y = data.draw(reg_targets(n, good="y" not in bad), label="y")
+    p = _params(data.draw, bad, classifier=False, precomputed=precomputed)
+    v = params_verdict(p, classifier=False, precomputed=precomputed)
+    v.merge(vX).merge(targets_verdict(y, n))
+    if v.valid and not precomputed:
+        try:
+            with np.errstate(all="ignore"):
+                Kx = compute_kernel(np.asarray(X, dtype=float), **kw)
+        except ValueError:
+            v.unsure("kernel")
+    if v.valid and Kx is not None:  # the representable range of every solve: named by solve_svr
+        s = float(np.max(np.abs(Kx)))
+        if s > 0 and not 1e-100 <= float(p["C"]) * s * n <= 1e100:
+            v.unsure("C")
+    reg = DANKRegressor(**kw, **p)
+    fitted, _ = est_call("DANKRegressor.fit", v, lambda: reg.fit(X, y))
+    if fitted is None:
+        return
+    yv = np.asarray(y, dtype=float)
+    C = float(p["C"])
+    for r, idx, eta in zip(reg.results_, reg.model_indices_, reg.eta_, strict=True):
+        nn = idx.size
+        z = r.extra["z"]
+        assert_bracket(r.lower, r.upper, "DANKRegressor problem")
+        assert_feasible(z, C, nn, np.concatenate([np.ones(nn), -np.ones(nn)]), "[ah; ac]")
+        K = np.asarray(Kx, dtype=float)[np.ix_(idx, idx)]
+        ref, scale = ref_bracket("svr", 0.5 * (K + K.T), yv[idx], z, C=C, eta=float(eta),
+                                 tau=float(p["tau"]), epsilon=float(p["epsilon"]))
+        assert_overlap((r.lower, r.upper), ref, scale, "DANKRegressor vs dank_ref")
+    Xt = np.asarray(X, dtype=float)
+    if precomputed:
+        Xt = Xt[: max(1, n // 2)]
+    pred, _ = est_call("DANKRegressor.predict", Verdict(), lambda: reg.predict(Xt))
+    assert pred.shape == (Xt.shape[0],) and np.all(np.isfinite(pred))
+    Xb = np.where(np.eye(*Xt.shape) > 0, np.nan, Xt)
+    vb = Verdict()
+    vb.add("X", EITHER)
+    est_call("DANKRegressor.predict", vb, lambda: reg.predict(Xb))

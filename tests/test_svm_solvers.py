@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import os
 import warnings
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from sklearn.svm import SVC
 
 import dank_fast._paper as paper_module
-from dank_fast import ConvergenceWarning, compute_kernel, solve_svm, svm_certificate
+from dank_fast import ConvergenceWarning, compute_kernel, project_A, solve_svm, svm_certificate
 from dank_fast._problem import SVMProblem
+from dank_fast.projection import repair_start
+from dank_ref import certificate as rc
 
 # ---------------------------------------------------------------- helpers
 
@@ -468,3 +473,203 @@ def test_warm_start_beside_the_psd_test_keeps_the_errors(monkeypatch):
         solve_svm(nan, y, C=4.0, eta=60.0)
     assert calls == [1]
     assert not any(t.name == "dank-svc-warm-start" for t in threading.enumerate())
+
+
+# solve_svm over random instances (hypothesis): the accelerated solution is certified, and h and
+# v* are non-decreasing in tau, eta and C
+
+
+# Deterministic by default (the suite must be reproducible); DANK_EXPLORE=1 draws fresh examples.
+PROPERTY_SETTINGS = settings(
+    max_examples=25,
+    deadline=None,
+    derandomize=os.environ.get("DANK_EXPLORE") != "1",
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+PROPERTY_TOL = 1e-6
+
+
+def value_roundoff(eta, n, tau=1.0):
+    """Resolution of the certified gap in floating point: regulariser terms are O(eta n^2)."""
+    return 1e-13 * (1.0 + eta * n * n)
+
+
+@st.composite
+def instances(draw, max_n=40):
+    n = draw(st.integers(4, max_n))
+    d = draw(st.integers(1, 4))
+    n_pos = draw(st.one_of(st.just(1), st.just(n - 1), st.integers(1, n - 1)))
+    seed = draw(st.integers(0, 2**31 - 1))
+    rng = np.random.default_rng(seed)
+    y = np.array([1.0] * n_pos + [-1.0] * (n - n_pos))
+    rng.shuffle(y)
+    X = rng.uniform(size=(n, d)) + draw(st.floats(0.0, 1.0)) * y[:, None] / 2
+    if draw(st.booleans()):  # duplicate points (possibly with conflicting labels)
+        k = draw(st.integers(1, n // 2))
+        src = rng.choice(n, size=k)
+        dst = rng.choice(n, size=k)
+        X[dst] = X[src]
+    sigma = 10.0 ** draw(st.floats(-3, 3))
+    K = compute_kernel(X, sigma=sigma)
+    C = 10.0 ** draw(st.floats(-2, 1.5))
+    eta = 10.0 ** draw(st.floats(-1, 3))
+    tau = draw(st.sampled_from([0.0, 0.01, 0.1, 1.0]))
+    return K, y, C, eta, tau
+
+
+def solve(K, y, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return solve_svm(K, y, tol=PROPERTY_TOL, max_iter=3000, **kw)
+
+
+def svm_primal_upper(K, y, C):
+    """Primal objective of a plain SVM at sklearn's (w, b): an upper bound on D*_SVM."""
+    svc = SVC(kernel="precomputed", C=C, tol=1e-6).fit(K, y)
+    c = np.zeros(y.size)
+    c[svc.support_] = svc.dual_coef_[0]
+    f = K @ c + svc.intercept_[0]
+    return 0.5 * c @ K @ c + C * np.sum(np.maximum(0.0, 1.0 - y * f))
+
+
+@PROPERTY_SETTINGS
+@given(instances(), st.integers(0, 2**31 - 1))
+def test_accelerated_solution_is_certified(inst, seed):
+    K, y, C, eta, tau = inst
+    n = y.size
+    res = solve(K, y, C=C, eta=eta, tau=tau)
+    r = value_roundoff(eta, n)
+    # certified bracket
+    assert res.lower <= res.upper + r
+    assert res.gap >= -r
+    if res.status == "converged":
+        assert res.rel_gap <= PROPERTY_TOL
+    else:
+        assert res.status in ("max_iter", "stalled")
+    # feasible
+    a = res.alpha
+    assert a.min() >= 0.0 and a.max() <= C
+    # at least as feasible as svm_certificate demands of its input
+    assert abs(y @ a) <= 1e-9 * C * np.sqrt(n)
+    # lower is h(alpha) computed exactly; upper bounds h at every feasible point
+    prob = SVMProblem(K, y, C, eta, tau)
+    h = prob.evaluate(a, route="dense").h
+    assert abs(h - res.lower) <= 1e-12 * (abs(h) + eta * n * n)
+    assert h <= res.upper + r
+    rng = np.random.default_rng(seed)
+    for _ in range(3):
+        z = project_A(rng.uniform(0, C, size=n), y, C)
+        assert prob.evaluate(z, route="dense").h <= res.upper + r
+    # an independent certificate agrees
+    cert = svm_certificate(K, y, a, C=C, eta=eta, tau=tau)
+    assert abs(cert.lower - res.lower) <= 1e-12 * (abs(h) + eta * n * n)
+    assert abs(cert.upper - res.upper) <= 1e-9 * (abs(h) + 1.0) + r
+    # v* <= D*_SVM + tau eta n <= Primal_SVM + tau eta n
+    assert res.lower <= svm_primal_upper(K, y, C) + tau * eta * n + r
+
+
+@PROPERTY_SETTINGS
+@given(instances(max_n=25), st.integers(0, 2**31 - 1))
+def test_h_pointwise_nondecreasing_in_tau_and_eta(inst, seed):
+    K, y, C, eta, tau = inst
+    n = y.size
+    rng = np.random.default_rng(seed)
+    a = project_A(rng.uniform(0, C, size=n), y, C)
+    r = value_roundoff(10 * eta, n)
+    h = {
+        (e, t): SVMProblem(K, y, C, e, t).evaluate(a, route="dense").h
+        for e in (eta, 10 * eta)
+        for t in (0.0, tau, tau + 0.5)
+    }
+    for e in (eta, 10 * eta):
+        assert h[(e, 0.0)] <= h[(e, tau)] + r <= h[(e, tau + 0.5)] + 2 * r
+    for t in (0.0, tau, tau + 0.5):
+        assert h[(eta, t)] <= h[(10 * eta, t)] + r
+    # envelope theorem: dh/dtau = eta tr F_tau(a), and n - tau/2 <= tr F_tau(a) <= tr M(a)
+    # (lambda_max(M) >= 1'M1/n >= n), so integrating over [tau, tau + 1/2]:
+    d = a * y
+    trM = n + np.sum(d * d * np.diag(K)) / (4 * eta)
+    rise = h[(eta, tau + 0.5)] - h[(eta, tau)]
+    assert rise >= eta * (0.5 * n - 0.25 * (tau + 0.25)) - r
+    assert rise <= eta * 0.5 * trM + r
+
+
+@PROPERTY_SETTINGS
+@given(instances(max_n=30))
+def test_value_nondecreasing_in_tau(inst):
+    K, y, C, eta, tau = inst
+    n = y.size
+    lo = solve(K, y, C=C, eta=eta, tau=tau)
+    hi = solve(K, y, C=C, eta=eta, tau=tau + 1.0)
+    r = value_roundoff(eta, n)
+    # lower(tau) <= v*(tau) <= v*(tau + 1) <= upper(tau + 1), and more: v*(tau + 1) exceeds
+    # v*(tau) by at least h_{tau+1}(a*) - h_tau(a*) >= eta (n - tau/2 - 1/4) (see above)
+    assert lo.lower <= hi.upper + r
+    assert hi.upper >= lo.lower + eta * (n - tau / 2 - 0.25) - r
+
+
+@PROPERTY_SETTINGS
+@given(instances(max_n=30))
+def test_value_nondecreasing_in_eta(inst):
+    K, y, C, eta, tau = inst
+    n = y.size
+    lo = solve(K, y, C=C, eta=eta, tau=tau)
+    hi = solve(K, y, C=C, eta=10 * eta, tau=tau)
+    assert lo.lower <= hi.upper + value_roundoff(10 * eta, n)
+
+
+@PROPERTY_SETTINGS
+@given(instances(max_n=30))
+def test_value_nondecreasing_in_C(inst):
+    K, y, C, eta, tau = inst
+    n = y.size
+    lo = solve(K, y, C=C, eta=eta, tau=tau)
+    hi = solve(K, y, C=3 * C, eta=eta, tau=tau)
+    # alpha(C) is feasible for 3C and h does not depend on C: h(alpha_C) <= v*(3C)
+    assert lo.lower <= hi.upper + value_roundoff(eta, n)
+
+
+# regressions of solve_svm: the paper's methods evaluated h at a raw 1e200 alpha0 (IndexError); K
+# = 0 with extreme C / eta was not certified
+
+
+# --------------------------------------------------------------------------- paper(alpha0)
+@pytest.mark.parametrize("method", ["paper", "paper-monotone", "pgm"])
+def test_paper_methods_start_from_the_feasible_repair_of_alpha0(method):
+    """The paper's methods evaluate h first at the warm start made feasible (repair_start),
+    not at the raw alpha0: h there is the certified value of that point (was: h at the raw,
+    infeasible alpha0; 1e200 entries gave IndexError / LinAlgError)."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(8, 2))
+    K = np.exp(-0.5 * np.sum((X[:, None] - X[None]) ** 2, axis=-1))
+    y = np.array([1.0, -1.0] * 4)
+    C = 1.0
+    alpha0 = np.array([3.0, -2.0, 0.5, 0.0, 1e200, 0.2, 0.0, 0.7])
+    res = solve_svm(K, y, C=C, eta=2.0, tau=0.0, method=method, alpha0=alpha0, max_iter=3)
+    start = repair_start(alpha0, y, C)
+    h_start = svm_certificate(K, y, start, C=C, eta=2.0, tau=0.0).lower  # tau = 0: exact h
+    assert res.history["h"][0] == pytest.approx(h_start, rel=1e-12)
+    assert np.isfinite(res.lower) and res.lower <= res.upper
+
+
+# --------------------------------------------------------------- K = 0 with extreme C / eta
+# With K = 0, F(a) = J_{tau/2}(11') for every a: a* does not depend on eta, and the solvers work
+# at eta' = C, then certify at the true eta (dank_fast._scaling.recertify_zero_kernel). Before,
+# C = 1e155 with eta = 1e-169 gave max_iter with rel. gap 1e137 (auto) or LinAlgError (paper).
+_ZERO_K_SCALES = [(1e155, 1e-169), (1e-300, 1e300), (1e300, 1e-300), (1e140, 1e-140), (1.0, 1e-300)]
+
+
+@pytest.mark.parametrize("C, eta", _ZERO_K_SCALES)
+@pytest.mark.parametrize("method", ["auto", "newton", "accelerated"])
+def test_zero_kernel_svm_extreme_scales_are_certified(C, eta, method):
+    y = np.array([1.0, -1.0, 1.0, -1.0, 1.0])
+    K = np.zeros((5, 5))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = solve_svm(K, y, C=C, eta=eta, tau=0.01, method=method)
+    assert r.status == "converged" and r.rel_gap <= 1e-6
+    assert np.isfinite(r.lower) and r.lower <= r.upper
+    # max 1'a over A with K = 0: the minority class (2 points) at C, the majority matching it
+    assert r.alpha.sum() == pytest.approx(4 * C, rel=1e-9)
+    ref = rc.svm_certificate(K, y, r.alpha, C=C, eta=eta, tau=0.01)
+    assert ref.lower == pytest.approx(r.lower, rel=1e-9)

@@ -424,3 +424,60 @@ def test_zero_kernel_is_valid_and_solved():
     y = np.linspace(-1, 1, 10)
     res = solve_svr(np.zeros((10, 10)), y, C=1.0, epsilon=0.1, eta=1.0, tol=1e-9)
     assert res.success and res.lower <= res.upper + 1e-12
+
+
+# regressions of solve_svr: a 1e200 warm start and K = 0 broke the paper's methods (step 1/(2L) =
+# inf); K = 0 with extreme C / eta
+
+
+@pytest.mark.parametrize("method", ["paper", "paper-monotone", "pgm"])
+def test_paper_methods_accept_a_huge_svr_warm_start(method):
+    res = solve_svr(np.eye(3), np.array([1.0, -1.0, 1.0]), C=1.0, eta=1.0, tau=0.5,
+                    epsilon=0.1, method=method, alpha0=np.array([1e200, -1e200, 1e200]),
+                    max_iter=5)
+    assert np.isfinite(res.lower) and np.isfinite(res.upper) and res.lower <= res.upper
+
+
+# --------------------------------------------------------------------------- SVR, K = 0
+@pytest.mark.parametrize("method", ["paper", "paper-monotone"])
+@pytest.mark.parametrize("C", [1.0, 1e-3, 1e4])
+def test_svr_paper_methods_solve_a_zero_kernel(method, C):
+    """K = 0: Theorem theorsvr's L is 0 and the printed step 1/(2L) was inf (LinAlgError,
+    IndexError, NaN). h is then affine (F does not depend on d), so any L > 0 is valid; with
+    the exact projection and the ascent sign the optimum (here y'd = C, ah_3 = C) is certified
+    within a few iterations, and the printed variant still returns a finite bracket."""
+    K, y = np.zeros((3, 3)), np.array([0.0, 0.0, 1.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = solve_svr(K, y, C=C, eta=1.0, tau=1.0, epsilon=0.0, method=method, max_iter=20,
+                      projection="exact", beta_sign="ascent")
+        printed = solve_svr(K, y, C=C, eta=1.0, tau=1.0, epsilon=0.0, method=method,
+                            max_iter=20)
+    assert r.extra["L"] > 0 and np.isfinite(r.extra["L"])
+    # v* = max y'd + eta (n^2 - ||J_{1/2}(11')||^2) = C + (9 - (3 - 1/2)^2)
+    v_star = C + 9.0 - 2.5**2
+    assert r.lower <= v_star * (1 + 1e-12) and r.upper >= v_star * (1 - 1e-12)
+    assert r.gap <= 1e-9 * v_star
+    assert np.isfinite(printed.lower) and printed.lower <= printed.upper
+
+
+# --------------------------------------------------------------- K = 0 with extreme C / eta
+# With K = 0, F(a) = J_{tau/2}(11') for every a: a* does not depend on eta, and the solvers work
+# at eta' = C, then certify at the true eta (dank_fast._scaling.recertify_zero_kernel). Before,
+# C = 1e155 with eta = 1e-169 gave max_iter with rel. gap 1e137 (auto) or LinAlgError (paper).
+_ZERO_K_SCALES = [(1e155, 1e-169), (1e-300, 1e300), (1e300, 1e-300), (1e140, 1e-140), (1.0, 1e-300)]
+
+
+@pytest.mark.parametrize("C, eta", _ZERO_K_SCALES)
+@pytest.mark.parametrize("method", ["newton", "accelerated"])
+def test_zero_kernel_svr_extreme_scales_are_certified(C, eta, method):
+    y = np.array([0.0, 1.0, 2.0, 3.0, 5.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = solve_svr(np.zeros((5, 5)), y, C=C, epsilon=0.1, eta=eta, method=method)
+    assert r.status == "converged" and r.rel_gap <= 1e-6
+    assert np.isfinite(r.lower) and r.lower <= r.upper
+    # K = 0: the LP max d'y - eps 1'|d|, 1'd = 0, |d| <= C pairs the largest and smallest
+    # targets: d = C (-1, -1, 0, 1, 1) gives (3 + 5 - 0 - 1) C - 4 eps C
+    d = r.extra["alpha_hat"] - r.extra["alpha_check"]
+    assert d @ y - 0.1 * np.abs(d).sum() == pytest.approx(6.6 * C, rel=1e-9)

@@ -1,15 +1,25 @@
-"""Bad input fails early with ValueError/TypeError naming the problem."""
+"""Bad input at the public entry points fails early with a ValueError/TypeError naming it.
+
+The solvers, certificates, estimators, the screening bounds and the synthetic cases all apply
+one rule (docs/validity.md), whatever the scale of the kernel.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from dank_fast import compute_kernel, solve_svm, svm_certificate
+from dank_fast import (
+    compute_kernel,
+    decomposition_bounds,
+    solve_decomposed,
+    solve_svm,
+    svm_certificate,
+)
+from dank_fast.synthetic import make_cherkassky, make_step, step_function
 
 # the valid calls here stop after a few iterations on purpose
 pytestmark = pytest.mark.filterwarnings("ignore::dank_fast.ConvergenceWarning")
-
 
 def good():
     rng = np.random.default_rng(0)
@@ -58,9 +68,6 @@ def not_psd(K):
     return K - 2.0 * np.eye(K.shape[0])
 
 
-# ---------------------------------------------------------------- kernel matrix
-
-
 @pytest.mark.parametrize("entry", ENTRY_POINTS)
 @pytest.mark.parametrize(
     "bad_K, exc, match",
@@ -88,9 +95,6 @@ def test_psd_check_can_be_skipped_but_symmetry_cannot():
         solve(not_symmetric(K), y, check_psd=False)
 
 
-# ---------------------------------------------------------------- labels
-
-
 @pytest.mark.parametrize("entry", ENTRY_POINTS)
 @pytest.mark.parametrize(
     "bad_y, exc, match",
@@ -113,9 +117,6 @@ def test_bad_labels(entry, bad_y, exc, match):
             entry(K, bad_y, alpha=np.zeros(6))
         else:
             entry(K, bad_y)
-
-
-# ---------------------------------------------------------------- hyper-parameters
 
 
 @pytest.mark.parametrize("entry", ENTRY_POINTS)
@@ -146,9 +147,6 @@ def test_numpy_scalars_are_accepted():
     K, y = good()
     res = solve(K, y, C=np.float64(1.0), eta=np.int64(2), tau=np.float32(0.0))
     assert res.lower <= res.upper
-
-
-# ---------------------------------------------------------------- solver options
 
 
 @pytest.mark.parametrize("method", ["Accelerated", "nesterov", "", "sgd"])
@@ -220,9 +218,6 @@ def test_bad_tol(tol):
         solve(K, y, tol=tol)
 
 
-# ---------------------------------------------------------------- certificate alpha
-
-
 @pytest.mark.parametrize(
     "alpha, match",
     [
@@ -236,52 +231,6 @@ def test_certificate_bad_alpha(alpha, match):
     K, y = good()
     with pytest.raises(ValueError, match=match):
         certify(K, y, alpha=alpha)
-
-
-# ---------------------------------------------------------------- compute_kernel
-
-
-@pytest.mark.parametrize(
-    "X, kw, match",
-    [
-        (np.array([[0.0, np.nan], [1.0, 1.0]]), dict(sigma=1.0), "NaN"),
-        (np.array([[0.0, np.inf], [1.0, 1.0]]), dict(sigma=1.0), "infinity"),
-        (np.zeros((3, 2)), dict(sigma=0.0), "sigma must be a finite number > 0"),
-        (np.zeros((3, 2)), dict(sigma=-1.0), "sigma must be a finite number > 0"),
-        (np.zeros((3, 2)), dict(sigma=np.nan), "sigma must be a finite number > 0"),
-        (np.zeros((3, 2)), dict(gamma=0.0), "gamma must be a finite number > 0"),
-        (np.zeros((3, 2)), dict(sigma=1.0, gamma=1.0), "either sigma or gamma"),
-        (np.zeros((3, 2)), dict(kernel="laplacian"), "kernel must be one of"),
-        (np.zeros((3, 2)), dict(kernel="poly", degree=0), "degree must be a positive integer"),
-        (np.zeros((3, 2)), dict(kernel="poly", degree=2.5), "degree must be a positive integer"),
-    ],
-)
-def test_compute_kernel_bad_input(X, kw, match):
-    with pytest.raises(ValueError, match=match):
-        compute_kernel(X, **kw)
-
-
-def test_compute_kernel_feature_mismatch():
-    with pytest.raises(ValueError, match="features"):
-        compute_kernel(np.zeros((3, 2)), np.zeros((4, 3)), sigma=1.0)
-
-
-def test_compute_kernel_one_dimensional_X():
-    with pytest.raises(ValueError, match="2D|2-dimensional"):
-        compute_kernel(np.array([1.0, 2.0, 3.0]), sigma=1.0)
-
-
-def test_compute_kernel_matches_paper_gaussian():
-    rng = np.random.default_rng(1)
-    X = rng.normal(size=(5, 3))
-    sigma = 0.7
-    sq = np.sum((X[:, None] - X[None]) ** 2, axis=-1)
-    np.testing.assert_allclose(
-        compute_kernel(X, sigma=sigma), np.exp(-sq / (2 * sigma**2)), rtol=1e-12
-    )
-
-
-# ---------------------------------------------------------------- every entry point, one rule
 
 
 def _entry_points():
@@ -325,3 +274,71 @@ def test_complex_kernel_is_refused_everywhere(entry):
     K, _ = good()
     with pytest.raises(TypeError, match="complex"):
         _entry_points()[entry](K + 0j)
+
+
+# the screening quantities and the synthetic regression cases
+
+
+def _instance(n=16):
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(-2, 1, (n // 2, 2)), rng.normal(2, 1, (n // 2, 2))])
+    y = np.where(X[:, 1] > 0, 1.0, -1.0)
+    labels = np.repeat([0, 1], n // 2)
+    K = compute_kernel(X, sigma=1.0)
+    abar = solve_decomposed(K, y, C=1.0, eta=5.0, labels=labels, tol=1e-8).alpha
+    return K, y, labels, abar
+
+
+@pytest.mark.parametrize(
+    "change, exc, match",
+    [
+        (lambda K, y, lab, a: (K - 3 * np.eye(16), y, lab, a), ValueError, "semi-definite"),
+        (lambda K, y, lab, a: (K, y, np.where(lab == 0, np.nan, 1.0), a), ValueError, "NaN"),
+        (lambda K, y, lab, a: (K, y, np.array([0] * 8 + [None] * 8, dtype=object), a),
+         ValueError, "None"),
+        (lambda K, y, lab, a: (K, y, lab, a + 1.01), ValueError, "abar is not feasible"),
+        (lambda K, y, lab, a: (K, y, lab, -a), ValueError, "abar is not feasible"),
+        (lambda K, y, lab, a: (K, y, lab, a[:5]), ValueError, "abar has 5 entries"),
+        (lambda K, y, lab, a: (K, y.astype(bool), lab, a), TypeError, "booleans"),
+        (lambda K, y, lab, a: (K, 2 * y, lab, a), ValueError, "only -1 and \\+1"),
+    ],
+)
+def test_decomposition_bounds_bad_input(change, exc, match):
+    K, y, labels, abar = _instance()
+    K, y, labels, abar = change(K, y, labels, abar)
+    with pytest.raises(exc, match=match):
+        decomposition_bounds(K, y, labels, abar, C=1.0, eta=5.0)
+
+
+def test_decomposition_bounds_accepts_string_labels():
+    K, y, labels, abar = _instance()
+    a = decomposition_bounds(K, y, labels, abar, C=1.0, eta=5.0)
+    b = decomposition_bounds(K, y, np.array(["left", "right"])[labels], abar, C=1.0, eta=5.0)
+    assert a.Q == b.Q and a.B == b.B and a.Q > 0
+
+
+def test_decomposition_bounds_out_of_range():
+    K, y, labels, abar = _instance()
+    with pytest.raises(ValueError, match="representable range"):
+        decomposition_bounds(K, y, labels, abar, C=1.0, eta=1e-300)
+
+
+def test_step_function_parameters():
+    with pytest.raises(ValueError, match="a must be a finite number > 0"):
+        step_function(np.zeros(3), a=0.0)  # tanh(a/2) = 0 in a denominator
+    with pytest.raises(ValueError, match="w must be"):
+        step_function(np.zeros(3), w=-1.0)
+    with pytest.raises(ValueError, match="x contains NaN"):
+        step_function(np.array([np.nan]))
+    # g is continuous at the step edges x = k w and rises by s per period
+    x = np.array([2.0 - 1e-12, 2.0, 4.0])
+    g = step_function(x, s=3.0, w=2.0, a=1.0)
+    assert abs(g[0] - g[1]) < 1e-9 and g[2] - g[1] == pytest.approx(3.0)
+
+
+@pytest.mark.parametrize("maker", [make_step, make_cherkassky])
+@pytest.mark.parametrize("kw, exc", [({"n_train": 1}, ValueError), ({"n_train": 2.5}, TypeError),
+                                     ({"n_test": 0}, ValueError)])
+def test_case_sizes(maker, kw, exc):
+    with pytest.raises(exc, match="n_t"):
+        maker(**kw)

@@ -1,5 +1,5 @@
-"""Fuzz tests of the scikit-learn estimators ``DANKClassifier`` and ``DANKRegressor``:
-``fit`` / ``predict`` / ``decision_function``, with features or ``kernel="precomputed"``.
+"""The fuzz tests' rule for the estimators' inputs, and their strategies for labels, targets
+and parameters.
 
 Every fit ends in a ``ValueError``/``TypeError`` naming the offending parameter or input (the
 estimators' own parameter validation names parameters as ``'C'``; scikit-learn's input
@@ -13,34 +13,10 @@ from __future__ import annotations
 import re
 
 import numpy as np
-from _fuzz_known import present
-from _fuzz_strategies import (
-    EITHER,
-    TYPE,
-    VALUE,
-    Verdict,
-    assert_bracket,
-    assert_feasible,
-    assert_overlap,
-    bad_kernels,
-    bad_params,
-    call,
-    features,
-    features_rule,
-    fuzz,
-    kernel_rule,
-    kernel_spec_rule,
-    kernel_specs,
-    log_uniform,
-    psd_kernels,
-    record,
-    ref_bracket,
-    scalar_rule,
-)
-from hypothesis import given
+from _fuzz_inputs import log_uniform
+from _fuzz_rule import EITHER, TYPE, VALUE, Verdict, kernel_rule, scalar_rule
+from _fuzz_run import assert_bracket, assert_feasible, assert_overlap, call, ref_bracket
 from hypothesis import strategies as st
-
-from dank_fast import DANKClassifier, DANKRegressor, compute_kernel
 
 #: what scikit-learn's input validation calls X and y in its messages
 SYNONYMS = {
@@ -253,15 +229,6 @@ def _strict_kernel_dtype(X, v: Verdict) -> Verdict:
     return v
 
 
-def _hang(C, K) -> bool:
-    """The known bug 'svc-warm-start-unbounded' (libsvm without an iteration limit)."""
-    try:
-        s = float(np.max(np.abs(K)))
-    except (TypeError, ValueError):
-        return False
-    return (float(C) > 1e6 or float(C) * s > 1e6) and present("svc-warm-start-unbounded")
-
-
 def _check_problem(res, K, y_pm, C, eta, tau, what):
     """Certified bracket, feasibility and the dank_ref cross-check of one binary problem."""
     n = y_pm.size
@@ -272,81 +239,6 @@ def _check_problem(res, K, y_pm, C, eta, tau, what):
     assert_feasible(res.alpha, C, n, y_pm)
     ref, scale = ref_bracket("svm", K, y_pm, res.alpha, C=C, eta=eta, tau=tau)
     assert_overlap((res.lower, res.upper), ref, scale, f"{what} vs dank_ref")
-
-
-@fuzz(50)
-@given(data=st.data())
-def test_fuzz_classifier(data):
-    precomputed = data.draw(st.booleans(), label="precomputed")
-    bad = data.draw(bad_params("X", "y", "C", "eta", "tau", "tol", "max_iter", "method",
-                               "extension", "kernel", "decomposition"), label="corrupted")
-    n = data.draw(st.integers(2, 9), label="n")
-    if precomputed:
-        X = data.draw(psd_kernels(n=n) if "X" not in bad else bad_kernels(n=n), label="K")
-        kw = {"kernel": "precomputed"}
-        vX, Kx = _precomputed_verdict(X)
-    else:
-        X = data.draw(features(n=n, good="X" not in bad), label="X")
-        kw = data.draw(kernel_specs(good="kernel" not in bad), label="kernel")
-        vX = _object_ok(X, _either(features_rule(X))).merge(
-            kernel_spec_rule(kw, precomputed_ok=False))
-        vX.merge(_estimator_degree(kw))
-        Kx = None
-    y = data.draw(class_labels(n, good="y" not in bad), label="y")
-    p = _params(data.draw, bad, classifier=True, precomputed=precomputed)
-    v = params_verdict(p, classifier=True, precomputed=precomputed)
-    v.merge(vX).merge(labels_verdict(y, n))
-    if v.valid and not precomputed:
-        try:
-            with np.errstate(all="ignore"):
-                Kx = compute_kernel(np.asarray(X, dtype=float), **kw)
-        except ValueError:
-            v.unsure("kernel")  # the kernel overflows: the message says so
-    if v.valid and Kx is not None and _hang(p["C"], Kx):
-        record("DANKClassifier.fit", "known-bug")
-        return
-    if (precomputed and _dtype_kind(X) in "bUS"
-            and [nm for nm, _ in v.violations] == ["X"] and present("classifier-kernel-dtype")):
-        record("DANKClassifier.fit", "known-bug")
-        return
-    clf = DANKClassifier(**kw, **p)
-    fitted, _ = est_call("DANKClassifier.fit", v, lambda: clf.fit(X, y),
-                         info=dict(X=X, y=y, kw=kw, p=p))
-    if fitted is None:
-        return
-    classes = clf.classes_
-    y = np.ravel(np.asarray(y))  # a column y (n, 1) is accepted by scikit-learn
-    for r, idx, (neg, pos), eta in zip(clf.results_, clf.problem_indices_,
-                                       clf.problem_classes_, clf.eta_, strict=True):
-        y_enc = np.searchsorted(classes, np.asarray(y)[idx]) if neg >= 0 else None
-        if neg >= 0:
-            y_pm = np.where(y_enc == pos, 1.0, -1.0)
-        else:
-            y_pm = np.where(np.asarray(y)[idx] == classes[pos], 1.0, -1.0)
-        K = np.asarray(Kx)[np.ix_(idx, idx)]
-        _check_problem(r, 0.5 * (K + K.T), y_pm, float(p["C"]), float(eta), float(p["tau"]),
-                       "DANKClassifier problem")
-    # predictions on the training points and on new points
-    if precomputed:
-        Xt = np.asarray(X, dtype=float)[: max(1, n // 2)]
-    else:
-        Xt = np.asarray(X, dtype=float)[::-1]
-    pred, _ = est_call("DANKClassifier.predict", Verdict(), lambda: clf.predict(Xt))
-    assert pred.shape == (Xt.shape[0],) and set(pred.tolist()) <= set(classes.tolist())
-    dec, _ = est_call("DANKClassifier.decision_function", Verdict(),
-                      lambda: clf.decision_function(Xt))
-    assert np.all(np.isfinite(dec)) and dec.shape[0] == Xt.shape[0]
-    # malformed test inputs are refused by name
-    bad_t = data.draw(st.sampled_from(["nan", "cols", "1d", "str"]), label="bad test X")
-    Xb = {"nan": np.where(np.eye(*Xt.shape) > 0, np.nan, Xt), "cols": Xt[:, :-1],
-          "1d": Xt[0], "str": Xt.astype(str)}[bad_t]
-    if bad_t == "str":  # numeric strings convert; scikit-learn accepts them
-        return
-    vb = Verdict()
-    vb.add("X", EITHER)
-    if bad_t == "cols" and Xt.shape[1] == 1:
-        vb.add("X", EITHER)
-    est_call("DANKClassifier.predict", vb, lambda: clf.predict(Xb))
 
 
 @st.composite
@@ -384,63 +276,3 @@ def targets_verdict(y, n) -> Verdict:
     if not np.all(np.isfinite(f)) or np.ptp(f) == 0:
         v.add("y", EITHER)
     return v
-
-
-@fuzz(50)
-@given(data=st.data())
-def test_fuzz_regressor(data):
-    precomputed = data.draw(st.booleans(), label="precomputed")
-    bad = data.draw(bad_params("X", "y", "C", "eta", "tau", "epsilon", "tol", "max_iter",
-                               "method", "extension", "kernel", "decomposition"))
-    n = data.draw(st.integers(2, 9), label="n")
-    if precomputed:
-        X = data.draw(psd_kernels(n=n) if "X" not in bad else bad_kernels(n=n), label="K")
-        kw = {"kernel": "precomputed"}
-        vX, Kx = _precomputed_verdict(X)
-        vX = _strict_kernel_dtype(X, vX)
-    else:
-        X = data.draw(features(n=n, good="X" not in bad), label="X")
-        kw = data.draw(kernel_specs(good="kernel" not in bad), label="kernel")
-        vX = _object_ok(X, _either(features_rule(X))).merge(
-            kernel_spec_rule(kw, precomputed_ok=False))
-        vX.merge(_estimator_degree(kw))
-        Kx = None
-    y = data.draw(reg_targets(n, good="y" not in bad), label="y")
-    p = _params(data.draw, bad, classifier=False, precomputed=precomputed)
-    v = params_verdict(p, classifier=False, precomputed=precomputed)
-    v.merge(vX).merge(targets_verdict(y, n))
-    if v.valid and not precomputed:
-        try:
-            with np.errstate(all="ignore"):
-                Kx = compute_kernel(np.asarray(X, dtype=float), **kw)
-        except ValueError:
-            v.unsure("kernel")
-    if v.valid and Kx is not None:  # the representable range of every solve: named by solve_svr
-        s = float(np.max(np.abs(Kx)))
-        if s > 0 and not 1e-100 <= float(p["C"]) * s * n <= 1e100:
-            v.unsure("C")
-    reg = DANKRegressor(**kw, **p)
-    fitted, _ = est_call("DANKRegressor.fit", v, lambda: reg.fit(X, y))
-    if fitted is None:
-        return
-    yv = np.asarray(y, dtype=float)
-    C = float(p["C"])
-    for r, idx, eta in zip(reg.results_, reg.model_indices_, reg.eta_, strict=True):
-        nn = idx.size
-        z = r.extra["z"]
-        assert_bracket(r.lower, r.upper, "DANKRegressor problem")
-        assert_feasible(z, C, nn, np.concatenate([np.ones(nn), -np.ones(nn)]), "[ah; ac]")
-        K = np.asarray(Kx, dtype=float)[np.ix_(idx, idx)]
-        ref, scale = ref_bracket("svr", 0.5 * (K + K.T), yv[idx], z, C=C, eta=float(eta),
-                                 tau=float(p["tau"]), epsilon=float(p["epsilon"]))
-        assert_overlap((r.lower, r.upper), ref, scale, "DANKRegressor vs dank_ref")
-    Xt = np.asarray(X, dtype=float)
-    if precomputed:
-        Xt = Xt[: max(1, n // 2)]
-    pred, _ = est_call("DANKRegressor.predict", Verdict(), lambda: reg.predict(Xt))
-    assert pred.shape == (Xt.shape[0],) and np.all(np.isfinite(pred))
-    Xb = np.where(np.eye(*Xt.shape) > 0, np.nan, Xt)
-    vb = Verdict()
-    vb.add("X", EITHER)
-    est_call("DANKRegressor.predict", vb, lambda: reg.predict(Xb))
-

@@ -1,14 +1,10 @@
-"""Fuzz tests of the certificate functions of both packages, ``project_A`` and
-``compute_kernel``.
+"""What a certificate accepts as a candidate, in both packages.
 
-* ``dank_fast.svm_certificate`` / ``svr_certificate`` and ``dank_ref.certificate.*``: a
-  candidate must be a finite real array of shape (n,), feasible to ``1e-9 C sqrt(n)``
-  (docs/validity.md; dank_ref projects it first unless ``project=False``); the two packages'
-  brackets at the same point must overlap.
-* ``project_A``: the result lies in ``{y'a = target, 0 <= a <= C}`` and is no farther from
-  ``z`` than dank_ref's own projection, or the call is refused by name.
-* ``compute_kernel``: a finite ``n x m`` array (a valid kernel by the rule when ``Z`` is
-  omitted), or a named error.
+A candidate must be a finite real array of the right shape, feasible to ``1e-9 C sqrt(n)``
+(docs/validity.md; dank_ref projects it first unless ``project=False``); each kind of
+infeasibility is reported in its field, errors name the parameter, and the two packages'
+brackets at the same point must overlap (fuzz tests over malformed and extreme input).
+References are computed here from the definitions (dense ``numpy.linalg.eigh``).
 """
 
 from __future__ import annotations
@@ -16,47 +12,221 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from _fuzz_known import present
-from _fuzz_strategies import (
-    EITHER,
-    VALUE,
-    Verdict,
-    assert_bracket,
-    assert_overlap,
+import pytest
+from _fuzz_inputs import (
     bad_params,
-    call,
-    features,
-    features_rule,
-    fuzz,
-    huge_int,
-    kernel_rule,
-    kernel_spec_rule,
-    kernel_specs,
     kernels,
-    labels_rule,
     nonneg_scalars,
     pm1_labels,
     positive_scalars,
+    real_targets,
+)
+from _fuzz_rule import (
+    EITHER,
+    VALUE,
+    Verdict,
+    kernel_rule,
+    labels_rule,
     range_rule,
     real_array_rule,
-    real_targets,
-    record,
-    ref_bracket,
     scalar_rule,
     targets_rule,
 )
+from _fuzz_run import assert_bracket, assert_overlap, call, fuzz, ref_bracket
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dank_fast import compute_kernel, project_A, svm_certificate, svr_certificate
-from dank_fast.certificate import certify_box
+from dank_fast import compute_kernel, svm_certificate, svr_certificate
+from dank_fast.certificate import certify_box, certify_svm, certify_svr
 from dank_fast.inner import KernelData, inner_minimiser
 from dank_ref import certificate as refcert
+
+
+def blob_kernel(n, seed, shift=1.0):
+    rng = np.random.default_rng(seed)
+    y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+    X = rng.normal(size=(n, 2)) + shift * y[:, None]
+    return compute_kernel(X, sigma=1.0), y
+
+
+def _pairs(n, C):
+    """``a = 0.4 C``, labels alternating (n even): y'a = 0 exactly."""
+    return np.full(n, 0.4 * C), np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+
+
+def _violations(a, C, e):
+    """One candidate per constraint of A, each violated by exactly ``e`` (pairs keep y'a)."""
+    out = {}
+    b = a.copy()
+    b[0] += e
+    out["equality"] = b
+    b = a.copy()
+    b[0] = b[1] = -e
+    out["negative"] = b
+    b = a.copy()
+    b[0] = b[1] = C + e
+    out["above C"] = b
+    return out
+
+
+@pytest.mark.parametrize("C", [1e-3, 1.0, 7.0])
+def test_certificate_reports_each_kind_of_infeasibility(C):
+    """``Certificate.infeasibility = max(|y'a|, -min a, max a - C)`` of the certified point."""
+    n = 8
+    K, _ = blob_kernel(n, 0)
+    a, y = _pairs(n, C)
+    delta = 0.25 * 1e-9 * C * math.sqrt(n)
+    kd = KernelData(K)
+    for what, b in _violations(a, C, delta).items():
+        cert = svm_certificate(K, y, b, C=C, eta=1.0, tau=0.01)
+        assert cert.infeasibility == pytest.approx(delta, rel=1e-6), what
+        inner = inner_minimiser(kd, b * y, 1.0, 0.01)
+        direct = certify_svm(kd, y, b, C, 1.0, 0.01, inner)
+        assert direct.infeasibility == pytest.approx(delta, rel=1e-6), what
+    assert svm_certificate(K, y, a, C=C, eta=1.0, tau=0.01).infeasibility == 0.0
+
+
+@pytest.mark.parametrize("C", [1e-3, 1.0, 7.0])
+def test_svr_and_box_certificates_report_infeasibility(C):
+    n = 6
+    K, _ = blob_kernel(n, 2)
+    y = np.linspace(-1.0, 1.0, n)
+    kd = KernelData(K)
+    ah = np.full(n, 0.2 * C)
+    e = 1e-11 * C
+    cases = {
+        "sum": (ah + np.r_[e, np.zeros(n - 1)], ah.copy()),
+        "negative": (np.r_[-e, ah[1:]], np.r_[-e, ah[1:]]),
+        "above C": (np.r_[C + e, ah[1:]], np.r_[C + e, ah[1:]]),
+    }
+    for what, (h, c) in cases.items():
+        z = np.concatenate([h, c])
+        inner = inner_minimiser(kd, h - c, 2.0, 0.01)
+        cert = certify_svr(kd, y, z, C, 2.0, 0.01, 0.1, inner)
+        assert cert.infeasibility == pytest.approx(e, rel=1e-6), what
+    # P3: box only (y'a is not a constraint)
+    ys = np.where(np.arange(n) % 3 == 0, 1.0, -1.0)
+    for b, expected in [(ah, 0.0), (np.r_[-e, ah[1:]], e), (np.r_[C + e, ah[1:]], e)]:
+        inner = inner_minimiser(kd, b * ys, 2.0, 0.0)
+        cert = certify_box(kd, ys, b, C, 2.0, inner)
+        assert cert.infeasibility == pytest.approx(expected, rel=1e-6)
+        assert math.isnan(cert.bias) and cert.bias_interval == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("C, n", [(4.0, 16), (0.01, 10)])
+def test_feasibility_tolerance_is_1e9_C_sqrt_n_inclusive(C, n):
+    """docs/validity.md: accepted iff max violation <= 1e-9 C sqrt(n) (each constraint)."""
+    K, _ = blob_kernel(n, 4)
+    a, y = _pairs(n, C)
+    tol = 1e-9 * C * math.sqrt(n)
+    for scale, ok in [(0.9, True), (1.1, False)]:
+        for b in _violations(a, C, scale * tol).values():
+            if ok:
+                svm_certificate(K, y, b, C=C, eta=1.0, tau=0.0)
+            else:
+                with pytest.raises(ValueError, match="not feasible"):
+                    svm_certificate(K, y, b, C=C, eta=1.0, tau=0.0)
+
+
+def test_feasibility_boundary_exactly_at_the_tolerance_is_accepted():
+    K, y = blob_kernel(4, 6)
+    tol = 1e-9 * 1.0 * math.sqrt(4)  # 2e-9, exactly representable as twice 1e-9
+    a = np.array([0.5, 0.5, 0.0, -tol])  # y = (+, -, +, -): y'a = tol, min a = -tol
+    cert = svm_certificate(K, y, a, C=1.0, eta=1.0, tau=0.0)
+    assert cert.infeasibility == tol
+
+
+def test_float32_candidate_is_checked_in_double_precision():
+    """float32(0.1) exceeds C = 0.1 by 1.5e-9 > 1e-9 C sqrt(2)."""
+    K = np.eye(2)
+    y = np.array([1.0, -1.0])
+    a = np.array([0.1, 0.1], dtype=np.float32)
+    with pytest.raises(ValueError, match="not feasible"):
+        svm_certificate(K, y, a, C=0.1, eta=1.0, tau=0.0)
+
+
+@pytest.mark.parametrize("C, n", [(4.0, 16), (0.01, 9)])
+def test_svr_feasibility_tolerance_each_constraint(C, n):
+    K, _ = blob_kernel(n, 7)
+    y = np.linspace(-1.0, 2.0, n)
+    ah = np.full(n, 0.3 * C)
+    tol = 1e-9 * C * math.sqrt(n)
+    kw = dict(C=C, epsilon=0.1, eta=1.0, tau=0.0)
+    for scale, ok in [(0.9, True), (1.1, False)]:
+        e = scale * tol
+        variants = [
+            (ah + np.r_[e, np.zeros(n - 1)], ah),  # 1'(ah - ac) = e
+            (np.r_[-e, ah[1:]], np.r_[-e, ah[1:]]),  # negative entries, sum kept
+            (np.r_[C + e, ah[1:]], np.r_[C + e, ah[1:]]),  # above C, sum kept
+        ]
+        for h, c in variants:
+            if ok:
+                svr_certificate(K, y, h, c, **kw)
+            else:
+                with pytest.raises(ValueError, match="not feasible"):
+                    svr_certificate(K, y, h, c, **kw)
+    # exactly at the tolerance: accepted
+    e = 1e-9 * 1.0 * math.sqrt(4)
+    K4, _ = blob_kernel(4, 9)
+    svr_certificate(K4, np.ones(4), np.array([e, 0, 0, 0]), np.zeros(4), C=1.0, epsilon=0.0,
+                    eta=1.0, tau=0.0)
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    (dict(C=0.0), "C"), (dict(eta=-1.0), "eta"), (dict(tau=-0.1), "tau"),
+])
+def test_svm_certificate_errors_name_the_parameter(kwargs, name):
+    K, y = blob_kernel(4, 0)
+    kw = dict(C=1.0, eta=1.0, tau=0.0) | kwargs
+    with pytest.raises(ValueError, match=rf"^{name} must be"):
+        svm_certificate(K, y, np.zeros(4), **kw)
+
+
+def test_svm_certificate_label_length_must_match_the_kernel():
+    K, y = blob_kernel(4, 0)
+    with pytest.raises(ValueError, match="3 entries but K has 4 rows"):
+        svm_certificate(K, y[:3], np.zeros(3), C=1.0, eta=1.0, tau=0.0)
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    (dict(C=0.0), "C"), (dict(eta=-1.0), "eta"), (dict(tau=-0.1), "tau"),
+    (dict(epsilon=-1.0), "epsilon"),
+])
+def test_svr_certificate_errors_name_the_parameter(kwargs, name):
+    K, _ = blob_kernel(4, 0)
+    kw = dict(C=1.0, eta=1.0, tau=0.0, epsilon=0.1) | kwargs
+    with pytest.raises(ValueError, match=rf"^{name} must be"):
+        svr_certificate(K, np.ones(4), np.zeros(4), np.zeros(4), **kw)
+
+
+def test_svr_certificate_array_errors_name_the_array():
+    K, _ = blob_kernel(4, 0)
+    kw = dict(C=1.0, eta=1.0, tau=0.0, epsilon=0.1)
+    z = np.zeros(4)
+    with pytest.raises(ValueError, match=r"^y must be 1-dimensional"):
+        svr_certificate(K, np.ones((4, 1)), z, z, **kw)
+    with pytest.raises(ValueError, match=r"^y contains NaN"):
+        svr_certificate(K, np.r_[np.nan, 0, 0, 0], z, z, **kw)
+    with pytest.raises(ValueError, match=r"^alpha_hat contains NaN"):
+        svr_certificate(K, np.ones(4), np.r_[np.nan, 0, 0, 0], z, **kw)
+    with pytest.raises(ValueError, match=r"^alpha_check contains NaN"):
+        svr_certificate(K, np.ones(4), z, np.r_[np.nan, 0, 0, 0], **kw)
+    with pytest.raises(ValueError, match=r"^alpha_hat must be 1-dimensional"):
+        svr_certificate(K, np.ones(4), np.zeros((4, 1)), z, **kw)
+    with pytest.raises(ValueError, match=r"^alpha_check must be 1-dimensional"):
+        svr_certificate(K, np.ones(4), z, np.zeros((4, 1)), **kw)
+    with pytest.raises(ValueError, match="shape of y"):
+        svr_certificate(K, np.ones(4), np.zeros(3), z, **kw)
+    with pytest.raises(ValueError, match="shape of y"):
+        svr_certificate(K, np.ones(4), z, np.zeros(3), **kw)
+
+
+# fuzz: both packages on malformed and extreme candidates
+
 
 FEAS = 1e-9
 
 
-# --------------------------------------------------------------------------- candidates
 @st.composite
 def candidates(draw, n: int, C: float, e, *, good: bool = True, box_only: bool = False):
     """A candidate dual vector of length ``n`` for the constraint normal ``e``.
@@ -140,13 +310,6 @@ def _ok_scalars(C, eta):
     return scalar_rule(C, "C", "pos").valid and scalar_rule(eta, "eta", "pos").valid
 
 
-def _zero_huge(Ks, C, eta, key: str) -> bool:
-    """K = 0 with C or eta outside [1e-150, 1e150]: the known bug ``key`` (while present)."""
-    if Ks is None or np.any(Ks) or not _ok_scalars(C, eta):
-        return False
-    return any(not 1e-150 <= float(x) <= 1e150 for x in (C, eta)) and present(key)
-
-
 def _range_verdict(Ks, C, eta, n) -> Verdict:
     """The representable range, when ``K``, ``C`` and ``eta`` are each valid."""
     if Ks is None or not _ok_scalars(C, eta):
@@ -154,7 +317,6 @@ def _range_verdict(Ks, C, eta, n) -> Verdict:
     return range_rule(float(C), float(eta), float(np.max(np.abs(Ks))), n)
 
 
-# --------------------------------------------------------------------------- P1
 @fuzz(60)
 @given(data=st.data())
 def test_fuzz_svm_certificate(data):
@@ -182,12 +344,6 @@ def test_fuzz_svm_certificate(data):
         v.add("route", EITHER)
     v.merge(alpha_rule(alpha, "alpha", n, Cf if v.valid else None, yv))
     v.merge(_range_verdict(Ks, C, eta, n))
-    if [nm for nm, _ in v.violations] == ["route"] and present("certificate-route"):
-        record("svm_certificate", "known-bug")
-        return
-    if v.valid and _zero_huge(Ks, C, eta, "certificate-zero-kernel-huge-C"):
-        record("svm_certificate", "known-bug")
-        return
     cert, _ = call("svm_certificate", v, lambda: svm_certificate(
         K, y, alpha, C=C, eta=eta, tau=tau, route=route))
     if cert is None:
@@ -200,7 +356,6 @@ def test_fuzz_svm_certificate(data):
     assert_overlap((cert.lower, cert.upper), ref, scale, "svm_certificate vs dank_ref")
 
 
-# --------------------------------------------------------------------------- P2
 @fuzz(50)
 @given(data=st.data())
 def test_fuzz_svr_certificate(data):
@@ -245,9 +400,6 @@ def test_fuzz_svr_certificate(data):
     vz.maybe += [("alpha_check", t) for _, t in vz.maybe]
     v.merge(vz)
     v.merge(_range_verdict(Ks, C, eta, n))
-    if v.valid and _zero_huge(Ks, C, eta, "certificate-zero-kernel-huge-C"):
-        record("svr_certificate", "known-bug")
-        return
     cert, _ = call("svr_certificate", v, lambda: svr_certificate(
         K, y, ah, ac, C=C, epsilon=eps, eta=eta, tau=tau))
     if cert is None:
@@ -261,7 +413,6 @@ def test_fuzz_svr_certificate(data):
     assert_overlap((cert.lower, cert.upper), ref, scale, "svr_certificate vs dank_ref")
 
 
-# --------------------------------------------------------------------------- dank_ref
 @fuzz(60)
 @given(data=st.data())
 def test_fuzz_ref_certificates(data):
@@ -300,13 +451,6 @@ def test_fuzz_ref_certificates(data):
     # projected onto the feasible set first (project=True): only the kind and shape count
     v.merge(alpha_rule(z, "alpha", m, Cf if v.valid and not project else None, e))
     v.merge(_range_verdict(Ks, C, eta, n))
-    if huge_int(C, eta, tau, eps) and present("ref-huge-int"):
-        record(f"dank_ref.{task}_certificate", "known-bug")
-        return
-    if v.valid and (_zero_huge(Ks, C, eta, "ref-certificate-zero-kernel-huge-C")
-                    or _zero_huge(Ks, C, eta, "certificate-zero-kernel-huge-C")):
-        record(f"dank_ref.{task}_certificate", "known-bug")  # (dank_fast cross-checks it)
-        return
     names = {"alpha": "alpha_hat" if task == "svr" else "alpha"}
     v.violations = [(names.get(nm, nm), t) for nm, t in v.violations]
     v.maybe = [(names.get(nm, nm), t) for nm, t in v.maybe]
@@ -344,100 +488,3 @@ def test_fuzz_ref_certificates(data):
                            epsilon=float(eps))
     assert_overlap((fc.lower, fc.upper), (cert.lower, cert.upper), scale,
                    f"dank_ref.{task}_certificate vs dank_fast")
-
-
-# --------------------------------------------------------------------------- project_A
-@fuzz(80)
-@given(data=st.data())
-def test_fuzz_project_A(data):
-    """project_A(z, y, C, target): the nearest point of {y'a = target, 0 <= a <= C}."""
-    bad = data.draw(bad_params("z", "y", "C", "target"))
-    n = data.draw(st.integers(1, 8))
-    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
-    C = data.draw(positive_scalars(lo=-6, hi=6, good="C" not in bad), label="C")
-    Cf = float(C) if scalar_rule(C, "C", "pos").valid else 1.0
-    z = rng.normal(size=n) * Cf * float(10.0 ** data.draw(st.integers(-3, 12)))
-    if "z" in bad:
-        z = data.draw(st.sampled_from([np.full(n, np.nan), np.append(z, 1.0), z[:, None],
-                                       z + 0j, z.astype(str), np.zeros(0)]), label="z")
-    y = data.draw(pm1_labels(n, good="y" not in bad), label="y")
-    yv = np.asarray(y, dtype=float) if labels_rule(y, n, require_both=False).valid else None
-    if "target" in bad:
-        target = data.draw(st.sampled_from([float("nan"), "0", 10.0 * (n + 1), None]))
-    else:  # attainable: y'a for some a in the box
-        target = 0.0 if yv is None else float(yv @ (rng.random(n) * Cf))
-    v = Verdict()
-    vz = Verdict()
-    fz = real_array_rule(z, "z", 1, vz)
-    if fz is not None and fz.size == 0:
-        vz.add("z", VALUE)
-    v.merge(vz).merge(labels_rule(y, fz.size if fz is not None else None, require_both=False))
-    v.merge(scalar_rule(C, "C", "pos"))
-    if not isinstance(target, int | float) or isinstance(target, bool) or not math.isfinite(
-            target):
-        v.add("target", EITHER)
-    elif yv is not None and v.valid:
-        lo, hi = float(np.minimum(yv * Cf, 0).sum()), float(np.maximum(yv * Cf, 0).sum())
-        if not lo - 1e-9 * Cf * n <= target <= hi + 1e-9 * Cf * n:
-            v.add("target", VALUE)  # unattainable
-    if not v.valid and present("project_A-unvalidated"):
-        record("project_A", "known-bug")
-        return
-    p, _ = call("project_A", v, lambda: project_A(z, y, C, target=target))
-    if p is None:
-        return
-    yv = np.asarray(y, dtype=float)
-    p = np.asarray(p)
-    n = fz.size  # a "bad" z and a "bad" y of the same other size make a valid pair
-    assert p.shape == (n,) and np.all(np.isfinite(p))
-    tol = FEAS * Cf * math.sqrt(n)
-    assert float(-p.min()) <= tol and float(p.max() - Cf) <= tol, "project_A left the box"
-    assert abs(float(yv @ p) - target) <= tol * max(1.0, float(np.abs(fz).max()) / Cf) * 10, (
-        f"project_A misses y'a = target: {float(yv @ p)} vs {target}")
-    if target == 0.0:  # nearest point: no farther than dank_ref's projection (own code)
-        q, _ = refcert.project_box_hyperplane(fz, yv, Cf)
-        dz = float(np.linalg.norm(p - fz))
-        dq = float(np.linalg.norm(q - fz))
-        assert dz <= dq + 1e-9 * (dq + Cf * n), (dz, dq)
-
-
-# --------------------------------------------------------------------------- compute_kernel
-@fuzz(80)
-@given(data=st.data())
-def test_fuzz_compute_kernel(data):
-    """compute_kernel(X, Z, kernel, sigma, gamma, degree, coef0)."""
-    bad = data.draw(bad_params("X", "Z", "kernel"))
-    X = data.draw(features(good="X" not in bad), label="X")
-    kw = data.draw(kernel_specs(good="kernel" not in bad, precomputed=True), label="kernel")
-    use_Z = data.draw(st.booleans()) or "Z" in bad
-    Z = None
-    if use_Z:
-        Z = data.draw(features(good="Z" not in bad), label="Z")
-    v = features_rule(X)
-    if Z is not None:
-        vz = features_rule(Z, "Z")
-        if vz.valid and v.valid and kw.get("kernel") != "precomputed" and (
-                np.shape(np.asarray(Z))[1] != np.shape(np.asarray(X))[1]):
-            vz.add("Z", VALUE)
-        vz.violations += [("alpha_check", t) for _, t in vz.violations]
-        vz.maybe += [("alpha_check", t) for _, t in vz.maybe]
-        v.merge(vz)
-    v.merge(kernel_spec_rule(kw, precomputed_ok=True))
-    if v.valid and kw.get("kernel") == "poly":  # a high degree may overflow: named kernel error
-        v.unsure("kernel")
-    if v.valid and kw.get("kernel") == "precomputed":
-        # the identity on X (resp. Z): nothing to compute, any real 2-D array passes through
-        pass
-    K, _ = call("compute_kernel", v, lambda: compute_kernel(X, Z, **kw))
-    if K is None:
-        return
-    X = np.asarray(X)
-    m = X.shape[0] if Z is None else np.asarray(Z).shape[0]
-    if kw.get("kernel") == "precomputed":
-        return
-    assert K.shape == (X.shape[0], m) and K.dtype == np.float64
-    assert np.all(np.isfinite(K))
-    if Z is None:
-        vK, _ = kernel_rule(K)
-        assert vK.valid or vK.ambiguous, f"compute_kernel returned an invalid kernel: {vK}"
-

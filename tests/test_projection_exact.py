@@ -1,21 +1,21 @@
-"""Projections: contracts that mutation testing found unchecked (benchmarks/MUTATION.md).
-
-The reference projection here is independent of :mod:`dank_fast.projection`: the root ``lam``
-of ``phi(lam) = y' clip(z - lam y, 0, C) - target`` (non-increasing) is found by plain
-bisection to the last bit, and ``P(z) = clip(z - lam y, 0, C)`` (SPEC, "Projection onto A").
+"""The projections are exact: compared with references computed here independently of
+:mod:`dank_fast.projection` (plain bisection to the last bit, or rational arithmetic), far
+outside the box, with ties, and for the residual repair ``_restore_equality`` and the warm
+start's ``repair_start`` (SPEC, "Projection onto A").
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 import warnings
 from fractions import Fraction
 
 import numpy as np
 import pytest
 
-from dank_fast import project_A, project_box, project_paper, project_sum_box
-from dank_fast.projection import repair_start
+from dank_fast import project_A
+from dank_fast.projection import _restore_equality, repair_start
 
 
 def bisect_projection(z, y, C, target=0.0):
@@ -53,9 +53,6 @@ def svc_like_start(rng, n, C, support):
     z = np.minimum(z, C)
     z[support] += rng.normal(scale=1e-4 * C, size=support.size)
     return z, y
-
-
-# ------------------------------------------------------------------ repair_start
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -116,9 +113,6 @@ def test_repair_start_clips_before_projecting():
     assert np.all(repair_start(np.zeros(5), y, C) == 0.0)
 
 
-# ------------------------------------------------------------------ project_A with a target
-
-
 def _targets(y, C):
     npos, nneg = int(np.sum(y > 0)), int(np.sum(y < 0))
     return [0.0, 0.3 * C, -0.7 * C, C * npos, -C * nneg, 0.5 * C * (npos - nneg)]
@@ -142,56 +136,6 @@ def test_project_A_onto_a_shifted_hyperplane(seed):
         assert abs(y @ p - target) <= 1e-12 * C * n
         np.testing.assert_allclose(p, bisect_projection(z, y, C, target), rtol=0,
                                    atol=1e-11 * max(C, float(np.abs(z).max())))
-
-
-@pytest.mark.filterwarnings("error")  # no division by zero at the extreme targets
-@pytest.mark.parametrize("label", [1.0, -1.0])
-def test_project_A_single_feasible_point(label):
-    """One class (or an extreme target): the feasible set is a single vertex."""
-    z = np.array([0.3, -2.0, 5.0, 0.7])
-    y = np.full(4, label)
-    np.testing.assert_array_equal(project_A(z, y, 1.0), np.zeros(4))
-    # all labels alike and target = y'C1: every coordinate at C
-    np.testing.assert_allclose(project_A(z, y, 1.0, target=4.0 * label), np.ones(4), atol=1e-15)
-    # mixed labels, target = C * n_plus: plus at C, minus at 0
-    ym = np.array([1.0, -1.0, 1.0, -1.0])
-    np.testing.assert_allclose(project_A(z, ym, 1.0, target=2.0), [1.0, 0.0, 1.0, 0.0],
-                               atol=1e-15)
-    np.testing.assert_allclose(project_A(z, ym, 1.0, target=-2.0), [0.0, 1.0, 0.0, 1.0],
-                               atol=1e-15)
-
-
-# ------------------------------------------------------------------ dtypes
-
-
-@pytest.mark.parametrize("dtype", [np.int64, np.float32, np.longdouble])
-def test_projections_compute_in_float64(dtype):
-    """Every projection returns float64 (the solvers' feasibility tolerance is 1e-9 C sqrt(n),
-    which float32 arithmetic cannot meet), whatever the real dtype of its input."""
-    z = np.array([3, -1, 2, 7, 0, 1], dtype=dtype)
-    y = np.array([1, -1, 1, -1, -1, 1], dtype=dtype)
-    C = 2.5
-    p = project_A(z, y, C)
-    assert p.dtype == np.float64
-    np.testing.assert_allclose(p, bisect_projection(z.astype(float), y.astype(float), C),
-                               rtol=0, atol=1e-13)
-    ah, ac = project_sum_box(z, C)
-    assert ah.dtype == ac.dtype == np.float64
-    assert abs(ah.sum() - ac.sum()) <= 1e-13
-    assert project_box(z, C).dtype == np.float64
-    assert project_paper(z, y, C).dtype == np.float64
-    assert repair_start(z, y, C).dtype == np.float64
-
-
-def test_project_A_float32_input_meets_the_hyperplane_in_double_precision():
-    rng = np.random.default_rng(0)
-    z = rng.normal(size=200).astype(np.float32)
-    y = np.where(rng.random(200) < 0.5, -1.0, 1.0).astype(np.float32)
-    p = project_A(z, y, 0.37)
-    assert abs(float(y.astype(np.float64) @ p)) <= 1e-13
-
-
-# ------------------------------------------------------------------ far outside the box
 
 
 def exact_projection(z, y, C, target=0.0):
@@ -261,8 +205,6 @@ def test_restore_equality_reaches_the_hyperplane_from_any_box_point(seed):
     returns a point of the box with ``e'p = target`` up to ``O(u C n)``, its documented
     guarantee in every case, and it only moves coordinates in the direction that reduces the
     residual."""
-    from dank_fast.projection import _restore_equality
-
     rng = np.random.default_rng(seed)
     for _ in range(40):
         n = int(rng.integers(2, 12))
@@ -303,3 +245,141 @@ def test_project_A_is_exact_for_tied_coordinates_far_outside_the_box():
     q = np.array([float(v) for v in exact_projection(z, y, C)])
     np.testing.assert_allclose(q, [1 / 3, 1 / 3, 1 / 3, 1.0], rtol=1e-15)
     np.testing.assert_allclose(p / C, q / C, rtol=0, atol=1e-9)
+
+
+def _exact_projection(z, y, C, target=0.0):
+    """The nearest point of ``{y'a = target, 0 <= a <= C}`` in rational arithmetic (the root
+    of ``phi(lam) = y' clip(z - lam y, 0, C) - target`` on its linear piece)."""
+    zf = [Fraction(float(v)) for v in z]
+    Cf, tf, ys = Fraction(float(C)), Fraction(float(target)), [int(v) for v in y]
+
+    def p_of(lam):
+        return [min(max(zi - lam * yi, Fraction(0)), Cf) for zi, yi in zip(zf, ys, strict=True)]
+
+    def phi(lam):
+        return sum(yi * pi for yi, pi in zip(ys, p_of(lam), strict=True)) - tf
+
+    br = sorted({zi * yi for zi, yi in zip(zf, ys, strict=True)}
+                | {(zi - Cf) * yi for zi, yi in zip(zf, ys, strict=True)})
+    if phi(br[0]) <= 0:
+        return p_of(br[0])
+    if phi(br[-1]) >= 0:
+        return p_of(br[-1])
+    for a, b in zip(br[:-1], br[1:], strict=True):
+        fa, fb = phi(a), phi(b)
+        if fa > 0 >= fb:
+            return p_of(a + (b - a) * fa / (fa - fb))
+    raise AssertionError("no sign change")
+
+
+# regression: tied coordinates far from the box were moved one by one, off by up to C
+@pytest.mark.parametrize("seed", range(3))
+def test_project_A_is_exact_with_ties_at_every_scale(seed):
+    """Coordinates drawn from a few values (ties within and across classes), up to 1e20 C
+    from the box: every coordinate within 1e-12 C of the exact projection (the tied ones used
+    to be moved one after another, off by up to C)."""
+    rng = np.random.default_rng(seed)
+    for _ in range(40):
+        n = int(rng.integers(2, 9))
+        y = rng.choice([-1.0, 1.0], size=n)
+        C = float(10.0 ** rng.choice([-95, -3, 0, 4]))
+        vals = C * 10.0 ** rng.uniform(-1, 20, size=3) * rng.choice([-1.0, 1.0], size=3)
+        z = rng.choice(vals, size=n)
+        lo, hi = -C * np.sum(y < 0), C * np.sum(y > 0)
+        target = float(rng.choice([0.0, lo, hi, rng.uniform(lo, hi)]))
+        if target == 0.0 and (lo == 0.0 or hi == 0.0):
+            target = 0.0
+        p = project_A(z, y, C, target=target)
+        q = np.array([float(v) for v in _exact_projection(z, y, C, target)])
+        assert p.min() >= 0.0 and p.max() <= C
+        np.testing.assert_allclose(p / C, q / C, rtol=0, atol=1e-12,
+                                   err_msg=f"z={z!r}, y={y!r}, C={C!r}, target={target!r}")
+
+
+def _exact_clip_root(z, e, C, target):
+    """``lam*`` with ``e' clip(z - lam* e, 0, C) = target`` and that point, in exact arithmetic."""
+    zf = [Fraction(float(v)) for v in z]
+    es = [int(v) for v in e]
+    Cf, tf = Fraction(float(C)), Fraction(float(target))
+
+    def p_of(lam):
+        return [min(max(zi - lam * ei, Fraction(0)), Cf) for zi, ei in zip(zf, es, strict=True)]
+
+    def phi(lam):  # non-increasing, piecewise linear
+        return sum(ei * pi for ei, pi in zip(es, p_of(lam), strict=True)) - tf
+
+    br = sorted({zi * ei for zi, ei in zip(zf, es, strict=True)}
+                | {(zi - Cf) * ei for zi, ei in zip(zf, es, strict=True)})
+    for a, b in zip(br, br[1:], strict=False):
+        fa, fb = phi(a), phi(b)
+        if fa >= 0 >= fb and fa != fb:
+            lam = a + (b - a) * fa / (fa - fb)
+            return lam, p_of(lam)
+    raise AssertionError("target not attainable")  # pragma: no cover
+
+
+def _separated_case(rng):
+    """Coordinates whose moving ranges in ``lam`` are disjoint and more than ``C`` apart.
+
+    ``p_i(lam) = clip(z_i - lam e_i, 0, C)`` moves for ``lam`` in ``[w_i - C, w_i]`` (``e_i = +1``)
+    or ``[w_i, w_i + C]`` (``e_i = -1``), ``w = e z``; the ranges are laid out left to right with
+    gaps drawn in ``(0.1 C, 2 C)``, so that the thresholds are 1.1 C to 3 C apart: the regime in
+    which _restore_equality is documented to be the exact projection.
+    """
+    n = int(rng.integers(3, 9))
+    e = rng.choice([-1.0, 1.0], size=n)
+    C = float(2.0 ** int(rng.integers(-20, 20)))
+    left = 0.0
+    w = np.empty(n)
+    for i in range(n):
+        left += C * float(rng.uniform(0.1, 2.0))
+        w[i] = left + C if e[i] > 0 else left  # the range is [left, left + C]
+        left += C
+    perm = rng.permutation(n)
+    e, w = e[perm], w[perm]
+    z = e * w
+    lo, hi = -C * np.sum(e < 0), C * np.sum(e > 0)
+    target = float(rng.uniform(lo, hi)) if rng.random() < 0.5 else 0.0
+    return z, e, C, target
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_restore_equality_is_the_exact_projection_for_separated_thresholds(seed):
+    """From ``p = clip(z - lam e, 0, C)`` at a wrong ``lam`` (either side of the root) the repair
+    returns ``clip(z - lam* e, 0, C)``, the exact projection: each coordinate absorbs the
+    residual in the order of its threshold (plus-coordinates leave C at ``w - C``,
+    minus-coordinates leave 0 at ``w``), each up to its room."""
+    rng = np.random.default_rng(seed)
+    checked = 0
+    for _ in range(60):
+        z, e, C, target = _separated_case(rng)
+        lam_star, p_star = _exact_clip_root(z, e, C, target)
+        want = np.array([float(v) for v in p_star])
+        for shift in (-1, 1):
+            lam = float(lam_star) + shift * C * float(rng.uniform(0.5, 3 * z.size))
+            p = np.clip(z - lam * e, 0.0, C)
+            if abs(float(e @ p) - target) <= 1e-9 * C:
+                continue  # the wrong lam happens to be a root too
+            out = _restore_equality(p.copy(), z, e, C, target)
+            np.testing.assert_allclose(out / C, want / C, rtol=0, atol=1e-12,
+                                       err_msg=f"z={z!r} e={e!r} C={C!r} target={target!r} "
+                                               f"lam={lam!r}")
+            checked += 1
+    assert checked >= 80
+
+
+def test_restore_equality_leaves_a_rounding_level_residual_alone():
+    """``|e'p - target| <= 1e-12 C sqrt(n)`` (the normal case): ``p`` is returned as it is (the
+    same array, unchanged), even though the repair would move it; just above, it is repaired."""
+    n, C = 100, 1.0
+    e = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+    p = np.full(n, 0.5)
+    z = p.copy()
+    p[0] += 0.5e-12 * C * math.sqrt(n)  # residual 5e-12: 5 sqrt(n) times 1e-12 C / sqrt(n)
+    out = _restore_equality(p, z, e, C)
+    assert out is p
+    p2 = p.copy()
+    p2[0] += 1e-12 * C * math.sqrt(n)  # residual 1.5e-11 > 1e-11
+    out2 = _restore_equality(p2, z, e, C)
+    assert out2 is not p2
+    assert abs(float(e @ out2)) <= 1e-15

@@ -12,7 +12,7 @@ def test_no_local_constants_during_a_search():
     installed in editable mode, none from site-packages); the claims' search switches that off,
     so one seed gives one search everywhere (it gave PG ratios 4.6 and 8.9 before)."""
     providers = pytest.importorskip("hypothesis.internal.conjecture.providers")
-    from verification.claims.guided import _no_local_constants
+    from verification.study.claims.guided import _no_local_constants
 
     with _no_local_constants():
         c = providers._get_local_constants()

@@ -10,8 +10,8 @@ import zipfile
 import numpy as np
 import pytest
 
-from verification.claims import load_counterexample, reproduce, reproduce_report
-from verification.claims._common import save_counterexample
+from verification.study.claims import load_counterexample, reproduce, reproduce_report
+from verification.study.claims._common import save_counterexample
 from verification.cli import main
 
 PG_ARR = dict(K=np.full((2, 2), 10.0), y=np.array([-1.0, 1.0]), a1=np.zeros(2),

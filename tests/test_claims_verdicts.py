@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from verification.claims._common import (
+from verification.study.claims._common import (
     STATUSES,
     Tracker,
     Verdict,
@@ -17,8 +17,8 @@ from verification.claims._common import (
     fmt_ratio,
     project_A,
 )
-from verification.claims.bounds import EVALUATORS, check_bound
-from verification.claims.guided import guided_search, reduce_points
+from verification.study.claims.bounds import EVALUATORS, check_bound
+from verification.study.claims.guided import guided_search, reduce_points
 
 
 def _no_inf(obj):
@@ -192,7 +192,7 @@ def test_l1_degenerate_by_hand():
 def test_check_bound_splits_l1_degenerate_from_substantive(tmp_path):
     """tau above the threshold makes the bound negative: a degenerate finding, no ratio."""
     X = np.random.default_rng(0).uniform(0, 1, (6, 2))
-    from verification.claims._common import gaussian_kernel
+    from verification.study.claims._common import gaussian_kernel
 
     inst = dict(K=gaussian_kernel(X, 0.5), y=np.array([1.0, -1, 1, -1, 1, -1]), C=1.0,
                 eta=1.0, tau=100.0, kernel="gaussian", sigma=0.5, kernel_scale=1.0)
@@ -229,7 +229,7 @@ def test_guided_search_true_bound_finds_nothing():
 def test_reduce_points_keeps_the_violation():
     rng = np.random.default_rng(1)
     n = 8
-    from verification.claims._common import gaussian_kernel
+    from verification.study.claims._common import gaussian_kernel
 
     X = rng.uniform(0, 1, (n, 2))
     y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
@@ -266,8 +266,8 @@ def test_t4_threshold_below_gradient_floor_for_any_feasible_point():
     """The vacuity argument, checked without solving: for any abar in the box and any PSD
     Fbar = 11' + D Kbar D / (4 eta), (grad Hbar)_i >= 1 - B2 C ||Kbar_i||_1 > threshold_i,
     with B2 >= every entry of Fbar (and of an arbitrary F*)."""
-    from verification.claims._common import gaussian_kernel
-    from verification.claims.decomposition import block_kernel
+    from verification.study.claims._common import gaussian_kernel
+    from verification.study.claims.decomposition import block_kernel
 
     rng = np.random.default_rng(7)
     for _ in range(300):
@@ -294,8 +294,39 @@ def test_t4_threshold_below_gradient_floor_for_any_feasible_point():
         assert np.all(g - thr >= 1.0 - tol)
 
 
+def test_screening_quantities_on_a_solved_pair():
+    """Theorems theorappf / theorsv's quantities at a solved pair (P3 on K and on Kbar):
+    Q(pi) is the off-block mass of |K|, the gradient is 1 - y (Fbar o Kbar)(abar y) with
+    Fbar = 11' + Gamma_Kbar(abar), every threshold is negative and no screened point is a
+    support vector of the full problem."""
+    from verification.study.claims.decomposition import (
+        Q_of,
+        _eval_T3,
+        decomposition_instance,
+        screening,
+        solve_pair,
+    )
+
+    inst = decomposition_instance(np.random.default_rng(4), n=14)
+    labels = (inst["X"][:, 0] > np.median(inst["X"][:, 0])).astype(int)
+    Kb, full, blk = solve_pair(inst, labels)
+    K, y, eta = inst["K"], inst["y"], inst["eta"]
+    same = labels[:, None] == labels[None, :]
+    assert Q_of(K, labels) == pytest.approx(np.abs(K)[~same].sum())
+    assert np.array_equal(Kb, K * same)
+    lhs, rhs, info = _eval_T3(inst, labels, Kb, full, blk, 1.0)
+    assert 0 < info["B1"] <= 1.0 <= info["B2"] and info["Q"] == Q_of(K, labels)
+    assert info["H_star_lower"] <= info["H_star_upper"] and lhs >= 0 and rhs >= 0
+    sc = screening(inst, labels, Kb, full, blk)
+    ab = blk[0]
+    Fb = 1.0 + np.outer(ab * y, ab * y) * Kb / (4 * eta)
+    assert np.allclose(sc["gbar"], 1.0 - y * ((Fb * Kb) @ (ab * y)))
+    assert np.all(sc["thr"] < 0) and not sc["bad"].any()
+    assert np.all(sc["excess"] >= sc["excess_bound"] - 1e-9)
+
+
 def test_t4_check_reports_vacuous_with_margin():
-    from verification.claims.decomposition import check_decomposition, decomposition_instance
+    from verification.study.claims.decomposition import check_decomposition, decomposition_instance
 
     rng = np.random.default_rng(11)
     insts = [dict(decomposition_instance(rng, n=10), v=2) for _ in range(2)]

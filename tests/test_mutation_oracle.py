@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 import pytest
 
-from verification.claims._common import project_A, project_svr
+from verification.study.claims._common import project_A, project_svr
 from verification.formats import kernel_from_X
 from verification.oracle import CHECKS, certify, format_report
 

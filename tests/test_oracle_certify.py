@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pytest
 
-from verification.claims._common import F_of, gaussian_kernel
+from verification.study.claims._common import F_of, gaussian_kernel
 from verification.cli import main
 from verification.formats import save_instance, save_solution
 

@@ -11,9 +11,9 @@ import os
 
 import pytest
 
-from verification.experiments import readings
-from verification.experiments.cli import main
-from verification.experiments.data import DataDirError, resolve_data_dir
+from verification.study.experiments import readings
+from verification.study.experiments.cli import main
+from verification.study.experiments.data import DataDirError, resolve_data_dir
 from verification.schemas import validate
 
 

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from dank_fast._result import STATUSES as SOLVER_STATUSES
-from verification.claims._common import RESULTS_VERSION, STATUSES
-from verification.experiments.protocol import _CELLS
-from verification.experiments.readings import CELLS as READING_CELLS
+from verification.study.claims._common import RESULTS_VERSION, STATUSES
+from verification.study.experiments.protocol import _CELLS
+from verification.study.experiments.readings import CELLS as READING_CELLS
 from verification.schemas import SCHEMA_DIR, SCHEMAS, SchemaError, load_schema, validate
 
 ROOT = Path(__file__).resolve().parents[1] / "reproduction"

@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
-from verification.claims import reproduce
-from verification.claims._common import gaussian_kernel, grad_svr, h_svr, structured_instances
-from verification.claims.bounds import check_bound
-from verification.claims.decomposition import check_decomposition, decomposition_instance
-from verification.claims.nesterov import check_NR, check_SD
+from verification.study.claims import reproduce
+from verification.study.claims._common import gaussian_kernel, grad_svr, h_svr, structured_instances
+from verification.study.claims.bounds import check_bound
+from verification.study.claims.decomposition import check_decomposition, decomposition_instance
+from verification.study.claims.nesterov import check_NR, check_SD
 
 
 def _gauss_instance(seed=0, n=10, tau=0.01, eta=5.0, C=1.0):

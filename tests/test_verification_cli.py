@@ -5,14 +5,14 @@ import os
 
 import pytest
 
-from verification.claims._common import STATUSES
+from verification.study.claims._common import STATUSES
 from verification.cli import main
 from verification.schemas import validate
 
 
 def test_runner_small(tmp_path):
     """Cheap default-run smoke: two claim groups, report + results written."""
-    from verification.runner import run_all
+    from verification.study.runner import run_all
 
     res = run_all(out=str(tmp_path), seed=1, budget=1, groups=("L1", "HW"), make_figures=False,
                   crosscheck=False)
@@ -280,7 +280,7 @@ def test_main_reports_other_subcommand_crashes_in_one_line(capsys, monkeypatch):
 
 
 def test_reproduce_truncated_counterexample(capsys, tmp_path):
-    from verification.claims._common import save_counterexample
+    from verification.study.claims._common import save_counterexample
 
     p = save_counterexample(str(tmp_path), "L1", {"K": np.eye(3), "a": np.ones(3)}, {"n": 3})
     data = open(p, "rb").read()

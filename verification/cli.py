@@ -38,7 +38,7 @@ def _run(argv):
         p.error("--budget must be >= 1")
     budget = a.budget or (6 if a.full else 1)
     # start-up: each subcommand imports only what it runs (fast --help and errors)
-    from .runner import run_all
+    from .study.runner import run_all
 
     res = run_all(out=a.out, seed=a.seed, budget=budget, make_figures=not a.no_figures)
     for v in res["verdicts"]:
@@ -200,7 +200,7 @@ def _reproduce(argv):
     p.add_argument("file", help="counterexample_<claim>.npz")
     a = p.parse_args(argv)
     # start-up: each subcommand imports only what it runs (fast --help and errors)
-    from .claims import reproduce_report
+    from .study.claims import reproduce_report
 
     try:
         r = reproduce_report(a.file)

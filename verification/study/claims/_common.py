@@ -49,7 +49,7 @@ class Verdict:
     Attributes
     ----------
     claim : str
-        Claim id (``"L1"``, ``"PG"``, ..., see :mod:`verification.claims.paper`).
+        Claim id (``"L1"``, ``"PG"``, ..., see :mod:`verification.study.claims.paper`).
     status : str
         One of :data:`STATUSES`.
     worst_ratio : float or None

@@ -1,6 +1,6 @@
 """The paper's synthetic regression cases (section Regression, "Synthetic Data").
 
-Run ``python -m dank_fast.synthetic`` to print the paper's relative error
+Run ``python -m verification.study.synthetic`` to print the paper's relative error
 (``sum (g(x_i) - y_i)^2 / sum (y_i - mean y)^2``, which the paper calls RMSE) of SVR-CV and
 DANK on
 
@@ -45,10 +45,10 @@ from sklearn.preprocessing import MinMaxScaler
 from sklearn.svm import SVR
 from threadpoolctl import threadpool_limits
 
-from ._accelerated import ConvergenceWarning
-from ._validation import check_finite_array, check_integer, check_positive
-from .kernels import sigma_to_gamma
-from .regressor import DANKRegressor, relative_error
+from dank_fast import ConvergenceWarning, DANKRegressor
+from dank_fast._validation import check_finite_array, check_integer, check_positive
+from dank_fast.kernels import sigma_to_gamma
+from dank_fast.regressor import relative_error
 
 __all__ = ["step_function", "cherkassky", "make_step", "make_cherkassky", "run_case", "main"]
 

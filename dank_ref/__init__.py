@@ -47,18 +47,42 @@ concave/affine in a PSD ``P``).  The hand-derived SDP (Schur complement of the d
 is exactly what a DSP reformulation would produce anyway, with one LMI instead of n.
 """
 
+import importlib
+
 from ._result import InaccurateSolutionWarning, RefResult, SolverError
-from .decomposed import solve_decomposed
-from .svm import (
-    DEFAULT_SOLVER,
-    DEFAULT_TAU,
-    MEMORY_LIMIT_BYTES,
-    STRATEGIES,
-    TIME_LIMIT,
-    estimate_memory_bytes,
-    solve_svm,
-)
-from .svr import solve_svr
+
+# The solvers import cvxpy (about 4 s of start-up time); the oracle's building blocks
+# (validation, projection, kernels, certificate) need only numpy and scipy.  The solver names
+# are therefore loaded on first use (PEP 562), so that ``import dank_ref.certificate`` stays
+# light.
+_LAZY = {
+    "solve_svm": "svm",
+    "solve_svr": "svr",
+    "solve_decomposed": "decomposed",
+    "estimate_memory_bytes": "svm",
+    "DEFAULT_SOLVER": "svm",
+    "MEMORY_LIMIT_BYTES": "svm",
+    "DEFAULT_TAU": "svm",
+    "TIME_LIMIT": "svm",
+    "STRATEGIES": "svm",
+}
+_SUBMODULES = frozenset({"certificate", "decomposed", "hessian", "kernels", "polish",
+                         "projection", "staged", "svm", "svr", "validation"})
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    if name in _SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY) | _SUBMODULES)
+
 
 __all__ = [
     "solve_svm",

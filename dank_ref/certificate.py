@@ -71,7 +71,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import (
+from .projection import _project, project_box_hyperplane
+from .validation import (
     check_alpha,
     check_binary_labels,
     check_bool,
@@ -245,8 +246,8 @@ def _checked(K, y, a, eta, tau, *, labels_kind: str = "svm"):
     else:
         y = check_targets(y, n)
     a = check_alpha(a, n)
-    eta = check_positive("eta", eta)
-    tau = check_nonnegative("tau", tau)
+    eta = check_positive(eta, "eta")
+    tau = check_nonnegative(tau, "tau")
     return K, y, a, eta, tau
 
 
@@ -257,8 +258,8 @@ def inner_F(K, d, *, eta: float, tau: float) -> np.ndarray:
     """
     K = check_kernel(K)
     d = check_alpha(d, K.shape[0], "d")
-    eta = check_positive("eta", eta)
-    tau = check_nonnegative("tau", tau)
+    eta = check_positive(eta, "eta")
+    tau = check_nonnegative(tau, "tau")
     return _inner(K, d, eta, tau)[0]
 
 
@@ -279,82 +280,8 @@ def grad_h_svm(K, y, a, *, eta: float, tau: float) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------------
-# projection and exact bias
+# exact bias
 # ---------------------------------------------------------------------------------------------
-def _piecewise_root(phi, breaks: np.ndarray) -> float:
-    """Root of the continuous, non-increasing, piecewise-linear ``phi`` with kinks ``breaks``.
-
-    Binary search over the sorted breakpoints, then exact linear interpolation on the piece:
-    the accuracy is relative to the breakpoints themselves (no absolute bisection tolerance).
-    """
-    bs = np.unique(breaks)
-    p_lo, p_hi = phi(bs[0]), phi(bs[-1])
-    if p_lo <= 0.0:  # root at or left of every kink: phi is constant there
-        return float(bs[0])
-    if p_hi >= 0.0:
-        return float(bs[-1])
-    lo, hi = 0, bs.size - 1  # phi(bs[lo]) > 0 > phi(bs[hi])
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        pm = phi(bs[mid])
-        if pm == 0.0:
-            return float(bs[mid])
-        if pm > 0.0:
-            lo, p_lo = mid, pm
-        else:
-            hi, p_hi = mid, pm
-    a, b = float(bs[lo]), float(bs[hi])
-    return a + (b - a) * (p_lo / (p_lo - p_hi))
-
-
-def _project(z: np.ndarray, u: np.ndarray, C: float, n_bisect: int = 200):
-    """Exact projection onto ``{0 <= x <= C, u'x = 0}``; ``(x, lam)`` with
-    ``x = clip(z - lam u, 0, C)``.  A feasible ``z`` is returned unchanged."""
-    if np.all(z >= 0.0) and np.all(z <= C) and float(u @ z) == 0.0:
-        return z.copy(), 0.0  # already feasible: never move it
-
-    def phi(lam):
-        return float(u @ np.clip(z - lam * u, 0.0, C))
-
-    lam = _piecewise_root(phi, np.concatenate([u * z, u * (z - C)]))
-    return np.clip(z - lam * u, 0.0, C), lam
-
-
-def _project_sum_zero(b: np.ndarray, C: float) -> np.ndarray:
-    """Euclidean projection of ``b`` onto ``{-C <= b <= C, 1'b = 0}`` (P2's ``b = ah - ac``).
-
-    Splitting the result as ``ah = max(b, 0)``, ``ac = max(-b, 0)`` gives a pair with
-    ``min(ah_i, ac_i) = 0`` (projecting ``[ah; ac]`` instead could create common parts).
-    """
-    if np.all(np.abs(b) <= C) and float(np.sum(b)) == 0.0:
-        return b.copy()
-
-    def phi(lam):
-        return float(np.sum(np.clip(b - lam, -C, C)))
-
-    lam = _piecewise_root(phi, np.concatenate([b - C, b + C]))
-    return np.clip(b - lam, -C, C)
-
-
-def project_box_hyperplane(z, u, C: float, *, n_bisect: int = 200):
-    """Euclidean projection of ``z`` onto ``{x : 0 <= x <= C, u'x = 0}`` for ``u in {-1,+1}^m``.
-
-    ``x(lam) = clip(z - lam u, 0, C)``; ``phi(lam) = u'x(lam)`` is non-increasing and piecewise
-    linear with kinks at ``u_i z_i`` and ``u_i (z_i - C)``: its root is found by a binary search
-    over the sorted kinks and exact interpolation on the last piece, so the accuracy is relative
-    to the data (a bisection with an absolute tolerance loses everything when ``z << C``).  A
-    ``z`` that is already exactly feasible is returned unchanged.  Returns ``(x, lam)``.
-    """
-    z = np.asarray(z, dtype=np.float64)
-    u = np.asarray(u, dtype=np.float64)
-    if z.ndim != 1 or u.shape != z.shape:
-        raise ValueError(f"z and u must be 1-D of the same length, got {z.shape} and {u.shape}")
-    if not (np.all(np.isfinite(z)) and np.all(np.abs(u) == 1.0)):
-        raise ValueError("z must be finite and u must have entries in {-1, +1}")
-    C = check_positive("C", C)
-    return _project(z, u, C, n_bisect)
-
-
 def best_bias(c, s, w=None):
     """Exact minimiser of ``f(b) = sum_k w_k max(0, s_k (b - c_k))``, ``s_k in {-1,+1}``.
 
@@ -485,10 +412,10 @@ def svm_certificate(K, y, alpha, *, C, eta, tau, project: bool = False,
         n = K.shape[0]
         y = check_binary_labels(y, n)
         alpha = check_alpha(alpha, n)
-        C = check_positive("C", C)
-        eta = check_positive("eta", eta)
-        tau = check_nonnegative("tau", tau)
-        project = check_bool("project", project)
+        C = check_positive(C, "C")
+        eta = check_positive(eta, "eta")
+        tau = check_nonnegative(tau, "tau")
+        project = check_bool(project, "project")
         check_range(C, eta, kernel_scale(K), n)
     K, y = np.asarray(K, float), np.asarray(y, float)
     alpha = np.asarray(alpha, float)
@@ -528,11 +455,11 @@ def svr_certificate(K, y, alpha_hat, alpha_check, *, C, epsilon, eta, tau, proje
         y = check_targets(y, n)
         alpha_hat = check_alpha(alpha_hat, n, "alpha_hat")
         alpha_check = check_alpha(alpha_check, n, "alpha_check")
-        C = check_positive("C", C)
-        epsilon = check_nonnegative("epsilon", epsilon)
-        eta = check_positive("eta", eta)
-        tau = check_nonnegative("tau", tau)
-        project = check_bool("project", project)
+        C = check_positive(C, "C")
+        epsilon = check_nonnegative(epsilon, "epsilon")
+        eta = check_positive(eta, "eta")
+        tau = check_nonnegative(tau, "tau")
+        project = check_bool(project, "project")
         check_range(C, eta, kernel_scale(K), n)
     K, y = np.asarray(K, float), np.asarray(y, float)
     n = K.shape[0]
@@ -587,9 +514,9 @@ def decomposed_certificate(K, y, alpha, *, C, eta, labels=None, project: bool = 
         n = K.shape[0]
         y = check_binary_labels(y, n, require_both=False)
         alpha = check_alpha(alpha, n)
-        C = check_positive("C", C)
-        eta = check_positive("eta", eta)
-        project = check_bool("project", project)
+        C = check_positive(C, "C")
+        eta = check_positive(eta, "eta")
+        project = check_bool(project, "project")
         if labels is not None:
             labels = check_partition(labels, n)
     K, y, alpha = np.asarray(K, float), np.asarray(y, float), np.asarray(alpha, float)

@@ -28,14 +28,6 @@ import numpy as np
 from . import certificate as cert
 from ._result import SolverError
 from ._threads import single_blas_threaded
-from ._validation import (
-    check_binary_labels,
-    check_kernel,
-    check_partition,
-    check_positive,
-    check_range,
-    kernel_scale,
-)
 from .polish import polish_svm
 from .staged import LOOSE_EPS, finish, time_left
 from .svm import (
@@ -53,6 +45,14 @@ from .svm import (
     ray_candidate,
     run_conic,
     sdp_stages,
+)
+from .validation import (
+    check_binary_labels,
+    check_kernel,
+    check_partition,
+    check_positive,
+    check_range,
+    kernel_scale,
 )
 
 __all__ = ["solve_decomposed"]
@@ -87,8 +87,8 @@ def solve_decomposed(K, y, labels, *, C, eta, solver: str = DEFAULT_SOLVER, meth
     n = K.shape[0]
     y = check_binary_labels(y, n, require_both=False)
     labels = check_partition(labels, n)
-    C = check_positive("C", C)
-    eta = check_positive("eta", eta)
+    C = check_positive(C, "C")
+    eta = check_positive(eta, "eta")
     if not isinstance(method, str) or method not in ("joint", "blocks"):
         raise ValueError(f"method must be 'joint' or 'blocks', got {method!r}")
     opt = check_options(solver=solver, eps=eps, polish=polish, verbose=verbose,

@@ -29,7 +29,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ._validation import (
+from .certificate import _inner
+from .hessian import DenseHessian, HessianOp, hessian_d
+from .projection import _project
+from .validation import (
     check_alpha,
     check_binary_labels,
     check_bool,
@@ -39,8 +42,6 @@ from ._validation import (
     check_positive,
     check_targets,
 )
-from .certificate import _inner, _project
-from .hessian import DenseHessian, HessianOp, hessian_d
 
 __all__ = ["newton_polish", "hessian_d", "polish_svm", "polish_svr"]
 
@@ -261,11 +262,11 @@ def polish_svm(K, y, a0, *, C, eta, tau, equality: bool = True, max_iter: int = 
         K = check_kernel(K)
         y = check_binary_labels(y, K.shape[0], require_both=equality)
         a0 = check_alpha(a0, K.shape[0], "a0")
-        C = check_positive("C", C)
-        eta = check_positive("eta", eta)
-        tau = check_nonnegative("tau", tau)
-        check_bool("equality", equality)
-        max_iter = check_iterations("max_iter", max_iter, allow_none=False)
+        C = check_positive(C, "C")
+        eta = check_positive(eta, "eta")
+        tau = check_nonnegative(tau, "tau")
+        check_bool(equality, "equality")
+        max_iter = check_iterations(max_iter, "max_iter", allow_none=False)
         if not callable(score):
             raise TypeError("score must be callable")
     K = np.asarray(K, float)
@@ -302,11 +303,11 @@ def polish_svr(K, y, b0, *, C, epsilon, eta, tau, max_iter: int = 30,
         K = check_kernel(K)
         y = check_targets(y, K.shape[0])
         b0 = check_alpha(b0, K.shape[0], "b0")
-        C = check_positive("C", C)
-        epsilon = check_nonnegative("epsilon", epsilon)
-        eta = check_positive("eta", eta)
-        tau = check_nonnegative("tau", tau)
-        max_iter = check_iterations("max_iter", max_iter, allow_none=False)
+        C = check_positive(C, "C")
+        epsilon = check_nonnegative(epsilon, "epsilon")
+        eta = check_positive(eta, "eta")
+        tau = check_nonnegative(tau, "tau")
+        max_iter = check_iterations(max_iter, "max_iter", allow_none=False)
         if not callable(score):
             raise TypeError("score must be callable")
     K = np.asarray(K, float)

@@ -75,7 +75,10 @@ import numpy as np
 from . import certificate as cert
 from ._result import RefResult, SolverError
 from ._threads import single_blas_threaded
-from ._validation import (
+from .polish import polish_svm
+from .projection import _project
+from .staged import LOOSE_EPS, MIN_FIRST_STAGE, STRATEGIES, finish, time_left
+from .validation import (
     check_binary_labels,
     check_bool,
     check_iterations,
@@ -87,8 +90,6 @@ from ._validation import (
     check_tolerance,
     kernel_scale,
 )
-from .polish import polish_svm
-from .staged import LOOSE_EPS, MIN_FIRST_STAGE, STRATEGIES, finish, time_left
 
 __all__ = ["solve_svm", "estimate_memory_bytes", "MEMORY_LIMIT_BYTES", "DEFAULT_SOLVER",
            "DEFAULT_TAU", "TIME_LIMIT", "SOLVERS", "STRATEGIES", "predicted_sdp_seconds",
@@ -166,13 +167,13 @@ def check_options(*, solver, eps, polish, verbose, certify_tol, memory_limit, ma
     limit = check_time_limit(time_limit)
     return dict(
         solver=s,
-        eps=check_tolerance("eps", eps),
-        polish=check_bool("polish", polish),
-        verbose=check_bool("verbose", verbose),
-        certify_tol=check_tolerance("certify_tol", certify_tol),
+        eps=check_tolerance(eps, "eps"),
+        polish=check_bool(polish, "polish"),
+        verbose=check_bool(verbose, "verbose"),
+        certify_tol=check_tolerance(certify_tol, "certify_tol"),
         memory_limit=(None if memory_limit is None
-                      else check_positive("memory_limit", memory_limit)),
-        max_iters=check_iterations("max_iters", max_iters),
+                      else check_positive(memory_limit, "memory_limit")),
+        max_iters=check_iterations(max_iters, "max_iters"),
         time_limit=limit,
         strategy=strategy,
         # the loose solve relies on the polisher for its digits: without it, "auto" is "tight"
@@ -641,9 +642,9 @@ def solve_svm(K, y, *, C, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_SOLVER, ep
     K = check_kernel(K)
     n = K.shape[0]
     y = check_binary_labels(y, n)
-    C = check_positive("C", C)
-    eta = check_positive("eta", eta)
-    tau = check_nonnegative("tau", tau)
+    C = check_positive(C, "C")
+    eta = check_positive(eta, "eta")
+    tau = check_nonnegative(tau, "tau")
     opt = check_options(solver=solver, eps=eps, polish=polish, verbose=verbose,
                         certify_tol=certify_tol, memory_limit=memory_limit, max_iters=max_iters,
                         time_limit=time_limit, strategy=strategy)
@@ -694,7 +695,7 @@ def _svm_plan(K, y, C: float, eta: float, tau: float, s: float, opt: dict):
 
     def certify(a):
         # the solver returns exactly feasible points: project (a no-op if already feasible)
-        return cert.svm_certificate(Kf, y, cert._project(a, y, Cf)[0], C=Cf, eta=etaf, tau=tau,
+        return cert.svm_certificate(Kf, y, _project(a, y, Cf)[0], C=Cf, eta=etaf, tau=tau,
                                     validate=False)
 
     def polisher(a, score, deadline, merit=None):

@@ -56,15 +56,8 @@ from scipy.optimize import linprog
 from . import certificate as cert
 from ._result import RefResult, SolverError
 from ._threads import single_blas_threaded
-from ._validation import (
-    check_kernel,
-    check_nonnegative,
-    check_positive,
-    check_range,
-    check_targets,
-    kernel_scale,
-)
 from .polish import polish_svr
+from .projection import _project_sum_zero
 from .staged import finish, time_left
 from .svm import (
     CERTIFY_TOL,
@@ -80,6 +73,14 @@ from .svm import (
     lmi,
     order_candidates,
     sdp_stages,
+)
+from .validation import (
+    check_kernel,
+    check_nonnegative,
+    check_positive,
+    check_range,
+    check_targets,
+    kernel_scale,
 )
 
 __all__ = ["solve_svr", "build_svr_problem"]
@@ -159,10 +160,10 @@ time_limit, strategy
     K = check_kernel(K)
     n = K.shape[0]
     y = check_targets(y, n)
-    C = check_positive("C", C)
-    epsilon = check_nonnegative("epsilon", epsilon)
-    eta = check_positive("eta", eta)
-    tau = check_nonnegative("tau", tau)
+    C = check_positive(C, "C")
+    epsilon = check_nonnegative(epsilon, "epsilon")
+    eta = check_positive(eta, "eta")
+    tau = check_nonnegative(tau, "tau")
     opt = check_options(solver=solver, eps=eps, polish=polish, verbose=verbose,
                         certify_tol=certify_tol, memory_limit=memory_limit, max_iters=max_iters,
                         time_limit=time_limit, strategy=strategy)
@@ -210,7 +211,7 @@ time_limit, strategy
     def certify(b):
         # the solver returns feasible points with min(ah_i, ac_i) = 0: project b (a no-op if
         # already feasible), then split
-        b = cert._project_sum_zero(np.asarray(b, float), Cf)
+        b = _project_sum_zero(np.asarray(b, float), Cf)
         return cert.svr_certificate(Kf, y, np.maximum(b, 0.0), np.maximum(-b, 0.0), C=Cf,
                                     epsilon=epsilon, eta=etaf, tau=tau, validate=False)
 

@@ -83,8 +83,8 @@ def _project_A_unvalidated():
 
 
 def _ref_cluster_labels():
-    from dank_ref._validation import check_partition
     from dank_ref.certificate import block_kernel
+    from dank_ref.validation import check_partition
 
     merged = block_kernel(np.ones((2, 2)), [1, "1"])[0, 1] != 0.0  # 1 != "1": two clusters
     tuples = not _accepts(lambda: check_partition([(0, "x"), (1, "x")], 2))
@@ -181,7 +181,7 @@ FIXED_BUGS: dict[str, Bug] = {
         lambda: _raises_unnamed(lambda: solve_svr_zero(), "K"),
     ),
     "ref-cluster-labels": Bug(
-        "dank_ref/_validation.py: check_partition()",
+        "dank_ref/validation.py: check_partition()",
         "np.asarray(labels) turns [1, '1'] into the strings '1', '1' (two clusters merged into "
         "one: block_kernel(ones, [1, '1']) is all ones, dank_fast keeps two), refuses tuple "
         "labels ('got shape (2, 2)') and inf (docs/validity.md: any values equal to "
@@ -196,7 +196,7 @@ FIXED_BUGS: dict[str, Bug] = {
         _classifier_kernel_dtype,
     ),
     "ref-huge-int": Bug(
-        "dank_ref/_validation.py: _real_scalar()",
+        "dank_ref/validation.py: _real_scalar()",
         "float(value) raises OverflowError for an int beyond the float range (C = 10**400): "
         "should be the ValueError 'C must be a finite number > 0' (dank_fast maps it to inf)",
         _ref_huge_int,

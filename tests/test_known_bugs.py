@@ -11,7 +11,7 @@ import pytest
 
 from dank_fast import solve_svm, solve_svr
 from dank_ref import certificate as ref_cert
-from dank_ref._validation import check_partition
+from dank_ref.validation import check_partition
 
 
 # --------------------------------------------------------------------------- dank_ref labels

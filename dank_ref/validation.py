@@ -174,7 +174,7 @@ def check_targets(y, n: int) -> np.ndarray:
     return _vector(y, n, "y")
 
 
-def _real_scalar(name: str, value) -> float:
+def _real_scalar(value, name: str) -> float:
     """``value`` as a float; an integer beyond the float range becomes ``+-inf`` (refused by
     the callers' finiteness test with their own ``ValueError``)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
@@ -196,33 +196,33 @@ def _short_repr(value) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def check_positive(name: str, value) -> float:
+def check_positive(value, name: str) -> float:
     """A real number (Python or NumPy int/float, not bool), finite and ``> 0``."""
-    v = _real_scalar(name, value)
+    v = _real_scalar(value, name)
     if not math.isfinite(v) or v <= 0.0:
         raise ValueError(f"{name} must be a finite number > 0, got {_short_repr(value)}")
     return v
 
 
-def check_nonnegative(name: str, value) -> float:
+def check_nonnegative(value, name: str) -> float:
     """A real number (not bool), finite and ``>= 0``."""
-    v = _real_scalar(name, value)
+    v = _real_scalar(value, name)
     if not math.isfinite(v) or v < 0.0:
         raise ValueError(f"{name} must be a finite number >= 0, got {_short_repr(value)}")
     return v
 
 
-def check_tolerance(name: str, value) -> float:
+def check_tolerance(value, name: str) -> float:
     """Tolerances (``eps``, ``certify_tol``): real, finite, ``> 0``."""
-    return check_positive(name, value)
+    return check_positive(value, name)
 
 
 def check_time_limit(value) -> float:
     """``time_limit`` in seconds: real, finite, ``> 0`` (there is always a limit)."""
-    return check_positive("time_limit", value)
+    return check_positive(value, "time_limit")
 
 
-def check_iterations(name: str, value, *, allow_none: bool = True) -> int | None:
+def check_iterations(value, name: str, *, allow_none: bool = True) -> int | None:
     """Iteration limits: an integer (not bool) ``>= 1``; ``None`` means the default."""
     if value is None and allow_none:
         return None
@@ -234,7 +234,7 @@ def check_iterations(name: str, value, *, allow_none: bool = True) -> int | None
     return int(value)
 
 
-def check_bool(name: str, value) -> bool:
+def check_bool(value, name: str) -> bool:
     """Flags (``polish``, ``verbose``, ``project``, ``validate``): ``bool`` only."""
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be True or False, got {type(value).__name__} "

@@ -153,7 +153,7 @@ def test_polynomial_degree_one_is_valid_and_gamma_must_be_positive(tmp_path):
                                   coef0=1.0)
     bad = _json_instance(tmp_path, "g0.json", X=X, kernel="polynomial", gamma=0.0, degree=2,
                          coef0=1.0)
-    with pytest.raises(ValueError, match="field 'gamma' must be > 0"):
+    with pytest.raises(ValueError, match="field 'gamma' must be a finite number > 0"):
         load_instance(bad)
 
 
@@ -174,7 +174,7 @@ def test_kernel_fields_in_a_solution_are_refused(tmp_path):
 
 
 def test_eta_zero_is_refused_as_a_field(tmp_path):
-    with pytest.raises(ValueError, match="field 'eta' must be > 0"):
+    with pytest.raises(ValueError, match="field 'eta' must be a finite number > 0"):
         load_instance(_json_instance(tmp_path, "eta0.json", K=[[1, 0], [0, 1]], eta=0))
 
 

@@ -14,9 +14,9 @@ import warnings
 import numpy as np
 import pytest
 
-from verification.study.claims._common import project_A, project_svr
 from verification.formats import kernel_from_X
 from verification.oracle import CHECKS, certify, format_report
+from verification.study.claims._common import project_A, project_svr
 
 DELTA = 1e-6  # feasibility perturbation relative to C (the tolerance is 1e-9 C sqrt(n))
 

@@ -6,9 +6,9 @@ import warnings
 import numpy as np
 import pytest
 
-from verification.study.claims._common import F_of, gaussian_kernel
 from verification.cli import main
 from verification.formats import save_instance, save_solution
+from verification.study.claims._common import F_of, gaussian_kernel
 
 
 @pytest.fixture(scope="module")

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from verification.study.claims._common import Verdict
 from verification.cli import main
+from verification.study.claims._common import Verdict
 from verification.study.runner import outcome_of, render_report, run_all, summarize
 
 

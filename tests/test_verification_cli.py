@@ -5,9 +5,9 @@ import os
 
 import pytest
 
-from verification.study.claims._common import STATUSES
 from verification.cli import main
 from verification.schemas import validate
+from verification.study.claims._common import STATUSES
 
 
 def test_runner_small(tmp_path):

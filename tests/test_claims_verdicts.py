@@ -359,3 +359,37 @@ def test_guided_search_writes_nothing_to_the_working_directory(monkeypatch):
     assert "dank-verify-hypothesis-" in str(seen[0]) and not os.path.exists(seen[0])
     assert "dank-verify-hypothesis-" not in str(storage_directory(
         "x", intent_to_write=False).home_directory)                 # restored afterwards
+
+
+# ---------------------------------------------------------------------------------------------
+# the claims' closed forms against dank_ref's, value for value
+# ---------------------------------------------------------------------------------------------
+def test_closed_forms_equal_dank_ref_value_for_value():
+    """``F_of``, ``h_svm``, ``grad_svm`` (claims) = ``inner_F``, ``h_svm``, ``grad_h_svm``
+    (dank_ref.certificate) on random instances, tau = 0 and tau > 0 (the eigenvalue cut) and
+    tau past every eigenvalue (F = 0); ``h_svr`` is ``b'y - eps 1'(ah + ac)`` plus the same
+    inner value at ``d = ah - ac``."""
+    import dank_ref.certificate as rc
+    from verification.study.claims._common import F_of, draw_instance, grad_svm, h_svm, h_svr
+
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        inst = draw_instance(rng, task="svm")
+        K, y, C, eta, tau = (inst[k] for k in ("K", "y", "C", "eta", "tau"))
+        a = C * rng.random(y.size)
+        for t in (0.0, tau, 10.0 * y.size * (1.0 + C * C * float(np.abs(K).max()) / eta)):
+            F = F_of(K, a * y, eta, t)
+            Fr = rc.inner_F(K, a * y, eta=eta, tau=t)
+            scale = max(1.0, float(np.abs(Fr).max()))
+            assert np.max(np.abs(F - Fr)) <= 1e-10 * scale
+            hr = rc.h_svm(K, y, a, eta=eta, tau=t)
+            assert h_svm(K, y, a, eta, t) == pytest.approx(hr, rel=1e-10, abs=1e-10 * scale)
+            g, gr = grad_svm(K, y, a, eta, t), rc.grad_h_svm(K, y, a, eta=eta, tau=t)
+            assert np.max(np.abs(g - gr)) <= 1e-10 * max(1.0, float(np.abs(gr).max()))
+        sv = draw_instance(rng, task="svr")
+        K, ys, C, eta, tau, eps = (sv[k] for k in ("K", "y", "C", "eta", "tau", "epsilon"))
+        ah, ac = C * rng.random(ys.size), C * rng.random(ys.size)
+        Fr = rc.inner_F(K, ah - ac, eta=eta, tau=tau)
+        want = float((ah - ac) @ ys - eps * np.sum(ah + ac)
+                     + eta * (ys.size ** 2 - np.sum(Fr * Fr)))
+        assert h_svr(K, ys, ah, ac, eps, eta, tau) == pytest.approx(want, rel=1e-9, abs=1e-9)

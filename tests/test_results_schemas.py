@@ -3,7 +3,7 @@
 naming the field, and the schemas' enums are the code's own lists.
 
 Freshly written files are validated inside the runs the suite already makes
-(``tests/test_verification_cli.py::test_runner_small`` and
+(``tests/test_cli.py::test_runner_small`` and
 ``tests/test_reproduce_cli.py::test_smoke_pipeline_and_resume``), so no run is added here.
 """
 

@@ -1,10 +1,14 @@
-"""``dank-verify``: the verification suite's command line.
+"""``dank-verify``: the verification suite's command line, on top of both sides.
 
-    dank-verify [--quick | --full] [--out DIR] [--seed N] [--budget N]
-    dank-verify certify INSTANCE SOLUTION [--tol T]   exit 0 certified, 1 not, 2 bad input
+    dank-verify [--quick | --full] [--out DIR] [--seed N] [--budget N]   the study (claims)
+    dank-verify certify INSTANCE SOLUTION [--tol T] [--reference]
+                                                       exit 0 certified, 1 not, 2 bad input
     dank-verify vectors [--dir DIR]                    regenerate and compare golden vectors
     dank-verify reproduce FILE                         re-check a counterexample (0 = reproduced)
     dank-verify conformance (--impl M:F | --cmd "...")  check an implementation on a test set
+
+``certify``, ``vectors`` and ``conformance`` load only the oracle side; the main run and
+``reproduce`` load :mod:`verification.study`, inside their functions.
 """
 
 from __future__ import annotations

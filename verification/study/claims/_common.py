@@ -4,7 +4,7 @@ The projections onto the feasible sets and the Gaussian kernel are dank_ref's
 (:mod:`dank_ref.projection`, :mod:`dank_ref.kernels`).  The closed forms here are written
 independently of ``dank_fast`` (dense ``numpy.linalg.eigh``, no input validation, so that the
 searches stay cheap) and are tested value for value against :mod:`dank_ref.certificate`
-(``inner_F``, ``h_svm``, ``grad_h_svm``; tests/test_claims_verdicts.py):
+(``inner_F``, ``h_svm``, ``grad_h_svm``; tests/test_claims.py):
 
 * ``F(d) = J_{tau/2}(11' + diag(d) K diag(d) / (4 eta))`` (Lemma fbound), for any vector ``d``
   (``d = a * y`` for P1/P3, ``d = ah - ac`` for P2);

@@ -12,7 +12,7 @@ __all__ = ["certify_arrays"]
 
 def __getattr__(name):
     # imported on first use, for start-up time: `import verification.formats` (and the pytest
-    # plugin) must not load the oracle, dank_ref and dank_fast
+    # plugin) must not load the oracle or dank_fast (dank_ref's rule and kernels: numpy only)
     if name == "certify_arrays":
         from .inmemory import certify_arrays  # start-up: see above
 

@@ -24,13 +24,13 @@ from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout's packages
 
-from verification.experiments.data import (  # noqa: E402
+from verification.study.experiments.data import (  # noqa: E402
     CLASSIFICATION,
     REGRESSION,
     load_dataset,
     resolve_data_dir,
 )
-from verification.experiments.protocol import Cell, Protocol, run_cell  # noqa: E402
+from verification.study.experiments.protocol import Cell, Protocol, run_cell  # noqa: E402
 
 DEPS = {"classification": ("svm-cv", ("rf-cv", "logdet")),
         "regression": ("nw-cv", ("nw-ml",))}

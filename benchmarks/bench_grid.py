@@ -4,7 +4,7 @@
 The paper's protocol (section classUCI) chooses DANK's ``(sigma, C)`` by 5-fold
 cross-validation over ``sigma, C in {2^-5, ..., 2^5}``: 121 fits per fold, at the UCI sizes
 (50 to about 600 training points per fold). For each data set this script takes the training
-half of split 0 (``verification.experiments.data.make_split``, seed 0), min-max scales it to
+half of split 0 (``verification.study.experiments.data.make_split``, seed 0), min-max scales it to
 ``[0, 1]^d`` as the protocol does, and, for the training part of each of the first ``--folds``
 CV folds, fits at every grid point:
 
@@ -67,7 +67,7 @@ def parse_args(argv=None):
     args = p.parse_args(argv)
     if args.json and not os.path.isdir(os.path.dirname(os.path.abspath(args.json))):
         p.error(f"--json: directory of {args.json!r} does not exist")
-    from verification.experiments.data import CLASSIFICATION  # start-up: the package's CLI
+    from verification.study.experiments.data import CLASSIFICATION  # start-up: the package's CLI
 
     unknown = [d for d in args.datasets if d not in CLASSIFICATION]
     if unknown:
@@ -79,7 +79,7 @@ def parse_args(argv=None):
 
 def training_folds(name: str, data_dir, n_folds: int):
     """``(X, y)`` of the training part of the first ``n_folds`` CV folds of split 0."""
-    from verification.experiments.data import load_dataset, make_split, resolve_data_dir
+    from verification.study.experiments.data import load_dataset, make_split, resolve_data_dir
 
     ds = load_dataset(name, resolve_data_dir(data_dir))
     Xtr, ytr, _, _ = make_split(ds, 0, 0)

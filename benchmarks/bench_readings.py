@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Cost of the sensitivity readings of ``dank-reproduce`` (issue 17) at ``--full`` size.
 
-Runs every reading cell of :mod:`verification.experiments.readings` on every classification
+Runs every reading cell of :mod:`verification.study.experiments.readings` on every classification
 set for the given splits, in this process with one BLAS thread (as a worker of the runner),
 at the parameters the default cells of a committed run chose (``--results``, default
 ``reproduction/full/results.json``), so no CV is re-run. Prints, per data set and per reading
@@ -22,9 +22,9 @@ from collections import defaultdict
 
 from threadpoolctl import threadpool_limits
 
-from verification.experiments import readings
-from verification.experiments.data import CLASSIFICATION, load_dataset, resolve_data_dir
-from verification.experiments.protocol import Cell, Protocol
+from verification.study.experiments import readings
+from verification.study.experiments.data import CLASSIFICATION, load_dataset, resolve_data_dir
+from verification.study.experiments.protocol import Cell, Protocol
 
 
 def _parse(argv=None):

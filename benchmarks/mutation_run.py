@@ -48,7 +48,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("dank_fast", "dank_ref", "verification")
-# top-level files some tests read (tests/test_verification_cli.py checks .gitignore); mutmut
+# top-level files some tests read (tests/test_cli.py checks .gitignore); mutmut
 # copies them into mutants/ through ``also_copy``
 ALSO_COPY = (".gitignore",)
 DEFAULT_WORKDIR = Path(os.environ.get("DANK_MUTATION_WORKDIR", "/tmp/dank-mutation"))

@@ -23,7 +23,6 @@ from .inner import KernelData, apply_FK, inner_minimiser
 from .kernels import compute_kernel
 from .projection import project_A, project_box, project_paper, project_sum_box
 from .regressor import DANKRegressor
-from .screening import decomposition_bounds
 from .svm import solve_svm
 from .svr import solve_svr
 
@@ -44,7 +43,6 @@ __all__ = [
     "apply_FK",
     "best_bias",
     "compute_kernel",
-    "decomposition_bounds",
     "inner_minimiser",
     "project_A",
     "project_box",

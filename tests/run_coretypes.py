@@ -32,7 +32,7 @@ SENSITIVE = [
     "tests/test_ref_certificate.py", "tests/test_golden_vectors.py",
     "tests/test_estimator.py", "tests/test_estimator_input.py", "tests/test_regressor.py",
     "tests/test_libsvm.py", "tests/test_fuzz_solvers.py",
-    "tests/test_certificate_candidates.py", "tests/test_oracle_certify.py",
+    "tests/test_certificate_candidates.py", "tests/test_cli_certify.py",
     "tests/test_ref_svm.py", "tests/test_ref_svr.py", "tests/test_ref_hessian.py",
     "tests/test_conformance_kit.py", "tests/test_psd_lowrank.py",
     "tests/test_decomposed_memory.py", "tests/test_warm_start.py", "tests/test_baselines.py",

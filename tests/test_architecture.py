@@ -216,6 +216,78 @@ def test_dank_ref_never_imports_dank_fast():
     assert not {m: d for m, d in bad.items() if d}
 
 
+# --------------------------------------------------------------------------- verification's layers
+# The oracle side (what other implementations use: formats, schemas, oracle, golden vectors,
+# in-memory API, conformance kit) never imports the study of the paper (verification.study);
+# `verification.cli` (`dank-verify`) sits on top of both and loads the study lazily.
+STUDY = "verification.study"
+ENTRY_POINT = "verification.cli"
+# the comparison of this project's own solvers through the kit (reproduction/conformance/): the
+# adapters are implementations under test, not part of the oracle; no other oracle module
+# imports them
+COMPARISON = {"verification.conformance.adapters", "verification.conformance.compare"}
+# the only functions of the oracle side that may import dank_fast (function-locally): the
+# optional cross-check of `certify(reference=True)`, and the golden vectors' generation and
+# their re-certification by both packages
+DANK_FAST_ALLOWED = {"verification.oracle": {"_dank_fast_cross_check"},
+                     "verification.golden": {"certify_both", "_solve"}}
+
+
+def _oracle_side() -> list[str]:
+    return [m for m in MODULES if m.split(".")[0] == "verification"
+            and not (m == STUDY or m.startswith(STUDY + ".")) and m != ENTRY_POINT
+            and m not in COMPARISON]
+
+
+def _is_study(name: str) -> bool:
+    return name == STUDY or name.startswith(STUDY + ".")
+
+
+def _imports_by_function(tree: ast.Module):
+    """``(enclosing function name or None, import node)`` for every import statement."""
+    local = {id(node): fn.name for fn, node in _local_imports(tree)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            yield local.get(id(node)), node
+
+
+def test_the_layers_are_not_empty():
+    side = _oracle_side()
+    assert {"verification.oracle", "verification.golden", "verification.inmemory",
+            "verification.formats.reading", "verification.conformance.kit",
+            "verification.schemas"} <= set(side)
+    assert "verification.study.claims" in MODULES and "verification.study.runner" in MODULES
+
+
+def test_oracle_side_never_imports_the_study():
+    graph = import_graph()
+    bad = {m: sorted(d for d in graph[m] if _is_study(d)) for m in _oracle_side()}
+    assert not {m: d for m, d in bad.items() if d}, bad
+
+
+def test_entry_point_loads_the_study_only_lazily():
+    bad = [node.lineno for fn, node in _imports_by_function(TREES[ENTRY_POINT])
+           if fn is None and any(_is_study(d) for d in _resolve(ENTRY_POINT, node))]
+    assert not bad, f"verification/cli.py imports the study at module level (lines {bad})"
+
+
+def test_only_the_comparison_imports_the_adapters():
+    graph = import_graph()
+    users = {m for m, deps in graph.items() if "verification.conformance.adapters" in deps}
+    assert users <= {"verification.conformance.compare"}, users
+
+
+def test_oracle_side_imports_dank_fast_only_in_its_optional_paths():
+    bad = []
+    for m in _oracle_side():
+        for fn, node in _imports_by_function(TREES[m]):
+            if any(d.split(".")[0] == "dank_fast" for d in _resolve(m, node)) and \
+                    fn not in DANK_FAST_ALLOWED.get(m, set()):
+                bad.append(f"{m}:{node.lineno} ({'module level' if fn is None else fn})")
+    assert not bad, "dank_fast imported by the oracle side outside its optional paths: " + \
+        ", ".join(bad)
+
+
 def test_function_local_imports_say_why():
     bad = unexplained_local_imports()
     assert not bad, ("function-local imports without a start-up comment (move them to the top "

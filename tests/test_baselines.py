@@ -15,21 +15,21 @@ import pytest
 from sklearn.exceptions import NotFittedError
 from sklearn.metrics.pairwise import rbf_kernel
 
-from verification.experiments import paper
-from verification.experiments.baselines import cells as BC
-from verification.experiments.baselines.logdet import (
+from verification.study.experiments import paper
+from verification.study.experiments.baselines import cells as BC
+from verification.study.experiments.baselines.logdet import (
     LogDetKernelSVC,
     logdet_learn,
     sample_constraints,
 )
-from verification.experiments.baselines.nadaraya import (
+from verification.study.experiments.baselines.nadaraya import (
     MLKRRegressor,
     NadarayaWatson,
     mlkr_loss_grad,
 )
-from verification.experiments.data import Dataset
-from verification.experiments.protocol import Cell, Protocol, run_cell
-from verification.experiments.tables import aggregate, render_report, verdicts
+from verification.study.experiments.data import Dataset
+from verification.study.experiments.protocol import Cell, Protocol, run_cell
+from verification.study.experiments.tables import aggregate, render_report, verdicts
 
 RNG = np.random.default_rng(7)
 X = RNG.normal(size=(40, 3))

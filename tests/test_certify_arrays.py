@@ -63,13 +63,13 @@ def test_alpha_zero_says_why_the_relative_gap_is_undefined(p1):
 
 @pytest.mark.parametrize("over, exc, words", [
     (dict(K="abc"), TypeError, "K must be a real numeric array"),
-    (dict(K=np.ones((3, 4))), ValueError, "K must be square"),
-    (dict(K=-np.eye(12)), ValueError, "K is not positive semi-definite"),
-    (dict(y=np.zeros(12)), ValueError, "y must contain only -1 and +1"),
+    (dict(K=np.ones((3, 4))), ValueError, "K must be a square"),
+    (dict(K=-np.eye(12)), ValueError, "K is not positive semidefinite"),
+    (dict(y=np.zeros(12)), ValueError, "labels y must take values in {-1, +1}"),
     (dict(y=np.ones(11)), ValueError, "y must be shape (12,)"),
     (dict(C=True), TypeError, "C must be a real number"),
-    (dict(eta=-1.0), ValueError, "eta must be > 0"),
-    (dict(tau=float("nan")), ValueError, "tau must be finite"),
+    (dict(eta=-1.0), ValueError, "eta must be a finite number > 0"),
+    (dict(tau=float("nan")), ValueError, "tau must be a finite number >= 0"),
     (dict(alpha=None), TypeError, "alpha is required"),
     (dict(alpha=np.ones(3)), ValueError, "alpha must be shape (12,)"),
     (dict(alpha=np.full(12, np.nan)), ValueError, "alpha contains NaN"),

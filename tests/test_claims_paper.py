@@ -5,8 +5,8 @@ import os
 
 import pytest
 
-from verification.claims import CLAIM_IDS, CLAIMS, display_name
-from verification.claims.paper import LABEL_OF, derive_numbering
+from verification.study.claims import CLAIM_IDS, CLAIMS, display_name
+from verification.study.claims.paper import LABEL_OF, derive_numbering
 
 PAPER = os.environ.get("DANK_PAPER_TEX", "/work/shared/seeds/000_2f0603e8376763c2.txt")
 

@@ -1,5 +1,4 @@
-"""Tests of P3, the decomposition (:func:`dank_fast.solve_decomposed`) and the screening
-quantities of Theorems theorappf / theorsv."""
+"""Tests of P3 and the decomposition (:func:`dank_fast.solve_decomposed`)."""
 
 from __future__ import annotations
 
@@ -9,7 +8,7 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_limits
 
-from dank_fast import compute_kernel, decomposition_bounds, solve_decomposed
+from dank_fast import compute_kernel, solve_decomposed
 from dank_fast._accelerated import accelerated
 from dank_fast.decomposed import DecomposedProblem, block_kernel
 from dank_fast.inner import KernelData
@@ -91,26 +90,6 @@ def test_agrees_with_reference():
     res = solve_decomposed(K, y, C=1.0, eta=5.0, labels=labels, tol=1e-9)
     assert abs(ref.lower - res.lower) <= ref.gap + res.gap + 1e-6
     assert np.max(np.abs(ref.F - res.F)) < 1e-4
-
-
-def test_screening_quantities():
-    X, y, K = _blobs(n=60, seed=4)
-    res = solve_decomposed(K, y, C=1.0, eta=5.0, n_clusters=3, X=X, random_state=0)
-    full = solve_decomposed(K, y, C=1.0, eta=5.0, tol=1e-9)
-    rep = decomposition_bounds(K, y, res.labels, res.alpha, C=1.0, eta=5.0,
-                               alpha_star=full.alpha)
-    same = res.labels[:, None] == res.labels[None, :]
-    assert rep.Q == pytest.approx(np.abs(K)[~same].sum())
-    assert 0 < rep.B1 <= 1.0 <= rep.B2 and rep.B == pytest.approx(rep.B2 - rep.B1)
-    # Theorem theorappf on this instance
-    assert rep.value_gap <= rep.bound
-    # gradient of Hbar at (abar, Fbar): 1 - y (Fbar o Kbar)(abar y)
-    Fb = res.F
-    g = 1.0 - y * ((Fb * block_kernel(K, res.labels)) @ (res.alpha * y))
-    assert np.allclose(rep.grad, g)
-    # Theorem theorsv: every screened point is a non-support vector of the full problem
-    assert rep.violations.size == 0
-    assert np.all(rep.threshold < 0)
 
 
 def test_bad_input():

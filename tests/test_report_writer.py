@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from verification.claims._common import Verdict
 from verification.cli import main
-from verification.runner import outcome_of, render_report, run_all, summarize
+from verification.study.claims._common import Verdict
+from verification.study.runner import outcome_of, render_report, run_all, summarize
 
 
 def _v(claim, status, ratio, **kw):

@@ -11,10 +11,10 @@ import os
 
 import pytest
 
-from verification.experiments import readings
-from verification.experiments.cli import main
-from verification.experiments.data import DataDirError, resolve_data_dir
 from verification.schemas import validate
+from verification.study.experiments import readings
+from verification.study.experiments.cli import main
+from verification.study.experiments.data import DataDirError, resolve_data_dir
 
 
 def _data_dir():

@@ -1,4 +1,4 @@
-"""verification.experiments.compare_runs: verdicts of two dank-reproduce runs side by side."""
+"""verification.study.experiments.compare_runs: verdicts of two dank-reproduce runs side by side."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from verification.experiments import compare_runs
+from verification.study.experiments import compare_runs
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,4 +1,4 @@
-"""The paper's numbers in verification.experiments.paper, checked against the LaTeX source.
+"""The paper's numbers in verification.study.experiments.paper, checked against the LaTeX source.
 
 Every row of Tables SOCMKL, UCIres, UCIrank, UCIreg and tablarges is parsed from the paper's
 LaTeX (``shared/seeds/000_2f0603e8376763c2.txt``, see ``data.shared_dir``) and compared with
@@ -11,8 +11,8 @@ import re
 
 import pytest
 
-from verification.experiments import paper
-from verification.experiments.data import shared_dir
+from verification.study.experiments import paper
+from verification.study.experiments.data import shared_dir
 
 TEX_PATH = shared_dir() / "seeds" / "000_2f0603e8376763c2.txt"
 

@@ -12,8 +12,8 @@ import pytest
 from sklearn.metrics.pairwise import rbf_kernel
 
 from dank_fast import compute_kernel, solve_svm
-from verification.experiments import protocol as P
-from verification.experiments.data import (
+from verification.study.experiments import protocol as P
+from verification.study.experiments.data import (
     DataDirError,
     Dataset,
     _read_csv,

@@ -12,9 +12,9 @@ from concurrent.futures.process import BrokenProcessPool
 
 import pytest
 
-from verification.experiments import readings
-from verification.experiments.protocol import DEPENDS, Cell, Protocol
-from verification.experiments.runner import Cache, plan_cells, run_cells
+from verification.study.experiments import readings
+from verification.study.experiments.protocol import DEPENDS, Cell, Protocol
+from verification.study.experiments.runner import Cache, plan_cells, run_cells
 
 PROTO = Protocol(sigma_grid=(1.0,), C_grid=(1.0,), n_splits=3)
 

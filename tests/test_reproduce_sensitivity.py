@@ -16,12 +16,12 @@ import re
 import numpy as np
 import pytest
 
-from verification.experiments import paper, readings
-from verification.experiments import protocol as P
-from verification.experiments.data import Dataset
-from verification.experiments.runner import plan_cells
-from verification.experiments.tables import aggregate, render_report
-from verification.experiments.tables import sensitivity as S
+from verification.study.experiments import paper, readings
+from verification.study.experiments import protocol as P
+from verification.study.experiments.data import Dataset
+from verification.study.experiments.runner import plan_cells
+from verification.study.experiments.tables import aggregate, render_report
+from verification.study.experiments.tables import sensitivity as S
 
 TINY = (0.5, 2.0)
 

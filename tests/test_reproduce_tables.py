@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from verification.experiments import paper
-from verification.experiments.protocol import Protocol
-from verification.experiments.tables import (
+from verification.study.experiments import paper
+from verification.study.experiments.protocol import Protocol
+from verification.study.experiments.tables import (
     aggregate,
     normalisation_analysis,
     paired_ttest,
@@ -176,7 +176,7 @@ def test_regression_table_fallback_mark_and_normalisation():
 
 
 def test_count_claims_need_half_the_papers_count_for_partly():
-    from verification.experiments.tables import _count_verdict
+    from verification.study.experiments.tables import _count_verdict
 
     assert _count_verdict(6, 6, 10) == "REPRODUCED"
     assert _count_verdict(3, 6, 10) == "PARTLY"
@@ -193,8 +193,8 @@ def test_large_json_of_the_benchmark_is_read_and_judged(tmp_path):
 
     import pytest
 
-    from verification.experiments.cli import _read_large
-    from verification.experiments.tables import large_verdicts
+    from verification.study.experiments.cli import _read_large
+    from verification.study.experiments.tables import large_verdicts
 
     rows = [{"dataset": "eeg", "method": "SVM-SMO", "accuracy": 0.960},
             {"dataset": "eeg", "method": "DANK exact", "accuracy": 0.965, "rel_gap": 1e-7},

@@ -3,7 +3,7 @@
 naming the field, and the schemas' enums are the code's own lists.
 
 Freshly written files are validated inside the runs the suite already makes
-(``tests/test_verification_cli.py::test_runner_small`` and
+(``tests/test_cli.py::test_runner_small`` and
 ``tests/test_reproduce_cli.py::test_smoke_pipeline_and_resume``), so no run is added here.
 """
 
@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from dank_fast._result import STATUSES as SOLVER_STATUSES
-from verification.claims._common import RESULTS_VERSION, STATUSES
-from verification.experiments.protocol import _CELLS
-from verification.experiments.readings import CELLS as READING_CELLS
 from verification.schemas import SCHEMA_DIR, SCHEMAS, SchemaError, load_schema, validate
+from verification.study.claims._common import RESULTS_VERSION, STATUSES
+from verification.study.experiments.protocol import _CELLS
+from verification.study.experiments.readings import CELLS as READING_CELLS
 
 ROOT = Path(__file__).resolve().parents[1] / "reproduction"
 COMMITTED = [("verify-quick", "verify-results"), ("quick", "reproduce-results"),
@@ -49,9 +49,11 @@ def test_committed_results_validate(folder, kind):
 def test_each_results_schema_refuses_the_other_file(verify_doc, reproduce_doc):
     # dank-reproduce files name their format since 2026-11-25: the verify schema refuses them for
     # their missing verify keys (and for the foreign format const)
-    with pytest.raises(SchemaError, match=r"\$: missing required \[('format', 'version'|'budget')"):
+    with pytest.raises(SchemaError, match=r"\$: Additional properties are not allowed \("
+                       r"'cells', 'command'"):
         validate(reproduce_doc, "verify-results")
-    with pytest.raises(SchemaError, match=r"\$: missing required \['command'"):
+    with pytest.raises(SchemaError, match=r"\$: Additional properties are not allowed \("
+                       r"'budget'"):
         validate(verify_doc, "reproduce-results")
 
 
@@ -62,15 +64,17 @@ def _first(mapping: dict) -> str:
 def _verify_breaks() -> list[tuple[str, object, str]]:
     """(what is broken, how, the message expected) on a dank-verify results.json."""
     return [
-        ("del", ("verdicts", 0, "status"), "$.verdicts[0]: missing required ['status']"),
-        ("set", ("seed", "0"), "$.seed: expected integer, got str"),
-        ("set", ("version", 1), "$.version: expected 2, got 1"),
+        ("del", ("verdicts", 0, "status"), "$.verdicts[0]: 'status' is a required property"),
+        ("set", ("seed", "0"), "$.seed: '0' is not of type 'integer'"),
+        ("set", ("version", 1), "$.version: 2 was expected"),
         ("set", ("verdicts", 1, "status", "MAYBE"), "$.verdicts[1].status: 'MAYBE' is not one"),
         ("set", ("verdicts", 0, "worst_ratio", "inf"),
-         "$.verdicts[0].worst_ratio: expected number or null, got str"),
+         "$.verdicts[0].worst_ratio: 'inf' is not of type 'number', 'null'"),
         ("set", ("solvers", 2, "status", "finished"), "$.solvers[2].status: 'finished' is not"),
-        ("set", ("summary", "counts", "HOLDS", -1), "$.summary.counts.HOLDS: -1 < minimum 0"),
-        ("set", ("verdicts", 0, "score", 1.0), "$.verdicts[0]: unexpected property 'score'"),
+        ("set", ("summary", "counts", "HOLDS", -1),
+         "$.summary.counts.HOLDS: -1 is less than the minimum of 0"),
+        ("set", ("verdicts", 0, "score", 1.0),
+         "$.verdicts[0]: Additional properties are not allowed ('score' was"),
     ]
 
 
@@ -79,19 +83,20 @@ def _reproduce_breaks(d: dict) -> list[tuple[str, object, str]]:
     cell = _first(d["cells"])
     dank = next(k for k, c in d["cells"].items() if c.get("solves"))
     return [
-        ("del", ("protocol",), "$: missing required ['protocol']"),
-        ("del", ("versions", "numpy"), "$.versions: missing required ['numpy']"),
-        ("set", ("cells", cell, "split", "0"), f"$.cells.{cell}.split: expected integer"),
+        ("del", ("protocol",), "$: 'protocol' is a required property"),
+        ("del", ("versions", "numpy"), "$.versions: 'numpy' is a required property"),
+        ("set", ("cells", cell, "split", "0"),
+         f"$.cells.{cell}.split: '0' is not of type 'integer'"),
         ("set", ("cells", cell, "status", "error"),
-         f"$.cells.{cell}: matches 0 of oneOf, expected exactly 1 ($.cells.{cell}.status: "
-         f"expected 'ok', got 'error'; $.cells.{cell}: missing required ['error'])"),
+         f"$.cells.{cell}.status: 'ok' was expected"),
         ("set", ("cells", dank, "solves", 0, "rel_gap", "small"),
-         f"$.cells.{dank}.solves[0].rel_gap: matches none of anyOf"),
+         f"$.cells.{dank}.solves[0].rel_gap: 'small' is not valid under any of the given "
+         "schemas"),
         ("set", ("verdicts", 0, "verdict", "YES"), "$.verdicts[0].verdict: 'YES' is not one of"),
-        ("set", ("protocol", "n_folds", 1), "$.protocol.n_folds: 1 < minimum 2"),
+        ("set", ("protocol", "n_folds", 1), "$.protocol.n_folds: 1 is less than the minimum of 2"),
         ("set", ("tables", "errors", [{"cell": cell}]),
-         "$.tables.errors[0]: missing required ['error', 'traceback']"),
-        ("set", ("seconds", True), "$.seconds: expected number, got bool"),
+         "$.tables.errors[0]: 'error' is a required property"),
+        ("set", ("seconds", True), "$.seconds: True is not of type 'number'"),
     ]
 
 

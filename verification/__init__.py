@@ -1,5 +1,7 @@
-"""verification: the paper's claims as checks, the oracle for other implementations, golden
-vectors, the conformance kit and the paper's experiments.
+"""verification: the oracle for other implementations (file formats, schemas, ``certify``,
+golden vectors, the in-memory API, the conformance kit) and, in :mod:`verification.study`, the
+study of the paper (its claims as checks, its experiments re-run).  The oracle side's verdicts
+depend on :mod:`dank_ref` alone; it never imports the study.
 
 ``verification.certify_arrays`` (:mod:`verification.inmemory`) certifies a solution given as
 arrays in memory.
@@ -10,7 +12,7 @@ __all__ = ["certify_arrays"]
 
 def __getattr__(name):
     # imported on first use, for start-up time: `import verification.formats` (and the pytest
-    # plugin) must not load the oracle, dank_ref and dank_fast
+    # plugin) must not load the oracle or dank_fast (dank_ref's rule and kernels: numpy only)
     if name == "certify_arrays":
         from .inmemory import certify_arrays  # start-up: see above
 

@@ -1,10 +1,14 @@
-"""``dank-verify``: the verification suite's command line.
+"""``dank-verify``: the verification suite's command line, on top of both sides.
 
-    dank-verify [--quick | --full] [--out DIR] [--seed N] [--budget N]
-    dank-verify certify INSTANCE SOLUTION [--tol T]   exit 0 certified, 1 not, 2 bad input
+    dank-verify [--quick | --full] [--out DIR] [--seed N] [--budget N]   the study (claims)
+    dank-verify certify INSTANCE SOLUTION [--tol T] [--reference]
+                                                       exit 0 certified, 1 not, 2 bad input
     dank-verify vectors [--dir DIR]                    regenerate and compare golden vectors
     dank-verify reproduce FILE                         re-check a counterexample (0 = reproduced)
     dank-verify conformance (--impl M:F | --cmd "...")  check an implementation on a test set
+
+``certify``, ``vectors`` and ``conformance`` load only the oracle side; the main run and
+``reproduce`` load :mod:`verification.study`, inside their functions.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ def _run(argv):
         p.error("--budget must be >= 1")
     budget = a.budget or (6 if a.full else 1)
     # start-up: each subcommand imports only what it runs (fast --help and errors)
-    from .runner import run_all
+    from .study.runner import run_all
 
     res = run_all(out=a.out, seed=a.seed, budget=budget, make_figures=not a.no_figures)
     for v in res["verdicts"]:
@@ -102,9 +106,12 @@ def _certify(argv):
     p.add_argument("solution", help="solution file (.npz or JSON, format 'dank-solution')")
     p.add_argument("--tol", type=positive(float), default=1e-6, metavar="T",
                    help="required certified relative gap, finite and > 0 (default 1e-6)")
+    p.add_argument("--reference", action="store_true",
+                   help="also run the optional cross-check by dank_fast (its certificate of "
+                   "the point and the distance to its Newton solution at tol 1e-10: one more "
+                   "solve); informative only, never part of the verdict")
     p.add_argument("--no-reference", action="store_true",
-                   help="skip the informative distance to a reference solution (one solve "
-                   "less)")
+                   help=argparse.SUPPRESS)  # the default now; accepted for existing scripts
     p.add_argument("--debug", action="store_true",
                    help="on an error, show the full traceback instead of one line")
     try:
@@ -128,7 +135,7 @@ def _certify(argv):
         bad = isinstance(exc, (ValueError, TypeError))
         return _fail(prog, "bad input" if bad else "cannot read input", exc)
     try:
-        rep = certify(inst, sol, tol=a.tol, reference=not a.no_reference)
+        rep = certify(inst, sol, tol=a.tol, reference=a.reference)
         text = format_report(rep)
     except Exception as exc:  # noqa: BLE001 - MemoryError, LinAlgError, ... -> 2
         if a.debug:
@@ -201,7 +208,7 @@ def _reproduce(argv):
     p.add_argument("file", help="counterexample_<claim>.npz")
     a = p.parse_args(argv)
     # start-up: each subcommand imports only what it runs (fast --help and errors)
-    from .claims import reproduce_report
+    from .study.claims import reproduce_report
 
     try:
         r = reproduce_report(a.file)

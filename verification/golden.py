@@ -34,7 +34,8 @@ import warnings
 
 import numpy as np
 
-from .claims._common import project_A, project_svr
+from dank_ref.projection import project_A, project_svr
+
 from .formats import (
     FormatError,
     kernel_from_X,

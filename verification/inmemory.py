@@ -1,9 +1,10 @@
 """The oracle on arrays in memory: :func:`certify_arrays` (no files, no subprocess).
 
-The arrays are validated by the rules of the file format (:mod:`verification.formats`,
-docs/validity.md) with the argument named in every error: a ``TypeError`` for the wrong kind of
-object (a string, a boolean or complex array, a missing required argument), a ``ValueError`` for
-a wrong value (shape, NaN, labels other than -1 / +1, outside the representable range).  Then
+The arrays are validated by dank_ref's rule (:mod:`dank_ref.validation`, docs/validity.md,
+the rule the file format applies too) with the argument named in every error: a ``TypeError``
+for the wrong kind of object (a string, a boolean or complex array, a missing required
+argument), a ``ValueError`` for a wrong value (shape, NaN, labels other than -1 / +1, outside
+the representable range).  Then
 :func:`verification.oracle.certify` runs on the validated copies.
 """
 
@@ -13,49 +14,52 @@ import numbers
 
 import numpy as np
 
-from .formats import TASKS, check_representable, validate_kernel
-from .formats.spec import F64_EPS
-from .formats.values import check_labels, check_meta, check_range
+from dank_ref import validation as V
+
+from .formats import TASKS
+from .formats.values import check_meta, check_range
 from .oracle import CERT_TOL, certify
 
-__all__ = ["certify_arrays", "instance_from_arrays", "solution_from_arrays"]
+__all__ = ["certify_arrays", "instance_from_arrays", "solution_from_arrays", "TAU_DEFAULT"]
+
+TAU_DEFAULT = 0.01
 
 
-def _real(name: str, v, *, positive=False, nonneg=False) -> float:
+def _bias(v) -> float:
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {type(v).__name__}")
-    return check_range(float(v), name, positive=positive, nonneg=nonneg)
+        raise TypeError(f"bias must be a real number, got {type(v).__name__}")
+    return check_range(float(v), "bias")
 
 
-def _array(name: str, v, ndim: int, shape=None) -> tuple[np.ndarray, float]:
-    """A finite real array as float64 and the machine epsilon of its dtype (validity.md)."""
+def _shape(name: str, v, n: int):
+    """``v`` as an array; a real one must have shape ``(n,)`` (the kit's messages name it)."""
     if v is None:
         raise TypeError(f"{name} is required")
+    a = np.asarray(v) if not isinstance(v, (str, bytes)) else v
+    if isinstance(a, np.ndarray) and a.dtype.kind in "iuf" and a.shape != (n,):
+        raise ValueError(f"{name} must be shape {(n,)}, got shape {a.shape}")
+    return a
+
+
+def _vector(name: str, v, n: int) -> np.ndarray:
+    return V.check_alpha(_shape(name, v, n), n, name)
+
+
+def _matrix(name: str, v, n: int) -> np.ndarray:
+    """A finite real ``n x n`` array as float64 (the claimed ``F``)."""
     a = np.asarray(v)
     if a.dtype.kind not in "iuf":
         raise TypeError(f"{name} must be a real numeric array, got dtype {a.dtype}")
-    if a.ndim != ndim or (shape is not None and a.shape != shape):
-        want = f"shape {shape}" if shape is not None else f"{ndim}-D"
-        raise ValueError(f"{name} must be {want}, got shape {a.shape}")
-    eps = float(np.finfo(a.dtype).eps) if a.dtype.kind == "f" and a.itemsize < 8 else F64_EPS
+    if a.shape != (n, n):
+        raise ValueError(f"{name} must be shape {(n, n)}, got shape {a.shape}")
     with np.errstate(over="ignore"):
         a = np.array(a, dtype=np.float64)
     if not np.all(np.isfinite(a)):
         raise ValueError(f"{name} contains NaN or infinity")
-    return a, eps
+    return a
 
 
-def _cluster_ids(labels, n: int) -> np.ndarray:
-    lab = np.asarray(labels)
-    if lab.ndim != 1 or lab.shape != (n,):
-        raise ValueError(f"labels must be 1-D of length n = {n}, got shape {lab.shape}")
-    if lab.dtype.kind == "O" or (lab.dtype.kind in "fc" and np.any(lab != lab)):
-        raise ValueError("labels must not contain NaN or None (they are not equal to "
-                         "themselves)")
-    return np.unique(lab, return_inverse=True)[1].astype(np.int64).reshape(n)
-
-
-def instance_from_arrays(K, y, *, C, eta, tau=0.0, task="svm", epsilon=None,
+def instance_from_arrays(K, y, *, C, eta, tau=None, task="svm", epsilon=None,
                          labels=None) -> dict:
     """A validated instance dict (the keys of :func:`verification.formats.load_instance`).
 
@@ -63,15 +67,17 @@ def instance_from_arrays(K, y, *, C, eta, tau=0.0, task="svm", epsilon=None,
     """
     if task not in TASKS:
         raise ValueError(f"task must be one of {TASKS}, got {task!r}")
-    Ka, eps = _array("K", K, 2)
-    if Ka.shape[0] != Ka.shape[1]:
-        raise ValueError(f"K must be square, got shape {Ka.shape}")
-    Ks = validate_kernel(Ka, eps)
+    if K is None:
+        raise TypeError("K is required")
+    Ks = V.check_kernel(K)
     n = Ks.shape[0]
-    ya, _ = _array("y", y, 1, (n,))
-    check_labels(ya, task, what="y")
-    C, eta = _real("C", C, positive=True), _real("eta", eta, positive=True)
-    tau = _real("tau", 0.0 if tau is None else tau, nonneg=True)
+    y = _shape("y", y, n)
+    ya = (V.check_targets(y, n) if task == "svr" else
+          V.check_binary_labels(y, n, require_both=task == "svm"))
+    C, eta = V.check_positive(C, "C"), V.check_positive(eta, "eta")
+    if tau is None:  # the paper's 0.01, as every entry point; P3 has no nuclear norm
+        tau = 0.0 if task == "decomposed" else TAU_DEFAULT
+    tau = V.check_nonnegative(tau, "tau")
     if task == "decomposed" and tau != 0.0:
         raise ValueError(f"tau must be 0 for task 'decomposed' (P3 has no nuclear norm), got "
                          f"{tau!r}")
@@ -84,10 +90,10 @@ def instance_from_arrays(K, y, *, C, eta, tau=0.0, task="svm", epsilon=None,
     inst = dict(task=task, n=n, K=Ks, y=ya, C=C, eta=eta, tau=tau, epsilon=None, labels=None,
                 kernel=dict(source="K"), X=None)
     if task == "svr":
-        inst["epsilon"] = _real("epsilon", epsilon, nonneg=True)
+        inst["epsilon"] = V.check_nonnegative(epsilon, "epsilon")
     if task == "decomposed":
-        inst["labels"] = _cluster_ids(labels, n)
-    check_representable(C, eta, float(np.max(np.abs(Ks))), n)
+        inst["labels"] = V.check_partition(labels, n)
+    V.check_range(C, eta, V.kernel_scale(Ks), n)
     return inst
 
 
@@ -104,19 +110,19 @@ def solution_from_arrays(task: str, n: int, *, alpha=None, alpha_hat=None, alpha
                          f"{' and '.join(wanted)})")
     sol = dict(task=task, bias=None, F=None, meta=None)
     for k in wanted:
-        sol[k] = _array(k, given[k], 1, (n,))[0]
+        sol[k] = _vector(k, given[k], n)
     if bias is not None:
         if task == "decomposed":
             raise ValueError("bias is not used by task 'decomposed' (P3 has no bias)")
-        sol["bias"] = _real("bias", bias)
+        sol["bias"] = _bias(bias)
     if F is not None:
-        sol["F"] = _array("F", F, 2, (n, n))[0]
+        sol["F"] = _matrix("F", F, n)
     if meta is not None:
         sol["meta"] = check_meta(meta, what="meta")
     return sol
 
 
-def certify_arrays(K, y, *, C, eta, tau=0.0, alpha=None, alpha_hat=None, alpha_check=None,
+def certify_arrays(K, y, *, C, eta, tau=None, alpha=None, alpha_hat=None, alpha_check=None,
                    bias=None, F=None, task="svm", epsilon=None, labels=None, tol=CERT_TOL,
                    meta=None, reference=False) -> dict:
     """Certify a candidate solution given as arrays (P1 eq. mainrank, P2 eq. mainsvr, P3 eq.
@@ -127,7 +133,9 @@ def certify_arrays(K, y, *, C, eta, tau=0.0, alpha=None, alpha_hat=None, alpha_c
     K, y : array_like
         Kernel ``n x n`` (validity rule of docs/validity.md) and labels (-1 / +1) or targets.
     C, eta, tau, epsilon : float
-        The instance's parameters (``epsilon`` for ``task="svr"`` only; ``tau = 0`` for P3).
+        The instance's parameters (``epsilon`` for ``task="svr"`` only).  ``tau=None`` means
+        0.01 for svm and svr (the paper's value, every other entry point's default) and 0 for
+        P3 (``task="decomposed"``, no nuclear norm; any other value is refused).
     alpha, alpha_hat, alpha_check : array_like
         The point: ``alpha`` (svm, decomposed) or ``alpha_hat`` and ``alpha_check`` (svr).
     bias, F : optional
@@ -140,7 +148,8 @@ def certify_arrays(K, y, *, C, eta, tau=0.0, alpha=None, alpha_hat=None, alpha_c
     meta : str or dict, optional
         Free-form description of the solution, echoed in the report.
     reference : bool
-        Also compute the informative distance to a reference solution (one more solve).
+        Also run the optional cross-check by dank_fast (informative only, never part of the
+        verdict; see :func:`verification.oracle.certify`).
 
     Returns
     -------
@@ -155,7 +164,8 @@ def certify_arrays(K, y, *, C, eta, tau=0.0, alpha=None, alpha_hat=None, alpha_c
 
     Notes
     -----
-    Cost: two dense symmetric eigendecompositions (``O(n^3)`` time, a few ``n x n`` arrays).
+    Cost: two dense symmetric eigendecompositions, the PSD test of ``K`` (once) and the
+    certificate's (``O(n^3)`` time, a few ``n x n`` arrays).
     """
     inst = instance_from_arrays(K, y, C=C, eta=eta, tau=tau, task=task, epsilon=epsilon,
                                 labels=labels)

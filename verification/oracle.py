@@ -45,9 +45,19 @@ A negative gap beyond ``tol`` (``lower > upper``) means the evaluation itself is
 raises :class:`EvaluationError`, as does any failure of dank_ref; a task or size mismatch
 between the instance and the solution is a ``ValueError`` (bad input).
 
-Informative only (never decide the verdict): ``dank_fast_rel_gap`` (svm, svr: dank_fast's
-certificate of the same projected point), ``kkt_residual`` (``||P(x + grad h) - x||``), and
-``distance_to_reference`` (to a solution computed here; the optimum need not be unique).
+Informative only (never decide the verdict): ``kkt_residual`` (``||P(x + grad h) - x||``,
+dank_ref's projection) and, with ``reference=True`` (``dank-verify certify --reference``), an
+optional cross-check by the fast package: ``dank_fast_rel_gap`` (svm, svr: dank_fast's
+certificate of the same projected point) and ``distance_to_reference`` (to a dank_fast Newton
+solution at ``tol = 1e-10``, one more solve and another validation of ``K``; the optimum need
+not be unique).  Without it the oracle imports nothing of dank_fast: its verdicts depend on
+dank_ref alone.
+
+Cost: ``K`` is validated once, by the loader (:mod:`verification.formats`) or by
+:func:`verification.certify_arrays` (one ``eigvalsh``, the PSD test of docs/validity.md);
+:func:`certify` trusts its input and calls dank_ref's certificate without re-validating it.
+The certificate itself takes one dense ``eigh`` of an ``n x n`` matrix (``O(n^3)`` time, a few
+``n x n`` arrays).
 """
 
 from __future__ import annotations
@@ -58,7 +68,8 @@ import warnings
 
 import numpy as np
 
-from .claims._common import project_A, project_svr
+import dank_ref.certificate as rc
+from dank_ref.projection import project_A, project_svr
 
 __all__ = ["certify", "format_report", "EvaluationError", "CHECKS", "CERT_TOL", "FEAS_RTOL",
            "F_RTOL"]
@@ -162,23 +173,21 @@ def _reference_certificate(inst, p):
     bias are unchanged), so that no absolute threshold inside it meets a tiny or huge ``C``;
     ``lower``, ``upper`` and ``gap`` are multiplied back by ``C``.
     """
-    # start-up: dank_ref imports cvxpy (seconds); only this function needs it
-    import dank_ref.certificate as rc
-
     task, K, y, C, eta, tau = (inst[k] for k in ("task", "K", "y", "C", "eta", "tau"))
     n = y.size
     Ks, etas, ps = C * K, eta / C, p / C
     moved = "dank_ref certified a point other than the (projected) submission"
     try:
         if task == "svm":
-            c = rc.svm_certificate(Ks, y, ps, C=1.0, eta=etas, tau=tau)
+            c = rc.svm_certificate(Ks, y, ps, C=1.0, eta=etas, tau=tau, validate=False)
             cz = np.asarray(c.alpha)
         elif task == "decomposed":
-            c = rc.decomposed_certificate(Ks, y, ps, C=1.0, eta=etas, labels=inst["labels"])
+            c = rc.decomposed_certificate(Ks, y, ps, C=1.0, eta=etas, labels=inst["labels"],
+                                          validate=False)
             cz = np.asarray(c.alpha)
         else:
             c = rc.svr_certificate(Ks, y, ps[:n], ps[n:], C=1.0, epsilon=inst["epsilon"],
-                                   eta=etas, tau=tau)
+                                   eta=etas, tau=tau, validate=False)
             cz = np.asarray(c.alpha_hat) - np.asarray(c.alpha_check)
     except ValueError as exc:
         raise EvaluationError(f"dank_ref cannot certify this instance: {exc}") from exc
@@ -223,15 +232,12 @@ def _primal_gap(G, d, y, C, lin, bias, task, eps):
     if task == "svr":
         loss = float(np.sum(np.maximum(0.0, np.abs(y - g - bias) - eps)))
         return q + C * loss - lin
-    # start-up: dank_ref imports cvxpy (seconds); loaded already by the certificate's call
-    from dank_ref.certificate import hard_margin_gap
-
     margins = y * (g + bias)
     gap = q + C * float(np.sum(np.maximum(0.0, 1.0 - margins))) - lin
-    return min(gap, hard_margin_gap(q, lin, margins)[0])
+    return min(gap, rc.hard_margin_gap(q, lin, margins)[0])
 
 
-def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = True) -> dict:
+def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = False) -> dict:
     """Check a submitted solution of an instance (see the module docstring for every check).
 
     Parameters
@@ -241,7 +247,10 @@ def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = True
     tol : float
         Required certified relative gap (finite, > 0).
     reference : bool
-        Also compute the informative distance to a reference solution (one more solve).
+        Also run the optional cross-check by dank_fast (``dank_fast_rel_gap``,
+        ``distance_to_reference``: a Newton solve at ``tol = 1e-10`` and dank_fast's own
+        validation of ``K``, another ``O(n^3)``).  Informative only, never part of the
+        verdict; without it dank_fast is not imported.
 
     Returns
     -------
@@ -348,8 +357,11 @@ def _reason(name, ch, rep, sol) -> str:
 
 
 def _informative(inst, p, G, d, reference) -> dict:
-    task, K, y, C, eta, tau = (inst[k] for k in ("task", "K", "y", "C", "eta", "tau"))
-    n = y.size
+    """``kkt_residual`` (dank_ref's projection) and, if ``reference``, dank_fast's cross-check.
+
+    Never part of the verdict: a failure of the cross-check is reported as "unavailable".
+    """
+    task, y, C = inst["task"], inst["y"], inst["C"]
     out = {}
     g = G @ d
     if task == "svr":
@@ -362,47 +374,52 @@ def _informative(inst, p, G, d, reference) -> dict:
     else:
         grad = 1.0 - y * g
         out["kkt_residual"] = float(np.linalg.norm(np.clip(p + grad, 0.0, C) - p))
-    if task != "decomposed":
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                # start-up: dank_fast imports scikit-learn (seconds); only this function needs it
-                import dank_fast
+    if reference:
+        out.update(_dank_fast_cross_check(inst, p))
+    return out
 
+
+def _dank_fast_cross_check(inst, p) -> dict:
+    """The optional cross-check by dank_fast (``reference=True``); informative only."""
+    task, K, y, C, eta, tau = (inst[k] for k in ("task", "K", "y", "C", "eta", "tau"))
+    n = y.size
+    out = {}
+    try:
+        # optional path: the oracle's verdict never needs dank_fast (nor scikit-learn)
+        import dank_fast
+    except ImportError as exc:  # pragma: no cover - dank_fast ships with the oracle today
+        why = f"unavailable: {type(exc).__name__}: {exc}"
+        return dict(dank_fast_rel_gap=why, distance_to_reference=why)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if task != "decomposed":
+            try:
                 if task == "svm":
                     cf = dank_fast.svm_certificate(K, y, p, C=C, eta=eta, tau=tau)
                 else:
                     cf = dank_fast.svr_certificate(K, y, p[:n], p[n:], C=C,
                                                    epsilon=inst["epsilon"], eta=eta, tau=tau)
-            out["dank_fast_rel_gap"] = float(cf.rel_gap)
-        except Exception as exc:  # noqa: BLE001 - informative only
-            out["dank_fast_rel_gap"] = f"unavailable: {type(exc).__name__}: {exc}"
-    if reference:
+                out["dank_fast_rel_gap"] = float(cf.rel_gap)
+            except Exception as exc:  # noqa: BLE001 - informative only
+                out["dank_fast_rel_gap"] = f"unavailable: {type(exc).__name__}: {exc}"
         try:
-            out["distance_to_reference"] = _distance_to_reference(inst, p)
+            if task == "svm":
+                ref = dank_fast.solve_svm(K, y, C=C, eta=eta, tau=tau, method="newton",
+                                          tol=1e-10).alpha
+            elif task == "svr":
+                r = dank_fast.solve_svr(K, y, C=C, epsilon=inst["epsilon"], eta=eta, tau=tau,
+                                        method="newton", tol=1e-10)
+                ref = np.concatenate([r.extra["alpha_hat"], r.extra["alpha_check"]])
+            else:
+                ref = dank_fast.solve_decomposed(K, y, C=C, eta=eta, labels=inst["labels"],
+                                                 tol=1e-10).alpha
+            out["distance_to_reference"] = float(np.linalg.norm(p - ref))
         except Exception as exc:  # noqa: BLE001 - informative only
             out["distance_to_reference"] = f"unavailable: {type(exc).__name__}: {exc}"
     return out
 
 
-def _distance_to_reference(inst, p):
-    K, y, C, eta, tau = inst["K"], inst["y"], inst["C"], inst["eta"], inst["tau"]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        # start-up: dank_fast imports scikit-learn (seconds); only this function needs it
-        import dank_fast
-
-        if inst["task"] == "svm":
-            ref = dank_fast.solve_svm(K, y, C=C, eta=eta, tau=tau, method="newton",
-                                      tol=1e-10).alpha
-        elif inst["task"] == "svr":
-            r = dank_fast.solve_svr(K, y, C=C, epsilon=inst["epsilon"], eta=eta, tau=tau,
-                                    method="newton", tol=1e-10)
-            ref = np.concatenate([r.extra["alpha_hat"], r.extra["alpha_check"]])
-        else:
-            ref = dank_fast.solve_decomposed(K, y, C=C, eta=eta, labels=inst["labels"],
-                                             tol=1e-10).alpha
-    return float(np.linalg.norm(p - ref))
+_INFORMATIVE = ("kkt_residual", "dank_fast_rel_gap", "distance_to_reference")
 
 
 def format_report(rep) -> str:
@@ -416,8 +433,15 @@ def format_report(rep) -> str:
             st += f"  value {ch['value']:.3g}  limit {ch['limit']:.3g}"
         lines.append(f"  check {name:17s} {st}")
     for k, v in rep.items():
-        if k not in ("certified", "reasons", "checks", "failed", "task", "n", "tol"):
+        if k not in ("certified", "reasons", "checks", "failed", "task", "n", "tol") \
+                and k not in _INFORMATIVE:
             lines.append(f"  {k}: {v}")
+    info = [k for k in _INFORMATIVE if k in rep]
+    if info:
+        lines.append("  informative only, not part of the verdict"
+                     + (" (dank_fast_rel_gap, distance_to_reference: the optional cross-check "
+                        "by dank_fast)" if "distance_to_reference" in rep else "") + ":")
+        lines.extend(f"    {k}: {rep[k]}" for k in info)
     for r in rep["reasons"]:
         lines.append(f"  reason: {r}")
     if "gap" in rep["failed"]:

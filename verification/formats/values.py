@@ -12,37 +12,39 @@ import math
 
 import numpy as np
 
+from dank_ref import validation as V
+
 from . import spec
 
 __all__ = ["check_range", "check_labels", "check_meta"]
 
 
 def check_range(x: float, what: str, *, positive=False, nonneg=False) -> float:
-    """``x`` finite (and ``> 0`` / ``>= 0`` if asked); returns it."""
+    """``x`` finite (and ``> 0`` / ``>= 0`` if asked: :func:`dank_ref.validation.check_positive`
+    / ``check_nonnegative``); returns it."""
+    if positive:
+        return V.check_positive(x, what)
+    if nonneg:
+        return V.check_nonnegative(x, what)
     if not math.isfinite(x):
         raise ValueError(f"{what} must be finite, got {x!r}")
-    if positive and not x > 0:
-        raise ValueError(f"{what} must be > 0, got {x!r}")
-    if nonneg and not x >= 0:
-        raise ValueError(f"{what} must be >= 0, got {x!r}")
     return x
 
 
 def check_labels(y: np.ndarray, task: str, what: str = "field 'y'") -> None:
-    """P1 / P3 labels are exactly -1 or +1 (P1 needs both classes); P2 targets are free.
+    """P1 / P3 labels are exactly -1 or +1 (P1 needs both classes); P2 targets are free:
+    :func:`dank_ref.validation.check_binary_labels`, the error prefixed by ``what``.
 
     ``y`` is a finite float64 vector (checked by the caller).  O(n).
     """
     if task not in ("svm", "decomposed"):
         return
-    bad = ~((y == 1.0) | (y == -1.0))
-    if np.any(bad):
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{what} must contain only -1 and +1 for task {task!r}, got "
-                         f"y[{i}] = {float(y[i])!r}")
-    if task == "svm" and (np.all(y == 1.0) or np.all(y == -1.0)):
-        raise ValueError(f"{what} must contain both classes for task 'svm' (the bias "
-                         "constraint y'a = 0 needs them)")
+    try:
+        V.check_binary_labels(y, y.size, require_both=task == "svm")
+    except ValueError as exc:
+        bad = np.flatnonzero((y != 1.0) & (y != -1.0))  # the message names the first entry
+        at = f" (got y[{bad[0]}] = {float(y[bad[0]])!r})" if bad.size else ""
+        raise ValueError(f"{what}: {exc}{at}") from None
 
 
 def _plain(v):

@@ -1,6 +1,6 @@
 """The paper's synthetic regression cases (section Regression, "Synthetic Data").
 
-Run ``python -m dank_fast.synthetic`` to print the paper's relative error
+Run ``python -m verification.study.synthetic`` to print the paper's relative error
 (``sum (g(x_i) - y_i)^2 / sum (y_i - mean y)^2``, which the paper calls RMSE) of SVR-CV and
 DANK on
 
@@ -45,10 +45,10 @@ from sklearn.preprocessing import MinMaxScaler
 from sklearn.svm import SVR
 from threadpoolctl import threadpool_limits
 
-from ._accelerated import ConvergenceWarning
-from ._validation import check_finite_array, check_integer, check_positive
-from .kernels import sigma_to_gamma
-from .regressor import DANKRegressor, relative_error
+from dank_fast import ConvergenceWarning, DANKRegressor
+from dank_fast.kernels import sigma_to_gamma
+from dank_fast.regressor import relative_error
+from dank_ref.validation import check_alpha, check_positive
 
 __all__ = ["step_function", "cherkassky", "make_step", "make_cherkassky", "run_case", "main"]
 
@@ -60,7 +60,8 @@ def step_function(x, s: float = 3.0, w: float = 2.0, a: float = 0.05) -> np.ndar
     s = _finite(s, "s")
     w = check_positive(w, "w")
     a = check_positive(a, "a")
-    x = check_finite_array(np.atleast_1d(x), "x").reshape(np.shape(x))
+    flat = np.ravel(np.atleast_1d(x))
+    x = check_alpha(flat, flat.size, "x").reshape(np.shape(x))
     fl = np.floor(x / w)
     return (np.tanh(a * x / w - a * fl - a / 2) / (2 * np.tanh(a / 2)) + 0.5 + fl) * s
 
@@ -71,6 +72,15 @@ def cherkassky(u, v) -> np.ndarray:
     v = np.asarray(v, dtype=np.float64)
     g1 = (u - 0.5) ** 4 - 10 * (u - 0.5) ** 2 * (v - 0.5) ** 2 + 5 * (v - 0.5) ** 4
     return 42.659 * (0.1 + (u - 0.5) * (g1 + 0.05))
+
+
+def _count(v, name: str, low: int) -> int:
+    """A sample size: an integer (not bool) ``>= low``."""
+    if isinstance(v, bool | np.bool_) or not isinstance(v, numbers.Integral):
+        raise TypeError(f"{name} must be an integer >= {low}, got {type(v).__name__}")
+    if int(v) < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {v}")
+    return int(v)
 
 
 def _finite(v, name: str) -> float:
@@ -84,8 +94,8 @@ def _finite(v, name: str) -> float:
 
 def make_step(n_train: int = 100, n_test: int = 1000, a: float = 0.05):
     """Training grid and test grid of the step case on ``[-5, 5]`` (``n_train, n_test >= 2``)."""
-    n_train = check_integer(n_train, "n_train", 2)
-    n_test = check_integer(n_test, "n_test", 1)
+    n_train = _count(n_train, "n_train", 2)
+    n_test = _count(n_test, "n_test", 1)
     Xtr = np.linspace(-5, 5, n_train)[:, None]
     Xte = np.linspace(-5, 5, n_test)[:, None]
     return Xtr, step_function(Xtr[:, 0], a=a), Xte, step_function(Xte[:, 0], a=a)
@@ -93,8 +103,8 @@ def make_step(n_train: int = 100, n_test: int = 1000, a: float = 0.05):
 
 def make_cherkassky(n_train: int = 400, n_test: int = 2000, seed: int = 0):
     """Uniform samples of :func:`cherkassky` on the unit square (``n_train >= 2``)."""
-    n_train = check_integer(n_train, "n_train", 2)
-    n_test = check_integer(n_test, "n_test", 1)
+    n_train = _count(n_train, "n_train", 2)
+    n_test = _count(n_test, "n_test", 1)
     rng = np.random.default_rng(seed)
     Xtr = rng.uniform(0, 1, (n_train, 2))
     Xte = rng.uniform(0, 1, (n_test, 2))

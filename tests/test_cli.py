@@ -5,14 +5,14 @@ import os
 
 import pytest
 
-from verification.claims._common import STATUSES
 from verification.cli import main
 from verification.schemas import validate
+from verification.study.claims._common import STATUSES
 
 
 def test_runner_small(tmp_path):
     """Cheap default-run smoke: two claim groups, report + results written."""
-    from verification.runner import run_all
+    from verification.study.runner import run_all
 
     res = run_all(out=str(tmp_path), seed=1, budget=1, groups=("L1", "HW"), make_figures=False,
                   crosscheck=False)
@@ -92,7 +92,7 @@ def test_certify_help(capsys):
         main(["certify", "--help"])
     assert e.value.code == 0
     out = capsys.readouterr().out
-    for s in ("INSTANCE", "SOLUTION", "--tol", "--no-reference", "--debug", "exit codes",
+    for s in ("INSTANCE", "SOLUTION", "--tol", "--reference", "--debug", "exit codes",
               "0  certified", "1  not certified", "2  bad input", "docs/FORMATS.md",
               "example:", "dank-verify certify verification/golden/p1_basic_instance.npz"):
         assert s in out, s
@@ -108,18 +108,18 @@ def test_vectors_help(capsys):
 
 
 def test_certify_0_and_1(capsys, tmp_path):
-    assert main(["certify", P1_INST, P1_SOL, "--no-reference"]) == 0
+    assert main(["certify", P1_INST, P1_SOL]) == 0
     out = capsys.readouterr().out
     assert out.startswith("verdict: CERTIFIED") and "check gap" in out
     # the help's example, with its tolerance
-    assert main(["certify", P1_INST, P1_SOL, "--tol", "1e-9", "--no-reference"]) == 0
+    assert main(["certify", P1_INST, P1_SOL, "--tol", "1e-9"]) == 0
     capsys.readouterr()
     bad = tmp_path / "bad.json"
     from verification.formats import load_solution
 
     sol = load_solution(P1_SOL)
     save_solution(bad, task="svm", alpha=sol["alpha"], bias=-sol["bias"])
-    assert main(["certify", P1_INST, str(bad), "--no-reference"]) == 1
+    assert main(["certify", P1_INST, str(bad)]) == 1
     out, err = capsys.readouterr()
     assert "verdict: NOT CERTIFIED" in out and "reason: bias:" in out and err == ""
 
@@ -152,7 +152,7 @@ def test_certify_bad_files_exit_2(capsys, tmp_path):
         _exit2(capsys, ["certify", _json_file(tmp_path, f"{name}.json", obj), S], "bad input",
                msg)
     I = _json_file(tmp_path, "i.json", good)  # noqa: E741
-    assert main(["certify", I, S, "--no-reference"]) == 0  # the control is certified
+    assert main(["certify", I, S]) == 0  # the control is certified
     capsys.readouterr()
     _exit2(capsys, ["certify", str(tmp_path / "missing.npz"), S], "no such file")
     _exit2(capsys, ["certify", I, _json_file(tmp_path, "w.json", dict(sol, alpha=[0.5]))],
@@ -183,7 +183,7 @@ def test_certify_bad_files_exit_2(capsys, tmp_path):
     # valid JSON under other extensions is read as JSON
     for ext in ("txt", "JSON"):
         p = _json_file(tmp_path, f"s.{ext}", sol)
-        assert main(["certify", I, p, "--no-reference"]) == 0
+        assert main(["certify", I, p]) == 0
         assert "pickled" not in capsys.readouterr().err
 
 
@@ -191,7 +191,7 @@ def test_certify_bad_files_exit_2(capsys, tmp_path):
                                     ("abc", False), ("1e-300", True), ("0.5", True)])
 def test_certify_tol_values(capsys, tol, ok):
     if ok:
-        assert main(["certify", P1_INST, P1_SOL, "--tol", tol, "--no-reference"]) in (0, 1)
+        assert main(["certify", P1_INST, P1_SOL, "--tol", tol]) in (0, 1)
         capsys.readouterr()
     else:
         _exit2(capsys, ["certify", P1_INST, P1_SOL, "--tol", tol], "bad arguments",
@@ -244,9 +244,9 @@ def test_zero_kernel_is_certified(capsys, tmp_path):
     save_instance(inst, task="svm", K=np.zeros((4, 4)), y=[1.0, -1, 1, -1], C=2.0, eta=1.0,
                   tau=0.01)
     save_solution(sol, task="svm", alpha=np.full(4, 2.0), bias=0.0)
-    assert main(["certify", str(inst), str(sol), "--no-reference"]) == 0
+    assert main(["certify", str(inst), str(sol)]) == 0
     save_solution(sol, task="svm", alpha=np.full(4, 1.0), bias=0.0)
-    assert main(["certify", str(inst), str(sol), "--no-reference"]) == 1
+    assert main(["certify", str(inst), str(sol)]) == 1
 
 
 def test_float32_kernel_is_certified(capsys, tmp_path):
@@ -264,7 +264,7 @@ def test_float32_kernel_is_certified(capsys, tmp_path):
     inst, sol = tmp_path / "i.npz", tmp_path / "s.npz"
     save_instance(inst, task="svm", K=K, y=y, C=1.0, eta=1.0, tau=0.01)
     save_solution(sol, task="svm", alpha=a)
-    assert main(["certify", str(inst), str(sol), "--no-reference"]) == 0
+    assert main(["certify", str(inst), str(sol)]) == 0
 
 
 def test_main_reports_other_subcommand_crashes_in_one_line(capsys, monkeypatch):
@@ -280,7 +280,7 @@ def test_main_reports_other_subcommand_crashes_in_one_line(capsys, monkeypatch):
 
 
 def test_reproduce_truncated_counterexample(capsys, tmp_path):
-    from verification.claims._common import save_counterexample
+    from verification.study.claims._common import save_counterexample
 
     p = save_counterexample(str(tmp_path), "L1", {"K": np.eye(3), "a": np.ones(3)}, {"n": 3})
     data = open(p, "rb").read()

@@ -1,5 +1,9 @@
-"""Verdict classification on hand-built cases: hold, substantive and degenerate violations,
-vacuous premise, inconclusive; the hand-checked minimal PG counterexample; T4's vacuity."""
+"""The claim checks (verification/study/claims/): the classification of one evaluation, the
+verdicts, planted cases (each check reports VIOLATED for a false bound, HOLDS for the true one),
+the guided search and the reduction of counterexamples, T4's vacuity, the screening quantities,
+and the claims' closed forms against dank_ref's, value for value."""
+
+from __future__ import annotations
 
 import json
 import math
@@ -7,7 +11,8 @@ import math
 import numpy as np
 import pytest
 
-from verification.claims._common import (
+from verification.study.claims import reproduce
+from verification.study.claims._common import (
     STATUSES,
     Tracker,
     Verdict,
@@ -15,10 +20,16 @@ from verification.claims._common import (
     describe,
     fmt,
     fmt_ratio,
+    gaussian_kernel,
+    grad_svr,
+    h_svr,
     project_A,
+    structured_instances,
 )
-from verification.claims.bounds import EVALUATORS, check_bound
-from verification.claims.guided import guided_search, reduce_points
+from verification.study.claims.bounds import EVALUATORS, check_bound
+from verification.study.claims.decomposition import check_decomposition, decomposition_instance
+from verification.study.claims.guided import guided_search, reduce_points
+from verification.study.claims.nesterov import check_NR, check_SD
 
 
 def _no_inf(obj):
@@ -192,7 +203,7 @@ def test_l1_degenerate_by_hand():
 def test_check_bound_splits_l1_degenerate_from_substantive(tmp_path):
     """tau above the threshold makes the bound negative: a degenerate finding, no ratio."""
     X = np.random.default_rng(0).uniform(0, 1, (6, 2))
-    from verification.claims._common import gaussian_kernel
+    from verification.study.claims._common import gaussian_kernel
 
     inst = dict(K=gaussian_kernel(X, 0.5), y=np.array([1.0, -1, 1, -1, 1, -1]), C=1.0,
                 eta=1.0, tau=100.0, kernel="gaussian", sigma=0.5, kernel_scale=1.0)
@@ -229,7 +240,7 @@ def test_guided_search_true_bound_finds_nothing():
 def test_reduce_points_keeps_the_violation():
     rng = np.random.default_rng(1)
     n = 8
-    from verification.claims._common import gaussian_kernel
+    from verification.study.claims._common import gaussian_kernel
 
     X = rng.uniform(0, 1, (n, 2))
     y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
@@ -266,8 +277,8 @@ def test_t4_threshold_below_gradient_floor_for_any_feasible_point():
     """The vacuity argument, checked without solving: for any abar in the box and any PSD
     Fbar = 11' + D Kbar D / (4 eta), (grad Hbar)_i >= 1 - B2 C ||Kbar_i||_1 > threshold_i,
     with B2 >= every entry of Fbar (and of an arbitrary F*)."""
-    from verification.claims._common import gaussian_kernel
-    from verification.claims.decomposition import block_kernel
+    from verification.study.claims._common import gaussian_kernel
+    from verification.study.claims.decomposition import block_kernel
 
     rng = np.random.default_rng(7)
     for _ in range(300):
@@ -294,8 +305,39 @@ def test_t4_threshold_below_gradient_floor_for_any_feasible_point():
         assert np.all(g - thr >= 1.0 - tol)
 
 
+def test_screening_quantities_on_a_solved_pair():
+    """Theorems theorappf / theorsv's quantities at a solved pair (P3 on K and on Kbar):
+    Q(pi) is the off-block mass of |K|, the gradient is 1 - y (Fbar o Kbar)(abar y) with
+    Fbar = 11' + Gamma_Kbar(abar), every threshold is negative and no screened point is a
+    support vector of the full problem."""
+    from verification.study.claims.decomposition import (
+        Q_of,
+        _eval_T3,
+        decomposition_instance,
+        screening,
+        solve_pair,
+    )
+
+    inst = decomposition_instance(np.random.default_rng(4), n=14)
+    labels = (inst["X"][:, 0] > np.median(inst["X"][:, 0])).astype(int)
+    Kb, full, blk = solve_pair(inst, labels)
+    K, y, eta = inst["K"], inst["y"], inst["eta"]
+    same = labels[:, None] == labels[None, :]
+    assert Q_of(K, labels) == pytest.approx(np.abs(K)[~same].sum())
+    assert np.array_equal(Kb, K * same)
+    lhs, rhs, info = _eval_T3(inst, labels, Kb, full, blk, 1.0)
+    assert 0 < info["B1"] <= 1.0 <= info["B2"] and info["Q"] == Q_of(K, labels)
+    assert info["H_star_lower"] <= info["H_star_upper"] and lhs >= 0 and rhs >= 0
+    sc = screening(inst, labels, Kb, full, blk)
+    ab = blk[0]
+    Fb = 1.0 + np.outer(ab * y, ab * y) * Kb / (4 * eta)
+    assert np.allclose(sc["gbar"], 1.0 - y * ((Fb * Kb) @ (ab * y)))
+    assert np.all(sc["thr"] < 0) and not sc["bad"].any()
+    assert np.all(sc["excess"] >= sc["excess_bound"] - 1e-9)
+
+
 def test_t4_check_reports_vacuous_with_margin():
-    from verification.claims.decomposition import check_decomposition, decomposition_instance
+    from verification.study.claims.decomposition import check_decomposition, decomposition_instance
 
     rng = np.random.default_rng(11)
     insts = [dict(decomposition_instance(rng, n=10), v=2) for _ in range(2)]
@@ -328,3 +370,130 @@ def test_guided_search_writes_nothing_to_the_working_directory(monkeypatch):
     assert "dank-verify-hypothesis-" in str(seen[0]) and not os.path.exists(seen[0])
     assert "dank-verify-hypothesis-" not in str(storage_directory(
         "x", intent_to_write=False).home_directory)                 # restored afterwards
+
+
+# ---------------------------------------------------------------------------------------------
+# the claims' closed forms against dank_ref's, value for value
+# ---------------------------------------------------------------------------------------------
+def test_closed_forms_equal_dank_ref_value_for_value():
+    """``F_of``, ``h_svm``, ``grad_svm`` (claims) = ``inner_F``, ``h_svm``, ``grad_h_svm``
+    (dank_ref.certificate) on random instances, tau = 0 and tau > 0 (the eigenvalue cut) and
+    tau past every eigenvalue (F = 0); ``h_svr`` is ``b'y - eps 1'(ah + ac)`` plus the same
+    inner value at ``d = ah - ac``."""
+    import dank_ref.certificate as rc
+    from verification.study.claims._common import F_of, draw_instance, grad_svm, h_svm, h_svr
+
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        inst = draw_instance(rng, task="svm")
+        K, y, C, eta, tau = (inst[k] for k in ("K", "y", "C", "eta", "tau"))
+        a = C * rng.random(y.size)
+        for t in (0.0, tau, 10.0 * y.size * (1.0 + C * C * float(np.abs(K).max()) / eta)):
+            F = F_of(K, a * y, eta, t)
+            Fr = rc.inner_F(K, a * y, eta=eta, tau=t)
+            scale = max(1.0, float(np.abs(Fr).max()))
+            assert np.max(np.abs(F - Fr)) <= 1e-10 * scale
+            hr = rc.h_svm(K, y, a, eta=eta, tau=t)
+            assert h_svm(K, y, a, eta, t) == pytest.approx(hr, rel=1e-10, abs=1e-10 * scale)
+            g, gr = grad_svm(K, y, a, eta, t), rc.grad_h_svm(K, y, a, eta=eta, tau=t)
+            assert np.max(np.abs(g - gr)) <= 1e-10 * max(1.0, float(np.abs(gr).max()))
+        sv = draw_instance(rng, task="svr")
+        K, ys, C, eta, tau, eps = (sv[k] for k in ("K", "y", "C", "eta", "tau", "epsilon"))
+        ah, ac = C * rng.random(ys.size), C * rng.random(ys.size)
+        Fr = rc.inner_F(K, ah - ac, eta=eta, tau=tau)
+        want = float((ah - ac) @ ys - eps * np.sum(ah + ac)
+                     + eta * (ys.size ** 2 - np.sum(Fr * Fr)))
+        assert h_svr(K, ys, ah, ac, eps, eta, tau) == pytest.approx(want, rel=1e-9, abs=1e-9)
+
+
+def _gauss_instance(seed=0, n=10, tau=0.01, eta=5.0, C=1.0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(0, 1, (n, 2))
+    y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+    return dict(X=X, K=gaussian_kernel(X, 0.5), y=y, C=C, eta=eta, tau=tau, epsilon=0.05,
+                kernel="gaussian", sigma=0.5, kernel_scale=1.0)
+
+
+@pytest.mark.parametrize("claim,false_scale", [("L1", 0.05), ("HW", 0.5), ("L2", 1e-3),
+                                               ("T1", 1e-3), ("PG", 1e-3), ("L3", 1e-3),
+                                               ("T2", 1e-3)])
+def test_bound_planted(claim, false_scale, tmp_path):
+    inst = [_gauss_instance(1)]
+    ok = check_bound(claim, np.random.default_rng(0), budget=1, scale=1.0, instances=inst)
+    assert ok.status == "HOLDS", ok
+    bad = check_bound(claim, np.random.default_rng(0), budget=1, scale=false_scale,
+                      instances=inst, out_dir=str(tmp_path))
+    assert bad.status == "VIOLATED"
+    assert bad.counterexample_path is not None
+    c, lhs, rhs, still = reproduce(bad.counterexample_path)
+    assert c == claim and still and lhs > rhs
+
+
+def test_pg_violated_by_non_normalised_kernel():
+    """PG's constant misses kappa: a kernel scaled by 10 breaks it (a finding)."""
+    rng = np.random.default_rng(0)
+    insts = [i for i in structured_instances(rng) if i["kernel_scale"] == 10.0]
+    v = check_bound("PG", rng, budget=1, instances=insts)
+    assert v.status == "VIOLATED" and v.worst_ratio > 1.5
+
+
+def test_svr_gradient_finite_difference():
+    inst = _gauss_instance(2, n=6, tau=0.3)
+    rng = np.random.default_rng(3)
+    K, y = inst["K"], rng.normal(size=6)
+    ah, ac = rng.uniform(0, 1, 6), rng.uniform(0, 1, 6)
+    g = grad_svr(K, y, ah, ac, 0.1, 2.0, 0.3)
+    e = 1e-6
+    for i in range(12):
+        d = np.zeros(12)
+        d[i] = e
+        hp = h_svr(K, y, ah + d[:6], ac + d[6:], 0.1, 2.0, 0.3)
+        hm = h_svr(K, y, ah - d[:6], ac - d[6:], 0.1, 2.0, 0.3)
+        assert abs((hp - hm) / (2 * e) - g[i]) < 1e-5 * max(1, abs(g[i]))
+
+
+def test_decomposition_planted():
+    rng = np.random.default_rng(5)
+    inst = decomposition_instance(rng, n=12)
+    inst["v"] = 2
+    t3, t4 = check_decomposition(rng, instances=[inst], scale_T3=1e6, scale_T4=1.0)
+    assert t3.status == "HOLDS"
+    # the rule as printed never screens anything: nothing tested, and said so
+    assert t4.status == "VACUOUS" and t4.n_premise_met == 0 and "never" in t4.vacuity
+    t3b, t4b = check_decomposition(rng, instances=[inst], scale_T3=1e-6, scale_T4=0.0)
+    assert t3b.status == "VIOLATED"
+    # scale 0: the rule reduces to "abar_i = 0 and grad_i <= 0", i.e. every sub-problem
+    # non-support vector; some of these are support vectors of the full problem here (seed 5)
+    assert t4b.status == "VIOLATED"
+
+
+def test_nr_planted():
+    inst = [_gauss_instance(4, n=8)]
+    ok, printed = check_NR(np.random.default_rng(0), budget=1, instances=inst)
+    assert ok.status == "HOLDS"
+    bad, _ = check_NR(np.random.default_rng(0), budget=1, instances=inst, scale=1e-6)
+    assert bad.status == "VIOLATED"
+
+
+def test_sd_planted():
+    inst = [_gauss_instance(6, n=6)]
+    (ok,) = check_SD(np.random.default_rng(0), instances=inst)
+    assert ok.status == "HOLDS"
+    (bad,) = check_SD(np.random.default_rng(0), instances=inst, scale=-1.0)
+    # a negative planted bound fails, but only as a degenerate (rhs <= 0) violation
+    assert bad.status == "VIOLATED-DEGENERATE" and bad.n_degenerate == 1
+    assert bad.n_violations == 0 and bad.degenerate_counterexample_path is None  # no out_dir
+
+
+def test_no_local_constants_during_a_search():
+    """Hypothesis harvests numeric constants from "local" modules (dank's own sources when it is
+    installed in editable mode, none from site-packages); the claims' search switches that off,
+    so one seed gives one search everywhere (it gave PG ratios 4.6 and 8.9 before)."""
+    pytest.importorskip("hypothesis")
+    providers = pytest.importorskip("hypothesis.internal.conjecture.providers")
+    from verification.study.claims.guided import _no_local_constants
+
+    with _no_local_constants():
+        c = providers._get_local_constants()
+        assert not (c.integers or c.floats or c.bytes or c.strings)
+        assert providers.CONSTANTS_CACHE == {}

@@ -1,7 +1,7 @@
 """Figure conv: projected gradient against Algorithm ago3 (Nesterov) on heart.
 
 The verdict (:func:`conv_verdict`) and the report's section (:func:`render`) from the run of
-:func:`verification.experiments.figures.conv_experiment` (certified gaps at the end).
+:func:`verification.study.experiments.figures.conv_experiment` (certified gaps at the end).
 """
 
 from __future__ import annotations

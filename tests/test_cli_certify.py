@@ -1,4 +1,5 @@
-"""Fuzz tests of ``dank-verify certify INSTANCE SOLUTION`` (in-process, ``verification.cli.main``).
+"""``dank-verify certify INSTANCE SOLUTION``: reference solutions accepted, perturbed ones rejected,
+exit code 2 with one line on bad input; and fuzz tests (in-process, ``verification.cli.main``).
 
 Files are written here by hand (JSON text or ``.npz`` zips of ``.npy`` members, format in
 ``verification/formats/``), from a valid instance and solution, then corrupted: a field
@@ -18,15 +19,101 @@ import io
 import json
 import os
 import tempfile
+import warnings
 import zipfile
 
 import numpy as np
+import pytest
 from _fuzz_strategies import fuzz, hard_timeout, names, record
 from hypothesis import given
 from hypothesis import strategies as st
 
 from dank_ref import certificate as refcert
+from dank_ref.certificate import inner_F
+from dank_ref.kernels import gaussian_kernel
 from verification.cli import main
+from verification.formats import save_instance, save_solution
+from verification.golden import GOLDEN_DIR
+
+
+@pytest.fixture(scope="module")
+def p1(tmp_path_factory):
+    from dank_fast import solve_svm
+
+    d = tmp_path_factory.mktemp("p1")
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 1, (14, 2))
+    y = np.where(X[:, 0] > X[:, 1], 1.0, -1.0)
+    K = gaussian_kernel(X, 0.4)
+    C, eta, tau = 1.0, 2.0, 0.5
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = solve_svm(K, y, C=C, eta=eta, tau=tau, method="newton", tol=1e-12)
+    inst = d / "inst.npz"
+    save_instance(inst, task="svm", K=K, y=y, C=C, eta=eta, tau=tau)
+    import dank_ref.certificate as rc
+
+    c = rc.svm_certificate(K, y, r.alpha, C=C, eta=eta, tau=tau)
+    return dict(dir=d, inst=str(inst), K=K, y=y, C=C, eta=eta, tau=tau, alpha=c.alpha,
+                bias=c.bias, F=c.F, X=X)
+
+
+def _sol(p1, name, **kw):
+    path = str(p1["dir"] / name)
+    args = dict(task="svm", alpha=p1["alpha"], bias=p1["bias"], F=p1["F"])
+    args.update(kw)
+    save_solution(path, **args)
+    return path
+
+
+def test_accepts_reference(p1):
+    assert main(["certify", p1["inst"], _sol(p1, "ok.npz")]) == 0
+    assert main(["certify", p1["inst"], _sol(p1, "ok.json")]) == 0
+
+
+def test_accepts_json_instance_from_X(p1, tmp_path):
+    path = tmp_path / "inst.json"
+    save_instance(str(path), task="svm", X=p1["X"], kernel="gaussian", sigma=0.4, y=p1["y"],
+                  C=p1["C"], eta=p1["eta"], tau=p1["tau"])
+    assert main(["certify", str(path), _sol(p1, "ok2.npz")]) == 0
+
+
+@pytest.mark.parametrize("kind", ["sign", "bias", "infeasible", "tau_threshold"])
+def test_rejects_perturbed(p1, kind):
+    a, b, F = p1["alpha"], p1["bias"], p1["F"]
+    if kind == "sign":
+        a = -a
+    elif kind == "bias":
+        b = b + 0.5
+    elif kind == "infeasible":
+        a = a.copy()
+        a[0] += 0.3
+    else:  # J_tau instead of J_{tau/2}
+        F = inner_F(p1["K"], a * p1["y"], eta=p1["eta"], tau=2 * p1["tau"])
+    assert main(["certify", p1["inst"], _sol(p1, f"bad_{kind}.npz", alpha=a, bias=b,
+                                               F=F)]) == 1
+
+
+def test_bad_input(p1, tmp_path):
+    obj = tmp_path / "obj.npy"
+    np.save(obj, np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    assert main(["certify", p1["inst"], str(obj)]) == 2
+    pk = tmp_path / "pk.npz"
+    np.savez(pk, format="dank-solution", version=1, task="svm",
+             alpha=np.array([{"x": 1}], dtype=object))
+    assert main(["certify", p1["inst"], str(pk)]) == 2
+    js = tmp_path / "bad.json"
+    js.write_text(json.dumps({"format": "dank-solution", "version": 1, "task": "svm",
+                              "alpha": [1.0, 2.0]}))
+    assert main(["certify", p1["inst"], str(js)]) == 2  # wrong length
+    js.write_text("{not json")
+    assert main(["certify", p1["inst"], str(js)]) == 2
+    inst = tmp_path / "inst.json"
+    inst.write_text(json.dumps({"format": "dank-instance", "version": 1, "task": "svm",
+                                "K": [[1, 0], [0, 1]], "y": [1, -1], "C": -1, "eta": 1}))
+    assert main(["certify", str(inst), _sol(p1, "ok3.npz")]) == 2
+    assert main(["certify", str(tmp_path / "missing.npz"), _sol(p1, "ok4.npz")]) == 2
+
 
 REQUIRED = {
     "svm": ["format", "version", "task", "y", "C", "eta", "tau"],
@@ -145,7 +232,7 @@ def test_fuzz_cli_valid_pairs(pair, kind, kind_sol, reference):
         pi, ps = os.path.join(d, "i." + kind), os.path.join(d, "s." + kind_sol)
         write(pi, inst, kind)
         write(ps, sol, kind_sol)
-        extra = [] if reference == 0 else ["--no-reference"]
+        extra = ["--reference"] if reference == 0 else []  # the optional cross-check
         code, out, err = run_cli(pi, ps, *extra)
     assert code in (0, 1) and err == "", (code, err)
     assert out.startswith("verdict: ")
@@ -292,7 +379,7 @@ def test_fuzz_cli_field_corruptions(data):
             write(ps, sol, kind)
         except (TypeError, ValueError):  # not writable in this container (e.g. JSON complex)
             return
-        code, out, err = run_cli(pi, ps, "--no-reference")
+        code, out, err = run_cli(pi, ps)
     assert code == 2, (code, out[:500], err)
     assert err.endswith("\n") and err.count("\n") == 1 and "Traceback" not in err, err
     assert out == ""
@@ -334,7 +421,7 @@ def test_fuzz_cli_byte_corruptions(data):
             raw = bytearray(data.draw(st.binary(min_size=1, max_size=16))) + raw
         with open(target, "wb") as fh:
             fh.write(bytes(raw))
-        code, out, err = run_cli(pi, ps, "--no-reference")
+        code, out, err = run_cli(pi, ps)
     assert code in (0, 1, 2), code
     if code == 2:
         assert err.endswith("\n") and err.count("\n") == 1 and "Traceback" not in err, err
@@ -392,7 +479,7 @@ def test_fuzz_cli_hostile_npz(data):
         else:
             write_npz(pi, inst, raw)
         write_json(ps, sol)
-        code, out, err = run_cli(pi, ps, "--no-reference")
+        code, out, err = run_cli(pi, ps)
     assert code == 2, (code, out[:300], err)
     assert err.endswith("\n") and err.count("\n") == 1 and "Traceback" not in err, err
     assert field in err, err
@@ -410,7 +497,7 @@ def test_fuzz_cli_odd_files(what, pair):
         pi, ps = os.path.join(d, "inst.json"), os.path.join(d, "sol.json")
         write_json(pi, inst)
         write_json(ps, sol)
-        extra = ["--no-reference"]
+        extra = []
         text = open(pi).read()
         if what == "missing":
             pi = os.path.join(d, "nope.json")
@@ -444,3 +531,18 @@ def test_fuzz_cli_odd_files(what, pair):
     assert err.endswith("\n") and err.count("\n") == 1 and "Traceback" not in err, err
     record("dank-verify certify (odd files)", "rejected")
 
+
+def test_dank_fast_cross_check_is_optional_and_informative(capsys):
+    """Without ``--reference`` the report has no dank_fast number; with it, the cross-check's
+    numbers are listed as informative only, and the verdict is the same.  ``--no-reference``
+    (the default now) is still accepted."""
+    p1_inst = os.path.join(GOLDEN_DIR, "p1_basic_instance.npz")
+    p1_sol = os.path.join(GOLDEN_DIR, "p1_basic_solution.npz")
+    assert main(["certify", p1_inst, p1_sol, "--no-reference"]) == 0
+    plain = capsys.readouterr().out
+    assert "dank_fast" not in plain and "informative only, not part of the verdict:" in plain
+    assert main(["certify", p1_inst, p1_sol, "--reference"]) == 0
+    out = capsys.readouterr().out
+    assert "the optional cross-check by dank_fast" in out
+    assert "    distance_to_reference: " in out and "    dank_fast_rel_gap: " in out
+    assert out.splitlines()[0] == plain.splitlines()[0]

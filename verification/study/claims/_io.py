@@ -4,26 +4,28 @@ A counterexample file is an ``.npz`` archive written by :func:`._common.save_cou
 a 0-d string ``claim``, a 0-d integer ``format_version`` (1), a 0-d string ``params_json``
 (a JSON object of scalars) and the claim's real arrays (:data:`ARRAYS`).  The reader
 
-* never unpickles (object arrays are refused from the header, before any data is read);
-* refuses a member whose header announces more than :data:`MAX_ELEMENTS` entries (no
-  allocation from a forged header);
-* turns every low-level failure (truncated archive, bad CRC, short data, bad JSON) into a
-  :class:`ValueError` naming the file and the problem;
-* validates the instance by the project's rule (``docs/validity.md``): the kernel matrix, the
-  labels or targets, the scalars and their representable range, and the feasibility of the
-  stored dual points; a bad value is a ``ValueError``, a wrong kind of value a ``TypeError``.
+* reads the archive with the oracle's header-first reader (:mod:`verification.formats.containers`):
+  never unpickles (object arrays are refused from the header, before any data is read),
+  refuses a member whose header announces more than the format's size limit, and turns every
+  low-level failure (truncated archive, bad CRC, short data) into a :class:`ValueError`
+  naming the file and the problem;
+* validates the instance by dank_ref's rule (:mod:`dank_ref.validation`, ``docs/validity.md``):
+  the kernel matrix, the labels or targets, the scalars and their representable range, and the
+  feasibility of the stored dual points; a bad value is a ``ValueError``, a wrong kind of value
+  a ``TypeError``.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import zipfile
-import zlib
 
 import numpy as np
 
-MAX_ELEMENTS = 4_000_000  # n <= 2000 for K; counterexamples are small
+from dank_ref import validation as V
+
+from ...formats.containers import open_fields
+
 FORMAT_VERSIONS = (1,)
 _META = ("claim", "format_version", "params_json")
 
@@ -45,42 +47,16 @@ TASK = {c: ("svr" if c in ("L3", "T2") else "p3" if c in ("T3", "T4") else "svm"
 
 
 def _read_members(path) -> dict:
-    """All members of the archive as arrays (header-checked; never unpickled)."""
+    """All members of the archive as arrays, by the oracle's header-first reader
+    (:mod:`verification.formats.containers`: sizes checked before reading, never unpickled)."""
+    f = open_fields(path)
     try:
-        zf = zipfile.ZipFile(path)
-    except FileNotFoundError:
-        raise ValueError(f"{path}: no such file") from None
-    except (OSError, zipfile.BadZipFile, EOFError) as exc:
-        raise ValueError(f"{path}: not a readable .npz archive ({exc})") from None
-    out = {}
-    with zf:
-        for name in zf.namelist():
-            if not name.endswith(".npy") or "/" in name:
-                raise ValueError(f"{path}: unexpected archive member {name!r}")
-            key = name[:-4]
-            try:
-                with zf.open(name) as fh:
-                    major, _ = np.lib.format.read_magic(fh)
-                    reader = (np.lib.format.read_array_header_1_0 if major == 1
-                              else np.lib.format.read_array_header_2_0)
-                    shape, _, dtype = reader(fh)
-                if dtype.hasobject:
-                    raise ValueError(f"{path}: member {key!r} holds Python objects (refused: "
-                                     "files are never unpickled)")
-                if math.prod(shape) > MAX_ELEMENTS:
-                    raise ValueError(f"{path}: member {key!r} announces shape {shape}, more "
-                                     f"than {MAX_ELEMENTS} entries")
-                with zf.open(name) as fh:
-                    out[key] = np.lib.format.read_array(fh, allow_pickle=False)
-            except ValueError as exc:
-                if str(exc).startswith(str(path)):
-                    raise
-                raise ValueError(f"{path}: member {key!r} is malformed or truncated "
-                                 f"({exc})") from None
-            except (OSError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
-                raise ValueError(f"{path}: member {key!r} is truncated or corrupt "
-                                 f"({exc})") from None
-    return out
+        if f.kind != "npz":
+            raise ValueError(f"{path}: not a readable .npz archive (a counterexample file is "
+                             "the .npz archive written by dank-verify)")
+        return {k: np.asarray(f[k]) for k in sorted(f.names)}
+    finally:
+        f.close()
 
 
 def _real_array(path, name, a, ndim):
@@ -97,34 +73,22 @@ def _real_array(path, name, a, ndim):
 def _scalar(path, params, name, positive):
     if name not in params:
         raise ValueError(f"{path}: parameter {name!r} is missing")
-    v = params[name]
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise TypeError(f"{path}: parameter {name!r} must be a real number, got {v!r}")
-    v = float(v)
-    if not math.isfinite(v) or (v <= 0 if positive else v < 0):
-        raise ValueError(f"{path}: parameter {name!r} must be finite and "
-                         f"{'> 0' if positive else '>= 0'}, got {v!r}")
-    return v
+    check = V.check_positive if positive else V.check_nonnegative
+    return check(params[name], f"{path}: parameter {name!r}")
+
+
+def _rule(path, fn, *args, **kw):
+    """A dank_ref rule (docs/validity.md) with the file named in its error."""
+    try:
+        return fn(*args, **kw)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"{path}: {exc}") from None
 
 
 def check_kernel(path, K):
-    """``docs/validity.md``, "Kernel matrix": real, square, finite, symmetric and PSD within
-    relative tolerances; returns ``(K + K') / 2``."""
-    u = np.finfo(K.dtype).eps if K.dtype.kind == "f" and K.dtype.itemsize < 8 else 2.2e-16
-    K = _real_array(path, "K", K, 2)
-    n = K.shape[0]
-    if n < 1 or K.shape[1] != n:
-        raise ValueError(f"{path}: K must be square n x n with n >= 1, got shape {K.shape}")
-    s = float(np.max(np.abs(K)))
-    if s == 0.0:
-        return K
-    if float(np.max(np.abs(K - K.T))) > max(1e-10, 10 * u) * s:
-        raise ValueError(f"{path}: K is not symmetric (relative tolerance max(1e-10, 10 u))")
-    K = 0.5 * (K + K.T)
-    lmin = float(np.linalg.eigvalsh(K)[0])
-    if lmin < -max(1e-8, u) * n * s:
-        raise ValueError(f"{path}: K is not positive semi-definite (lambda_min = {lmin:.3g})")
-    return K
+    """``docs/validity.md``, "Kernel matrix", by :func:`dank_ref.validation.check_kernel`
+    (machine epsilon of the stored dtype); returns ``(K + K') / 2``."""
+    return _rule(path, V.check_kernel, K)
 
 
 def validate(path, claim: str, arrays: dict, params: dict) -> None:
@@ -137,15 +101,11 @@ def validate(path, claim: str, arrays: dict, params: dict) -> None:
     K = check_kernel(path, arrays["K"])
     arrays["K"] = K
     n = K.shape[0]
-    y = _real_array(path, "y", arrays["y"], 1)
-    if y.size != n:
-        raise ValueError(f"{path}: y has length {y.size}, K is {n} x {n}")
     task = TASK[claim]
-    if task != "svr":
-        if not np.all(np.isin(y, (-1.0, 1.0))):
-            raise ValueError(f"{path}: labels y must be -1 or +1")
-        if task == "svm" and (np.all(y == 1) or np.all(y == -1)):
-            raise ValueError(f"{path}: labels y must contain both classes")
+    if task == "svr":
+        y = _rule(path, V.check_targets, arrays["y"], n)
+    else:
+        y = _rule(path, V.check_binary_labels, arrays["y"], n, require_both=task == "svm")
     arrays["y"] = y
     C = _scalar(path, params, "C", True)
     eta = _scalar(path, params, "eta", True)
@@ -154,10 +114,7 @@ def validate(path, claim: str, arrays: dict, params: dict) -> None:
             raise ValueError(f"{path}: parameter {name!r} is missing")
         if name in ("tau", "epsilon"):
             _scalar(path, params, name, False)
-    s = float(np.max(np.abs(K)))
-    if s > 0 and not (1e-100 <= C * s * n <= 1e100 and 1e-100 <= eta / (C * C * s) <= 1e100):
-        raise ValueError(f"{path}: C = {C:g}, eta = {eta:g}, max|K| = {s:g} are outside the "
-                         "representable range (docs/validity.md)")
+    _rule(path, V.check_range, C, eta, V.kernel_scale(K), n)
     if "scale" in params:
         sc = params["scale"]
         if isinstance(sc, bool) or not isinstance(sc, (int, float)) or not math.isfinite(sc):
@@ -169,7 +126,7 @@ def validate(path, claim: str, arrays: dict, params: dict) -> None:
             raise ValueError(f"{path}: parameter 't' must be an integer in [0, 100000]")
         if sign not in (1, -1, 1.0, -1.0) or isinstance(sign, bool):
             raise ValueError(f"{path}: parameter 'sign' must be +1 or -1")
-    feas = 1e-9 * C * math.sqrt(n)
+    feas = V.feasibility_tolerance(C, n)
     for name in ARRAYS[claim][2:]:
         v = _real_array(path, name, arrays[name], 1)
         if v.size != n:

@@ -286,7 +286,7 @@ def run_cells(cells: list[Cell], *, proto: Protocol, data_dir: str, cache: Cache
 
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["numpy", "scipy.linalg", "sklearn.svm", "dank_fast",
-                                "verification.experiments.protocol"])
+                                "verification.study.experiments.protocol"])
     ex = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, max_tasks_per_child=1)
     running: dict = {}
     try:

@@ -1,4 +1,4 @@
-"""``dank-verify certify`` (verification/oracle.py): contracts mutation testing found unchecked.
+"""The oracle's report (verification/oracle.py) beyond the verdict.
 
 The informative numbers (``kkt_residual``, ``distance_to_reference``, ``dank_fast_rel_gap``),
 the human-readable report (one line per check, the bracket, the reasons) and the reason of
@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 import pytest
 
-from verification.claims._common import project_A, project_svr
+from dank_ref.projection import project_A, project_svr
 from verification.formats import kernel_from_X
 from verification.oracle import CHECKS, certify, format_report
 
@@ -167,13 +167,14 @@ def test_dank_fast_rel_gap_is_reported(cases, task):
     import dank_fast
 
     inst, sol = cases[task]
-    rep = _run(inst, sol)
+    assert "dank_fast_rel_gap" not in _run(inst, sol)  # the cross-check is optional
+    rep = _run(inst, sol, reference=True)
     assert isinstance(rep["dank_fast_rel_gap"], float)
     assert abs(rep["dank_fast_rel_gap"]) <= 1e-9
     p = 0.5 * _point(task, sol)
     s = (dict(sol, alpha_hat=p[:14], alpha_check=p[14:]) if task == "svr"
          else dict(sol, alpha=p))
-    rep = _run(inst, s)
+    rep = _run(inst, s, reference=True)
     K, y = inst["K"], inst["y"]
     if task == "svm":
         cf = dank_fast.svm_certificate(K, y, p, C=inst["C"], eta=inst["eta"], tau=inst["tau"])
@@ -187,7 +188,7 @@ def test_dank_fast_rel_gap_is_reported(cases, task):
 
 def test_p3_has_no_dank_fast_rel_gap(cases):
     inst, sol = cases["decomposed"]
-    assert "dank_fast_rel_gap" not in _run(inst, sol)
+    assert "dank_fast_rel_gap" not in _run(inst, sol, reference=True)
 
 
 # ------------------------------------------------------------------- reasons and report
@@ -291,13 +292,23 @@ def test_format_report_has_one_line_per_check_and_per_number(cases):
         else:
             assert line == head
     assert "  check F                 not submitted" in check_lines
+    info = [k for k in ("kkt_residual", "dank_fast_rel_gap", "distance_to_reference")
+            if k in rep]
+    assert info == ["kkt_residual"]  # no dank_fast cross-check unless asked for
+    header = "  informative only, not part of the verdict:"
     keys = [ln.split(":")[0].strip() for ln in lines[1:] if not ln.startswith("  check ")
-            and not ln.startswith("  reason: ")]
+            and not ln.startswith("  reason: ") and not ln.startswith("    ") and ln != header]
     skip = {"certified", "reasons", "checks", "failed", "task", "n", "tol"}
-    assert keys == [k for k in rep if k not in skip]
+    assert keys == [k for k in rep if k not in skip and k not in info]
+    i = lines.index(header)
+    assert lines[i + 1:i + 1 + len(info)] == [f"    {k}: {rep[k]}" for k in info]
     assert [ln for ln in lines if ln.startswith("  reason: ")] == [
         f"  reason: {r}" for r in rep["reasons"]]
-    assert len(lines) == 1 + len(check_lines) + len(keys) + len(rep["reasons"])
+    assert len(lines) == 1 + len(check_lines) + len(keys) + 1 + len(info) + len(rep["reasons"])
+    text = format_report(_run(inst, sol, reference=True))
+    assert ("  informative only, not part of the verdict (dank_fast_rel_gap, "
+            "distance_to_reference: the optional cross-check by dank_fast):") in text
+    assert "\n    distance_to_reference: " in text and "\n    dank_fast_rel_gap: " in text
     assert format_report(_run(inst, sol)).startswith("verdict: CERTIFIED (task svr")
 
 

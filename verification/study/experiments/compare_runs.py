@@ -1,6 +1,6 @@
 """The verdicts of two ``dank-reproduce`` runs side by side: which claims changed, and how.
 
-    python -m verification.experiments.compare_runs OLD/results.json NEW/results.json [--all]
+    python -m verification.study.experiments.compare_runs OLD/results.json NEW/results.json [--all]
 
 Prints a Markdown section: the protocols' differences (grid, splits, sets), the totals of each
 run, then one row per claim whose verdict changed (``--all``: every claim), with both runs'
@@ -110,7 +110,7 @@ def render(old: dict, new: dict, *, names: tuple[str, str] = ("old", "new"),
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
-        prog="python -m verification.experiments.compare_runs",
+        prog="python -m verification.study.experiments.compare_runs",
         description="Compare the verdicts of two dank-reproduce runs (results.json files); "
                     "prints Markdown. Exit 0, or 2 for an unreadable file.")
     p.add_argument("old", help="results.json of the first run")

@@ -114,7 +114,7 @@ def protocol_notes(proto) -> list[str]:
         f"the training part has <= {proto.dank_cv_max_n} points, else SVR-CV's (sigma, C) (‡) "
         "and a solver budget of max_iter = 100 (Newton steps, then at most 100 accelerated "
         "iterations; a solve that does not certify within it is marked †).",
-        "Baselines re-run on the same splits and folds (verification/experiments/baselines): "
+        "Baselines re-run on the same splits and folds (verification/study/experiments/baselines): "
         "LogDet = kernel learning with the LogDet divergence (Jain et al. 2012, implemented "
         "here), an SVM on the learned kernel with SVM-CV's sigma and C, slack gamma in "
         "{0.01, 0.1, 1} by CV, ITML's 20 c^2 constraints (at most 200), u, l = 5th, 95th "

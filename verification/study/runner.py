@@ -2,7 +2,7 @@
 
 ``results.json`` layout, version 2 (``"version": 2``; version 1 had no version field):
 
-* ``verdicts``: one object per claim (:class:`verification.claims._common.Verdict` fields plus
+* ``verdicts``: one object per claim (:class:`verification.study.claims._common.Verdict` fields plus
   ``name``, the paper's numbering and a description).  Changed from version 1:
   ``worst_ratio`` is the largest ``lhs / rhs`` over evaluations with ``rhs > 0`` and ``null``
   when there is none (version 1 mixed in ``"inf"``/``"-inf"`` strings from non-positive

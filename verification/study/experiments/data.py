@@ -94,7 +94,7 @@ class DataDirError(FileNotFoundError):
 
 def repo_root() -> Path:
     """The repository root (the directory holding the ``verification`` package)."""
-    return Path(__file__).resolve().parents[2]
+    return Path(__file__).resolve().parents[3]
 
 
 def shared_dir() -> Path:

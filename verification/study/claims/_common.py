@@ -1,7 +1,10 @@
 """Shared machinery of the claim checks: verdicts, instances, closed forms, counterexamples.
 
-The closed forms here are written independently of ``dank_fast`` (dense ``numpy.linalg.eigh``)
-so that a claim check does not rely only on the code under test:
+The projections onto the feasible sets and the Gaussian kernel are dank_ref's
+(:mod:`dank_ref.projection`, :mod:`dank_ref.kernels`).  The closed forms here are written
+independently of ``dank_fast`` (dense ``numpy.linalg.eigh``, no input validation, so that the
+searches stay cheap) and are tested value for value against :mod:`dank_ref.certificate`
+(``inner_F``, ``h_svm``, ``grad_h_svm``; tests/test_claims.py):
 
 * ``F(d) = J_{tau/2}(11' + diag(d) K diag(d) / (4 eta))`` (Lemma fbound), for any vector ``d``
   (``d = a * y`` for P1/P3, ``d = ah - ac`` for P2);
@@ -37,6 +40,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+# the feasible sets' projections and the Gaussian kernel are dank_ref's (one of each in the
+# oracle side and here); re-exported for the claim modules
+from dank_ref.kernels import gaussian_kernel
+from dank_ref.projection import project_A, project_svr  # noqa: F401 - used by the claims
+
 STATUSES = ("HOLDS", "VIOLATED", "VIOLATED-DEGENERATE", "VACUOUS", "INCONCLUSIVE")
 RTOL = 1e-8  # relative tolerance of every inequality check (relative to the magnitudes involved)
 RESULTS_VERSION = 2  # results.json layout (version 1 had no version field, see runner.py)
@@ -49,7 +57,7 @@ class Verdict:
     Attributes
     ----------
     claim : str
-        Claim id (``"L1"``, ``"PG"``, ..., see :mod:`verification.claims.paper`).
+        Claim id (``"L1"``, ``"PG"``, ..., see :mod:`verification.study.claims.paper`).
     status : str
         One of :data:`STATUSES`.
     worst_ratio : float or None
@@ -252,60 +260,6 @@ def kappa(K):
 # ----------------------------------------------------------------------------------------------
 # feasible sets
 # ----------------------------------------------------------------------------------------------
-def project_A(z, y, C):
-    """Exact Euclidean projection onto ``{y'a = 0, 0 <= a <= C}`` (``y`` with nonzero entries).
-
-    The projection is ``clip(z - lam y, 0, C)`` with ``lam`` a root of the non-increasing,
-    piecewise-linear ``phi(lam) = y' clip(z - lam y, 0, C)`` (``docs/MATH.md``, "Projection").
-    Its kinks are ``z_i / y_i`` and ``(z_i - C) / y_i``: a bisection over the sorted kinks
-    brackets the root between two consecutive kinks, where ``phi`` is linear, so the root is
-    then exact (up to rounding).  ``O(n log n)``.
-    """
-    z = np.asarray(z, float)
-    y = np.asarray(y, float)
-
-    def phi(lam):
-        return float(y @ np.clip(z - lam * y, 0.0, C))
-
-    bp = np.unique(np.concatenate([z / y, (z - C) / y]))
-    lo, hi = 0, bp.size - 1
-    f_lo, f_hi = phi(bp[lo]), phi(bp[hi])
-    if f_lo <= 0.0:  # phi is constant left of the first kink: it is the root
-        lam = bp[lo]
-    elif f_hi >= 0.0:
-        lam = bp[hi]
-    else:  # invariant: phi(bp[lo]) > 0 > phi(bp[hi])
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            f_mid = phi(bp[mid])
-            if f_mid > 0.0:
-                lo, f_lo = mid, f_mid
-            elif f_mid < 0.0:
-                hi, f_hi = mid, f_mid
-            else:
-                lo = hi = mid
-                break
-        if lo == hi:
-            lam = bp[lo]
-        else:  # phi is linear on [bp[lo], bp[hi]]
-            lam = bp[lo] + f_lo * (bp[hi] - bp[lo]) / (f_lo - f_hi)
-    a = np.clip(z - lam * y, 0.0, C)
-    # remove the rounding residual of y'a on free coordinates where possible
-    r = float(y @ a)
-    free = (a > 0) & (a < C)
-    if free.any() and r != 0.0:
-        a[free] -= r * y[free] / float(y[free] @ y[free])
-        a = np.clip(a, 0.0, C)
-    return a
-
-
-def project_svr(z, C):
-    """Projection onto ``{0 <= ah, ac <= C, 1'(ah - ac) = 0}`` (``z = [ah; ac]``)."""
-    n = z.size // 2
-    u = np.concatenate([np.ones(n), -np.ones(n)])
-    return project_A(z, u, C)
-
-
 def random_feasible(rng, y, C, kind=None):
     """A random point of ``A`` of a random flavour (interior, vertex-like, sparse, full)."""
     n = y.size
@@ -324,12 +278,6 @@ def random_feasible(rng, y, C, kind=None):
 # ----------------------------------------------------------------------------------------------
 # instances
 # ----------------------------------------------------------------------------------------------
-def gaussian_kernel(X, sigma):
-    sq = np.sum(X * X, 1)
-    D = np.maximum(sq[:, None] + sq[None, :] - 2 * X @ X.T, 0.0)
-    return np.exp(-D / (2.0 * sigma**2))
-
-
 def draw_instance(rng, n_range=(4, 24), task="svm", tau_large=True):
     """A random instance: data, kernel (Gaussian / scaled Gaussian / linear), C, eta, tau.
 

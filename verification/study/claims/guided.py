@@ -1,6 +1,7 @@
 """Guided adversarial search with Hypothesis, and point-by-point reduction of counterexamples.
 
-Two ways to make a counterexample small, used by :func:`verification.claims.bounds.check_bound`:
+Two ways to make a counterexample small, used by
+:func:`verification.study.claims.bounds.check_bound`:
 
 * :func:`guided_search`: a Hypothesis search over whole instances (points, labels, kernel,
   ``C``, ``eta``, ``tau``, the feasible point(s)).  ``hypothesis.target`` steers the generation

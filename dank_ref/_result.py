@@ -9,6 +9,7 @@ import numpy as np
 
 __all__ = ["RefResult", "SolverError", "InaccurateSolutionWarning", "STATUSES"]
 
+#: The values of ``RefResult.status``, each with its meaning.
 STATUSES = {
     "converged": "certified relative gap <= tol (the point is feasible)",
     "inaccurate": "no candidate reached tol; the certified gap of the best one is reported",

@@ -26,6 +26,7 @@ from .validation import check_positive
 
 __all__ = ["KERNELS", "kernel_from_X", "gaussian_kernel"]
 
+#: The kernel functions :func:`kernel_from_X` evaluates.
 KERNELS = ("gaussian", "linear", "polynomial")
 
 

@@ -50,8 +50,12 @@ __all__ = [
 ]
 
 _F64_EPS = float(np.finfo(np.float64).eps)
+#: Lower end of the representable range of docs/validity.md (:func:`check_range`).
 RANGE_LO = 1e-100
+#: Upper end of the representable range of docs/validity.md (:func:`check_range`).
 RANGE_HI = 1e100
+#: Relative feasibility tolerance: a point is feasible within ``FEAS_RTOL * C * sqrt(n)``
+#: (:func:`feasibility_tolerance`).
 FEAS_RTOL = 1e-9
 
 

@@ -296,10 +296,11 @@ def svm_certificate(K, y, alpha, *, C: float, eta: float, tau: float,
                     route: str = "auto") -> Certificate:
     """Certify a candidate solution ``alpha`` of P1 from scratch.
 
-    P1 is the saddle problem ``eq. mainrank``.  Returns a bracket ``lower <= v* <= upper`` of the saddle value computed from ``K``, ``y``
-    and ``alpha`` alone (docs/MATH.md §5), with the exact best bias.  Cost: the inner
-    minimiser ``F(alpha)``; the ``"dense"`` route takes O(n^3) time and O(n^2) memory (``K``
-    and ``F`` are n x n), the Lanczos route O(n^2) per iteration.
+    P1 is the saddle problem ``eq. mainrank``.  Returns a bracket ``lower <= v* <= upper``
+    of the saddle value computed from ``K``, ``y`` and ``alpha`` alone (docs/MATH.md §5),
+    with the exact best bias.  Cost: the inner minimiser ``F(alpha)``; the ``"dense"`` route
+    takes O(n^3) time and O(n^2) memory (``K`` and ``F`` are n x n), the Lanczos route
+    O(n^2) per iteration.
 
     Parameters
     ----------

@@ -35,8 +35,10 @@ class InaccurateSolutionWarning(UserWarning):
 
 @dataclass
 class RefResult:
-    """Solution of one reference solve (names and meanings shared with ``dank_fast``'s
-    ``DANKResult``: docs/conventions.md).
+    """Solution of one reference solve, with its independent certificate.
+
+    The names and meanings are shared with ``dank_fast``'s ``DANKResult``
+    (docs/conventions.md).
 
     Attributes
     ----------
@@ -65,6 +67,7 @@ class RefResult:
     n_iter : int or None
         Iterations of the last conic solve (None when none ran).
     message : str
+        A human-readable account of the status.
     projection_distance : float
         Distance from the raw candidate to the certified (feasible) point.
     polished : bool

@@ -210,10 +210,28 @@ def project_sum_zero(b, C: float) -> np.ndarray:
     ``min(ah_i, ac_i) = 0``.  ``clip(b - lam, -C, C)`` with ``lam`` found as in the module
     docstring; O(n log n) time, O(n) memory.
 
+    Parameters
+    ----------
+    b : array_like of shape (n,)
+        The point to project, finite real numbers.
+    C : float > 0
+        The box bound.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The unique nearest point of the set.
+
     Raises
     ------
     TypeError, ValueError
         Non-real or non-finite ``b``, ``C <= 0``.
+
+    Examples
+    --------
+    >>> from dank_ref.projection import project_sum_zero
+    >>> project_sum_zero([1.0, 0.0], C=1.0).tolist()
+    [0.5, -0.5]
     """
     b = _finite_vector(b, "b")
     C = check_positive(C, "C")

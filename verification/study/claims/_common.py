@@ -71,6 +71,14 @@ class Verdict:
         Relative tolerance of the comparison.
     counterexample_path : str or None
         File of the smallest substantive counterexample (``dank-verify reproduce FILE``).
+    message : str
+        What the check found, in a few sentences (the reasons for the status).
+    statement : str
+        The claim as the paper states it.
+    details : dict
+        Claim-specific measurements (JSON types).
+    seconds : float
+        Wall-clock time of the check.
     n_violations, n_degenerate : int
         Number of substantive and of degenerate violations.
     n_rounding : int
@@ -116,6 +124,13 @@ class Verdict:
                 raise ValueError(f"worst_ratio must be finite or None, got {self.worst_ratio!r}")
 
     def to_dict(self) -> dict:
+        """Return the verdict as plain JSON types (non-finite floats become ``None``).
+
+        Returns
+        -------
+        dict
+            Every field, as written to the claims' JSON report.
+        """
         return _jsonable(dataclasses.asdict(self))
 
 

@@ -218,8 +218,10 @@ def project_sum_box(z, C: float) -> tuple[np.ndarray, np.ndarray]:
 
     Returns
     -------
-    ah, ac : ndarray of shape (n,)
-        The two halves of the unique nearest point of the set.
+    ah : ndarray of shape (n,)
+        The first half of the unique nearest point of the set.
+    ac : ndarray of shape (n,)
+        The second half.
 
     Raises
     ------

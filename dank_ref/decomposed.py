@@ -108,6 +108,15 @@ max_iters
     -----
     InaccurateSolutionWarning
         When the result cannot be certified (status ``"inaccurate"`` or ``"time_limit"``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dank_ref import solve_decomposed
+    >>> K = np.array([[1.0, 0.5, 0.2], [0.5, 1.0, 0.5], [0.2, 0.5, 1.0]])
+    >>> res = solve_decomposed(K, np.array([1.0, -1.0, 1.0]), [0, 0, 1], C=1.0, eta=1.0)
+    >>> res.status, res.bias is None
+    ('converged', True)
     """
     t0 = time.perf_counter()
     K = check_kernel(K)

@@ -177,6 +177,15 @@ certify_tol, max_iters
         When the result cannot be certified (status ``"inaccurate"`` or ``"time_limit"``).
     DeprecationWarning
         ``certify_tol`` and ``max_iters``, the previous names of ``tol`` and ``max_iter``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dank_ref import solve_svr
+    >>> K = np.array([[1.0, 0.5], [0.5, 1.0]])
+    >>> res = solve_svr(K, np.array([0.0, 1.0]), C=1.0, epsilon=0.1, eta=1.0)
+    >>> res.status, bool(res.rel_gap <= 1e-6), res.alpha_hat.shape
+    ('converged', True, (2,))
     """
     t0 = time.perf_counter()
     K = check_kernel(K)

@@ -155,7 +155,9 @@ def _data_lines(modname: str, names: list[str]) -> list[str]:
         value = getattr(mod, n)
         shown = repr(value)
         lines += [f".. py:data:: {n}"]
-        if isinstance(value, (int, float, str, tuple, frozenset)) and len(shown) <= 90:
+        local = isinstance(value, str) and value.startswith(str(ROOT))  # a path: not shown
+        if isinstance(value, (int, float, str, tuple, frozenset)) and len(shown) <= 90 \
+                and not local:
             lines += [f"   :value: {shown}"]
         else:
             lines += [f"   :type: {type(value).__name__}"]

@@ -164,9 +164,10 @@ def solve_svm(K, y, *, C, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_SOLVER, ep
     P1 is the saddle problem ``eq. mainrank`` (docs/MATH.md §1), written as one semidefinite
     program (derivation in :mod:`dank_ref.svm`) and solved by CVXPY; the returned point is
     polished and certified by dank_ref's own code (:mod:`dank_ref.certificate`).  Cost: SCS
-    needs O(n^2) memory and minutes at a few hundred points; Clarabel's KKT system grows like
-    n^4 (:func:`estimate_memory_bytes`), which limits it to n ~ 135 under the 8 GiB default.
-    Measured times: ``benchmarks/bench_ref.py``.
+    needs O(n^2) memory; Clarabel's KKT system grows like n^4 (:func:`estimate_memory_bytes`),
+    which limits it to n ~ 135 under the 8 GiB default.  Measured over families of instances
+    (``benchmarks/bench_ref.py``, SCS): median 0.1 s at n = 100, 0.8 s at n = 200 and 3.5 s
+    at n = 500 (worst 6.9 s); a solve that must escalate to a tight conic solve takes longer.
 
     Parameters
     ----------

@@ -132,8 +132,9 @@ def solve_svr(K, y, *, C, epsilon, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_S
     """Solve P2, DANK in SVR, exactly as one SDP and certify the result independently.
 
     P2 is ``eq. mainsvr`` with the bias constraint ``1'(ah - ac) = 0`` (docs/MATH.md §2).
-    The SDP has ``2n`` dual variables, so the cost is that of :func:`dank_ref.solve_svm` at
-    about twice the size (SCS: O(n^2) memory; Clarabel: :func:`estimate_memory_bytes`).
+    The SDP has the PSD blocks of P1's (``F`` n x n and an (n+1) x (n+1) LMI) and O(n)
+    scalar multipliers more, so it costs about as much as :func:`dank_ref.solve_svm` on the
+    same n (SCS: O(n^2) memory; Clarabel: :func:`estimate_memory_bytes`).
     Every target in the tube (``max y - min y <= 2 epsilon``) needs no conic solve:
     ``ah = ac = 0`` is certified with gap 0.
 

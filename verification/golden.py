@@ -422,6 +422,11 @@ def generate(directory=GOLDEN_DIR, names=None) -> dict:
     dict
         The manifest as written: ``manifest_version``, ``format_version``, ``golden_tol``,
         ``regenerate`` and ``vectors`` (one entry per vector).
+
+    Raises
+    ------
+    OSError
+        ``directory`` cannot be created or written.
     """
     os.makedirs(directory, exist_ok=True)
     manifest = {"manifest_version": MANIFEST_VERSION, "format_version": 1,

@@ -227,10 +227,9 @@ def certify_both(inst: dict, sol: dict) -> dict:
 
     Parameters
     ----------
-    inst : dict
-        An instance as returned by :func:`~verification.formats.load_instance`.
-    sol : dict
-        Its solution as returned by :func:`~verification.formats.load_solution`.
+    inst, sol : dict
+        An instance and its solution as :func:`~verification.formats.load_instance` and
+        :func:`~verification.formats.load_solution` return them.
 
     Returns
     -------
@@ -368,17 +367,12 @@ def sha256(path) -> str:
     Parameters
     ----------
     path : str or path-like
-        The file, read in 1 MiB chunks.
+        The file, read in 1 MiB chunks (``OSError`` if it cannot be read).
 
     Returns
     -------
     str
         The hexadecimal digest.
-
-    Raises
-    ------
-    OSError
-        The file cannot be read.
     """
     h = hashlib.sha256()
     with open(path, "rb") as fh:
@@ -621,12 +615,8 @@ def check_vectors(directory=None, regenerate=True, names=None):
 
     Parameters
     ----------
-    directory : str or path-like, optional
-        The golden-vector directory (default :data:`GOLDEN_DIR`).
-    regenerate : bool, default True
-        Also regenerate the vectors and compare (see :func:`vector_problems`).
-    names : collection of str, optional
-        Restrict the check to these vectors.
+    directory, regenerate, names
+        As in :func:`vector_problems`.
 
     Returns
     -------
@@ -638,7 +628,7 @@ def check_vectors(directory=None, regenerate=True, names=None):
     Raises
     ------
     FormatError
-        ``directory`` does not exist or its manifest is missing or malformed.
+        As :func:`vector_problems`.
 
     Examples
     --------

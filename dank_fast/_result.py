@@ -35,17 +35,26 @@ class DANKResult:
     status : str
         One of :data:`STATUSES`; ``success`` is True only for ``"converged"``.
     n_iter : int
+        Iterations of the method.
     time : float
         Wall-clock seconds.
     method : str
+        The method that produced ``alpha``.
     certificate : Certificate
+        The full certificate at ``alpha`` (bias interval, inner excess, infeasibility).
     inner : InnerSolution
         ``F(alpha)`` in factored form; see :attr:`F`, :attr:`F_factors`, :meth:`apply_FK`.
+    kernel : KernelData
+        The kernel the problem was solved on (products with it, without copies).
     history : dict of lists
         Per-iteration traces (``h`` estimate, ``step`` = ``||a_t - a_{t-1}||``,
         and ``gap`` where computed).
     projection_distance : float
         Distance from the method's last iterate to the returned (feasible) alpha.
+    message : str
+        A human-readable account of the status.
+    extra : dict
+        Route-specific details (for instance the working-set route's statistics).
     alpha_hat, alpha_check : ndarray of shape (n,) or None
         SVR only: the certified pair (``alpha = alpha_hat - alpha_check``), as in
         ``dank_ref``'s ``RefResult`` (docs/conventions.md); None for P1 and P3.  The same
@@ -74,6 +83,7 @@ class DANKResult:
 
     @property
     def success(self) -> bool:
+        """Whether the certified relative gap reached the tolerance (``status == "converged"``)."""
         return self.status == "converged"
 
     @property
@@ -93,7 +103,22 @@ class DANKResult:
         return (F.mu, F.U) if hasattr(F, "mu") else None
 
     def apply_FK(self, x) -> np.ndarray:
-        """``(F o K) x`` without forming ``F``."""
+        """Return ``(F o K) x`` without forming ``F`` or ``F o K``.
+
+        Costs one product with ``K`` per factor of ``F`` (O(r n^2) time for rank ``r`` with a
+        dense kernel) and O(n) memory besides the kernel.
+
+        Parameters
+        ----------
+        x : array_like of shape (n,)
+            The vector to multiply.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            ``(F o K) x``; with ``x = alpha * y`` (P1) this is the decision value without bias
+            at the training points.
+        """
         return apply_FK(self.inner.F, self.kernel, x)
 
     def __repr__(self) -> str:

@@ -101,7 +101,7 @@ class Certificate:
 
 
 def best_bias(f0: np.ndarray, y: np.ndarray, eps: float | None = None):
-    """Exact minimiser of ``sum_i loss_i(f0_i + b)`` over the scalar ``b``.
+    """Return the exact minimiser of ``sum_i loss_i(f0_i + b)`` over the scalar bias ``b``.
 
     Classification (``eps is None``): ``loss_i(f) = max(0, 1 - y_i f)``, labels +-1.
     Regression: ``loss_i(f) = max(0, |y_i - f| - eps)`` (epsilon-insensitive).
@@ -109,7 +109,17 @@ def best_bias(f0: np.ndarray, y: np.ndarray, eps: float | None = None):
     Both are sums of hinges in ``b``: ``(p - b)_+`` terms (slope -1) and
     ``(b - q)_+`` terms (slope +1). The minimum of a convex piecewise-linear
     function is attained at a breakpoint; all breakpoints are evaluated with
-    prefix sums after one sort, ``O(n log n)``.
+    prefix sums after one sort: O(n log n) time, O(n) memory.  The inputs are not validated.
+
+    Parameters
+    ----------
+    f0 : array_like of shape (n,)
+        The decision values without bias, ``f0 = (F o K)(a o y)`` for P1.
+    y : array_like of shape (n,)
+        Labels -1 or +1 (classification) or finite targets (regression).
+    eps : float or None, default None
+        ``None`` for the hinge loss of classification; the tube half-width ``epsilon >= 0``
+        for the epsilon-insensitive loss of regression.
 
     Returns
     -------
@@ -119,6 +129,13 @@ def best_bias(f0: np.ndarray, y: np.ndarray, eps: float | None = None):
         The set of minimisers (an interval).
     value : float
         The minimum of the loss sum.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> b, (lo, hi), value = best_bias(np.array([0.0, 0.0]), np.array([1.0, -1.0]))
+    >>> b, (lo, hi), value
+    (0.0, (-1.0, 1.0), 2.0)
     """
     f0 = np.asarray(f0, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
@@ -277,7 +294,13 @@ def certify_svm(kd: KernelData, y, alpha, C, eta, tau, inner: InnerSolution, f0=
 
 def svm_certificate(K, y, alpha, *, C: float, eta: float, tau: float,
                     route: str = "auto") -> Certificate:
-    """Certify a candidate solution ``alpha`` of P1 (eq. mainrank) from scratch.
+    """Certify a candidate solution ``alpha`` of P1 from scratch.
+
+    P1 is the saddle problem ``eq. mainrank``.  Returns a bracket ``lower <= v* <= upper``
+    of the saddle value computed from ``K``, ``y`` and ``alpha`` alone (docs/MATH.md §5),
+    with the exact best bias.  Cost: the inner minimiser ``F(alpha)``; the ``"dense"`` route
+    takes O(n^3) time and O(n^2) memory (``K`` and ``F`` are n x n), the Lanczos route
+    O(n^2) per iteration.
 
     Parameters
     ----------
@@ -288,16 +311,30 @@ def svm_certificate(K, y, alpha, *, C: float, eta: float, tau: float,
     alpha : array_like of shape (n,)
         Candidate dual variable; must lie in ``A = {y'a = 0, 0 <= a <= C}`` up to
         round-off (``1e-9 * C * sqrt(n)``), else ``ValueError``.
-    C, eta : float > 0
+    C : float > 0
+        The box bound of ``A``.
+    eta : float > 0
+        The weight of the kernel-learning regulariser.
     tau : float >= 0
-
-    route : {"auto", "dense", "lanczos"}
-        How ``F(alpha)`` is computed (:func:`dank_fast.inner.inner_minimiser`); every route
+        The weight of the nuclear term.
+    route : {"auto", "dense", "lanczos"}, default "auto"
+        How ``F(alpha)`` is computed (:func:`dank_fast.inner_minimiser`); every route
         gives a rigorous bracket, ``"dense"`` (``O(n^3)``) is exact.
 
     Returns
     -------
     Certificate
+        The bracket, the gaps, the exact bias and the infeasibility of ``alpha``.
+
+    Raises
+    ------
+    TypeError
+        An argument of the wrong kind (bool, str, complex, ...).
+    ValueError
+        Naming the parameter: ``K`` not square, not symmetric or not PSD, labels other than
+        +-1 or of one class, shapes that differ, ``C`` or ``eta <= 0``, ``tau < 0``, an
+        unknown ``route``, ``alpha`` outside ``A``, an instance outside the representable
+        range (docs/validity.md).
 
     Examples
     --------
@@ -434,11 +471,47 @@ def certify_box(kd: KernelData, y, alpha, C, eta, inner: InnerSolution, f0=None)
 
 def svr_certificate(K, y, alpha_hat, alpha_check, *, C: float, epsilon: float, eta: float,
                     tau: float) -> Certificate:
-    """Certify a candidate solution ``(alpha_hat, alpha_check)`` of P2 (eq. mainsvr) from scratch.
+    """Certify a candidate solution ``(alpha_hat, alpha_check)`` of P2 from scratch.
 
-    Mirrors :func:`svm_certificate`: the candidate must be feasible for
-    ``{0 <= ah, ac <= C, 1'(ah - ac) = 0}`` up to ``1e-9 C sqrt(n)``, else ``ValueError``.
-    Targets ``y`` must be finite. See :func:`certify_svr` for the bounds.
+    Mirrors :func:`svm_certificate` for DANK in SVR (``eq. mainsvr``).  With
+    ``d = ah - ac`` and ``f0 = (F o K) d``, the lower bound is the dual objective
+    ``y'd - epsilon 1'(ah + ac) + eta (n^2 - ||F||^2)`` and the upper bound the
+    epsilon-SVR primal of the fixed kernel ``F o K`` at the expansion ``d`` with the exact
+    best bias (:func:`best_bias` with ``eps = epsilon``), plus the regulariser.  Cost: one
+    dense inner solve, O(n^3) time and O(n^2) memory.
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n)
+        PSD kernel matrix.
+    y : array_like of shape (n,)
+        Finite regression targets.
+    alpha_hat, alpha_check : array_like of shape (n,)
+        The candidate pair; it must be feasible for ``{0 <= ah, ac <= C, 1'(ah - ac) = 0}``
+        up to ``1e-9 C sqrt(n)``.
+    C : float > 0
+        The box bound.
+    epsilon : float >= 0
+        The half-width of the insensitive tube.
+    eta : float > 0
+        The weight of the kernel-learning regulariser.
+    tau : float >= 0
+        The weight of the nuclear term.
+
+    Returns
+    -------
+    Certificate
+        The bracket, the gaps (``rel_gap`` relative to the SVR scale), the exact bias and the
+        infeasibility of the pair.
+
+    Raises
+    ------
+    TypeError
+        An argument of the wrong kind (bool, str, complex, ...).
+    ValueError
+        Naming the parameter: ``K`` not square, not symmetric or not PSD, non-finite
+        targets, shapes that differ, ``C`` or ``eta <= 0``, ``epsilon`` or ``tau < 0``, an
+        infeasible pair, an instance outside the representable range (docs/validity.md).
 
     Examples
     --------

@@ -68,7 +68,7 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         Gaussian width of the paper, ``k(x, x') = exp(-||x - x'||^2 / (2 sigma^2))``,
         i.e. ``gamma = 1 / (2 sigma^2)``. Give at most one of ``sigma`` and ``gamma``.
     gamma : float, default=None
-        scikit-learn's kernel coefficient for ``"rbf"``/``"poly"``; when neither
+        The kernel coefficient of scikit-learn for ``"rbf"``/``"poly"``; when neither
         ``sigma`` nor ``gamma`` is given, ``gamma = 1 / n_features``.
     degree : int, default=3
         Degree of the ``"poly"`` kernel ``(gamma <x, x'> + coef0)^degree``.
@@ -117,7 +117,7 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         Start the DANK solver from the plain SVM's dual solution when
         ``eta="svm"`` computes it anyway (ignored otherwise).
     warm_start : bool, default=False
-        scikit-learn's convention: when set and the previous fit of this estimator was on the
+        The convention of scikit-learn: when set and the previous fit of this estimator was on the
         same data (checked in ``fit``: a SHA-256 of ``X``, ``y`` and the binary problems' sample
         indices), every binary problem starts from the previous solution rescaled to the new
         box, ``clip(a_old C / C_old, 0, C)`` (:mod:`dank_fast._warm`), instead of the plain
@@ -333,7 +333,7 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
     # ---------------------------------------------------------------------- fit
     @fit_context
     def fit(self, X, y):
-        """Fit one DANK problem (eq. mainrank) per binary sub-problem.
+        """Fit one DANK problem per binary sub-problem (P1, ``eq. mainrank``).
 
         The input is validated here, once; each binary problem is then solved by its route
         (:func:`dank_fast._routes.choose_route`: dense, working sets or decomposition), which

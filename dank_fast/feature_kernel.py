@@ -89,13 +89,44 @@ class FeatureKernel:
 
     # ------------------------------------------------------------------ entries
     def block(self, rows, cols) -> np.ndarray:
-        """``K[rows][:, cols]`` as a dense array (``len(rows) * len(cols)`` memory)."""
+        """Return the block ``K[rows][:, cols]`` as a dense array.
+
+        Costs ``len(rows) * len(cols)`` entries of memory and O(len(rows) len(cols) d) time.
+
+        Parameters
+        ----------
+        rows, cols : array_like of int
+            Indices of training points.
+
+        Returns
+        -------
+        ndarray of shape (len(rows), len(cols))
+            The kernel's entries.
+        """
         A = self.X[np.asarray(rows)]
         B = self.X[np.asarray(cols)]
         return self._eval(A, B)
 
     def cross(self, Z, cols=None) -> np.ndarray:
-        """``[k(z_i, x_j)]`` for new points ``Z`` (and training columns ``cols``)."""
+        """Return the kernel between new points and training points, ``[k(z_i, x_j)]``.
+
+        Parameters
+        ----------
+        Z : array_like of shape (m, d)
+            New points, finite, with the training data's number of features.
+        cols : array_like of int, optional
+            Only these training points (default: all).
+
+        Returns
+        -------
+        ndarray of shape (m, len(cols))
+            The cross kernel, ``m * len(cols)`` entries of memory.
+
+        Raises
+        ------
+        TypeError, ValueError
+            ``Z`` not a finite 2-D real array, or with another number of features.
+        """
         Z = check_finite_array(Z, "Z", ndim=2, allow_bool=True)
         if Z.shape[1] != self.X.shape[1]:
             raise ValueError(f"Z has {Z.shape[1]} features but X has {self.X.shape[1]}")
@@ -106,7 +137,13 @@ class FeatureKernel:
         return evaluate_kernel(A, B, self.params, self.kernel)
 
     def diag(self) -> np.ndarray:
-        """``K_ii`` for every point (``O(n d)``)."""
+        """Return the diagonal ``K_ii`` for every point (O(n d) time, cached).
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            The diagonal of the kernel.
+        """
         if self._diag is None:
             X = self.X
             metric = self.params["metric"]
@@ -125,13 +162,37 @@ class FeatureKernel:
         return float(np.max(self.diag()))
 
     def rows_per_block(self, ncols: int) -> int:
-        """Rows of a ``rows x ncols`` temporary within ``block_bytes``."""
+        """Return how many rows of a ``rows x ncols`` float64 temporary fit in ``block_bytes``.
+
+        Parameters
+        ----------
+        ncols : int
+            The number of columns of the temporary.
+
+        Returns
+        -------
+        int
+            At least 1.
+        """
         return max(1, self.block_bytes // (8 * max(ncols, 1)))
 
     def product(self, rows, cols, V: np.ndarray) -> np.ndarray:
-        """``K[rows][:, cols] @ V`` computed in row blocks (never more than ``block_bytes``).
+        """Return ``K[rows][:, cols] @ V``, computed in row blocks of at most ``block_bytes``.
 
-        ``O(len(rows) * len(cols) * (d + b))`` time for ``V`` of shape ``(len(cols), b)``.
+        ``O(len(rows) * len(cols) * (d + b))`` time for ``V`` of shape ``(len(cols), b)``;
+        memory: the result and one block.
+
+        Parameters
+        ----------
+        rows, cols : array_like of int
+            Indices of training points.
+        V : array_like of shape (len(cols),) or (len(cols), b)
+            The vector or matrix to multiply.
+
+        Returns
+        -------
+        ndarray of shape (len(rows),) or (len(rows), b)
+            The product.
         """
         rows = np.asarray(rows)
         cols = np.asarray(cols)
@@ -147,7 +208,23 @@ class FeatureKernel:
         return out
 
     def dense(self, max_bytes: int = 8 << 30) -> np.ndarray:
-        """The whole ``n x n`` matrix (refused above ``max_bytes``, default 8 GiB)."""
+        """Return the whole ``n x n`` kernel matrix (``8 n^2`` bytes, O(n^2 d) time).
+
+        Parameters
+        ----------
+        max_bytes : int, default 8 GiB
+            The largest matrix allowed.
+
+        Returns
+        -------
+        ndarray of shape (n, n)
+            The kernel matrix.
+
+        Raises
+        ------
+        MemoryError
+            The matrix would need more than ``max_bytes``.
+        """
         need = 8 * self.n * self.n
         if need > max_bytes:
             raise MemoryError(
@@ -157,10 +234,20 @@ class FeatureKernel:
         return self._eval(self.X, self.X)
 
     def subset(self, idx) -> FeatureKernel:
-        """The kernel of the points ``idx`` (same function and parameters).
+        """Return the kernel of the points ``idx`` (same function and parameters).
 
         The rows were validated when this kernel was built: they are not checked again
         (``O(len(idx) d)`` time and memory for the copy of the rows).
+
+        Parameters
+        ----------
+        idx : array_like of int
+            Indices of training points.
+
+        Returns
+        -------
+        FeatureKernel
+            The kernel on ``X[idx]``.
         """
         return self.from_validated(self.X[np.asarray(idx)], self)
 
@@ -188,7 +275,13 @@ class FeatureKernel:
         return out
 
     def svc_params(self) -> dict:
-        """Keyword arguments of :class:`sklearn.svm.SVC` for the same kernel."""
+        """Return the keyword arguments of :class:`sklearn.svm.SVC` for the same kernel.
+
+        Returns
+        -------
+        dict
+            ``kernel`` and its parameters (``gamma``, ``degree``, ``coef0``).
+        """
         p = dict(self.params)
         metric = p.pop("metric")
         return {"kernel": metric, **p}

@@ -140,26 +140,37 @@ def compute_kernel(
     degree: int = 3,
     coef0: float = 1.0,
 ) -> np.ndarray:
-    """Kernel matrix ``[k(x_i, z_j)]`` (``Z = X`` when omitted).
+    """Compute the kernel matrix ``[k(x_i, z_j)]`` (``Z = X`` when omitted).
+
+    Uses scikit-learn's pairwise kernels: O(n m d) time and an n x m array (for a kernel too
+    large to hold, use :class:`FeatureKernel`, which works in blocks).
 
     Parameters
     ----------
     X : array_like of shape (n, d)
         Finite real features (booleans are accepted as 0/1).
     Z : array_like of shape (m, d), optional
-    kernel : {"rbf", "gaussian", "linear", "poly", "precomputed"}
+        The second set of points (default ``X``).
+    kernel : {"rbf", "gaussian", "linear", "poly", "precomputed"}, default "rbf"
+        The kernel function; ``"rbf"`` and ``"gaussian"`` are the paper's Gaussian kernel.
     sigma, gamma : float, optional
         Gaussian width (paper) or scikit-learn's ``gamma = 1/(2 sigma^2)``; for ``"poly"``,
         the coefficient ``gamma > 0`` of ``<x, z>`` (``sigma`` is refused there).
-    degree, coef0 : polynomial kernel ``(gamma <x, z> + coef0)^degree``; ``coef0 >= 0`` and
-        an integer degree (else the kernel is not PSD and a ``ValueError`` says so).
+    degree : int, default 3
+        Polynomial kernel ``(gamma <x, z> + coef0)^degree``: an integer ``>= 1`` (else the
+        kernel is not PSD and a ``ValueError`` says so).
+    coef0 : float, default 1.0
+        Polynomial kernel: ``coef0 >= 0`` (else not PSD).
 
     Returns
     -------
     ndarray of shape (n, m)
+        The kernel matrix (``n x n`` when ``Z`` is omitted).
 
     Raises
     ------
+    TypeError
+        ``X`` or ``Z`` not a real numeric array.
     ValueError
         Bad parameters (:func:`kernel_params`), non-finite or empty ``X``/``Z``, or a kernel whose
         values overflow although ``X`` and ``Z`` are finite (the message names the kernel and

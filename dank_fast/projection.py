@@ -205,9 +205,37 @@ def repair_start(z0, e, C: float) -> np.ndarray:
 def project_sum_box(z, C: float) -> tuple[np.ndarray, np.ndarray]:
     """Exact projection of ``(ah, ac)`` onto ``{0 <= ah, ac <= C, 1'(ah - ac) = 0}``.
 
-    ``z`` has shape (2n,): ``[ah; ac]``. This is :func:`project_A` with the label
-    vector ``[1, ..., 1, -1, ..., -1]`` (the SVR constraint of eq. mainsvr, with
-    the bias constraint ``1'(ah - ac) = 0``, docs/MATH.md §2).
+    This is :func:`project_A` with the label vector ``[1, ..., 1, -1, ..., -1]``: the SVR
+    feasible set of P2 (``eq. mainsvr``, bias constraint ``1'(ah - ac) = 0``,
+    docs/MATH.md §2).  O(n log n) time, O(n) memory.
+
+    Parameters
+    ----------
+    z : array_like of shape (2n,)
+        The stacked pair ``[ah; ac]``; finite real numbers.
+    C : float > 0
+        The box bound, finite.
+
+    Returns
+    -------
+    ah : ndarray of shape (n,)
+        The first half of the unique nearest point of the set.
+    ac : ndarray of shape (n,)
+        The second half.
+
+    Raises
+    ------
+    TypeError
+        ``z`` or ``C`` of the wrong kind (bool, str, complex, ...).
+    ValueError
+        Non-finite or empty ``z``, ``z`` of odd length, ``C <= 0``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ah, ac = project_sum_box(np.array([1.0, 0.0]), C=1.0)
+    >>> ah.tolist(), ac.tolist()
+    ([0.5], [0.5])
     """
     z = np.asarray(z, dtype=np.float64)
     n = z.size // 2
@@ -217,15 +245,58 @@ def project_sum_box(z, C: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def project_box(z, C: float) -> np.ndarray:
-    """Projection onto the box ``0 <= a <= C`` (P3, eq. mainls: no bias)."""
+    """Clip onto the box ``0 <= a <= C``, the feasible set of P3 (no bias).
+
+    The Euclidean projection for the decomposed problem (``eq. mainls``), which has no bias
+    term and hence no equality constraint.  O(n) time and memory; the input is not
+    validated (a negative ``C`` clips everything to ``C``).
+
+    Parameters
+    ----------
+    z : array_like of shape (n,)
+        The point to project, real numbers.
+    C : float
+        The box bound.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        ``clip(z, 0, C)`` as float64.
+
+    Examples
+    --------
+    >>> project_box([-1.0, 0.5, 3.0], C=1.0).tolist()
+    [0.0, 0.5, 1.0]
+    """
     return np.clip(np.asarray(z, dtype=np.float64), 0.0, C)
 
 
 def project_paper(z, y, C: float) -> np.ndarray:
-    """The paper's approximate projection (section nest): clip, then shift along y.
+    """Apply the paper's approximate projection: clip to the box, then shift along ``y``.
 
-    ``a = clip(z, 0, C); a <- a - (y'a / n) y``. One round of alternating
-    projections: the result satisfies ``y'a = 0`` but may leave the box.
+    ``a = clip(z, 0, C); a <- a - (y'a / n) y`` (section nest).  One round of alternating
+    projections: the result satisfies ``y'a = 0`` but may leave the box, and is in general
+    not the nearest point of ``A`` (:func:`project_A` is).  Provided for faithfulness
+    studies; O(n) time and memory; the input is not validated.
+
+    Parameters
+    ----------
+    z : array_like of shape (n,)
+        The point to project, real numbers.
+    y : array_like of shape (n,)
+        Labels, -1 or +1.
+    C : float
+        The box bound.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The shifted point, with ``y'a = 0`` up to rounding.
+
+    Examples
+    --------
+    >>> project_paper([2.0, 0.0], [1.0, -1.0], C=1.0).tolist()
+    [0.5, 0.5]
     """
     z = np.asarray(z, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)

@@ -103,7 +103,7 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
     warm_start_svr : bool, default=True
         Start from the plain SVR's dual solution when ``eta="svr"`` computes it.
     warm_start : bool, default=False
-        scikit-learn's convention: when set and the previous fit of this estimator was on the
+        The convention of scikit-learn: when set and the previous fit of this estimator was on the
         same data (checked in ``fit``: a SHA-256 of ``X``, ``y`` and the problems' sample
         indices), every problem starts from the previous ``d = ah - ac`` rescaled to the new
         box, ``clip(d C / C_old, -C, C)`` (:mod:`dank_fast._warm`), instead of the plain
@@ -218,7 +218,7 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
 
     @fit_context
     def fit(self, X, y):
-        """Fit DANK-SVR (eq. mainsvr).
+        """Fit DANK-SVR, the problem P2 (``eq. mainsvr``).
 
         The input is validated here, once; each problem (one, or one per k-means cluster with
         ``decomposition``) is solved by :class:`dank_fast._routes.SVRRoute` on the validated
@@ -234,6 +234,7 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
         Returns
         -------
         self : DANKRegressor
+            Fitted estimator.
         """
         X, y = self._validate_training_data(X, y)
         groups, centers = self._groups(X)

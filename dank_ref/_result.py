@@ -9,6 +9,7 @@ import numpy as np
 
 __all__ = ["RefResult", "SolverError", "InaccurateSolutionWarning", "STATUSES"]
 
+#: The values of ``RefResult.status``, each with its meaning.
 STATUSES = {
     "converged": "certified relative gap <= tol (the point is feasible)",
     "inaccurate": "no candidate reached tol; the certified gap of the best one is reported",
@@ -34,8 +35,10 @@ class InaccurateSolutionWarning(UserWarning):
 
 @dataclass
 class RefResult:
-    """Solution of one reference solve (names and meanings shared with ``dank_fast``'s
-    ``DANKResult``: docs/conventions.md).
+    """Solution of one reference solve, with its independent certificate.
+
+    The names and meanings are shared with ``dank_fast``'s ``DANKResult``
+    (docs/conventions.md).
 
     Attributes
     ----------
@@ -64,6 +67,7 @@ class RefResult:
     n_iter : int or None
         Iterations of the last conic solve (None when none ran).
     message : str
+        A human-readable account of the status.
     projection_distance : float
         Distance from the raw candidate to the certified (feasible) point.
     polished : bool

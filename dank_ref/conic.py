@@ -44,12 +44,20 @@ __all__ = ["DEFAULT_SOLVER", "SOLVERS", "DEFAULT_TAU", "TOL", "TIME_LIMIT", "MEM
            "renamed_options", "solver_kwargs", "run_conic", "lmi", "dual_vector", "F_scale",
            "predicted_sdp_seconds", "stage_budget", "stage_plan", "sdp_producer", "sdp_stages"]
 
+#: The conic solver used by default: SCS (first order, O(n^2) memory).
 DEFAULT_SOLVER = "SCS"
+#: The conic solvers dank_ref can use.
 SOLVERS = ("SCS", "CLARABEL")
-DEFAULT_TAU = 0.01  # dank_fast's default: swapping the import keeps the problem
+#: Default nuclear-norm weight ``tau``, dank_fast's default (swapping the import keeps the
+#: problem).
+DEFAULT_TAU = 0.01
+#: Default ``time_limit`` in seconds for a whole solve (always finite).
 TIME_LIMIT = 300.0
+#: Default ``memory_limit`` in bytes (8 GiB): a solve whose :func:`estimate_memory_bytes`
+#: exceeds it is refused before the problem is built.
 MEMORY_LIMIT_BYTES = 8 * 2**30
-TOL = 1e-6  # certified relative gap: dank_fast's default tol
+#: Default certified relative-gap target ``tol``, dank_fast's default.
+TOL = 1e-6
 # Clarabel's loose SDP time model (predicted_sdp_seconds) and the cap of a non-final stage
 CLARABEL_SECONDS_AT_60 = 18.0
 CLARABEL_EXPONENT = 5.5
@@ -66,7 +74,7 @@ FAIL_STATUSES = {None, cp.INFEASIBLE, cp.UNBOUNDED, cp.INFEASIBLE_INACCURATE,
 
 
 def estimate_memory_bytes(n: int, solver: str = DEFAULT_SOLVER) -> int:
-    """Rough peak memory of the conic solve of the n x n problem (bytes).
+    """Estimate the peak memory in bytes of the conic solve of a problem with n points.
 
     Interior-point solvers (CLARABEL) build a KKT system whose two PSD-cone blocks
     (F: ``m1 = n(n+1)/2``, LMI: ``m2 = (n+1)(n+2)/2``) are dense: ``~ 8 (m1^2 + m2^2)`` bytes for
@@ -74,7 +82,28 @@ def estimate_memory_bytes(n: int, solver: str = DEFAULT_SOLVER) -> int:
     measured peak RSS (~400 MB above the Python baseline at n = 60), i.e. ~n^4 growth: the
     8 GiB default limit admits n <= ~135 with CLARABEL.  SCS (first order)
     stores the sparse ``A`` (``~ 3 n^2`` non-zeros for ``F o K`` and the Frobenius term) and dense
-    ``n x n`` eigen-workspaces: ``~ 8 * 40 n^2`` bytes.
+    ``n x n`` eigen-workspaces: ``~ 8 * 40 n^2`` bytes.  Solves whose estimate exceeds
+    ``memory_limit`` (default :data:`MEMORY_LIMIT_BYTES`) are refused before building.
+
+    Parameters
+    ----------
+    n : int
+        The number of points (P2: the number of targets).
+    solver : {"SCS", "CLARABEL"}, default "SCS"
+        The conic solver (case-insensitive); any other name is estimated as Clarabel.
+
+    Returns
+    -------
+    int
+        The estimated peak in bytes, including ~50 MB of fixed overhead.
+
+    Examples
+    --------
+    >>> from dank_ref import estimate_memory_bytes
+    >>> estimate_memory_bytes(100, "SCS") / 2**20 < 100
+    True
+    >>> estimate_memory_bytes(135, "CLARABEL") < 8 * 2**30 < estimate_memory_bytes(140, "CLARABEL")
+    True
     """
     n = int(n)
     if str(solver).upper() == "SCS":

@@ -64,24 +64,59 @@ def solve_decomposed(K, y, labels, *, C, eta, solver: str = DEFAULT_SOLVER, meth
                      max_iter: int | None = None, time_limit: float = TIME_LIMIT,
                      strategy: str = "auto", certify_tol: float | None = None,
                      max_iters: int | None = None) -> RefResult:
-    """Solve P3 on ``Kbar = K o [labels_i == labels_j]``; certified on ``Kbar``.
+    """Solve P3, the decomposed problem, exactly and certify it on the block kernel.
+
+    P3 (``eqs. mainls / mainlssub``, Lemma lemmalink) is P1 without bias and with
+    ``tau = 0`` on ``Kbar = K o [labels_i == labels_j]``; the certificate is computed on
+    ``Kbar``.  Cost: ``method="joint"`` is one SDP on all n points (as
+    :func:`dank_ref.solve_svm`); ``method="blocks"`` solves one SDP per cluster, so its
+    time and memory are those of the largest cluster.
 
     Parameters
     ----------
-    K, y : kernel and labels in {-1, +1} (one class allowed: P3 has no bias).
-    labels : cluster ids, 1-D of length n (``NaN`` / ``None`` rejected).
-    C, eta : ``> 0`` (P3 has ``tau = 0``); representable range checked on ``Kbar``.
-    method : ``"joint"`` (one SDP on all points) or ``"blocks"`` (one SDP per cluster,
-        concatenated; polishing and the certificate then act on the concatenated vector).
-    solver, eps, polish, verbose, tol, memory_limit, max_iter, time_limit, strategy, \
-certify_tol, max_iters :
-        as :func:`dank_ref.solve_svm` (``time_limit`` bounds the whole solve; ``"auto"``:
+    K : array_like, shape (n, n)
+        PSD kernel, as in :func:`dank_ref.solve_svm`.
+    y : array_like, shape (n,)
+        Labels in {-1, +1}; one class is allowed (P3 has no bias).
+    labels : array_like, shape (n,)
+        Cluster ids, one per point (``NaN`` / ``None`` rejected).
+    C, eta : float
+        ``> 0`` (P3 has ``tau = 0``); the representable range is checked on ``Kbar``.
+    solver : {"SCS", "CLARABEL"}, default "SCS"
+        The conic solver, as in :func:`dank_ref.solve_svm`.
+    method : {"joint", "blocks"}, default "joint"
+        ``"joint"``: one SDP on all points; ``"blocks"``: one SDP per cluster, concatenated
+        (polishing and the certificate then act on the concatenated vector).
+    eps, polish, verbose, tol, memory_limit, max_iter, time_limit, strategy, certify_tol, \
+max_iters
+        As in :func:`dank_ref.solve_svm` (``time_limit`` bounds the whole solve; ``"auto"``:
         loose conic solves, polish, re-solve at ``eps`` only if the certificate asks for it).
 
     Returns
     -------
-    RefResult with ``bias = None``; rescaled internally exactly as :func:`dank_ref.solve_svm`.
-    Errors and warnings as :func:`dank_ref.solve_svm`.
+    RefResult
+        With ``bias = None``; rescaled internally exactly as :func:`dank_ref.solve_svm`.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Invalid input (``docs/validity.md``), out of representable range, or too large ``n``.
+    SolverError
+        The conic solver failed.
+
+    Warns
+    -----
+    InaccurateSolutionWarning
+        When the result cannot be certified (status ``"inaccurate"`` or ``"time_limit"``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dank_ref import solve_decomposed
+    >>> K = np.array([[1.0, 0.5, 0.2], [0.5, 1.0, 0.5], [0.2, 0.5, 1.0]])
+    >>> res = solve_decomposed(K, np.array([1.0, -1.0, 1.0]), [0, 0, 1], C=1.0, eta=1.0)
+    >>> res.status, res.bias is None
+    ('converged', True)
     """
     t0 = time.perf_counter()
     K = check_kernel(K)

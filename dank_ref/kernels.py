@@ -26,12 +26,13 @@ from .validation import check_positive
 
 __all__ = ["KERNELS", "kernel_from_X", "gaussian_kernel"]
 
+#: The kernel functions :func:`kernel_from_X` evaluates.
 KERNELS = ("gaussian", "linear", "polynomial")
 
 
 def kernel_from_X(X, kernel: str, sigma: float | None = None, gamma: float | None = None,
                   degree: int | None = None, coef0: float | None = None) -> np.ndarray:
-    """Kernel matrix of the rows of ``X`` (formulas in the module docstring).
+    """Compute the kernel matrix of the rows of ``X`` (formulas in the module docstring).
 
     Parameters
     ----------
@@ -62,6 +63,14 @@ def kernel_from_X(X, kernel: str, sigma: float | None = None, gamma: float | Non
     -----
     The parameters are not validated here (the format's reader does that): a missing
     polynomial parameter raises whatever Python's arithmetic raises (``TypeError``).
+    O(n^2 d) time, O(n^2) memory.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dank_ref.kernels import kernel_from_X
+    >>> kernel_from_X(np.array([[0.0], [1.0]]), "linear").tolist()
+    [[0.0, 0.0], [0.0, 1.0]]
     """
     X = np.asarray(X, dtype=np.float64)
     with np.errstate(all="ignore"):
@@ -109,6 +118,7 @@ def gaussian_kernel(X, sigma: float) -> np.ndarray:
     Returns
     -------
     ndarray, shape (n, n)
+        The kernel matrix, float64, symmetric.
 
     Raises
     ------

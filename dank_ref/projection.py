@@ -138,6 +138,13 @@ def project_box_hyperplane(z, u, C: float) -> tuple[np.ndarray, float]:
     Notes
     -----
     O(m log m) time, O(m) memory (module docstring).
+
+    Examples
+    --------
+    >>> from dank_ref.projection import project_box_hyperplane
+    >>> x, lam = project_box_hyperplane([1.0, 0.0], [1, -1], C=1.0)
+    >>> x.tolist(), lam
+    ([0.5, 0.5], 0.5)
     """
     z = _finite_vector(z, "z")
     u = _signs(u, z.shape[0], "u")
@@ -166,6 +173,16 @@ def project_A(z, y, C: float) -> np.ndarray:
     ------
     TypeError, ValueError
         As :func:`project_box_hyperplane` (``u`` named ``y``).
+
+    Notes
+    -----
+    O(n log n) time, O(n) memory.
+
+    Examples
+    --------
+    >>> from dank_ref.projection import project_A
+    >>> project_A([2.0, 0.0], [1, -1], C=1.0).tolist()
+    [1.0, 1.0]
     """
     z = _finite_vector(z, "z")
     y = _signs(y, z.shape[0], "y")
@@ -193,6 +210,16 @@ def project_svr(z, C: float) -> np.ndarray:
     ------
     TypeError, ValueError
         Non-real or non-finite ``z``, odd length, ``C <= 0``.
+
+    Notes
+    -----
+    O(n log n) time, O(n) memory.
+
+    Examples
+    --------
+    >>> from dank_ref.projection import project_svr
+    >>> project_svr([1.0, 0.0], C=1.0).tolist()
+    [0.5, 0.5]
     """
     z = _finite_vector(z, "z")
     if z.shape[0] % 2:
@@ -210,10 +237,28 @@ def project_sum_zero(b, C: float) -> np.ndarray:
     ``min(ah_i, ac_i) = 0``.  ``clip(b - lam, -C, C)`` with ``lam`` found as in the module
     docstring; O(n log n) time, O(n) memory.
 
+    Parameters
+    ----------
+    b : array_like of shape (n,)
+        The point to project, finite real numbers.
+    C : float > 0
+        The box bound.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The unique nearest point of the set.
+
     Raises
     ------
     TypeError, ValueError
         Non-real or non-finite ``b``, ``C <= 0``.
+
+    Examples
+    --------
+    >>> from dank_ref.projection import project_sum_zero
+    >>> project_sum_zero([1.0, 0.0], C=1.0).tolist()
+    [0.5, -0.5]
     """
     b = _finite_vector(b, "b")
     C = check_positive(C, "C")

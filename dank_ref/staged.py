@@ -71,6 +71,8 @@ from ._result import InaccurateSolutionWarning, RefResult, SolverError
 __all__ = ["LOOSE_EPS", "STRATEGIES", "MIN_FIRST_STAGE", "progress", "finish", "time_left"]
 
 LOOSE_EPS = 1e-4
+#: The values of ``strategy``: ``"auto"`` (loose conic solve, polish, escalate only while
+#: the certificate asks for it) and ``"tight"`` (one conic solve at ``eps``).
 STRATEGIES = ("auto", "tight")
 MIN_FIRST_STAGE = 1e-3  # seconds: the first conic stage always runs (some point is returned)
 

@@ -159,7 +159,15 @@ def solve_svm(K, y, *, C, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_SOLVER, ep
               memory_limit: float | None = None, max_iter: int | None = None,
               time_limit: float = TIME_LIMIT, strategy: str = "auto",
               certify_tol: float | None = None, max_iters: int | None = None) -> RefResult:
-    """Solve P1 (eq. mainrank) exactly as one SDP and certify the result independently.
+    """Solve P1 exactly as one SDP and certify the result independently.
+
+    P1 is the saddle problem ``eq. mainrank`` (docs/MATH.md §1), written as one semidefinite
+    program (derivation in :mod:`dank_ref.svm`) and solved by CVXPY; the returned point is
+    polished and certified by dank_ref's own code (:mod:`dank_ref.certificate`).  Cost: SCS
+    needs O(n^2) memory; Clarabel's KKT system grows like n^4 (:func:`estimate_memory_bytes`),
+    which limits it to n ~ 135 under the 8 GiB default.  Measured over families of instances
+    (``benchmarks/bench_ref.py``, SCS): median 0.1 s at n = 100, 0.8 s at n = 200 and 3.5 s
+    at n = 500 (worst 6.9 s); a solve that must escalate to a tight conic solve takes longer.
 
     Parameters
     ----------
@@ -204,6 +212,10 @@ def solve_svm(K, y, *, C, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_SOLVER, ep
         escalating (``eps``, then the other conic solver) only while the certified
         ``rel_gap > tol``; ``"tight"``: one conic solve at ``eps``.
         ``solver_stats["stages"]`` records what ran (solver, eps, times, rel_gap).
+    certify_tol : float, optional
+        Deprecated alias of ``tol`` (``DeprecationWarning``).
+    max_iters : int, optional
+        Deprecated alias of ``max_iter`` (``DeprecationWarning``).
 
     Returns
     -------
@@ -225,6 +237,15 @@ def solve_svm(K, y, *, C, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_SOLVER, ep
     DeprecationWarning
         ``certify_tol`` and ``max_iters``, the previous names of ``tol`` and ``max_iter``,
         still work for one release.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dank_ref import solve_svm
+    >>> K = np.array([[1.0, 0.5], [0.5, 1.0]]); y = np.array([1.0, -1.0])
+    >>> res = solve_svm(K, y, C=1.0, eta=1.0)
+    >>> res.status, bool(res.rel_gap <= 1e-6), res.alpha.round(6).tolist()
+    ('converged', True, [1.0, 1.0])
     """
     t0 = time.perf_counter()
     K = check_kernel(K)

@@ -129,18 +129,31 @@ def solve_svr(K, y, *, C, epsilon, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_S
               memory_limit: float | None = None, max_iter: int | None = None,
               time_limit: float = TIME_LIMIT, strategy: str = "auto",
               certify_tol: float | None = None, max_iters: int | None = None) -> RefResult:
-    """Solve P2 (eq. mainsvr with ``1'(ah - ac) = 0``) as one SDP; certify independently.
+    """Solve P2, DANK in SVR, exactly as one SDP and certify the result independently.
+
+    P2 is ``eq. mainsvr`` with the bias constraint ``1'(ah - ac) = 0`` (docs/MATH.md §2).
+    The SDP has the PSD blocks of P1's (``F`` n x n and an (n+1) x (n+1) LMI) and O(n)
+    scalar multipliers more, so it costs about as much as :func:`dank_ref.solve_svm` on the
+    same n (SCS: O(n^2) memory; Clarabel: :func:`estimate_memory_bytes`).
+    Every target in the tube (``max y - min y <= 2 epsilon``) needs no conic solve:
+    ``ah = ac = 0`` is certified with gap 0.
 
     Parameters
     ----------
-    K, C, eta, tau, solver, eps, polish, verbose, tol, memory_limit, max_iter, time_limit, \
-strategy, certify_tol, max_iters
-        As in :func:`dank_ref.solve_svm` (default ``tau = 0.01``, solver SCS, 300 s for the
-        whole solve, strategy ``"auto"``: loose conic solve, polish, escalate only if needed).
+    K : array_like, shape (n, n)
+        PSD kernel, as in :func:`dank_ref.solve_svm`.
     y : array_like, shape (n,)
         Finite real targets.
+    C : float
+        ``> 0``; ``(C, eta, max|K|, n)`` must lie in the representable range.
     epsilon : float
         Insensitivity width ``>= 0``.
+    eta : float
+        ``> 0``, the weight of the kernel-learning regulariser.
+    tau, solver, eps, polish, verbose, tol, memory_limit, max_iter, time_limit, strategy, \
+certify_tol, max_iters
+        As in :func:`dank_ref.solve_svm` (default ``tau = 0.01``, solver SCS, 300 s for the
+        whole solve, strategy ``"auto"``: loose conic solve, polish, escalate only if needed).
 
     Returns
     -------
@@ -151,9 +164,29 @@ strategy, certify_tol, max_iters
         ``rel_gap <= tol``, with P2's relative gap of
         :func:`dank_ref.certificate.svr_gap_scale` (in the objective's units, docs/MATH.md).
 
-    Raises / Warns
-    --------------
-    As :func:`dank_ref.solve_svm`.
+    Raises
+    ------
+    TypeError, ValueError
+        Invalid input (``docs/validity.md``), out of representable range, or too large ``n``
+        (as :func:`dank_ref.solve_svm`).
+    SolverError
+        The conic solver failed.
+
+    Warns
+    -----
+    InaccurateSolutionWarning
+        When the result cannot be certified (status ``"inaccurate"`` or ``"time_limit"``).
+    DeprecationWarning
+        ``certify_tol`` and ``max_iters``, the previous names of ``tol`` and ``max_iter``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dank_ref import solve_svr
+    >>> K = np.array([[1.0, 0.5], [0.5, 1.0]])
+    >>> res = solve_svr(K, np.array([0.0, 1.0]), C=1.0, epsilon=0.1, eta=1.0)
+    >>> res.status, bool(res.rel_gap <= 1e-6), res.alpha_hat.shape
+    ('converged', True, (2,))
     """
     t0 = time.perf_counter()
     K = check_kernel(K)

@@ -50,8 +50,12 @@ __all__ = [
 ]
 
 _F64_EPS = float(np.finfo(np.float64).eps)
+#: Lower end of the representable range of docs/validity.md (:func:`check_range`).
 RANGE_LO = 1e-100
+#: Upper end of the representable range of docs/validity.md (:func:`check_range`).
 RANGE_HI = 1e100
+#: Relative feasibility tolerance: a point is feasible within ``FEAS_RTOL * C * sqrt(n)``
+#: (:func:`feasibility_tolerance`).
 FEAS_RTOL = 1e-9
 
 
@@ -92,6 +96,8 @@ def check_kernel(K, *, name: str = "K") -> np.ndarray:
         Real numeric (dtype kind ``f``, ``i``, ``u``), square, ``n >= 1``, finite, symmetric and
         positive semidefinite to the relative tolerances of the module docstring.  ``K = 0`` is
         valid.
+    name : str, default "K"
+        The name used in error messages.
 
     Returns
     -------
@@ -105,6 +111,16 @@ def check_kernel(K, *, name: str = "K") -> np.ndarray:
     ValueError
         Wrong shape, non-finite entries, not symmetric or not PSD (the message gives the measured
         asymmetry / smallest eigenvalue and the threshold).
+
+    Notes
+    -----
+    The PSD test is a dense ``eigvalsh``: O(n^3) time, O(n^2) memory.
+
+    Examples
+    --------
+    >>> from dank_ref.validation import check_kernel
+    >>> check_kernel([[1, 2], [2, 4]]).tolist()
+    [[1.0, 2.0], [2.0, 4.0]]
     """
     arr = _real_array(K, name)
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
@@ -139,7 +155,18 @@ def check_kernel(K, *, name: str = "K") -> np.ndarray:
 
 
 def kernel_scale(K: np.ndarray) -> float:
-    """``s = max |K_ij|`` of a validated kernel (0.0 for ``K = 0``)."""
+    """Return the scale ``s = max |K_ij|`` of a validated kernel (0.0 for ``K = 0``).
+
+    Parameters
+    ----------
+    K : ndarray
+        A kernel returned by :func:`check_kernel`.
+
+    Returns
+    -------
+    float
+        ``max |K_ij|``, 0.0 for ``K = 0`` or an empty array.
+    """
     return float(np.max(np.abs(K))) if K.size else 0.0
 
 
@@ -156,9 +183,29 @@ def _vector(v, n: int, name: str) -> np.ndarray:
 
 
 def check_binary_labels(y, n: int, *, require_both: bool = True) -> np.ndarray:
-    """Labels: real numeric 1-D array of length ``n`` with entries exactly ``-1`` or ``+1``.
+    """Validate labels: a real 1-D array of length ``n`` with entries exactly -1 or +1.
 
-    ``require_both=True`` (P1) also demands both classes, hence ``n >= 2``.
+    Parameters
+    ----------
+    y : array_like, shape (n,)
+        The labels.
+    n : int
+        The number of points (the kernel's size).
+    require_both : bool, default True
+        Also demand both classes, hence ``n >= 2`` (P1's bias constraint needs it).
+
+    Returns
+    -------
+    ndarray of float64, shape (n,)
+        The labels.
+
+    Raises
+    ------
+    TypeError
+        ``y`` is not a real numeric array.
+    ValueError
+        Wrong shape or length, non-finite entries, a value other than +-1, one class only
+        when ``require_both``.
     """
     y = _vector(y, n, "y")
     if not np.all((y == 1.0) | (y == -1.0)):
@@ -171,7 +218,27 @@ def check_binary_labels(y, n: int, *, require_both: bool = True) -> np.ndarray:
 
 
 def check_targets(y, n: int) -> np.ndarray:
-    """Regression targets: finite real numeric 1-D array of length ``n``."""
+    """Validate regression targets: a finite real 1-D array of length ``n``.
+
+    Parameters
+    ----------
+    y : array_like, shape (n,)
+        The targets.
+    n : int
+        The number of points (the kernel's size).
+
+    Returns
+    -------
+    ndarray of float64, shape (n,)
+        The targets.
+
+    Raises
+    ------
+    TypeError
+        ``y`` is not a real numeric array.
+    ValueError
+        Wrong shape or length, non-finite entries.
+    """
     return _vector(y, n, "y")
 
 
@@ -198,7 +265,27 @@ def _short_repr(value) -> str:
 
 
 def check_positive(value, name: str) -> float:
-    """A real number (Python or NumPy int/float, not bool), finite and ``> 0``."""
+    """Validate a finite real number ``> 0`` (Python or NumPy int/float, not bool).
+
+    Parameters
+    ----------
+    value : int or float
+        The value to check.
+    name : str
+        The parameter's name, used in error messages.
+
+    Returns
+    -------
+    float
+        ``value`` as a float.
+
+    Raises
+    ------
+    TypeError
+        ``value`` is not a real number (a bool, a string, ...).
+    ValueError
+        ``value`` is not finite or ``<= 0``.
+    """
     v = _real_scalar(value, name)
     if not math.isfinite(v) or v <= 0.0:
         raise ValueError(f"{name} must be a finite number > 0, got {_short_repr(value)}")
@@ -206,7 +293,27 @@ def check_positive(value, name: str) -> float:
 
 
 def check_nonnegative(value, name: str) -> float:
-    """A real number (not bool), finite and ``>= 0``."""
+    """Validate a finite real number ``>= 0`` (not bool).
+
+    Parameters
+    ----------
+    value : int or float
+        The value to check.
+    name : str
+        The parameter's name, used in error messages.
+
+    Returns
+    -------
+    float
+        ``value`` as a float.
+
+    Raises
+    ------
+    TypeError
+        ``value`` is not a real number (a bool, a string, ...).
+    ValueError
+        ``value`` is not finite or ``< 0``.
+    """
     v = _real_scalar(value, name)
     if not math.isfinite(v) or v < 0.0:
         raise ValueError(f"{name} must be a finite number >= 0, got {_short_repr(value)}")
@@ -214,17 +321,77 @@ def check_nonnegative(value, name: str) -> float:
 
 
 def check_tolerance(value, name: str) -> float:
-    """Tolerances (``eps``, ``certify_tol``): real, finite, ``> 0``."""
+    """Validate a tolerance (``eps``, ``tol``): a finite real number ``> 0``.
+
+    Parameters
+    ----------
+    value : int or float
+        The value to check.
+    name : str
+        The parameter's name, used in error messages.
+
+    Returns
+    -------
+    float
+        ``value`` as a float.
+
+    Raises
+    ------
+    TypeError
+        ``value`` is not a real number (a bool, a string, ...).
+    ValueError
+        ``value`` is not finite or ``<= 0``.
+    """
     return check_positive(value, name)
 
 
 def check_time_limit(value) -> float:
-    """``time_limit`` in seconds: real, finite, ``> 0`` (there is always a limit)."""
+    """Validate ``time_limit`` in seconds: a finite real number ``> 0`` (always a limit).
+
+    Parameters
+    ----------
+    value : int or float
+        The value to check.
+
+    Returns
+    -------
+    float
+        ``value`` as a float.
+
+    Raises
+    ------
+    TypeError
+        ``value`` is not a real number (a bool, a string, ...).
+    ValueError
+        ``value`` is not finite or ``<= 0``.
+    """
     return check_positive(value, "time_limit")
 
 
 def check_iterations(value, name: str, *, allow_none: bool = True) -> int | None:
-    """Iteration limits: an integer (not bool) ``>= 1``; ``None`` means the default."""
+    """Validate an iteration limit: an integer (not bool) ``>= 1``, or None for the default.
+
+    Parameters
+    ----------
+    value : int or None
+        The value to check.
+    name : str
+        The parameter's name, used in error messages.
+    allow_none : bool, default True
+        Whether None (the solver's default) is accepted.
+
+    Returns
+    -------
+    int or None
+        ``value`` as an int, or None.
+
+    Raises
+    ------
+    TypeError
+        ``value`` is not an integer (a bool, a float, ...), or None when not allowed.
+    ValueError
+        ``value < 1``.
+    """
     if value is None and allow_none:
         return None
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
@@ -236,7 +403,25 @@ def check_iterations(value, name: str, *, allow_none: bool = True) -> int | None
 
 
 def check_bool(value, name: str) -> bool:
-    """Flags (``polish``, ``verbose``, ``project``, ``validate``): ``bool`` only."""
+    """Validate a flag (``polish``, ``verbose``, ...): a ``bool`` only, not 0 or 1.
+
+    Parameters
+    ----------
+    value : bool
+        The value to check.
+    name : str
+        The parameter's name, used in error messages.
+
+    Returns
+    -------
+    bool
+        ``value``.
+
+    Raises
+    ------
+    TypeError
+        ``value`` is not a bool.
+    """
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be True or False, got {type(value).__name__} "
                         f"{_short_repr(value)}")
@@ -244,8 +429,9 @@ def check_bool(value, name: str) -> bool:
 
 
 def check_partition(labels, n: int) -> np.ndarray:
-    """Cluster labels: a 1-D sequence of length ``n`` whose values compare equal to themselves.
+    """Validate cluster labels and factorise them into integer codes.
 
+    The labels are a 1-D sequence of length ``n`` whose values compare equal to themselves.
     Any such values are accepted (integers, floats including ``inf``, strings, tuples, mixed),
     and two labels name the same cluster iff they compare equal (``1`` and ``1.0`` do, ``1`` and
     ``"1"`` do not).  ``NaN`` and ``None`` are a ``ValueError`` (validity.md: not usable as
@@ -254,12 +440,32 @@ def check_partition(labels, n: int) -> np.ndarray:
 
     The labels are factorised in Python, one object per sample, never through
     ``np.asarray`` (which turns ``[1, "1"]`` into the strings ``"1", "1"`` and a list of tuples
-    into a 2-D array).
+    into a 2-D array).  O(n) time.
+
+    Parameters
+    ----------
+    labels : sequence or ndarray, shape (n,)
+        One cluster label per point.
+    n : int
+        The number of points.
 
     Returns
     -------
     ndarray of int64, shape (n,)
         Cluster codes ``0, 1, ...`` in order of first appearance (equal codes iff equal labels).
+
+    Raises
+    ------
+    TypeError
+        A string, set or mapping as the whole argument, an unhashable or incomparable label.
+    ValueError
+        Wrong length or shape, a ``NaN`` or ``None`` label.
+
+    Examples
+    --------
+    >>> from dank_ref.validation import check_partition
+    >>> check_partition(["a", "b", "a", 1, 1.0], 5).tolist()
+    [0, 1, 0, 2, 2]
     """
     if isinstance(labels, (str, bytes, set, frozenset, Mapping)):
         raise TypeError(
@@ -300,7 +506,31 @@ def check_partition(labels, n: int) -> np.ndarray:
 
 
 def check_alpha(alpha, n: int, name: str = "alpha") -> np.ndarray:
-    """A candidate dual vector: finite real numeric 1-D array of length ``n`` (float64 copy)."""
+    """Validate a candidate dual vector: a finite real 1-D array of length ``n``.
+
+    Feasibility is not checked here (see :func:`feasibility_tolerance`).
+
+    Parameters
+    ----------
+    alpha : array_like, shape (n,)
+        The candidate.
+    n : int
+        The number of points.
+    name : str, default "alpha"
+        The parameter's name, used in error messages.
+
+    Returns
+    -------
+    ndarray of float64, shape (n,)
+        A copy of ``alpha``.
+
+    Raises
+    ------
+    TypeError
+        ``alpha`` is not a real numeric array.
+    ValueError
+        Wrong shape or length, non-finite entries.
+    """
     return np.array(_vector(alpha, n, name), dtype=np.float64, copy=True)
 
 
@@ -310,6 +540,17 @@ def check_range(C: float, eta: float, s: float, n: int) -> None:
     With ``s = max|K| > 0``: ``1e-100 <= C s n <= 1e100`` and ``1e-100 <= eta / (C^2 s) <= 1e100``
     (compared in base-10 logarithms, so the test cannot overflow).  ``K = 0`` has no scale and is
     always in range.
+
+    Parameters
+    ----------
+    C : float
+        The box bound, ``> 0``.
+    eta : float
+        The regulariser weight, ``> 0``.
+    s : float
+        ``max|K_ij|`` (:func:`kernel_scale`), ``>= 0``.
+    n : int
+        The number of points, ``>= 1``.
 
     Raises
     ------
@@ -337,5 +578,26 @@ def check_range(C: float, eta: float, s: float, n: int) -> None:
 
 
 def feasibility_tolerance(C: float, n: int) -> float:
-    """validity.md: a candidate is feasible iff its violation is ``<= 1e-9 * C * sqrt(n)``."""
+    """Return the feasibility tolerance ``1e-9 * C * sqrt(n)`` of docs/validity.md.
+
+    A candidate is feasible iff its largest constraint violation is at most this.
+
+    Parameters
+    ----------
+    C : float
+        The box bound.
+    n : int
+        The number of points.
+
+    Returns
+    -------
+    float
+        ``FEAS_RTOL * C * sqrt(n)``.
+
+    Examples
+    --------
+    >>> from dank_ref.validation import feasibility_tolerance
+    >>> feasibility_tolerance(1.0, 100)
+    1e-08
+    """
     return FEAS_RTOL * C * math.sqrt(n)

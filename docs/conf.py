@@ -124,8 +124,29 @@ def _public_names(modname: str) -> list[str] | None:
     return None if names is None else list(names)
 
 
+def _attr_doc(modname: str, name: str, value) -> list[str]:
+    """The ``#:`` comment of a constant, read where it is defined (a package re-exports it)."""
+    from sphinx.pycode import ModuleAnalyzer
+
+    package = modname.split(".")[0]
+    others = sorted(m for m in sys.modules if m.startswith(package + ".") and m != modname)
+    for candidate in [modname, *others]:
+        mod = sys.modules.get(candidate)
+        if mod is None or vars(mod).get(name, None) is not value:
+            continue
+        try:
+            docs = ModuleAnalyzer.for_module(candidate).find_attr_docs()
+        except Exception:  # a module without readable source
+            continue
+        lines = [line for line in docs.get(("", name), []) if line.strip()]
+        if lines:
+            return lines
+    return []
+
+
 def _data_lines(modname: str, names: list[str]) -> list[str]:
-    """``py:data`` entries for constants (autosummary would show their type's docstring)."""
+    """``py:data`` entries for constants (autosummary would show their type's docstring),
+    each with the ``#:`` comment above its definition."""
     import importlib
 
     mod = importlib.import_module(modname)
@@ -134,10 +155,14 @@ def _data_lines(modname: str, names: list[str]) -> list[str]:
         value = getattr(mod, n)
         shown = repr(value)
         lines += [f".. py:data:: {n}"]
-        if isinstance(value, (int, float, str, tuple, frozenset)) and len(shown) <= 90:
+        local = isinstance(value, str) and value.startswith(str(ROOT))  # a path: not shown
+        if isinstance(value, (int, float, str, tuple, frozenset)) and len(shown) <= 90 \
+                and not local:
             lines += [f"   :value: {shown}"]
         else:
             lines += [f"   :type: {type(value).__name__}"]
+        doc = _attr_doc(modname, n, value)
+        lines += ["", *[f"   {line}" for line in doc]] if doc else []
         lines += [""]
     return lines
 

@@ -125,8 +125,10 @@ def solution_from_arrays(task: str, n: int, *, alpha=None, alpha_hat=None, alpha
 def certify_arrays(K, y, *, C, eta, tau=None, alpha=None, alpha_hat=None, alpha_check=None,
                    bias=None, F=None, task="svm", epsilon=None, labels=None, tol=CERT_TOL,
                    meta=None, reference=False) -> dict:
-    """Certify a candidate solution given as arrays (P1 eq. mainrank, P2 eq. mainsvr, P3 eq.
-    mainls), with the checks of :func:`verification.oracle.certify`.
+    """Certify a candidate solution given as arrays in memory.
+
+    The problems are P1 (``eq. mainrank``), P2 (``eq. mainsvr``) and P3 (``eq. mainls``);
+    the checks are those of :func:`verification.oracle.certify` on files.
 
     Parameters
     ----------
@@ -140,7 +142,8 @@ def certify_arrays(K, y, *, C, eta, tau=None, alpha=None, alpha_hat=None, alpha_
         The point: ``alpha`` (svm, decomposed) or ``alpha_hat`` and ``alpha_check`` (svr).
     bias, F : optional
         The claimed bias (svm, svr) and inner minimiser ``F(alpha)`` (Lemma fbound).
-    task : {"svm", "svr", "decomposed"}
+    task : {"svm", "svr", "decomposed"}, default "svm"
+        The problem.
     labels : array_like, optional
         Cluster of each point (decomposed only).
     tol : float
@@ -166,6 +169,15 @@ def certify_arrays(K, y, *, C, eta, tau=None, alpha=None, alpha_hat=None, alpha_
     -----
     Cost: two dense symmetric eigendecompositions, the PSD test of ``K`` (once) and the
     certificate's (``O(n^3)`` time, a few ``n x n`` arrays).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from verification import certify_arrays
+    >>> rep = certify_arrays(np.eye(2), np.array([1.0, -1.0]), C=1.0, eta=1e6, tau=0.0,
+    ...                      alpha=np.array([1.0, 1.0]))
+    >>> rep["certified"], bool(rep["rel_gap"] <= 1e-6)
+    (True, True)
     """
     inst = instance_from_arrays(K, y, C=C, eta=eta, tau=tau, task=task, epsilon=epsilon,
                                 labels=labels)

@@ -23,7 +23,27 @@ __all__ = ["sniff", "Fields", "open_fields"]
 
 
 def sniff(path) -> str:
-    """Return ``"npz"`` or ``"json"`` from the file's first bytes; raise for anything else."""
+    """Return the container of a file, ``"npz"`` or ``"json"``, from its first bytes.
+
+    The extension is not consulted.  Reads 8 bytes.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+
+    Returns
+    -------
+    {"npz", "json"}
+        ``"npz"`` for a zip archive; ``"json"`` for anything else that is not refused (the
+        JSON reader then checks the text).
+
+    Raises
+    ------
+    FormatError
+        A missing, unreadable or empty file, a directory, a bare ``.npy`` array, a pickle or
+        a damaged zip archive.
+    """
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FormatError(f"{path}: no such file")

@@ -23,14 +23,40 @@ _SHORT_FLOATS = {float(np.finfo(t).eps): t for t in (np.float16, np.float32)}
 
 
 def validate_kernel(K: np.ndarray, eps: float = F64_EPS, *, what: str = "K") -> np.ndarray:
-    """Check ``K`` by the rule of docs/validity.md (:func:`dank_ref.validation.check_kernel`)
-    and return ``(K + K') / 2``.
+    """Check a kernel read from a file by the rule of docs/validity.md; return it symmetrised.
 
-    ``K`` is a finite float64 ``n x n`` array (``n >= 1``); ``eps`` the machine epsilon of the
+    The rule is :func:`dank_ref.validation.check_kernel`'s.  ``K`` is a finite float64
+    ``n x n`` array (``n >= 1``); ``eps`` the machine epsilon of the
     dtype it was stored in (float16 / float32: their own; otherwise float64's).  With
     ``s = max|K_ij|``: symmetric iff ``max|K - K'| <= max(1e-10, 10 eps) s``; PSD iff
     ``lambda_min((K + K')/2) >= -max(1e-8, eps) n s`` (dense ``eigvalsh``: O(n^3) time,
-    O(n^2) memory).  ``K = 0`` is valid.  Raises ``ValueError`` naming the violated rule.
+    O(n^2) memory).  ``K = 0`` is valid.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        The kernel as read, float64.
+    eps : float, default float64's machine epsilon
+        The machine epsilon of the dtype the kernel was stored in.
+    what : str, default "K"
+        The name used in error messages.
+
+    Returns
+    -------
+    ndarray of shape (n, n)
+        ``(K + K') / 2``.
+
+    Raises
+    ------
+    ValueError
+        ``K`` not square, empty, not finite, not symmetric or not PSD (naming the rule).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from verification.formats import validate_kernel
+    >>> validate_kernel(np.array([[1.0, 0.5], [0.5, 1.0]])).tolist()
+    [[1.0, 0.5], [0.5, 1.0]]
     """
     if K.ndim != 2 or K.shape[0] != K.shape[1]:
         raise ValueError(f"{what} must be square, got shape {K.shape}")
@@ -43,10 +69,36 @@ def validate_kernel(K: np.ndarray, eps: float = F64_EPS, *, what: str = "K") -> 
 
 
 def check_representable(C: float, eta: float, s: float, n: int) -> None:
-    """Refuse instances outside the representable range of docs/validity.md (``s = max|K|``):
-    :func:`dank_ref.validation.check_range`.
+    """Refuse an instance outside the representable range of docs/validity.md.
 
-    ``1e-100 <= C s n <= 1e100`` and ``1e-100 <= eta / (C^2 s) <= 1e100`` (``s = 0`` is
-    always representable).  Evaluated in logarithms, so it cannot overflow itself.
+    The range is ``1e-100 <= C s n <= 1e100`` and ``1e-100 <= eta / (C^2 s) <= 1e100`` with
+    ``s = max|K|`` (``s = 0`` is always representable), as
+    :func:`dank_ref.validation.check_range`.  Evaluated in logarithms, so it cannot overflow
+    itself.
+
+    Parameters
+    ----------
+    C : float
+        The box bound, ``> 0``.
+    eta : float
+        The regulariser weight, ``> 0``.
+    s : float
+        ``max|K_ij|``, ``>= 0``.
+    n : int
+        The number of points.
+
+    Raises
+    ------
+    ValueError
+        The instance is outside the range (the message gives the offending quantity).
+
+    Examples
+    --------
+    >>> from verification.formats import check_representable
+    >>> check_representable(1.0, 1.0, 1.0, 10)
+    >>> check_representable(1e-200, 1.0, 1.0, 10)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: instance outside the representable range ...
     """
     check_range(C, eta, s, n)

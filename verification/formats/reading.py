@@ -78,7 +78,16 @@ def _kernel_of(f: Fields):
 
 
 def load_instance(path) -> dict:
-    """Read and validate an instance file (format in the module docstring).
+    """Read and validate an instance file.
+
+    The format is in :mod:`verification.formats` and docs/FORMATS.md.  Every limit is checked
+    before allocating; a kernel ``K`` is checked by :func:`validate_kernel` (O(n^3) time,
+    O(n^2) memory); a kernel given by ``X`` is computed (O(n^2 d)).
+
+    Parameters
+    ----------
+    path : str or path-like
+        An ``.npz`` archive or a JSON file (decided by content, not by extension).
 
     Returns
     -------
@@ -87,6 +96,22 @@ def load_instance(path) -> dict:
         ``epsilon`` (svr, else None), ``labels`` (decomposed, else None), ``kernel`` (how K
         was given: ``source`` and the kernel's parameters), ``X`` (float64, or None when the
         file gives ``K``).
+
+    Raises
+    ------
+    FormatError
+        The file breaks the format; the message names the file, the field and the problem.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from verification.formats import load_instance, save_instance
+    >>> path = os.path.join(tempfile.mkdtemp(), "inst.json")
+    >>> save_instance(path, task="svm", K=[[1.0, 0.0], [0.0, 1.0]], y=[1, -1], C=1.0,
+    ...               eta=1.0, tau=0.0)
+    >>> inst = load_instance(path)
+    >>> inst["task"], inst["n"], inst["C"]
+    ('svm', 2, 1.0)
     """
     f = open_fields(path)
     try:
@@ -130,10 +155,38 @@ def load_instance(path) -> dict:
 
 
 def load_solution(path, n: int | None = None) -> dict:
-    """Read and validate a solution file; ``n`` (the instance's size) fixes every shape.
+    """Read and validate a solution file.
 
-    Returns a dict with ``task``, ``alpha`` (svm, decomposed) or ``alpha_hat`` and
-    ``alpha_check`` (svr), ``bias``, ``F`` and ``meta`` (None when absent).
+    The format is in :mod:`verification.formats` and docs/FORMATS.md.  Whether the solution
+    fits its instance (the task, the feasibility) is checked by the certifier, not here.
+
+    Parameters
+    ----------
+    path : str or path-like
+        An ``.npz`` archive or a JSON file (decided by content, not by extension).
+    n : int, optional
+        The instance's size; when given, every array must have that length (``F``: n x n).
+
+    Returns
+    -------
+    dict
+        ``task``, ``alpha`` (svm, decomposed) or ``alpha_hat`` and ``alpha_check`` (svr),
+        ``bias``, ``F`` and ``meta`` (None when absent).
+
+    Raises
+    ------
+    FormatError
+        The file breaks the format; the message names the file, the field and the problem.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from verification.formats import load_solution, save_solution
+    >>> path = os.path.join(tempfile.mkdtemp(), "sol.npz")
+    >>> save_solution(path, task="svm", alpha=[0.5, 0.5], bias=0.0)
+    >>> sol = load_solution(path, n=2)
+    >>> sol["alpha"].tolist(), sol["F"] is None
+    ([0.5, 0.5], True)
     """
     f = open_fields(path)
     try:

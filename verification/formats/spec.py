@@ -11,10 +11,16 @@ import numpy as np
 __all__ = ["FORMAT_VERSION", "TASKS", "KERNELS", "MAX_ARRAY_BYTES", "MAX_JSON_BYTES",
            "MAX_META_CHARS", "FormatError"]
 
+#: The version of the instance and solution formats that this package reads and writes.
 FORMAT_VERSION = 1
+#: The values of the ``task`` field: P1 (``"svm"``), P2 (``"svr"``), P3 (``"decomposed"``).
 TASKS = ("svm", "svr", "decomposed")
+#: The values of the ``kernel`` field of an instance that gives ``X`` instead of ``K``.
 KERNELS = ("gaussian", "linear", "polynomial")
+#: The largest array a file may declare (2 GiB), checked from the ``.npy`` header before
+#: anything is allocated; a kernel computed from ``X`` must fit too (``n <= 16384``).
 MAX_ARRAY_BYTES = 2 * 1024**3
+#: The largest JSON file (64 MiB); larger arrays go in ``.npz``.
 MAX_JSON_BYTES = 64 * 1024**2
 MAX_META_CHARS = 65536
 MAX_MEMBERS = 64

@@ -59,11 +59,45 @@ def _write(path, fields: dict) -> None:
 
 def save_instance(path, *, task, y, C, eta, tau=None, K=None, X=None, kernel=None, sigma=None,
                   gamma=None, degree=None, coef0=None, epsilon=None, labels=None) -> None:
-    """Write an instance (JSON if ``path`` ends in ``.json``, else a deterministic ``.npz``).
+    """Write an instance file, JSON if ``path`` ends in ``.json``, else a deterministic ``.npz``.
 
     Give exactly one of ``K`` or ``X`` (with ``kernel`` and its parameters).  ``labels`` is
     stored as an integer array.  No validation beyond that: read it back with
-    :func:`load_instance` to check it.
+    :func:`load_instance` to check it.  Fields left at None are omitted.  The ``.npz`` has
+    fixed timestamps and stored (uncompressed) members, so the same fields give the same bytes.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to write (overwritten).
+    task : {"svm", "svr", "decomposed"}
+        The problem (:data:`TASKS`).
+    y : array_like of shape (n,)
+        Labels -1 or +1 (svm, decomposed) or real targets (svr).
+    C, eta : float
+        The box bound and the regulariser weight, ``> 0``.
+    tau : float, optional
+        The nuclear-norm weight (required for svm and svr; 0 or omitted for decomposed).
+    K : array_like of shape (n, n), optional
+        The kernel matrix.
+    X : array_like of shape (n, d), optional
+        Data from which the reader computes the kernel.
+    kernel : {"gaussian", "linear", "polynomial"}, optional
+        The kernel function applied to ``X`` (:data:`KERNELS`).
+    sigma, gamma, degree, coef0 : float or int, optional
+        The kernel's parameters (gaussian: one of ``sigma`` and ``gamma``; polynomial:
+        ``degree``, ``gamma`` and ``coef0``).
+    epsilon : float, optional
+        The tube half-width (svr only).
+    labels : array_like of int, shape (n,), optional
+        The cluster of each point (decomposed only).
+
+    Raises
+    ------
+    TypeError
+        A boolean value written to ``.npz`` (not part of the format).
+    ValueError
+        Neither or both of ``K`` and ``X``.
     """
     if (K is None) == (X is None):
         raise ValueError("give exactly one of K or X")
@@ -85,10 +119,36 @@ def save_instance(path, *, task, y, C, eta, tau=None, K=None, X=None, kernel=Non
 
 def save_solution(path, *, task, alpha=None, alpha_hat=None, alpha_check=None, bias=None,
                   F=None, meta=None) -> None:
-    """Write a solution (JSON if ``path`` ends in ``.json``, else a deterministic ``.npz``).
+    """Write a solution file, JSON if ``path`` ends in ``.json``, else a deterministic ``.npz``.
 
-    ``meta`` (optional) is a string or a JSON object (``dict``); an ``.npz`` stores an object
-    as its JSON text.
+    Fields left at None are omitted; no validation beyond the container: read it back with
+    :func:`load_solution` to check it.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to write (overwritten).
+    task : {"svm", "svr", "decomposed"}
+        The problem (:data:`TASKS`).
+    alpha : array_like of shape (n,), optional
+        The dual vector (svm, decomposed).
+    alpha_hat, alpha_check : array_like of shape (n,), optional
+        The dual pair (svr).
+    bias : float, optional
+        The bias of the decision function (svm, svr).
+    F : array_like of shape (n, n), optional
+        The claimed inner minimiser ``F(alpha)``.
+    meta : str or dict, optional
+        Free-form description (which solver, its settings, ...); an ``.npz`` stores a dict
+        as its JSON text.
+
+    Raises
+    ------
+    TypeError
+        A ``meta`` that is neither a string nor a JSON object (dict with string keys), or a
+        boolean value written to ``.npz``.
+    ValueError
+        A ``meta`` longer than 65,536 characters of JSON text.
     """
     if meta is not None:
         meta = check_meta(meta, what="meta")

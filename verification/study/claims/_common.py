@@ -45,6 +45,7 @@ import numpy as np
 from dank_ref.kernels import gaussian_kernel
 from dank_ref.projection import project_A, project_svr  # noqa: F401 - used by the claims
 
+#: The values of ``Verdict.status``.
 STATUSES = ("HOLDS", "VIOLATED", "VIOLATED-DEGENERATE", "VACUOUS", "INCONCLUSIVE")
 RTOL = 1e-8  # relative tolerance of every inequality check (relative to the magnitudes involved)
 RESULTS_VERSION = 2  # results.json layout (version 1 had no version field, see runner.py)
@@ -71,6 +72,14 @@ class Verdict:
         Relative tolerance of the comparison.
     counterexample_path : str or None
         File of the smallest substantive counterexample (``dank-verify reproduce FILE``).
+    message : str
+        What the check found, in a few sentences (the reasons for the status).
+    statement : str
+        The claim as the paper states it.
+    details : dict
+        Claim-specific measurements (JSON types).
+    seconds : float
+        Wall-clock time of the check.
     n_violations, n_degenerate : int
         Number of substantive and of degenerate violations.
     n_rounding : int
@@ -116,6 +125,13 @@ class Verdict:
                 raise ValueError(f"worst_ratio must be finite or None, got {self.worst_ratio!r}")
 
     def to_dict(self) -> dict:
+        """Return the verdict as plain JSON types (non-finite floats become ``None``).
+
+        Returns
+        -------
+        dict
+            Every field, as written to the claims' JSON report.
+        """
         return _jsonable(dataclasses.asdict(self))
 
 
@@ -138,7 +154,31 @@ def _jsonable(x):
 
 
 def violated(lhs: float, rhs: float, magnitude: float = 0.0, rtol: float = RTOL) -> bool:
-    """``lhs > rhs`` beyond round-off: ``lhs - rhs > rtol * max(|lhs|, |rhs|, magnitude)``."""
+    """Tell whether ``lhs > rhs`` beyond round-off.
+
+    That is ``lhs - rhs > rtol * max(|lhs|, |rhs|, magnitude)``.
+
+    Parameters
+    ----------
+    lhs, rhs : float
+        The two sides of the claimed inequality ``lhs <= rhs``.
+    magnitude : float, default 0.0
+        The size of the terms that make up the two sides (the round-off of the comparison is
+        relative to it as well as to ``|lhs|`` and ``|rhs|``).
+    rtol : float, default 1e-8
+        The relative tolerance.
+
+    Returns
+    -------
+    bool
+        True when the inequality ``lhs <= rhs`` fails beyond round-off.
+
+    Examples
+    --------
+    >>> from verification.study.claims import violated
+    >>> violated(1.0 + 1e-12, 1.0), violated(2.0, 1.0)
+    (False, True)
+    """
     return (lhs - rhs) > rtol * max(abs(lhs), abs(rhs), abs(magnitude), np.finfo(float).tiny)
 
 
@@ -147,6 +187,21 @@ def classify(lhs: float, rhs: float, magnitude: float = 0.0, rtol: float = RTOL)
 
     ``"violated"`` needs ``rhs > 0`` (a positive bound that fails, with a finite ratio
     ``lhs / rhs``); a failing bound with ``rhs <= 0`` is ``"degenerate"``.
+
+    Parameters
+    ----------
+    lhs, rhs : float
+        The two sides of the claimed inequality ``lhs <= rhs``.
+    magnitude : float, default 0.0
+        The size of the terms that make up the two sides (the round-off of the comparison is
+        relative to it as well as to ``|lhs|`` and ``|rhs|``).
+    rtol : float, default 1e-8
+        The relative tolerance.
+
+    Returns
+    -------
+    {"holds", "violated", "degenerate"}
+        The classification.
 
     Raises
     ------
@@ -198,6 +253,32 @@ def describe(lhs: float, rhs: float, magnitude: float = 0.0, rtol: float = RTOL)
     """One line: ``lhs``, ``rhs``, the ratio (only when ``rhs > 0``) and the classification.
 
     This is the convention of the report and of ``dank-verify reproduce``.
+
+    Parameters
+    ----------
+    lhs, rhs : float
+        The two sides of the claimed inequality ``lhs <= rhs``.
+    magnitude : float, default 0.0
+        The size of the terms that make up the two sides (the round-off of the comparison is
+        relative to it as well as to ``|lhs|`` and ``|rhs|``).
+    rtol : float, default 1e-8
+        The relative tolerance.
+
+    Returns
+    -------
+    str
+        The line.
+
+    Raises
+    ------
+    ValueError
+        If ``lhs`` or ``rhs`` is not a finite number.
+
+    Examples
+    --------
+    >>> from verification.study.claims import describe
+    >>> describe(2.0, 1.0)
+    'lhs = 2, rhs = 1, lhs/rhs = 2 -> VIOLATED (substantive: rhs > 0)'
     """
     kind = classify(lhs, rhs, magnitude, rtol)
     s = f"lhs = {fmt(lhs, 10)}, rhs = {fmt(rhs, 10)}"

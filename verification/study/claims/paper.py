@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import re
 
-# id -> (LaTeX label as the checks cite it, printed number, where, one-line description)
+#: The paper's claims by id: the LaTeX label the checks cite, the printed number, where it
+#: is stated and a one-line description.
 CLAIMS: dict[str, dict[str, str]] = {
     "L1": dict(label="Lemma fbound", number="Lemma 1", section="2.2.1",
                description="spectral upper bound on the inner minimiser F(a)"),
@@ -72,7 +73,25 @@ LABEL_OF: dict[str, str] = {
 
 
 def display_name(claim: str) -> str:
-    """``"Lemma 1 (fbound): spectral upper bound ..."``; the id itself if unknown."""
+    """Return the name of a claim as the paper numbers it, with its description.
+
+    Parameters
+    ----------
+    claim : str
+        A claim id (:data:`CLAIM_IDS`).
+
+    Returns
+    -------
+    str
+        For instance ``"Lemma 1 [fbound]: spectral upper bound ..."``; the id itself if
+        unknown.
+
+    Examples
+    --------
+    >>> from verification.study.claims import display_name
+    >>> display_name("L1")
+    'Lemma 1 [fbound]: spectral upper bound on the inner minimiser F(a)'
+    """
     info = CLAIMS.get(claim)
     if info is None:
         return claim

@@ -29,25 +29,10 @@ from collections.abc import Mapping
 
 import numpy as np
 
-__all__ = [
-    "check_kernel",
-    "kernel_scale",
-    "check_binary_labels",
-    "check_targets",
-    "check_positive",
-    "check_nonnegative",
-    "check_tolerance",
-    "check_iterations",
-    "check_bool",
-    "check_time_limit",
-    "check_partition",
-    "check_alpha",
-    "check_range",
-    "feasibility_tolerance",
-    "RANGE_LO",
-    "RANGE_HI",
-    "FEAS_RTOL",
-]
+__all__ = ["check_kernel", "kernel_scale", "check_binary_labels", "check_targets",
+           "check_positive", "check_nonnegative", "check_tolerance", "check_iterations",
+           "check_bool", "check_time_limit", "check_partition", "check_alpha", "check_range",
+           "feasibility_tolerance", "RANGE_LO", "RANGE_HI", "FEAS_RTOL"]
 
 _F64_EPS = float(np.finfo(np.float64).eps)
 #: Lower end of the representable range of docs/validity.md (:func:`check_range`).

@@ -13,3 +13,31 @@ the pytest plugin (``--dank-impl``) whose test module is :mod:`.test_implementat
 
 This package's ``__init__`` imports nothing, so that loading the pytest plugin costs nothing.
 """
+
+import importlib
+
+#: where each public name lives, loaded on first use
+#: (start-up: the pytest plugin imports this package)
+_LAZY = {
+    "load_cases": ".cases",
+    "select_cases": ".cases",
+    "export_cases": ".cases",
+    "run_cases": ".kit",
+    "ImplRunner": ".runners",
+    "CmdRunner": ".runners",
+}
+
+__all__ = [
+    "load_cases",
+    "select_cases",
+    "export_cases",
+    "run_cases",
+    "ImplRunner",
+    "CmdRunner",
+]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -75,7 +75,7 @@ def _families(tasks, workdir: str) -> list[Case]:
 def load_cases(set_name: str, tasks=None, workdir: str | None = None) -> list[Case]:
     """The cases of ``set_name`` (``golden``, ``families`` or ``all``) for ``tasks`` (default:
     every task).  ``families`` are written into ``workdir`` (required for them) and checked
-    against their sha256 manifest (:class:`KitError` on a difference).  Reading computes every
+    against their sha256 manifest (``KitError`` on a difference).  Reading computes every
     kernel: ``O(n^2 d)`` time and ``8 n^2`` bytes per instance (n <= 1000: 8 MB)."""
     if set_name not in SETS:
         raise ValueError(f"set must be one of {SETS}, got {set_name!r}")

@@ -1,6 +1,6 @@
 """Running the implementation under test: ``--impl`` functions in worker processes, ``--cmd``
 programs as subprocesses; each instance under a time limit that grows with its size
-(:func:`time_limit`), every failure an :class:`Outcome` carrying the tail of what the
+(``time_limit``), every failure an :class:`Outcome` carrying the tail of what the
 implementation wrote on stderr (``--cmd``) or its traceback (``--impl``).
 
 A worker process (:mod:`._worker`; ``spawn``: a fresh interpreter, so a crash or hang of the
@@ -114,7 +114,7 @@ class _Limits:
 
 class ImplRunner(_Limits):
     """Run ``MODULE:FUNCTION`` on cases in up to ``jobs`` worker processes (one instance each
-    at a time), each call limited to :func:`time_limit` ``(n, timeout, timeout_per_1000)``
+    at a time), each call limited to ``time_limit`` ``(n, timeout, timeout_per_1000)``
     seconds (default: a flat ``timeout``).  Use as a context manager."""
 
     def __init__(self, target: str, timeout: float = TIMEOUT, jobs: int = 1,
@@ -193,9 +193,9 @@ class CmdRunner(_Limits):
     """Run a program per case: ``{instance}`` and ``{solution}`` in ``command`` are replaced by
     the instance file (written in ``fmt``, ``"npz"`` or ``"json"``) and the path where the
     program must write its solution.  Up to ``jobs`` programs at a time, each killed (its whole
-    process group) after :func:`time_limit` ``(n, timeout, timeout_per_1000)`` seconds
+    process group) after ``time_limit`` ``(n, timeout, timeout_per_1000)`` seconds
     (default: a flat ``timeout``).  The program's stderr goes to a file, whose last lines
-    (:func:`~._worker.text_tail`) are kept when the program fails."""
+    (``_worker.text_tail``) are kept when the program fails."""
 
     def __init__(self, command: str, timeout: float = TIMEOUT, jobs: int = 1, fmt: str = "npz",
                  timeout_per_1000: float = 0.0):

@@ -291,9 +291,7 @@ def describe(lhs: float, rhs: float, magnitude: float = 0.0, rtol: float = RTOL)
     return f"{s} -> {word}"
 
 
-# ----------------------------------------------------------------------------------------------
 # closed forms (independent of dank_fast)
-# ----------------------------------------------------------------------------------------------
 def gamma(K, d, eta):
     return np.outer(d, d) * K / (4.0 * eta)
 
@@ -338,9 +336,7 @@ def kappa(K):
     return float(np.max(np.abs(K)))
 
 
-# ----------------------------------------------------------------------------------------------
 # feasible sets
-# ----------------------------------------------------------------------------------------------
 def random_feasible(rng, y, C, kind=None):
     """A random point of ``A`` of a random flavour (interior, vertex-like, sparse, full)."""
     n = y.size
@@ -356,9 +352,7 @@ def random_feasible(rng, y, C, kind=None):
     return project_A(z, y, C)
 
 
-# ----------------------------------------------------------------------------------------------
 # instances
-# ----------------------------------------------------------------------------------------------
 def draw_instance(rng, n_range=(4, 24), task="svm", tau_large=True):
     """A random instance: data, kernel (Gaussian / scaled Gaussian / linear), C, eta, tau.
 
@@ -428,9 +422,7 @@ def where_of(inst, **extra):
     return _jsonable(w)
 
 
-# ----------------------------------------------------------------------------------------------
 # counterexamples
-# ----------------------------------------------------------------------------------------------
 COUNTEREXAMPLE_VERSION = 1
 
 

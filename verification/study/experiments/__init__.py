@@ -17,3 +17,29 @@ figures   Figure conv (projected gradient vs the accelerated method, certified g
           the paper-vs-ours scatter
 cli       the ``dank-reproduce`` command line
 """
+
+import importlib
+
+#: where each public name lives, loaded on first use
+#: (start-up: the data sets are optional)
+_LAZY = {
+    "load_dataset": ".data",
+    "grid_search": ".cv",
+    "run_cell": ".protocol",
+    "run_cells": ".runner",
+    "run_reproduction": ".cli",
+}
+
+__all__ = [
+    "load_dataset",
+    "grid_search",
+    "run_cell",
+    "run_cells",
+    "run_reproduction",
+]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -217,7 +217,7 @@ def load_dataset(name: str, data_dir: str | os.PathLike, *, spect_split: str = "
     Parameters
     ----------
     name : str
-        A key of :data:`CLASSIFICATION` or :data:`REGRESSION`.
+        A key of ``CLASSIFICATION`` or ``REGRESSION`` (:mod:`verification.study.experiments.data`).
     data_dir : path-like
         Directory with the files of ``MANIFEST.md``.
     spect_split : {"official", "random"}

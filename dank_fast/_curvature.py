@@ -132,14 +132,15 @@ def _exact_affordable(problem) -> bool:
 
 def uses_exact(problem) -> bool:
     """True where :func:`curvature` is the exact Hessian: affordable (:func:`_exact_affordable`)
-    and ``n <= EXACT_CURVATURE_N``, or switched on by :func:`newton` after the model's steps
-    (``problem.exact_curvature``)."""
+    and ``n <= EXACT_CURVATURE_N``, or switched on by :func:`dank_fast._newton.newton` after
+    the model's steps (``problem.exact_curvature``)."""
     return _exact_affordable(problem) and (problem.kd.n <= EXACT_CURVATURE_N
                                            or getattr(problem, "exact_curvature", False))
 
 
 def switch_budget(problem) -> int:
-    """Newton steps of the model curvature before :func:`newton` switches to the exact one.
+    """Newton steps of the model curvature before :func:`dank_fast._newton.newton` switches to
+    the exact one.
 
     ``EXACT_SWITCH_STEPS`` where the exact curvature is affordable but not yet used
     (``EXACT_CURVATURE_N < n <= EXACT_FALLBACK_N``, ``tau > 0``): where ``tau`` kills most

@@ -30,10 +30,11 @@ so ``0 <= phi(F^) - phi* <= excess := 2 ||R||_F^2 + (1 - c)^2 ||G||_F^2``.
 ``||G||_F^2 = ||w||^4 + 2 w'Gamma w + ||Gamma||_F^2 - 2 ||Gamma U||_F^2 + ||U'Gamma U||_F^2``:
 all exact quantities plus products of ``Gamma`` with ``k + 1`` vectors. When the computed
 eigenvalues include every one above ``t`` (``g <= t``), ``c = 1`` and the excess is the
-Ritz residual alone (``~1e-20`` relative at ARPACK's tolerance). :class:`InnerSolution` reports
-``deficit`` (a rigorous lower bound, so ``lin + eta * deficit <= h(a)``) and ``excess``
-(``h(a) <= lin + eta * (deficit + excess)``, and the certificate's inner term,
-see :mod:`dank_fast.certificate`). The dense route is kept as the check (``excess = 0``)."""
+Ritz residual alone (``~1e-20`` relative at ARPACK's tolerance).
+:class:`dank_fast.inner.InnerSolution` reports ``deficit`` (a rigorous lower bound, so ``lin +
+eta * deficit <= h(a)``) and ``excess`` (``h(a) <= lin + eta * (deficit + excess)``, and the
+certificate's inner term, see :mod:`dank_fast.certificate`). The dense route is kept as the
+check (``excess = 0``)."""
 
 from __future__ import annotations
 

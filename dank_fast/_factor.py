@@ -35,11 +35,13 @@ BORDER_MAX = 32
 class Factor(NamedTuple):
     """A factor of the curvature on the sorted coordinates ``free``: ``solve(B)`` applies its
     inverse (float64); ``stale`` says it is a previous step's factor (reused, or bordered by new
-    coordinates), whose step is only taken when accepted at once."""
+    coordinates), whose step is only taken when accepted at once; ``bordered`` that it is
+    bordered (it is not bordered again: no nesting)."""
 
     free: np.ndarray
     solve: Callable[[np.ndarray], np.ndarray]
     stale: bool = False
+    bordered: bool = False
 
 
 def factorise(problem, ev, free: np.ndarray) -> Factor | None:
@@ -83,9 +85,10 @@ def _previous(problem, ev, factor: Factor | None, free0: np.ndarray):
 
     It serves as it is when ``free0`` is a subset of its coordinates with at most
     ``BORDER_MAX`` left out; else, when ``free0`` lacks at most ``BORDER_MAX`` of them and adds
-    ``k <= BORDER_MAX`` new ones, bordered by those: ``H_g = [[H_o, h], [h', c]]`` with the old
-    ``H_o`` and the new rows ``[h', c]`` of the current curvature (``k |free|`` entries), ``Z =
-    H_o^-1 h`` and the Schur complement ``c - h'Z`` (``k x k``).
+    ``k <= BORDER_MAX`` new ones (and it is not bordered itself), bordered by those: ``H_g =
+    [[H_o, h], [h', c]]`` with the old ``H_o`` and the new rows ``[h', c]`` of the current
+    curvature (``k |free|`` entries), ``Z = H_o^-1 h`` and the Schur complement ``c - h'Z``
+    (``k x k``).
     """
     if factor is None or free0.size == 0:
         return None, None
@@ -95,6 +98,8 @@ def _previous(problem, ev, factor: Factor | None, free0: np.ndarray):
     if new.size > BORDER_MAX or union.size - free0.size > BORDER_MAX:
         return None, None
     if new.size:
+        if factor.bordered:
+            return None, None
         dix, _ = problem.d_coordinates(union)
         if np.unique(dix).size < dix.size:  # P2 pairs couple through the whole curvature
             return None, None
@@ -129,7 +134,7 @@ def _bordered_factor(problem, ev, factor: Factor, union: np.ndarray,
         out[rn] = xn
         return out
 
-    return Factor(union, solve, True)
+    return Factor(union, solve, True, True)
 
 
 def newton_direction(problem, ev, z, g, binding, margin, previous: Factor | None = None):

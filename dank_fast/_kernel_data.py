@@ -161,7 +161,7 @@ class KernelData:
         ``1'Gamma 1``, ``||Gamma||_F^2`` and ``tr Gamma`` are the first three divided by ``4
         eta``, ``16 eta^2`` and ``4 eta``; the vector (length ``|S|``), whose dot product with
         ``d_S^2`` is the second, is the diagonal of the Newton curvature model on the support
-        (:func:`dank_fast._newton._curvature`). One pass over ``K[S][:, S]`` in row chunks of
+        (:func:`dank_fast._curvature.curvature`). One pass over ``K[S][:, S]`` in row chunks of
         ``ROWS`` (one chunk-sized buffer, no ``K o K``).
         """
         if S.size == 0:

@@ -140,9 +140,10 @@ def solve_svm(
         res = recertify_zero_kernel(res, cert, eta, tol)
         res.time = time.perf_counter() - t0
         return res
-    # one BLAS thread policy for the whole solve (_threads.blas_threads): small products must not
-    # busy-wait on a loaded machine, and nested one-thread limits then cost nothing
-    with blas_threads(kd.n):
+    # the whole solve is small work on one BLAS thread (_threads.blas_threads: small products
+    # must not busy-wait on shared cores, and nested one-thread limits then cost nothing); its
+    # large factorisations and eigenproblems run on the user's threads
+    with blas_threads(0):
         res, warm = _solve_dense(kd, y, C, eta, tau, method, tol, max_iter,
                                  alpha0, eig_route, options)
     if method == "auto":

@@ -537,7 +537,8 @@ def test_lanczos_route_is_repeatable():
 
 
 def test_nested_thread_limits_restore():
-    """Nested policies: small work inside small or large work runs on one thread, and leaving
+    """Nested policies: small work inside small or large work runs on one thread, large work
+    inside a one-thread region runs on the counts the user had when it was entered, and leaving
     every level restores the thread counts as they were."""
     from threadpoolctl import threadpool_info
 
@@ -551,8 +552,10 @@ def test_nested_thread_limits_restore():
         with blas_threads(20), blas_threads(30):
             assert set(counts()) == {1}
         with blas_threads(10_000):
+            assert counts() == before
             with blas_threads(10):
                 assert set(counts()) == {1}
+            assert counts() == before
         assert set(counts()) == {1}
     with blas_threads(10_000), blas_threads(10):
         assert set(counts()) == {1}

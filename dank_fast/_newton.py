@@ -64,6 +64,12 @@ def _multiplier(z: np.ndarray, g: np.ndarray, y: np.ndarray, C: float, margin: f
 #: halvings of the projected step tried along the projection arc before the ratio test
 ARC_STEPS = 8
 
+#: quick relative gap above which a Newton direction comes from an unrefined float32 factor
+#: (far from the optimum the curvature is a model anyway; half the factorisation's time) when at
+#: least ``ROUGH_MIN`` coordinates are free; a step it does not give is redone in float64
+#: (family benchmark, CPU time, moons0.3 n = 2,000, C = 32: 1.37x without)
+ROUGH_GAP = 1e-1
+
 #: largest first trial multiple of a Newton step (:func:`_next_scale`; bench_svm.py, make_moons
 #: n = 2,000, C = 32: 10 Newton steps instead of 8 and 1.6x the time without it)
 SCALE_MAX = 2.0
@@ -74,7 +80,7 @@ BURST_ITER = 50
 
 
 def _newton_step(problem, z, ev, quick: float, previous: Factor | None = None,
-                 scale: float = 1.0):
+                 scale: float = 1.0, rough: bool | None = None):
     """One projected Newton step from ``z``: ``((z+, ev+, t), factor)``, ``t`` the multiple of
     the Newton direction taken (:func:`_step_along`), or None.
 
@@ -83,7 +89,9 @@ def _newton_step(problem, z, ev, quick: float, previous: Factor | None = None,
     by :func:`_better`. ``previous``: the previous step's factor, tried first where it serves
     (:func:`dank_fast._factor.newton_direction`); when its step is not accepted at once the step
     is redone with a new one. ``scale``: the first trial step's multiple of the Newton step
-    (:func:`_next_scale`).
+    (:func:`_next_scale`). ``rough`` (default: the quick relative gap above ``ROUGH_GAP``): the
+    direction from an unrefined float32 factor; when its step is not accepted the step is
+    redone in float64.
     """
     C = problem.C
     y = problem.eq_vector  # normal of the equality constraint (None for P3)
@@ -92,17 +100,18 @@ def _newton_step(problem, z, ev, quick: float, previous: Factor | None = None,
     lam = _multiplier(z, g, y, C, margin) if y is not None else 0.0
     r = g - lam * y if y is not None else g
     binding = ((z <= margin) & (r < 0)) | ((z >= C - margin) & (r > 0))
-    out = newton_direction(problem, ev, z, g, binding, margin, previous)
-    if out is None:
-        return None
-    free, pF, factor = out
-    if np.count_nonzero(pF) < (2 if y is not None else 1):
+    if rough is None:
+        rough = quick > ROUGH_GAP and not uses_exact(problem)
+    out = newton_direction(problem, ev, z, g, binding, margin, previous, rough)
+    if out is None or np.count_nonzero(out[1]) < (2 if y is not None else 1):
         # (with y'p = 0 one free coordinate cannot move: its p is round-off, and every trial
         # point along it was z itself, 49 evaluations before the hand-over; wine, sigma = 32)
-        return None
+        return _newton_step(problem, z, ev, quick, scale=scale, rough=False) if rough else None
+    free, pF, factor = out
     step = _step_along(problem, z, ev, quick, free, pF, full_only=factor.stale, t0=scale)
-    if step is None and factor.stale:  # the old factor's step failed: a new factor decides
-        return _newton_step(problem, z, ev, quick, scale=scale)
+    if step is None and (factor.stale or (factor.single and rough)):
+        # the old factor's (or the rough float32) step failed: a new float64 factor decides
+        return _newton_step(problem, z, ev, quick, scale=scale, rough=False)
     return None if step is None else (step, factor)
 
 

@@ -64,7 +64,7 @@ def _one_thread():
 def _user_threads():
     """The user's BLAS thread counts: as they are outside any one-thread region, restored to
     what they were when the enclosing one was entered inside it."""
-    if not getattr(_depth, "single", False):
+    if not getattr(_depth, "single", False) or _depth.user <= 1:  # nothing to restore
         yield
         return
     _depth.single = False

@@ -48,6 +48,34 @@ def test_curvature_is_exact_hessian_for_tau0(eta, zeros):
     np.testing.assert_allclose(H, Hfd, rtol=1e-5, atol=1e-7 * np.abs(H).max())
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_blocked_factor_solves_and_cuts_like_a_fresh_factorisation(dtype):
+    """The blocked factor (inside coordinates first, at-bound ones in the Schur complement) solves
+    ``H x = b`` like a dense solve; cut to the inside coordinates plus some at-bound ones, it
+    solves the principal subsystem, without refactorising the inside block."""
+    from dank_fast._factor import _Blocks
+
+    rng = np.random.default_rng(5)
+    f = 60
+    A = rng.normal(size=(f, f))
+    H = (A @ A.T + f * np.eye(f)).astype(dtype)
+    bound = rng.random(f) < 0.5
+    I, B = np.flatnonzero(~bound), np.flatnonzero(bound)
+    blocks = _Blocks(H.copy(), I, B, f)
+    rhs = rng.normal(size=(f, 3))
+    rtol = 1e-10 if dtype == np.float64 else 1e-4
+    H64 = H.astype(np.float64)
+    np.testing.assert_allclose(blocks.solve(rhs), np.linalg.solve(H64, rhs), rtol=rtol)
+    keep = ~bound | (rng.random(f) < 0.5)
+    cut = blocks.cut(keep)
+    assert cut.L is blocks.L  # the inside block is not factorised again
+    sub = np.flatnonzero(keep)
+    np.testing.assert_allclose(cut.solve(rhs[sub, 0]),
+                               np.linalg.solve(H64[np.ix_(sub, sub)], rhs[sub, 0]), rtol=rtol)
+    twice = cut.cut(np.ones(sub.size, dtype=bool))  # a cut of a cut
+    np.testing.assert_allclose(twice.solve(rhs[sub]), cut.solve(rhs[sub]), rtol=rtol)
+
+
 def test_previous_factor_bordered_by_new_coordinates_solves_the_bordered_curvature():
     """A previous step's factor (its stale curvature ``H_o``) serves a free set that leaves
     some of its coordinates out and adds a few: bordered by the rows of the current curvature,

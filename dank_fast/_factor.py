@@ -33,6 +33,11 @@ __all__ = ["Factor", "newton_direction", "BORDER_MAX", "ROUGH_MIN"]
 #: coordinates dropped from a Newton step's free set through the bordered system before the
 #: curvature is refactorised on the smaller set (each drop costs one triangular solve)
 BORDER_MAX = 32
+#: free coordinates from which a previous step's factor is bordered by new ones rather than
+#: refactorised: below, a factorisation costs little beside an evaluation and the older
+#: curvature costs steps (family benchmark, CPU time, heart C = 1: 1.33x without, 4 Newton
+#: steps instead of 3)
+GROW_MIN = 400
 #: curvatures up to this many entries are kept to cut smaller problems from: as a copy, or as a
 #: blocked factor (:class:`_Blocks`) that a step dropping many coordinates cuts instead of
 #: refactorising (family benchmark, CPU time, moons0.3 n = 2,000, C = 32: 1.32x without).
@@ -193,13 +198,14 @@ def _kkt_solve(A, HA, Hr):
     return Hr - HA @ nu, nu
 
 
-def _previous(problem, ev, factor: Factor | None, free0: np.ndarray):
+def _previous(problem, ev, factor: Factor | None, free0: np.ndarray, grow_min: int = GROW_MIN):
     """``(factor, pos)``: a previous step's factor that serves ``free0`` (``pos``: where
     ``free0`` sits in its coordinates, the others start dropped), or ``(None, None)``.
 
     It serves as it is when ``free0`` is a subset of its coordinates with at most
     ``BORDER_MAX`` left out; else, when ``free0`` lacks at most ``BORDER_MAX`` of them and adds
-    ``k <= BORDER_MAX`` new ones (and it is not bordered itself), bordered by those: ``H_g =
+    ``k <= BORDER_MAX`` new ones (it is not bordered itself, and ``|free0| >= grow_min``),
+    bordered by those: ``H_g =
     [[H_o, h], [h', c]]`` with the old ``H_o`` and the new rows ``[h', c]`` of the current
     curvature (``k |free|`` entries), ``Z = H_o^-1 h`` and the Schur complement ``c - h'Z``
     (``k x k``).
@@ -212,7 +218,7 @@ def _previous(problem, ev, factor: Factor | None, free0: np.ndarray):
     if new.size > BORDER_MAX or union.size - free0.size > BORDER_MAX:
         return None, None
     if new.size:
-        if factor.bordered:
+        if factor.bordered or free0.size < grow_min:
             return None, None
         dix, _ = problem.d_coordinates(union)
         if np.unique(dix).size < dix.size:  # P2 pairs couple through the whole curvature

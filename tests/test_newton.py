@@ -80,7 +80,8 @@ def test_previous_factor_bordered_by_new_coordinates_solves_the_bordered_curvatu
     """A previous step's factor (its stale curvature ``H_o``) serves a free set that leaves
     some of its coordinates out and adds a few: bordered by the rows of the current curvature,
     its solve is that of ``[[H_o, h], [h', c]]``; it is refused with more new coordinates than
-    ``BORDER_MAX`` and when already bordered, and a fresh factor solves the current curvature."""
+    ``BORDER_MAX``, when already bordered and below ``grow_min`` free coordinates, and a fresh
+    factor solves the current curvature."""
     from scipy.linalg import cho_factor, cho_solve
 
     from dank_fast._factor import BORDER_MAX, Factor, _previous, factorise
@@ -97,7 +98,8 @@ def test_previous_factor_bordered_by_new_coordinates_solves_the_bordered_curvatu
     factor = Factor(old, lambda B: cho_solve(fac, B))
     rest = np.setdiff1d(np.arange(80), old)
     free0 = np.sort(np.r_[old[3:], rest[:4]])  # 3 old ones left out, 4 new ones
-    grown, pos = _previous(pr, ev, factor, free0)
+    assert _previous(pr, ev, factor, free0) == (None, None)  # below GROW_MIN: refactorised
+    grown, pos = _previous(pr, ev, factor, free0, grow_min=0)
     union = np.union1d(old, rest[:4])
     assert grown.stale
     np.testing.assert_array_equal(grown.free, union)
@@ -108,10 +110,10 @@ def test_previous_factor_bordered_by_new_coordinates_solves_the_bordered_curvatu
     B = rng.normal(size=(union.size, 2))
     np.testing.assert_allclose(grown.solve(B), np.linalg.solve(H, B), rtol=1e-8, atol=1e-12)
     too_many = np.sort(np.r_[old, rest[: BORDER_MAX + 1]])
-    assert _previous(pr, ev, factor, too_many) == (None, None)
+    assert _previous(pr, ev, factor, too_many, grow_min=0) == (None, None)
     # a bordered factor serves as it is, but is not bordered again
-    assert _previous(pr, ev, grown, free0)[0] is not None
-    assert _previous(pr, ev, grown, np.sort(np.r_[free0, rest[4:6]])) == (None, None)
+    assert _previous(pr, ev, grown, free0, grow_min=0)[0] is not None
+    assert _previous(pr, ev, grown, np.sort(np.r_[free0, rest[4:6]]), grow_min=0) == (None, None)
     fresh = factorise(pr, ev, free0)
     np.testing.assert_allclose(fresh.solve(B[:free0.size]),
                                np.linalg.solve(curvature(pr, ev, free0), B[:free0.size]),

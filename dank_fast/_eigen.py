@@ -51,7 +51,8 @@ __all__ = ["Reduced", "certified_eigenpairs", "eig_dense", "psi"]
 
 #: block Krylov steps tried first from a warm start (the previous Ritz vectors): when their
 #: Rayleigh-Ritz certifies the target excess, no ARPACK run (every evaluation of a Newton solve
-#: after the first; make_moons n = 2,000, C = 32: 9% of the solve's CPU time)
+#: after the first). Family benchmark, CPU time without it: moons0.2 and moons0.3 n = 2,000,
+#: C = 32 (bench_svm.py's instance) 1.09-1.10x; blobs and classif n = 2,000, C = 1 0.83-0.91x
 KRYLOV_STEPS = 2
 #: the Krylov block is used when its excess is below this fraction of the target, i.e. about as
 #: accurate as ARPACK's: Ritz vectors that only just meet the target leave an error in

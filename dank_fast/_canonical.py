@@ -16,9 +16,6 @@ import math
 __all__ = ["canonical_factor", "scale_certificate"]
 
 
-# exponent bound (log2 of 1e150) of C, max|K| and eta in the instance the solvers see: their
-# squares (eta**2, K o K, C**2 in Python floats) then stay inside the float range
-_EXP2_BOUND = 150.0 * math.log2(10.0)
 
 
 def canonical_factor(C: float, eta: float, s: float) -> float:
@@ -32,14 +29,17 @@ def canonical_factor(C: float, eta: float, s: float) -> float:
     exactly ``1e150``); otherwise (never for valid input) the ``c`` minimising the largest of
     the three exponents.
     """
+    # exponent bound (log2 of 1e150) of C, max|K| and eta in the instance the solvers see: their
+    # squares (eta**2, K o K, C**2 in Python floats) then stay inside the float range
+    bound = 150.0 * math.log2(10.0)
     if s == 0.0:  # K = 0: only C/c and eta/c to keep in range; balance their exponents
         a, e = math.log2(C), math.log2(eta)
-        lo, hi = max(a, e) - _EXP2_BOUND, min(a, e) + _EXP2_BOUND
+        lo, hi = max(a, e) - bound, min(a, e) + bound
         k = round(min(max((a + e) / 2, lo), hi)) if lo <= hi else round((a + e) / 2)
         return math.ldexp(1.0, k)
     a, b, e = math.log2(C), math.log2(s), math.log2(eta)
-    lo = max(a - _EXP2_BOUND, -b - _EXP2_BOUND, e - _EXP2_BOUND)
-    hi = min(a + _EXP2_BOUND, -b + _EXP2_BOUND, e + _EXP2_BOUND)
+    lo = max(a - bound, -b - bound, e - bound)
+    hi = min(a + bound, -b + bound, e + bound)
     if lo <= hi:
         t = min(max(-b, lo), hi)
     else:  # minimax of max(|a - t|, |b + t|, |e - t|) (convex, piecewise linear)

@@ -6,8 +6,8 @@ Above both the validation (:mod:`dank_fast._kernel_validation`) and the numerics
 
 from __future__ import annotations
 
+from ._kernel_data import KernelData
 from ._kernel_validation import validate_kernel_matrix
-from .inner import KernelData
 
 __all__ = ["checked_kernel_data"]
 

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.sparse.linalg import ArpackError, eigsh
 
+from ._kernel_data import KernelData
 from .certificate import Certificate, certify_svm, kkt_bias, primal_loss
-from .inner import InnerSolution, KernelData, apply_FK, inner_minimiser
+from .inner import InnerSolution, apply_FK, inner_minimiser
 from .projection import _project_core, project_paper, repair_start
 
 __all__ = ["SVMProblem", "Evaluation"]

@@ -21,18 +21,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._kernel_data import ROWS
+
 __all__ = ["lowrank_gershgorin_psd", "LOWRANK_MIN_N", "LOWRANK_RANK_FRACTION"]
 
-#: below this size the Cholesky test is as cheap (measured 11-15 ms both ways at n = 1,000)
+#: below this size the Cholesky test is as cheap (PSD test of the family benchmark's kernels:
+#: moons0.2 n = 2,000 11x faster than the Cholesky, n = 1,000 1.8x; where the rank is high
+#: (blobs, classif n = 2,000) the failed attempt adds 15-30% before the Cholesky)
 LOWRANK_MIN_N = 1000
 #: largest rank tried, as a fraction of n: the residual pass costs ``2 n^2 r`` flops, so the
 #: test stays several times cheaper than ``n^3 / 3`` (and a failure costs ``n r^2 / 2``)
 LOWRANK_RANK_FRACTION = 1 / 16
-_ROWS = 128  # rows per block of the residual pass (temporaries 128 x n: 2 MiB at n = 2,000)
-_U = 2.0**-53  # unit roundoff of float64
-#: largest asymmetry relative to ``s`` of a matrix this test may see (``check_kernel_matrix``
-#: keeps ``|A_ij - A_ji| <= 100 * 2^-52 s`` as it is, symmetrising anything larger)
-_ASYM = 100 * 2.0**-52
 
 
 def _pivoted_cholesky(A: np.ndarray, target: float, r_max: int) -> np.ndarray | None:
@@ -56,7 +55,8 @@ def _pivoted_cholesky(A: np.ndarray, target: float, r_max: int) -> np.ndarray | 
     return None
 
 
-def lowrank_gershgorin_psd(A: np.ndarray, s: float, eps: float) -> bool:
+def lowrank_gershgorin_psd(A: np.ndarray, s: float, eps: float, *,
+                           asym: float = 100 * 2.0**-52) -> bool:
     """True when ``lambda_min(A) >= -eps n s`` is proved by the module's test.
 
     Parameters
@@ -69,6 +69,9 @@ def lowrank_gershgorin_psd(A: np.ndarray, s: float, eps: float) -> bool:
         ``max|A_ij|``.
     eps : float
         ``eps_psd`` of docs/validity.md.
+    asym : float, default ``100 * 2**-52``
+        Largest asymmetry ``|A_ij - A_ji|`` relative to ``s`` that ``A`` may keep
+        (``check_kernel_matrix`` keeps it as it is up to this, symmetrising anything larger).
 
     Returns
     -------
@@ -81,6 +84,7 @@ def lowrank_gershgorin_psd(A: np.ndarray, s: float, eps: float) -> bool:
     False at once for ``n < LOWRANK_MIN_N`` or when the residual diagonal stays above
     ``eps s / 2`` at ``r = n / 16`` (then ``O(n^3 / 512)`` time was spent).
     """
+    u = 0.5 * float(np.finfo(np.float64).eps)  # unit roundoff
     n = A.shape[0]
     if n < LOWRANK_MIN_N or not s > 0.0:
         return False
@@ -88,19 +92,19 @@ def lowrank_gershgorin_psd(A: np.ndarray, s: float, eps: float) -> bool:
     if L is None:
         return False
     r = L.shape[1]
-    gamma = (r + 1) * _U / (1.0 - (r + 1) * _U)
+    gamma = (r + 1) * u / (1.0 - (r + 1) * u)
     absL = np.abs(L)
     # rounding of R = A - LL' summed over a row: gamma (sum_j |A_ij| + (|L||L|' 1)_i), doubled
     # for the rounding of these non-negative sums themselves (relative n u << 1); plus the
-    # asymmetry A may keep (check_kernel_matrix keeps up to _ASYM s per entry): only the upper
+    # asymmetry A may keep (check_kernel_matrix keeps up to asym s per entry): only the upper
     # triangle of R is computed, and each of its entries stands for its mirror image too
-    err = 2.0 * gamma * (n * s + absL @ absL.sum(axis=0)) + n * _ASYM * s
+    err = 2.0 * gamma * (n * s + absL @ absL.sum(axis=0)) + n * asym * s
     threshold = -eps * n * s
-    slack = 4.0 * n * _U  # the computed row sums of |R| (and this test's few operations)
+    slack = 4.0 * n * u  # the computed row sums of |R| (and this test's few operations)
     rowsum = np.zeros(n)
     diag = np.empty(n)
-    for lo in range(0, n, _ROWS):  # strips R[lo:hi, lo:]: half the products of the full R
-        hi = min(lo + _ROWS, n)
+    for lo in range(0, n, ROWS):  # strips R[lo:hi, lo:]: half the products of the full R
+        hi = min(lo + ROWS, n)
         R = L[lo:hi] @ L[lo:].T  # then R = A - LL' in place: one temporary, not two
         np.subtract(A[lo:hi, lo:], R, out=R)  # (10.2 -> 5.3 ms at n = 2,000, r = 46)
         idx = np.arange(hi - lo)

@@ -12,8 +12,9 @@ from __future__ import annotations
 import dataclasses
 
 from ._canonical import canonical_factor, scale_certificate
+from ._kernel_data import KernelData
 from ._result import DANKResult
-from .inner import CenteredF, KernelData
+from .inner import CenteredF
 
 # canonical_factor and scale_certificate (certificates, no results) live in dank_fast._canonical,
 # below dank_fast.certificate; re-exported here for the solvers that map results back

@@ -24,14 +24,12 @@ import dataclasses
 
 import numpy as np
 
+from ._kernel_data import BLOCK_BYTES
 from ._result import DANKResult
 from .feature_kernel import FeatureKernel
 from .inner import CenteredF
 
 __all__ = ["SubKernel", "ClusterF", "compact_result", "attach_kernel"]
-
-#: rows of a block temporary for a dense parent kernel (same default as FeatureKernel)
-_BLOCK_BYTES = 64 << 20
 
 
 class SubKernel:
@@ -54,7 +52,7 @@ class SubKernel:
         self.parent = parent
         self.idx = np.asarray(idx, dtype=np.intp)
         self.n = self.idx.size
-        self.block_bytes = getattr(parent, "block_bytes", _BLOCK_BYTES)
+        self.block_bytes = getattr(parent, "block_bytes", BLOCK_BYTES)
 
     def block(self, rows, cols) -> np.ndarray:
         """``K_c[rows][:, cols]`` (positions within the cluster)."""

@@ -56,11 +56,18 @@ from typing import NamedTuple
 import numpy as np
 from joblib import Parallel, delayed
 
+from ._kernel_data import KernelData
 from ._kernel_validation import check_kernel_matrix
 from ._methods import run_method
-from ._problem import SVMProblem, _lambda_max
+from ._p3 import (
+    DecomposedProblem,
+    block_kernel,
+    full_certificate_dense,
+    full_certificate_features,
+    sum_certificates,
+)
 from ._result import DANKResult
-from ._scaling import canonical_factor, scale_certificate, unscale
+from ._scaling import canonical_factor, unscale
 from ._validation import (
     check_cluster_labels,
     check_finite_array,
@@ -70,11 +77,9 @@ from ._validation import (
     check_representable,
     kernel_scale,
 )
-from .certificate import Certificate, _assemble, certify_box, primal_loss
+from .certificate import Certificate
 from .cluster_result import SubKernel, attach_kernel, compact_result
 from .feature_kernel import FeatureKernel
-from .inner import InnerSolution, KernelData
-from .projection import project_box
 from .svm import svc_dual
 
 __all__ = ["DecomposedProblem", "DecomposedResult", "solve_decomposed", "block_kernel", "METHODS"]
@@ -82,49 +87,6 @@ __all__ = ["DecomposedProblem", "DecomposedResult", "solve_decomposed", "block_k
 METHODS = ("auto", "accelerated", "newton", "paper", "paper-monotone", "pgm")
 #: below this the plain SVMs' ``||a||^2`` is degenerate and ``eta = "svm"`` falls back to 1
 ETA_FLOOR = 1e-12
-
-
-def block_kernel(K: np.ndarray, labels) -> np.ndarray:
-    """``Kbar_ij = K_ij [labels_i == labels_j]`` (Lemma lemmalink)."""
-    labels = np.asarray(labels)
-    return np.asarray(K, dtype=np.float64) * (labels[:, None] == labels[None, :])
-
-
-class DecomposedProblem(SVMProblem):
-    """P3 (eq. mainls / mainlssub) for the generic solvers: box only, no bias, ``tau = 0``."""
-
-    kind = "decomposed"
-
-    def __init__(self, K, y: np.ndarray, C: float, eta: float):
-        super().__init__(K, y, C, eta, 0.0)
-
-    @property
-    def eq_vector(self) -> None:
-        """P3 has no bias, hence no equality constraint (box only)."""
-        return None
-
-    def project(self, z: np.ndarray) -> np.ndarray:
-        return project_box(z, self.C)
-
-    def project_paper(self, z: np.ndarray) -> np.ndarray:
-        # no equality constraint: the paper's "clip" is the exact projection
-        return project_box(z, self.C)
-
-    def certify(self, ev) -> Certificate:
-        return certify_box(self.kd, self.y, ev.z, self.C, self.eta, ev.inner, ev.f0)
-
-    def quick_rel_gap(self, ev) -> float:
-        lin = float(ev.z.sum())
-        q = float(self.d_of(ev.z) @ ev.f0)
-        gap = q + primal_loss(ev.f0, self.y, 0.5 * q, self.C, with_bias=False) - lin
-        return gap / lin if lin > 0 else np.inf
-
-    def bias(self, ev, cert):  # no bias in P3
-        return None
-
-    def lipschitz_pgm(self) -> float:
-        n = self.kd.n
-        return n + n * self.C * self.C * _lambda_max(self.kd) / (4 * self.eta)
 
 
 @dataclass
@@ -325,62 +287,6 @@ class _Runner:
         )
 
 
-def _sum_certificates(certs, alphas) -> Certificate:
-    """Certificate on ``Kbar`` from the clusters': lower, upper and gap add up (no bias)."""
-    lower = math.fsum(c.lower for c in certs)
-    gap = math.fsum(c.gap for c in certs)
-    lin = math.fsum(float(a.sum()) for a in alphas)
-    return Certificate(
-        lower=lower, upper=lower + gap, gap=gap,
-        rel_gap=gap / lin if lin > 0 else (0.0 if gap == 0 else math.inf),
-        rel_gap_value=gap / abs(lower) if lower else (0.0 if gap == 0 else math.inf),
-        bias=float("nan"), bias_interval=(0.0, 0.0),
-        inner_excess=math.fsum(c.inner_excess for c in certs),
-        infeasibility=max(c.infeasibility for c in certs),
-    )
-
-
-def _full_certificate_dense(K, y, abar, C, eta, c):
-    """``h(abar)`` and the certificate of the full problem mainls on a dense ``K``."""
-    kd = KernelData(K if c == 1.0 else K * c)
-    p = DecomposedProblem(kd, y, C / c, eta / c)
-    ev = p.evaluate(abar / c, route="dense")
-    cert = p.certify(ev)
-    return ev.h * c, scale_certificate(cert, c)
-
-
-def _full_certificate_features(kern: FeatureKernel, y, abar, C, eta, c):
-    """The same from features, in row blocks: ``O(n |S| d)`` time, ``kernel.block_bytes``."""
-    n = kern.n
-    d = abar * y / c  # canonical instance (cK, C/c, eta/c), a'' = a / c
-    Cc, etac = C / c, eta / c
-    S = np.flatnonzero(d)
-    dS, dS2 = d[S], d[S] * d[S]
-    f0 = np.zeros(n)
-    quad = quart = 0.0
-    if S.size:
-        inS = np.zeros(n, dtype=bool)
-        inS[S] = True
-        step = kern.rows_per_block(S.size)
-        for lo in range(0, n, step):
-            rows = np.arange(lo, min(lo + step, n))
-            B = kern.block(rows, S) * c
-            Kd = B @ dS
-            Q = (B * B) @ dS2
-            f0[rows] = Kd + d[rows] * Q / (4 * etac)
-            m = inS[rows]
-            quad += float(d[rows][m] @ Kd[m])
-            quart += float((d[rows][m] ** 2) @ Q[m])
-    lin = float(abar.sum()) / c
-    deficit = -(2 * quad / (4 * etac) + quart / (4 * etac) / (4 * etac))
-    inner = InnerSolution(F=None, deficit=deficit, excess=0.0, eigvals=np.empty(0), route="closed")
-    q_half = 0.5 * float(d @ f0)
-    loss = primal_loss(f0, y, q_half, Cc, with_bias=False)  # hinge, or the hard-margin point
-    infeas = max(float(-abar.min()), float(abar.max() - C), 0.0) / c
-    cert = _assemble(lin, q_half, loss, inner, etac, 0.0, None, (0.0, 0.0), lin, infeas)
-    return (lin + etac * deficit) * c, scale_certificate(cert, c)
-
-
 def solve_decomposed(
     K,
     y,
@@ -578,8 +484,8 @@ def _solve_validated(K, y, labels, kappa, plan: _Plan, runner_kw: dict, certify_
         abar[idx] = r.alpha
     full = None
     if certify_full:
-        full = (_full_certificate_features if isinstance(K, FeatureKernel)
-                else _full_certificate_dense)(K, y, abar, plan.C, eta_s, c)
+        full = (full_certificate_features if isinstance(K, FeatureKernel)
+                else full_certificate_dense)(K, y, abar, plan.C, eta_s, c)
     return _decomposed_result(K, y, labels, blocks, results, abar, full, eta, plan.tol,
                               engine="joblib" if runner_kw["client"] is None else "dask",
                               t0=t0)
@@ -608,7 +514,7 @@ def _eta_and_warm(runner: _Runner, plan: _Plan) -> tuple[float, list]:
 def _decomposed_result(K, y, labels, blocks, results, abar, full, eta, tol, *, engine,
                        t0) -> DecomposedResult:
     """Assemble the :class:`DecomposedResult` (certificate on ``Kbar``: the clusters' sum)."""
-    cert_bar = _sum_certificates([r.certificate for r in results], [r.alpha for r in results])
+    cert_bar = sum_certificates([r.certificate for r in results], [r.alpha for r in results])
     ok = all(r.status == "converged" for r in results) and cert_bar.rel_gap <= tol * (1 + 1e-9)
     full_value, cert_full = (None, None) if full is None else full
     return DecomposedResult(

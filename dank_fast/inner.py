@@ -32,51 +32,20 @@ Routes
   a **certified bound** (below): ``O(N^2 k)`` time per evaluation (``|S|^2`` via ``K``), ``O(N k)``
   memory beyond ``K``.
 
-Certified bound without a full eigendecomposition
--------------------------------------------------
-Let ``U`` (``N x k``, orthonormal) hold Ritz vectors with Rayleigh quotients ``theta_j = u_j'Mu_j``
-(``U'MU = diag(theta)`` after the Rayleigh-Ritz step), ``P = UU'``, residual ``R = MU - U
-diag(theta)`` and the compressed tail ``G = (I - P) M (I - P)`` (PSD, as a compression of ``M``).
-
-*Lower bound.* For any symmetric ``B <= 2t I`` (i.e. ``Z = 2t I - B`` PSD), weak duality of
-``min_{F PSD} ||F - M||^2 + <2t I - Z, F>`` gives ``phi* >= <B, M> - ||B||_F^2 / 4`` (the
-unconstrained minimum over ``F`` of the Lagrangian). Take ``B = 2 sum_j b_j u_j u_j' + 2 c G``
-with ``b_j = min(theta_j, t)`` and ``c = min(1, t / g)``, ``g >= lambda_max(G)``; ``B`` is
-block-diagonal in ``P (+) (I - P)`` and ``<G, M> = ||G||_F^2``, so
-
-    phi* >= sum_j psi(theta_j) + (2c - c^2) ||G||_F^2.
-
-*Upper bound.* ``F^ = sum_{theta_j > t} (theta_j - t) u_j u_j'`` is PSD, and splitting
-``F^ - M`` into the blocks of ``P`` and ``I - P`` gives exactly
-
-    phi(F^) = sum_j psi(theta_j) + 2 ||R||_F^2 + ||G||_F^2,
-
-so ``0 <= phi(F^) - phi* <= excess := 2 ||R||_F^2 + (1 - c)^2 ||G||_F^2``.
-
-``g`` is ``min(||G||_F, tr G)`` (both bound the largest eigenvalue of a PSD matrix), with
-``tr G = tr M - sum_j theta_j`` and, for ``w = (I - P) v``,
-``||G||_F^2 = ||w||^4 + 2 w'Gamma w + ||Gamma||_F^2 - 2 ||Gamma U||_F^2 + ||U'Gamma U||_F^2``:
-all exact quantities plus products of ``Gamma`` with ``k + 1`` vectors. When the computed
-eigenvalues include every one above ``t`` (``g <= t``), ``c = 1`` and the excess is the
-Ritz residual alone (``~1e-20`` relative at ARPACK's tolerance). :class:`InnerSolution` reports
-``deficit`` (a rigorous lower bound, so ``lin + eta * deficit <= h(a)``) and ``excess``
-(``h(a) <= lin + eta * (deficit + excess)``, and the certificate's inner term,
-see :mod:`dank_fast.certificate`). The dense route is kept as the check (``excess = 0``).
+The certified bound of the ``"lanczos"`` route is derived in :mod:`dank_fast._eigen`.
 """
 
 from __future__ import annotations
 
-import os
-import threading
-import warnings
-from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.linalg import eigh, qr
-from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, LinearOperator, eigsh, lobpcg
-from threadpoolctl import ThreadpoolController
 
+from ._eigen import Reduced, certified_eigenpairs, eig_dense, psi
+from ._kernel_data import KernelData
+from ._threads import blas_threads
+
+# KernelData and blas_threads are re-exported: their users import them from here
 __all__ = [
     "KernelData",
     "LowRankF",
@@ -87,295 +56,10 @@ __all__ = [
     "blas_threads",
 ]
 
-# reduced size up to which the dense eigh is used outright (a 200 x 200 eigh takes ~3 ms; the
-# iterative route can cost far more when the rank is high: 1.15 s against 0.02 s on a
-# 108-point problem with a small eta)
+#: reduced size up to which the dense eigendecomposition is used outright (a 200 x 200 eigh
+#: takes ~3 ms; the iterative route can cost far more when the rank is high: 1.15 s against
+#: 0.02 s on a 108-point problem with a small eta)
 DENSE_LIMIT = 200
-# Dense work below this size runs single-threaded: faster (measured 13 ms vs 28 ms for an
-# eigh at 340) and immune to the 100x slow-downs of busy-waiting BLAS threads when cores are
-# shared (seen: 8 ms -> 1 s per call). Above it every core is used.
-PARALLEL_MIN = 1500
-# the Lanczos route switches to a dense decomposition when it needs half the spectrum
-DENSE_FALLBACK = 3000
-# reduced size from which the iterative route uses LOBPCG blocks rather than ARPACK
-LOBPCG_MIN = 1500
-#: block Krylov steps tried first from a warm start (the previous Ritz vectors): when their
-#: Rayleigh-Ritz certifies the target excess, no ARPACK run (make_moons n = 2,000, C = 32: every
-#: evaluation of the Newton solve after the first, -6% of the solve)
-KRYLOV_STEPS = 2
-#: the Krylov block is used when its excess is below this fraction of the target, i.e. about as
-#: accurate as ARPACK's: Ritz vectors that only just meet the target leave an error in
-#: ``(F o K) d`` that stalled Newton at a relative gap of 1e-4 (cpusmall SVR, n = 4,096, C = 32)
-KRYLOV_ACCEPT = 1e-6
-#: a widened block whose tail bound is above this fraction of the previous one did not separate
-#: the tail: the dense decomposition takes over (diabetic, n = 460, sigma = 2^-4: the bound
-#: stayed at 1.0236 t for blocks of 6, 12, 24 and 48 vectors, 87 ms, then the dense 13 ms)
-STALL_TAIL = 0.99
-# rows per block when a pass over K is done piecewise (bounded temporaries)
-ROW_BLOCK = 1024
-#: rows of ``K[S, :]`` gathered at a time where they are read once and dropped (the block
-#: ``K[S][:, S]``, the product ``K[:, S] @ X`` without the cached rows): temporaries that stay
-#: in cache (128 x 2,000: 2 MB)
-GATHER_ROWS = 128
-_THREADS = ThreadpoolController()
-
-
-def blas_threads(size: int):
-    """BLAS threads for dense work of dimension ``size``: all cores from ``PARALLEL_MIN`` on,
-    unless the machine is already busy; one thread otherwise.
-
-    Measured on 2 cores: a 2000 x 2000 Cholesky takes 0.15 s on one thread, about 0.08 s on two
-    when the machine is idle, but 2.1 s on two when other processes keep the load average at
-    4.7 (OpenBLAS threads busy-wait for each other). So all cores are used only when the
-    1-minute load average leaves one free (``load < cpus - 0.5``). ``DANK_BLAS_THREADS`` in the
-    environment (an integer) overrides the choice for large work.
-    """
-    if size < PARALLEL_MIN:
-        return _one_thread()
-    forced = os.environ.get("DANK_BLAS_THREADS")
-    if forced:
-        return _threads(max(1, int(forced)))
-    if not spare_core():
-        return _one_thread()
-    return nullcontext()
-
-
-def spare_core() -> bool:
-    """True when the 1-minute load average leaves a core free (``load < cpus - 0.5``; True
-    where the platform has no load average): :func:`blas_threads` uses all cores then, and
-    :func:`dank_fast.svm.solve_svm` fits its warm start beside the PSD test."""
-    cpus = os.cpu_count() or 1
-    try:
-        return os.getloadavg()[0] < cpus - 0.5
-    except OSError:  # no load average on this platform
-        return True
-
-
-#: per thread: how many single-thread limits of :func:`blas_threads` are open. Inside one, a
-#: nested request for one thread costs nothing (a threadpoolctl limit costs ~50 us, and a small
-#: fit asks hundreds of times: 1 ms of a 15 ms fit at n = 108)
-_DEPTH = threading.local()
-
-
-@contextmanager
-def _one_thread():
-    """One BLAS thread, unless a limit of this thread already holds it at one."""
-    if getattr(_DEPTH, "single", 0) > 0:
-        yield
-        return
-    with _THREADS.limit(limits=1, user_api="blas"):
-        _DEPTH.single = 1
-        try:
-            yield
-        finally:
-            _DEPTH.single = 0
-
-
-@contextmanager
-def _threads(k: int):
-    """``k`` BLAS threads (``DANK_BLAS_THREADS``); nested one-thread requests limit again."""
-    saved = getattr(_DEPTH, "single", 0)
-    _DEPTH.single = 0
-    try:
-        with _THREADS.limit(limits=k, user_api="blas"):
-            yield
-    finally:
-        _DEPTH.single = saved
-
-
-class KernelData:
-    """A kernel matrix with the derived quantities the solvers reuse.
-
-    Parameters
-    ----------
-    K : ndarray of shape (n, n)
-        Kernel of the points that may carry weight (``d_i != 0``).
-    n_total : int, optional
-        Number of points of the whole problem (default ``n``). Points ``n .. n_total - 1`` are
-        not in ``K`` and have ``d = 0`` (a working set leaves them out); they enter ``M = 11' +
-        Gamma`` only through the all-ones vector.
-    extremes : (float, float), optional
-        ``(min K, max K)`` when the caller has them
-        (:func:`dank_fast._validation.validate_kernel_matrix`); else two passes over ``K``.
-
-    Notes
-    -----
-    Memory: ``K`` is used in place. ``K[:, S]`` and ``K[S][:, S]`` are copied (and cached for the
-    last ``S``) only while ``|S| <= 0.6 n``; above that, products go through ``K`` itself with
-    zero-padded vectors (``n^2`` instead of ``|S|^2`` work, no copy), unless the block is
-    small (``|S|^2 <= 2^23`` entries, 64 MiB). The rows ``K[S, :]`` are cached for the last
-    ``S`` up to :attr:`ROWS_BYTES` (64 MiB); :meth:`drop_caches` releases all three.
-    """
-
-    COPY_FRACTION = 0.6
-    SUPPORT_ROWS_FRACTION = 0.5  # support_product by row blocks of K[S] up to this |S| / n
-    COPY_ENTRIES = 1 << 23  # blocks up to 64 MiB are always copied (faster products)
-    #: ``K[S, :]`` is gathered once and cached for the last ``S`` up to this many bytes: the
-    #: block ``K[S][:, S]`` and the products ``K[:, S] @ X`` of one evaluation then read it
-    #: instead of gathering from ``K`` twice (make_moons n = 2,000, |S| = 676: block 0.83 ->
-    #: 0.47 ms, product 1.13 -> 0.45 ms)
-    ROWS_BYTES = 64 << 20
-
-    def __init__(self, K: np.ndarray, *, n_total: int | None = None,
-                 extremes: tuple[float, float] | None = None):
-        self.K = K
-        self.n = K.shape[0]
-        self.n_total = self.n if n_total is None else int(n_total)
-        if self.n_total < self.n:
-            raise ValueError(f"n_total = {self.n_total} < n = {self.n}")
-        self.diag = np.ascontiguousarray(np.diag(K))
-        if extremes is None and self.n:  # (min K, max K), e.g. from validate_kernel_matrix
-            extremes = float(np.min(K)), float(np.max(K))
-        kmin, kmax = extremes if self.n else (0.0, 0.0)
-        self.kappa = float(max(kmax, -kmin)) if self.n else 0.0
-        self.nonnegative = kmin >= 0.0
-        self._K2: np.ndarray | None = None
-        self._cols_key: bytes | None = None
-        self._cols: np.ndarray | None = None
-        self._block_key: bytes | None = None
-        self._block: np.ndarray | None = None
-        self._rows_key: bytes | None = None
-        self._rows: np.ndarray | None = None
-
-    @property
-    def K2(self) -> np.ndarray:
-        """Elementwise square ``K o K`` (used by the tau = 0 route on large supports)."""
-        if self._K2 is None:
-            self._K2 = self.K * self.K
-        return self._K2
-
-    def _copy(self, S: np.ndarray | int) -> bool:
-        """Whether a block ``K[S][:, S]`` of ``S`` (indices, or their number) is copied."""
-        s = S if isinstance(S, int) else S.size
-        return s <= self.COPY_FRACTION * self.n or s * s <= self.COPY_ENTRIES
-
-    def columns(self, S: np.ndarray) -> np.ndarray:
-        """``K[:, S]`` (cached for the last ``S``; ``K`` itself when ``S`` is everything)."""
-        if S.size == self.n:
-            return self.K
-        key = S.tobytes()
-        if key != self._cols_key:
-            self._cols = np.take(self.K, S, axis=1)  # 4x faster than K[:, S] (n = 2,000)
-            self._cols_key = key
-        return self._cols
-
-    def drop_caches(self) -> None:
-        """Release the cached ``K[S, :]``, ``K[:, S]`` and ``K[S][:, S]`` (a result keeps its
-        kernel data; the caches served the solve only)."""
-        self._rows_key = self._rows = self._cols_key = self._cols = None
-        self._block_key = self._block = None
-
-    def rows(self, S: np.ndarray) -> np.ndarray | None:
-        """``K[S, :]`` (cached for the last ``S``), or None above :attr:`ROWS_BYTES`."""
-        if 8 * S.size * self.n > self.ROWS_BYTES:
-            return None
-        key = S.tobytes()
-        if key != self._rows_key:
-            self._rows = np.take(self.K, S, axis=0)
-            self._rows_key = key
-        return self._rows
-
-    def block(self, S: np.ndarray) -> np.ndarray:
-        """``K[S][:, S]`` (cached for the last ``S``; from :meth:`rows` where they fit)."""
-        if S.size == self.n:
-            return self.K
-        key = S.tobytes()
-        if key != self._block_key:
-            R = self.rows(S)
-            if R is not None:
-                self._block = np.take(R, S, axis=1)
-                self._block_key = key
-                return self._block
-            # by row blocks of K[S] (ROW_BLOCK x n temporaries, not |S| x n): np.take is faster
-            # than K[np.ix_(S, S)] (0.62 vs 1.07 ms at |S| = 680, n = 2,000)
-            self._block = np.empty((S.size, S.size))
-            for lo in range(0, S.size, GATHER_ROWS):
-                np.take(self.K[S[lo:lo + GATHER_ROWS]], S, axis=1,
-                        out=self._block[lo:lo + GATHER_ROWS])
-            self._block_key = key
-        return self._block
-
-    def support_product(self, S: np.ndarray, X: np.ndarray) -> np.ndarray:
-        """``K[:, S] @ X`` for ``X`` of shape ``(|S|,)`` or ``(|S|, b)``, without copying
-        ``K[:, S]`` when ``S`` is more than a quarter of the points (used once per evaluation: a
-        copy costs more than the product saves).
-
-        Up to ``SUPPORT_ROWS_FRACTION n`` points, ``K`` is symmetric so ``K[:, S] @ X =
-        (X' K[S, :])'``, summed over contiguous row blocks of ``K[S, :]`` (``ROW_BLOCK x n``
-        temporaries): ``|S| n b`` flops instead of the ``n^2 b`` of the zero-padded product
-        with all of ``K`` that is used above it.
-        """
-        if S.tobytes() == self._cols_key:
-            return self.columns(S) @ X
-        R = self.rows(S)  # K symmetric: K[:, S] = K[S, :]'
-        if R is not None:  # as (X' R)': BLAS reads the C-ordered rows in order (R' X: twice
-            return (X.T @ R).T  # the time, 2.2 against 1.1 ms at 676 x 2,000, 3 columns)
-        if S.size <= 0.25 * self.n:
-            return self.columns(S) @ X
-        if S.size <= self.SUPPORT_ROWS_FRACTION * self.n:
-            X2 = X.reshape(S.size, -1)
-            outT = np.zeros((X2.shape[1], self.n))
-            for lo in range(0, S.size, GATHER_ROWS):
-                outT += X2[lo:lo + GATHER_ROWS].T @ self.K[S[lo:lo + GATHER_ROWS]]
-            return outT[0] if X.ndim == 1 else outT.T
-        full = np.zeros((self.n,) + X.shape[1:])
-        full[S] = X
-        return self.K @ full
-
-    def block_product(self, S: np.ndarray, X: np.ndarray) -> np.ndarray:
-        """``K[S][:, S] @ X`` (see :meth:`support_product`)."""
-        if self._copy(S):
-            return self.block(S) @ X
-        return self.support_product(S, X)[S]
-
-    def abs_block_product(self, S: np.ndarray, X: np.ndarray) -> np.ndarray:
-        """``|K[S][:, S]| @ X`` (``K`` itself when it has no negative entry)."""
-        if self.nonnegative:
-            return self.block_product(S, X)
-        out = np.empty((S.size,) + X.shape[1:])
-        for lo in range(0, S.size, ROW_BLOCK):
-            rows = S[lo:lo + ROW_BLOCK]
-            out[lo:lo + ROW_BLOCK] = np.abs(self.K[np.ix_(rows, S)]) @ X
-        return out
-
-    def gamma_sums(self, S: np.ndarray, dS: np.ndarray
-                   ) -> tuple[float, float, float, np.ndarray]:
-        """``(d'Kd, sum_ij d_i^2 d_j^2 K_ij^2, sum_i d_i^2 K_ii, (K o K)[S][:, S] d_S^2)`` over
-        ``S``, exactly.
-
-        ``1'Gamma 1``, ``||Gamma||_F^2`` and ``tr Gamma`` are the first three divided by ``4
-        eta``, ``16 eta^2`` and ``4 eta``; the vector (length ``|S|``), whose dot product with
-        ``d_S^2`` is the second, is the diagonal of the Newton curvature model on the support
-        (:func:`dank_fast._newton._curvature`). One pass over ``K[S][:, S]`` in row chunks of
-        ``GATHER_ROWS`` (one chunk-sized buffer, no ``K o K``).
-        """
-        if S.size == 0:
-            return 0.0, 0.0, 0.0, np.zeros(0)
-        d2 = dS * dS
-        if self._copy(S):
-            src, rows_of, dv, d2v = self.block(S), S, dS, d2
-        else:  # contiguous row slices of K itself, d zero-padded: no fancy-indexed copies
-            src, rows_of = self.K, np.arange(self.n)
-            dv = np.zeros(self.n)
-            dv[S] = dS
-            d2v = dv * dv
-        kk = np.empty(rows_of.size)
-        Kd = np.empty(rows_of.size)
-        # row chunks that stay in cache while they are read twice and squared into one buffer
-        # (a 3.6 MB block at |S| = 676 was read three times and squared into a new temporary)
-        sqbuf = np.empty((min(GATHER_ROWS, rows_of.size), src.shape[1]))
-        for lo in range(0, rows_of.size, GATHER_ROWS):
-            rows = slice(lo, min(lo + GATHER_ROWS, rows_of.size))
-            B = src[rows]
-            Kd[rows] = B @ dv
-            B2 = np.multiply(B, B, out=sqbuf[: rows.stop - lo])
-            kk[rows] = B2 @ d2v
-        quad = float(dv @ Kd)
-        if rows_of.size != S.size:
-            kk = kk[S]
-        sq = float(d2 @ kk)
-        tr = float(d2 @ self.diag[S])
-        return quad, sq, tr, kk
 
 
 @dataclass
@@ -504,284 +188,6 @@ class InnerSolution:
         return True
 
 
-class _Reduced:
-    """``M = vv' + Gamma_SS`` in the basis ``[e_S, 1_{S^c} / sqrt(m)]`` (module docstring)."""
-
-    def __init__(self, kd: KernelData, d: np.ndarray, S: np.ndarray, eta: float):
-        self.kd, self.S, self.eta = kd, S, eta
-        self.s = S.size
-        self.m = kd.n_total - self.s
-        self.N = self.s + (1 if self.m > 0 else 0)
-        self.dS = d[S]
-        self.v = np.ones(self.N)
-        if self.m > 0:
-            self.v[-1] = np.sqrt(self.m)
-        self.c = 1.0 / (4.0 * eta)
-        self.cdS = self.c * self.dS
-        # the block K[S][:, S] itself when the kernel data copy it (an eigensolver calls gamma
-        # dozens of times per evaluation: no cache look-up per product)
-        self._block = kd.block(S) if kd._copy(S) else None
-
-    def gamma(self, X: np.ndarray) -> np.ndarray:
-        """``Gamma_red @ X`` for ``X`` of shape ``(N,)`` or ``(N, b)``."""
-        out = np.zeros_like(X, dtype=np.float64)
-        one = X.ndim == 1
-        dS = self.dS if one else self.dS[:, None]
-        Y = dS * X[: self.s]
-        P = self._block @ Y if self._block is not None else self.kd.block_product(self.S, Y)
-        out[: self.s] = (self.cdS if one else self.cdS[:, None]) * P
-        return out
-
-    def matmat(self, X: np.ndarray) -> np.ndarray:
-        return np.multiply.outer(self.v, self.v @ X) + self.gamma(X)
-
-    def dense(self) -> np.ndarray:
-        s = self.s
-        B = np.outer(self.v, self.v)
-        B[:s, :s] += self.c * np.outer(self.dS, self.dS) * self.kd.block(self.S)
-        return B
-
-
-def _psi(theta: np.ndarray, t: float) -> np.ndarray:
-    """``min_{f >= 0} (f - theta)^2 + 2 t f``: ``theta^2`` below ``t``, else ``2 t theta - t^2``."""
-    return np.where(theta <= t, theta * theta, 2.0 * t * theta - t * t)
-
-
-def _eig_dense(red: _Reduced):
-    B = red.dense()
-    lam, W = eigh(B, driver="evd", overwrite_a=True, check_finite=False)
-    return lam[::-1], W[:, ::-1]
-
-
-def _eig_arpack(red: _Reduced, k: int, v0: np.ndarray, tol: float):
-    """Top ``k`` eigenpairs of the reduced ``M`` by ARPACK (matrix-free, one product per step)."""
-    N = red.N
-    op = LinearOperator((N, N), matvec=red.matmat, matmat=red.matmat, dtype=np.float64)
-    k = min(k, N - 2)
-    if not np.any(v0):  # ARPACK's own start is random: a fixed one keeps every fit repeatable
-        v0 = np.random.default_rng(N).uniform(0.5, 1.5, N)
-    try:
-        lam, W = eigsh(op, k=k, which="LA", v0=v0, tol=tol, maxiter=50 * N)
-    except ArpackNoConvergence as exc:  # certify what converged (the bound stays rigorous)
-        if exc.eigenvalues.size == 0:
-            return _eig_block(red, _pad(red, v0[:, None], k), 1e-10 * N, 200)
-        lam, W = exc.eigenvalues, exc.eigenvectors
-    except ArpackError:  # ARPACK's own failures: the block method from the same start
-        return _eig_block(red, _pad(red, v0[:, None], k), 1e-10 * N, 200)
-    order = np.argsort(lam)[::-1]
-    return lam[order], W[:, order]
-
-
-def _eig_block(red: _Reduced, X0: np.ndarray, tol: float, maxiter: int):
-    """Top eigenpairs of the reduced ``M`` by LOBPCG from the block ``X0`` (block products)."""
-    N = red.N
-    op = LinearOperator((N, N), matvec=red.matmat, matmat=red.matmat, dtype=np.float64)
-    try:
-        with warnings.catch_warnings():  # convergence is judged by the certificate
-            warnings.simplefilter("ignore", UserWarning)
-            lam, W = lobpcg(op, X0, largest=True, tol=tol, maxiter=maxiter)
-    except (np.linalg.LinAlgError, ValueError, ArpackError):
-        # an iterative eigensolver's failure is a reason to change tools, never an exception
-        # for the user: the dense decomposition where affordable, else a fresh seeded block
-        if N <= DENSE_FALLBACK:
-            lam, W = _eig_dense(red)
-            return lam[: X0.shape[1]], W[:, : X0.shape[1]]
-        X1 = np.random.default_rng(N + X0.shape[1]).standard_normal(X0.shape)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            lam, W = lobpcg(op, np.linalg.qr(X1)[0], largest=True, tol=tol, maxiter=maxiter)
-    order = np.argsort(lam)[::-1]
-    return lam[order], W[:, order]
-
-
-@dataclass
-class _Ritz:
-    theta: np.ndarray
-    U: np.ndarray
-    deficit_part: float  # sum psi(theta) + (2c - c^2) ||G||^2
-    excess: float
-    tail_bound: float
-
-
-def _tail_frob2(U, GU, g_frob2: float, w: np.ndarray, Gw: np.ndarray) -> tuple[float, float]:
-    """``||(I - P) M (I - P)||_F^2`` for ``P = UU'`` (module docstring formula), and
-    ``||w||^2``, from ``w = (I - P) v`` and ``Gamma w`` (:func:`_certify_ritz` forms both tails'
-    ``w`` and multiplies them by ``Gamma`` in one product)."""
-    UGU = U.T @ GU
-    A2 = g_frob2 - 2.0 * float(np.sum(GU * GU)) + float(np.sum(UGU * UGU))
-    ww = float(w @ w)
-    return ww * ww + 2.0 * float(w @ Gw) + max(A2, 0.0), ww
-
-
-def _certify_ritz(red: _Reduced, W: np.ndarray, t: float, g_frob2: float, g_trace: float,
-                  gamma_max: float = np.inf):
-    """Rayleigh-Ritz on ``span(W)`` and the certified bounds of the module docstring.
-
-    ``P`` is spanned by the Ritz vectors with ``theta > t`` (those in ``F^``); the other Ritz
-    vectors ``V`` of the block sharpen the bound on ``lambda_max(G)``: in the basis ``[V, the
-    complement of the block]``, ``G = [[diag(theta_V), R_V'], [R_V, G_b]]`` (joint Rayleigh-Ritz
-    makes every residual orthogonal to the whole block), so ``lambda_max(G)`` is at most the
-    largest eigenvalue of ``[[max theta_V, ||R_V||], [||R_V||, g_b]]`` with
-    ``g_b = min(||G_b||_F, tr G_b)`` for the compression ``G_b`` off the whole block. A third
-    bound holds for flat tails (many small eigenvalues, where both norms exceed ``t``):
-    ``G = (I - P)(vv' + Gamma)(I - P)``, so ``lambda_max(G) <= ||(I - P) v||^2 + gamma_max`` for
-    any ``gamma_max >= lambda_max(Gamma)`` (:func:`_gamma_max_bound`).
-    """
-    Q, _ = qr(W, mode="economic", check_finite=False)
-    GQ = red.gamma(Q)
-    vQ = red.v @ Q
-    MQ = np.multiply.outer(red.v, vQ) + GQ
-    T = Q.T @ MQ
-    theta, Z = eigh(0.5 * (T + T.T))
-    theta, Z = theta[::-1], Z[:, ::-1]
-    U = Q @ Z
-    GU = GQ @ Z
-    vU = vQ @ Z
-    R = np.multiply.outer(red.v, vU) + GU - U * theta
-    trace_M = red.kd.n_total + g_trace
-    keep = theta > t
-    # w = (I - P) v for the whole block and for P = span(U[:, keep]): one product for both
-    w2 = red.v[:, None] - np.column_stack([U @ vU, U[:, keep] @ vU[keep]])
-    Gw2 = red.gamma(w2)
-    # compression off the whole block
-    Gb2, wwb = _tail_frob2(U, GU, g_frob2, w2[:, 0], Gw2[:, 0])
-    gb = min(np.sqrt(Gb2), max(trace_M - float(theta.sum()), 0.0), wwb + gamma_max)
-    # compression off P = span(U[:, keep])
-    GP2, wwP = _tail_frob2(U[:, keep], GU[:, keep], g_frob2, w2[:, 1], Gw2[:, 1])
-    trGP = max(trace_M - float(theta[keep].sum()), 0.0)
-    g = min(np.sqrt(GP2), trGP, wwP + gamma_max)
-    if not np.all(keep):
-        a = float(theta[~keep].max())
-        beta = float(np.sqrt(np.sum(R[:, ~keep] ** 2)))
-        g = min(g, 0.5 * (a + gb) + np.hypot(0.5 * (a - gb), beta))
-    c = 1.0 if g <= t else t / g
-    r2 = float(np.sum(R[:, keep] ** 2))
-    part = float(np.sort(_psi(theta[keep], t)).sum()) + (2.0 * c - c * c) * GP2
-    excess = 2.0 * r2 + (1.0 - c) ** 2 * GP2
-    return _Ritz(theta, U, part, excess, g)
-
-
-def _gamma_max_bound(red: _Reduced) -> float:
-    """An upper bound of ``lambda_max(Gamma_SS)`` by Collatz-Wielandt on ``|Gamma|``.
-
-    For any symmetric ``A`` and positive ``s``, ``lambda_max(A) <= rho(|A|) <= max_i
-    (|A| s)_i / s_i``. With ``|Gamma| = |D| |K| |D| / (4 eta)`` and ``s = 1`` or ``s = |d|`` this
-    is ``max_i |d_i| (|K| |d|)_i / (4 eta)`` resp. ``max_i (|K| d^2)_i / (4 eta)``: two products
-    with ``|K[S][:, S]|`` (``K`` itself for a non-negative kernel such as the Gaussian). Tight when
-    ``K`` is nearly diagonal (narrow kernels), exactly where the Frobenius bound is not.
-    """
-    a = np.abs(red.dS)
-    X = np.column_stack([a, a * a])
-    P = red.kd.abs_block_product(red.S, X)
-    return red.c * float(min(np.max(a * P[:, 0]), np.max(P[:, 1])))
-
-
-def _iterate(red: _Reduced, warm, t, g_frob2, g_trace, excess_tol, route):
-    """Certified top eigenpairs: blocks grown until the bound's excess is below ``excess_tol``.
-
-    The eigen-engine is ARPACK (implicitly restarted Lanczos, one vector at a time: least
-    overhead) below ``PARALLEL_MIN`` and LOBPCG (block products, warm-started from the previous
-    Ritz block: fewest passes over ``K``) above. Returns None when the dense decomposition is the
-    better tool (route ``"auto"``, ``N <= DENSE_FALLBACK``, and the block would need a fifth
-    of the spectrum, or widening it left the tail bound where it was: a flat tail of
-    eigenvalues just below ``t`` that only the whole spectrum separates).
-
-    The first block has the size that certified the warm start (:data:`InnerSolution.eigvals`
-    of the Lanczos route), so that a Newton solve does not grow it anew at every evaluation
-    (diabetic, n = 460, rank 11: three ARPACK runs of 15, 30 and 60 vectors per evaluation).
-    """
-    N = red.N
-    rank = 0 if warm is None else warm.F.rank
-    b = max(6, rank + 4)
-    X0 = _start_block(red, warm, b)
-    gmax = _gamma_max_bound(red)
-    use_lobpcg = N >= LOBPCG_MIN
-    maxiter, arpack_tol = 40, 1e-13
-    if KRYLOV_STEPS and rank > 0 and 5 * b < N:  # warm: a short Krylov block often certifies
-        rz = _certify_ritz(red, _krylov_block(red, X0, KRYLOV_STEPS), t, g_frob2, g_trace, gmax)
-        if rz.theta[-1] <= t and rz.excess <= KRYLOV_ACCEPT * excess_tol:
-            return rz
-    if warm is not None and warm.route == "lanczos" and warm.eigvals.size > b:
-        b = min(warm.eigvals.size, max(N // 5 - 1, b))  # the block that certified last time
-        X0 = _pad(red, X0, b)
-    rz = None
-    widened = None  # the tail bound before the block was last widened
-    for _ in range(8):
-        if 5 * b >= N:  # a fifth of the spectrum or more
-            if route == "auto" and N <= DENSE_FALLBACK:
-                return None  # the dense decomposition is the better tool
-            if N <= DENSE_FALLBACK:  # explicit "lanczos" on a small problem: exact Ritz blocks
-                lam, V = _eig_dense(red)
-                b = min(max(b, int(np.count_nonzero(lam > t)) + 2), N)
-                while True:
-                    rz = _certify_ritz(red, V[:, :b], t, g_frob2, g_trace, gmax)
-                    if rz.excess <= excess_tol or b == N:
-                        return rz
-                    b = min(N, 2 * b)
-            use_lobpcg = False
-            b = min(b, N - 2)
-        if use_lobpcg:
-            tol = max(np.sqrt(max(excess_tol, 0.0) / (8.0 * b)), 1e-14 * N)
-            lam, W = _eig_block(red, X0, tol, maxiter)
-        else:
-            lam, W = _eig_arpack(red, b, X0[:, : max(rank, 1)].sum(axis=1), arpack_tol)
-        rz = _certify_ritz(red, W, t, g_frob2, g_trace, gmax)
-        full = rz.theta[-1] > t  # every computed eigenvalue is above t: some may be missing
-        if not full and rz.excess <= excess_tol:
-            break
-        if full or (rz.tail_bound > t and (1.0 - t / rz.tail_bound) ** 2 * rz.tail_bound ** 2
-                    > 0.5 * excess_tol):
-            if (not full and widened is not None and rz.tail_bound > STALL_TAIL * widened
-                    and route == "auto" and N <= DENSE_FALLBACK):
-                return None  # a flat tail: widening did not lower its bound
-            widened = rz.tail_bound if not full else None
-            b *= 2  # the tail holds eigenvalues above t: widen the block
-        else:  # residuals dominate: iterate longer
-            maxiter *= 2
-            arpack_tol = max(arpack_tol * 1e-2, 1e-16)
-        X0 = _pad(red, rz.U, b)
-        rank = int(np.count_nonzero(rz.theta > t))
-    return rz
-
-
-def _krylov_block(red: _Reduced, X0: np.ndarray, steps: int) -> np.ndarray:
-    """``[X0, M X0, ..., M^steps X0]``, each product's columns scaled to unit norm (the
-    Rayleigh-Ritz of :func:`_certify_ritz` orthonormalises the block): ``steps`` block products
-    with ``K[S][:, S]``, ``O(N b (steps + 1))`` memory."""
-    blocks = [X0]
-    X = X0
-    for _ in range(steps):
-        X = red.matmat(X)
-        X = X / np.maximum(np.linalg.norm(X, axis=0), 1e-300)
-        blocks.append(X)
-    return np.hstack(blocks)
-
-
-def _start_block(red: _Reduced, warm, b: int) -> np.ndarray:
-    """``b`` start vectors: the previous Ritz vectors (reduced basis), ``v``, then seeded noise."""
-    cols = []
-    F = None if warm is None else warm.F
-    if isinstance(F, LowRankF) and F.rank > 0:
-        Wp = np.empty((red.N, F.rank))
-        Wp[: red.s] = F.U[red.S]
-        if red.m > 0:
-            g = F.ghost if F.ghost is not None else np.zeros(F.rank)
-            Wp[red.s] = g * np.sqrt(red.m)
-        cols.append(Wp)
-    cols.append(red.v[:, None])
-    return _pad(red, np.hstack(cols), b)
-
-
-def _pad(red: _Reduced, W: np.ndarray, b: int) -> np.ndarray:
-    """An orthonormal block of ``b`` columns: the independent directions of ``W`` first,
-    completed by deterministic random vectors (lobpcg rejects dependent start blocks)."""
-    rng = np.random.default_rng(1000 * b + W.shape[1])
-    W = np.hstack([W[:, :b], rng.standard_normal((red.N, b))])
-    Q, R, piv = qr(W, mode="economic", pivoting=True, check_finite=False)
-    diag = np.abs(np.diag(R))
-    indep = diag > 1e-10 * diag[0]
-    return Q[:, indep][:, :b]
-
 
 def inner_minimiser(
     kd: KernelData,
@@ -845,25 +251,26 @@ def _inner(kd, d, S, eta, tau, route, warm, excess_tol) -> InnerSolution:
         mu = np.array([n - t]) if n > t else np.empty(0)
         U = np.full((kd.n, mu.size), 1.0 / np.sqrt(n))
         F = LowRankF(mu, U, np.full(mu.size, 1.0 / np.sqrt(n)))
-        return InnerSolution(F, float(_psi(np.array([float(n)]), t)[0]), 0.0,
+        return InnerSolution(F, float(psi(np.array([float(n)]), t)[0]), 0.0,
                              np.array([float(n)]), "dense")
-    red = _Reduced(kd, d, S, eta)
+    red = Reduced(kd, d, S, eta)
     N = red.N
-    warm_rank = 0 if warm is None else warm.F.rank
-    use_dense = (route == "dense" or N <= 8 or route == "auto" and (
-        N <= DENSE_LIMIT or (N <= DENSE_FALLBACK and 5 * (warm_rank + 4) >= N)))
     base = -(2.0 * one_g_one + g_frob2)
     if excess_tol is None:
         excess_tol = 1e-12 * n
-    rz = None if use_dense else _iterate(red, warm, t, g_frob2, g_trace, excess_tol, route)
+    rz = None
+    if not (route == "dense" or N <= 8 or route == "auto" and N <= DENSE_LIMIT):
+        width = warm.eigvals.size if warm is not None and warm.route == "lanczos" else 0
+        rz = certified_eigenpairs(red, _warm_block(red, warm), width, t, g_frob2, g_trace,
+                                  excess_tol, route)
     basis = None
     if rz is None:
-        lam, W = _eig_dense(red)
-        deficit = base + float(np.sort(_psi(np.maximum(lam, 0.0), t)).sum())
+        lam, W = eig_dense(red)
+        deficit = base + float(np.sort(psi(np.maximum(lam, 0.0), t)).sum())
         excess, tail, used = 0.0, 0.0, "dense"
         theta, Uk = lam, W
-        basis = W if N <= DENSE_LIMIT + 1 else None  # kept small (the dense fallback reaches
-        # N = DENSE_FALLBACK: 72 MB per evaluation that no curvature would read)
+        basis = W if N <= DENSE_LIMIT + 1 else None  # kept small (the dense route reaches
+        # larger N when the iterative one gives up: MBs per evaluation no curvature reads)
     else:
         theta, Uk = rz.theta, rz.U
         deficit = base + rz.deficit_part
@@ -880,6 +287,20 @@ def _inner(kd, d, S, eta, tau, route, warm, excess_tol) -> InnerSolution:
         rest[S] = False
         U[rest] = ghost
     return InnerSolution(LowRankF(mu, U, ghost), deficit, excess, theta, used, tail, basis, kk)
+
+
+def _warm_block(red: Reduced, warm: InnerSolution | None) -> np.ndarray | None:
+    """The previous solution's eigenvectors of ``F`` in the reduced basis of ``red`` (the
+    iterative route's start block), or None without a low-rank previous ``F``."""
+    F = None if warm is None else warm.F
+    if not isinstance(F, LowRankF) or F.rank == 0:
+        return None
+    Wp = np.empty((red.N, F.rank))
+    Wp[: red.s] = F.U[red.S]
+    if red.m > 0:
+        g = F.ghost if F.ghost is not None else np.zeros(F.rank)
+        Wp[red.s] = g * np.sqrt(red.m)
+    return Wp
 
 
 def apply_FK(F: LowRankF | CenteredF, kd: KernelData, x: np.ndarray) -> np.ndarray:

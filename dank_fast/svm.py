@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import threading
 import time
 
-import numpy as np
-
 from ._checked import checked_kernel_data
-from ._kernel_validation import check_kernel_psd, validate_kernel_matrix
+from ._kernel_data import KernelData
 from ._libsvm import svc_dual, svc_iteration_limit
 from ._methods import run_method
 from ._problem import SVMProblem
 from ._result import DANKResult
 from ._scaling import canonical_factor, recertify_zero_kernel, unscale
+from ._threads import blas_threads
 from ._validation import (
     check_binary_labels,
     check_finite_array,
@@ -24,7 +22,6 @@ from ._validation import (
 )
 from .certificate import svm_certificate
 from .feature_kernel import FeatureKernel
-from .inner import KernelData, blas_threads, spare_core
 from .working_set import solve_svm_working_set
 
 #: libsvm's tolerance for the SVC that seeds ``method="auto"`` when no ``alpha0`` is given (eta
@@ -33,9 +30,6 @@ from .working_set import solve_svm_working_set
 #: frees 1,050 coordinates instead of 915 (curvature 26 against 18 ms), and over 66 solves (the
 #: UCI training sets and make_moons, three widths, C = 1 and 32) the totals agree within 1%
 WARM_SVC_TOL = 1e-4
-#: rows of ``K`` from which the default solve fits its SVC warm start in a second thread while
-#: the PSD test runs (:func:`_kernel_beside_warm_start`); below, both take about a millisecond
-OVERLAP_MIN = 1000
 
 # svc_dual and svc_iteration_limit live in dank_fast._libsvm (re-exported here)
 __all__ = ["solve_svm", "svc_dual", "svc_iteration_limit", "METHODS"]
@@ -81,8 +75,7 @@ def solve_svm(
         ``"auto"`` (default): the fastest certified route measured (``benchmarks/``):
         ``"newton"`` started from the plain SVM's dual solution, which it computes itself with
         :class:`sklearn.svm.SVC` (``kernel="precomputed"``, same ``C``, ``tol=WARM_SVC_TOL``
-        = 1e-4; from ``OVERLAP_MIN`` = 1,000 points in a second thread while the PSD test
-        runs, when a core is spare) unless ``alpha0`` is given; Newton hands over to
+        = 1e-4) unless ``alpha0`` is given; Newton hands over to
         ``"accelerated"`` if a step fails to increase ``h``. The SVC fit is included in
         ``time`` and reported in ``extra["warm_start"]``.
         ``"accelerated"``: accelerated projected gradient with
@@ -129,13 +122,7 @@ def solve_svm(
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     if isinstance(K, FeatureKernel):
         return _solve_features(K, y, C, eta, tau, method, tol, max_iter, alpha0, options)
-    early = None  # the SVC warm start, when it was fitted beside the PSD test
-    if isinstance(K, KernelData):
-        kd = K
-    elif _overlap(K, method, alpha0, check_psd):
-        kd, early = _kernel_beside_warm_start(K, y, C)
-    else:
-        kd = checked_kernel_data(K, check_psd=check_psd)
+    kd = K if isinstance(K, KernelData) else checked_kernel_data(K, check_psd=check_psd)
     y = check_binary_labels(y, kd.n)
     C = check_positive(C, "C")
     eta = check_positive(eta, "eta")
@@ -153,59 +140,17 @@ def solve_svm(
         res = recertify_zero_kernel(res, cert, eta, tol)
         res.time = time.perf_counter() - t0
         return res
-    # one BLAS thread policy for the whole solve (inner.blas_threads): small products must not
-    # busy-wait on a loaded machine, and nested one-thread limits then cost nothing
-    with blas_threads(kd.n):
+    # the whole solve is small work on one BLAS thread (_threads.blas_threads: small products
+    # must not busy-wait on shared cores, and nested one-thread limits then cost nothing); its
+    # large factorisations and eigenproblems run on the user's threads
+    with blas_threads(0):
         res, warm = _solve_dense(kd, y, C, eta, tau, method, tol, max_iter,
-                                 alpha0 if early is None else early, eig_route, options)
-        warm = "svc" if early is not None else warm
+                                 alpha0, eig_route, options)
     if method == "auto":
         res.method = "auto"
         res.time = time.perf_counter() - t0
         res.extra["warm_start"] = warm
     return res
-
-
-def _overlap(K, method: str, alpha0, check_psd: bool) -> bool:
-    """Whether :func:`_kernel_beside_warm_start` applies: ``"auto"`` without ``alpha0``, the
-    PSD test asked for, a square float64 ``K`` of at least ``OVERLAP_MIN`` rows, a spare core."""
-    return (method == "auto" and alpha0 is None and check_psd and isinstance(K, np.ndarray)
-            and K.dtype == np.float64 and K.ndim == 2 and K.shape[0] == K.shape[1]
-            and K.shape[0] >= OVERLAP_MIN and spare_core())
-
-
-def _kernel_beside_warm_start(K: np.ndarray, y, C) -> tuple[KernelData, np.ndarray | None]:
-    """``(kd, a_SVM)``: the validated kernel, with the SVC warm start fitted in a second thread
-    while the main one runs the PSD test (libsvm releases the GIL; both only read ``K``).
-
-    The SVC starts once ``K`` is known finite and symmetric (libsvm never sees a NaN), and only
-    when ``y`` and ``C`` are valid: otherwise ``None``, and the caller's checks report them in
-    their usual order. If the PSD test fails, the thread is joined and its result dropped.
-    make_moons n = 2,000, C = 32: validation and SVC 32 -> 21-23 ms.
-    """
-    A, kmin, kmax = validate_kernel_matrix(K, check_psd=False)
-    try:
-        yv, Cv = check_binary_labels(y, A.shape[0]), check_positive(C, "C")
-    except (TypeError, ValueError):
-        yv = None
-    box: dict[str, np.ndarray] = {}
-
-    def fit() -> None:
-        try:
-            box["a"] = svc_dual(A, yv, Cv, tol=WARM_SVC_TOL)
-        except Exception:  # noqa: BLE001 -- refitted in the caller's thread, which reports it
-            pass
-
-    thread = None
-    if yv is not None:
-        thread = threading.Thread(target=fit, name="dank-svc-warm-start", daemon=True)
-        thread.start()
-    try:
-        check_kernel_psd(A, kmin, kmax)
-    finally:
-        if thread is not None:
-            thread.join()
-    return KernelData(A, extremes=(kmin, kmax)), box.get("a")
 
 
 def _solve_dense(kd, y, C, eta, tau, method, tol, max_iter, alpha0, eig_route, options):

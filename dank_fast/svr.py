@@ -40,6 +40,7 @@ import time
 import numpy as np
 
 from ._checked import checked_kernel_data
+from ._kernel_data import KernelData
 from ._methods import PAPER_VARIANTS, run_method
 from ._problem import SVMProblem, _lambda_max
 from ._result import DANKResult
@@ -57,7 +58,6 @@ from ._validation import (
     feasibility_violation,
 )
 from .certificate import Certificate, best_bias, certify_svr, svr_certificate, svr_scale
-from .inner import KernelData
 from .projection import _project_core, _restore_equality, project_paper
 
 __all__ = ["SVRProblem", "solve_svr", "check_targets", "METHODS"]

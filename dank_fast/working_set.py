@@ -33,13 +33,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._accelerated import ConvergenceWarning
+from ._kernel_data import KernelData
 from ._libsvm import svc_dual
 from ._newton import newton
 from ._problem import SVMProblem
 from ._result import DANKResult
 from .certificate import _assemble, best_bias
 from .feature_kernel import FeatureKernel
-from .inner import CenteredF, KernelData, LowRankF, apply_FK
+from .inner import CenteredF, LowRankF, apply_FK
 from .projection import repair_start
 
 __all__ = ["solve_svm_working_set", "WorkingSetResult"]

@@ -26,7 +26,7 @@ CANDIDATES = (("SkylakeX", "avx512f"), ("Haswell", "avx2"), ("Sandybridge", "avx
 
 #: the tests whose numbers come from BLAS: solvers, certificates, estimators, the oracle
 SENSITIVE = [
-    "tests/test_robust_solvers.py", "tests/test_svm_solvers.py", "tests/test_newton.py",
+    "tests/test_svm_solvers.py", "tests/test_newton.py",
     "tests/test_certificate.py", "tests/test_inner.py", "tests/test_svr.py",
     "tests/test_decomposed.py", "tests/test_working_set.py", "tests/test_cross_ref_fast.py",
     "tests/test_ref_certificate.py", "tests/test_golden_vectors.py",

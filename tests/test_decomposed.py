@@ -2,13 +2,52 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
 import pytest
+from _fuzz_strategies import (
+    VALUE,
+    Verdict,
+    assert_bracket,
+    assert_feasible,
+    assert_overlap,
+    bad_params,
+    call,
+    cluster_labels,
+    cluster_labels_rule,
+    features,
+    features_rule,
+    fuzz,
+    iteration_limits,
+    kernel_rule,
+    kernels,
+    labels_rule,
+    pm1_labels,
+    positive_scalars,
+    record,
+    ref_bracket,
+    scalar_rule,
+    tolerances,
+)
+from _solver_fuzz import (
+    cluster_codes,
+    iteration_limit,
+    method_rule,
+    optional_rule,
+    solver_range_rule,
+    svc_hang,
+)
+from hypothesis import given
+from hypothesis import strategies as st
 from threadpoolctl import threadpool_limits
 
-from dank_fast import compute_kernel, solve_decomposed
+from dank_fast import (
+    FeatureKernel,
+    compute_kernel,
+    solve_decomposed,
+)
 from dank_fast._accelerated import accelerated
 from dank_fast.decomposed import DecomposedProblem, block_kernel
 from dank_fast.inner import KernelData
@@ -40,6 +79,109 @@ def test_one_cluster_is_undecomposed_problem():
     # P3 has no bias: one class only is allowed
     r1 = solve_decomposed(K[:10, :10], np.ones(10), C=1.0, eta=5.0)
     assert r1.success and r1.bias is None
+
+
+@fuzz(50)
+@given(data=st.data())
+def test_fuzz_solve_decomposed(data):
+    bad = data.draw(bad_params("K", "y", "C", "eta", "tol", "method", "max_iter", "labels",
+                               "n_clusters"), label="corrupted")
+    use_features = data.draw(st.booleans(), label="FeatureKernel")
+    if use_features:
+        X = data.draw(features(good="K" not in bad), label="X")
+        vX = features_rule(X)
+        fk, _ = call("FeatureKernel", vX, lambda: FeatureKernel(X, sigma=1.0))
+        if fk is None:
+            return
+        K, n, Xk = fk, fk.n, None
+        with np.errstate(over="ignore"):
+            Ks = fk.dense()
+        vK = Verdict()
+    else:
+        K = data.draw(kernels(good="K" not in bad), label="K")
+        vK, Ks = kernel_rule(K)
+        n = Ks.shape[0] if Ks is not None else data.draw(st.integers(1, 6))
+        Xk = data.draw(features(good="n_clusters" not in bad), label="X")
+        if Ks is not None and np.ndim(Xk) == 2 and len(Xk) not in (0, n) and "n_clusters" not \
+                in bad:
+            Xk = np.resize(np.asarray(Xk, dtype=float), (n, max(1, np.shape(Xk)[1])))
+    y = data.draw(pm1_labels(n, good="y" not in bad), label="y")
+    C = data.draw(positive_scalars(good="C" not in bad), label="C")
+    eta = data.draw(st.sampled_from(["SVM", b"svm", "auto"]) | positive_scalars(good=False)
+                    if "eta" in bad else positive_scalars() | st.just("svm"), label="eta")
+    tol = data.draw(tolerances(good="tol" not in bad), label="tol")
+    method = data.draw(st.sampled_from(["Newton", "", None]) if "method" in bad else
+                       st.sampled_from(["auto", "auto", "newton", "accelerated", "pgm"]))
+    max_iter = iteration_limit(data.draw(iteration_limits(good="max_iter" not in bad)), method, tol)
+    part = data.draw(st.sampled_from(["labels", "labels", "n_clusters", "none"]))
+    labels = n_clusters = None
+    if part == "labels" or "labels" in bad:
+        labels = data.draw(cluster_labels(n, good="labels" not in bad), label="labels")
+    elif part == "n_clusters" or "n_clusters" in bad:
+        n_clusters = data.draw(st.sampled_from([0, -1, n + 1, 2.0, True, "2"]) if "n_clusters"
+                               in bad else st.integers(1, n), label="n_clusters")
+
+    v = method_rule(method, ("auto", "accelerated", "newton", "paper", "paper-monotone",
+                              "pgm")).merge(vK)
+    v.merge(labels_rule(y, n if Ks is not None else None, require_both=False))
+    v.merge(scalar_rule(C, "C", "pos")).merge(scalar_rule(tol, "tol", "pos"))
+    if isinstance(eta, str):
+        if eta != "svm":
+            v.add("eta", VALUE)
+    else:
+        v.merge(scalar_rule(eta, "eta", "pos"))
+    v.merge(optional_rule(scalar_rule, max_iter, "max_iter", "int"))
+    if labels is not None:
+        v.merge(cluster_labels_rule(labels, n))
+    elif n_clusters is not None:
+        vn = scalar_rule(n_clusters, "n_clusters", "int")
+        if vn.valid and not 1 <= n_clusters <= n:
+            vn.add("n_clusters", VALUE)
+        v.merge(vn)
+        if not use_features:
+            if Xk is None:
+                v.add("n_clusters", VALUE)  # "n_clusters needs the features X"
+            else:
+                vx = features_rule(Xk)
+                if vx.valid and np.asarray(Xk).shape[0] != n:
+                    vx.add("X", VALUE)
+                v.merge(vx)
+    if eta != "svm":
+        v.merge(solver_range_rule(Ks, C, eta, n))
+    kw = dict(C=C, eta=eta, labels=labels, n_clusters=n_clusters, method=method, tol=tol,
+              max_iter=max_iter, kmeans_n_init=1, random_state=0)
+    if not use_features:
+        kw["X"] = Xk
+    if eta == "svm":  # eta from the clusters' SVMs: the range is decided later
+        v.unsure("C")
+    if v.valid and svc_hang(C, Ks, method == "auto" or eta == "svm"):
+        record("solve_decomposed", "known-bug")
+        return
+    res, _ = call("solve_decomposed", v, lambda: solve_decomposed(K, y, **kw))
+    if res is None:
+        return
+    C = float(C)
+    eta_used = float(res.eta)
+    assert eta_used > 0 and math.isfinite(eta_used)
+    if eta != "svm":
+        assert eta_used == float(eta)
+    assert res.alpha.shape == (n,) and np.all(np.isfinite(res.alpha))
+    assert_feasible(res.alpha, C, n)
+    assert_bracket(res.lower, res.upper, "solve_decomposed (Kbar)")
+    if res.status == "converged":
+        assert res.rel_gap <= float(tol) * (1 + 1e-9)
+    codes = cluster_codes(res.blocks, n)
+    assert sorted(np.concatenate(res.blocks).tolist()) == list(range(n))
+    yf = np.asarray(y, dtype=np.float64)
+    Kd = 0.5 * (Ks + Ks.T)
+    ref, scale = ref_bracket("decomposed", Kd, yf, res.alpha, C=C, eta=eta_used, labels=codes)
+    assert_overlap((res.lower, res.upper), ref, scale, "solve_decomposed vs dank_ref (Kbar)")
+    if res.full_certificate is not None:
+        fc = res.full_certificate
+        assert_bracket(fc.lower, fc.upper, "solve_decomposed (full K)")
+        assert res.full_value <= fc.upper + 1e-12 * abs(fc.upper)
+        ref, scale = ref_bracket("decomposed", Kd, yf, res.alpha, C=C, eta=eta_used)
+        assert_overlap((fc.lower, fc.upper), ref, scale, "full certificate vs dank_ref")
 
 
 @pytest.mark.parametrize("backend", ["threading", "loky"])

@@ -17,8 +17,6 @@ import pytest
 from sklearn.datasets import make_classification
 from threadpoolctl import threadpool_limits
 
-import dank_fast._validation as validation
-import dank_fast.decomposed as decomposed
 from dank_fast import DANKClassifier, FeatureKernel, compute_kernel, solve_decomposed
 from dank_fast.cluster_result import ClusterF, SubKernel
 from dank_fast.inner import KernelData
@@ -110,36 +108,3 @@ def test_the_fitted_estimator_holds_the_data_not_the_clusters_squares():
     # X (fit and the problem's copy), O(n) vectors per model: well below one cluster kernel
     held = held_bytes(clf)
     assert held <= 4 * X.nbytes + 40 * 8 * X.shape[0] < 8 * n_c * n_c
-
-
-def test_a_decomposed_fit_validates_the_features_once(monkeypatch):
-    """X is validated at the public boundary (scikit-learn's validate_data in fit); neither
-    solve_decomposed nor its cluster tasks pass X, or a cluster's rows, through
-    dank_fast._validation again (they did once per cluster and task: 1 + 2 v passes)."""
-    passes: list[tuple] = []
-    real = validation._real_array
-
-    def spy(a, name, *args, **kw):
-        passes.append((name, np.shape(a)))
-        return real(a, name, *args, **kw)
-
-    monkeypatch.setattr(validation, "_real_array", spy)
-    X, y = _data(300, seed=4)
-    DANKClassifier(C=1.0, decomposition=3, extension="nearest", random_state=0).fit(X, y)
-    assert [p for p in passes if len(p[1]) == 2] == []
-    kern = FeatureKernel(X, sigma=1.0)  # the public constructor validates X: one pass
-    assert [p for p in passes if len(p[1]) == 2] == [("X", X.shape)]
-    solve_decomposed(kern, np.where(y > 0, 1.0, -1.0), C=1.0, eta=2.0, n_clusters=3,
-                     random_state=0)
-    assert [p for p in passes if len(p[1]) == 2] == [("X", X.shape)]
-
-
-def test_internal_units_are_short():
-    """Issue 18: solve_decomposed is split into units of at most ~60 lines."""
-    import inspect
-
-    for name in ("solve_decomposed", "_solve_validated", "_partition", "_check_plan",
-                 "_eta_and_warm", "_decomposed_result"):
-        src = inspect.getsource(getattr(decomposed, name))
-        body = src[src.index('"""', src.index('"""') + 3) + 3:] if '"""' in src else src
-        assert body.count("\n") <= 60, name

@@ -1,6 +1,6 @@
 """Bad input at the public entry points fails early with a ValueError/TypeError naming it.
 
-The solvers, certificates, estimators, the screening bounds and the synthetic cases all apply
+The solvers, certificates and estimators all apply
 one rule (docs/validity.md), whatever the scale of the kernel.
 """
 
@@ -11,12 +11,10 @@ import pytest
 
 from dank_fast import (
     compute_kernel,
-    decomposition_bounds,
     solve_decomposed,
     solve_svm,
     svm_certificate,
 )
-from dank_fast.synthetic import make_cherkassky, make_step, step_function
 
 # the valid calls here stop after a few iterations on purpose
 pytestmark = pytest.mark.filterwarnings("ignore::dank_fast.ConvergenceWarning")
@@ -237,7 +235,6 @@ def _entry_points():
     from dank_fast import (
         DANKClassifier,
         DANKRegressor,
-        solve_decomposed,
         solve_svr,
         svr_certificate,
     )
@@ -274,71 +271,3 @@ def test_complex_kernel_is_refused_everywhere(entry):
     K, _ = good()
     with pytest.raises(TypeError, match="complex"):
         _entry_points()[entry](K + 0j)
-
-
-# the screening quantities and the synthetic regression cases
-
-
-def _instance(n=16):
-    rng = np.random.default_rng(0)
-    X = np.vstack([rng.normal(-2, 1, (n // 2, 2)), rng.normal(2, 1, (n // 2, 2))])
-    y = np.where(X[:, 1] > 0, 1.0, -1.0)
-    labels = np.repeat([0, 1], n // 2)
-    K = compute_kernel(X, sigma=1.0)
-    abar = solve_decomposed(K, y, C=1.0, eta=5.0, labels=labels, tol=1e-8).alpha
-    return K, y, labels, abar
-
-
-@pytest.mark.parametrize(
-    "change, exc, match",
-    [
-        (lambda K, y, lab, a: (K - 3 * np.eye(16), y, lab, a), ValueError, "semi-definite"),
-        (lambda K, y, lab, a: (K, y, np.where(lab == 0, np.nan, 1.0), a), ValueError, "NaN"),
-        (lambda K, y, lab, a: (K, y, np.array([0] * 8 + [None] * 8, dtype=object), a),
-         ValueError, "None"),
-        (lambda K, y, lab, a: (K, y, lab, a + 1.01), ValueError, "abar is not feasible"),
-        (lambda K, y, lab, a: (K, y, lab, -a), ValueError, "abar is not feasible"),
-        (lambda K, y, lab, a: (K, y, lab, a[:5]), ValueError, "abar has 5 entries"),
-        (lambda K, y, lab, a: (K, y.astype(bool), lab, a), TypeError, "booleans"),
-        (lambda K, y, lab, a: (K, 2 * y, lab, a), ValueError, "only -1 and \\+1"),
-    ],
-)
-def test_decomposition_bounds_bad_input(change, exc, match):
-    K, y, labels, abar = _instance()
-    K, y, labels, abar = change(K, y, labels, abar)
-    with pytest.raises(exc, match=match):
-        decomposition_bounds(K, y, labels, abar, C=1.0, eta=5.0)
-
-
-def test_decomposition_bounds_accepts_string_labels():
-    K, y, labels, abar = _instance()
-    a = decomposition_bounds(K, y, labels, abar, C=1.0, eta=5.0)
-    b = decomposition_bounds(K, y, np.array(["left", "right"])[labels], abar, C=1.0, eta=5.0)
-    assert a.Q == b.Q and a.B == b.B and a.Q > 0
-
-
-def test_decomposition_bounds_out_of_range():
-    K, y, labels, abar = _instance()
-    with pytest.raises(ValueError, match="representable range"):
-        decomposition_bounds(K, y, labels, abar, C=1.0, eta=1e-300)
-
-
-def test_step_function_parameters():
-    with pytest.raises(ValueError, match="a must be a finite number > 0"):
-        step_function(np.zeros(3), a=0.0)  # tanh(a/2) = 0 in a denominator
-    with pytest.raises(ValueError, match="w must be"):
-        step_function(np.zeros(3), w=-1.0)
-    with pytest.raises(ValueError, match="x contains NaN"):
-        step_function(np.array([np.nan]))
-    # g is continuous at the step edges x = k w and rises by s per period
-    x = np.array([2.0 - 1e-12, 2.0, 4.0])
-    g = step_function(x, s=3.0, w=2.0, a=1.0)
-    assert abs(g[0] - g[1]) < 1e-9 and g[2] - g[1] == pytest.approx(3.0)
-
-
-@pytest.mark.parametrize("maker", [make_step, make_cherkassky])
-@pytest.mark.parametrize("kw, exc", [({"n_train": 1}, ValueError), ({"n_train": 2.5}, TypeError),
-                                     ({"n_test": 0}, ValueError)])
-def test_case_sizes(maker, kw, exc):
-    with pytest.raises(exc, match="n_t"):
-        maker(**kw)

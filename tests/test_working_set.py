@@ -57,6 +57,60 @@ def test_working_set_matches_the_dense_solver(C, tau):
     assert np.mean(np.sign(dec_w) == np.sign(dec_d)) >= 0.99
 
 
+# ---------------------------------------------------------------- bookkeeping of the rounds
+
+
+@pytest.fixture(scope="module")
+def problem():
+    X, y = moons(120, seed=5)
+    return FeatureKernel(X, sigma=0.3), y
+
+
+def test_bookkeeping_of_rounds_and_warm_start(problem):
+    """Without ``alpha0`` the start is scikit-learn's SVC ("svc"); rounds are numbered 1, 2, ...
+    and ``n_iter`` is the sum of the Newton steps of every round."""
+    kernel, y = problem
+    res = solve_svm_working_set(kernel, y, C=1.0, eta=5.0, tau=0.01, tol=1e-8)
+    assert res.status == "converged" and res.rel_gap <= 1e-8
+    assert res.extra["warm_start"] == "svc"
+    assert [r["round"] for r in res.rounds] == list(range(1, len(res.rounds) + 1))
+    assert res.n_iter == sum(r["newton"] for r in res.rounds)
+    assert res.n_iter >= len(res.rounds)
+    last = res.rounds[-1]
+    assert last["rel_gap"] == res.rel_gap and last["W"] >= last["support"] >= 2
+    # the certificate's own fields: feasible point, the bias inside its optimal interval
+    cert = res.certificate
+    assert 0.0 <= cert.infeasibility <= 1e-9
+    lo, hi = cert.bias_interval
+    assert lo <= res.bias <= hi
+
+
+def test_uncertified_result_warns(problem):
+    """One round cannot reach a relative gap of 1e-15: the result says so and a
+    ConvergenceWarning names the tolerance."""
+    from dank_fast._accelerated import ConvergenceWarning
+
+    kernel, y = problem
+    with pytest.warns(ConvergenceWarning, match="did not certify tol=1e-15"):
+        res = solve_svm_working_set(kernel, y, C=1.0, eta=5.0, tau=0.01, tol=1e-15,
+                                    max_rounds=1, max_iter=2)
+    assert res.status != "converged" and len(res.rounds) == 1
+
+
+def test_start_without_support_seeds_both_classes(problem):
+    """``alpha0 = 0`` (no support vector): the first working set is seeded with points of both
+    classes and the problem is still solved and certified; the warm start is "given"."""
+    kernel, y = problem
+    res = solve_svm_working_set(kernel, y, C=1.0, eta=5.0, tau=0.01, tol=1e-8,
+                                alpha0=np.zeros(y.size))
+    assert res.extra["warm_start"] == "given"
+    assert res.status == "converged" and res.rel_gap <= 1e-8
+    assert res.rounds[0]["W"] >= 2
+    ref = solve_svm_working_set(kernel, y, C=1.0, eta=5.0, tau=0.01, tol=1e-8)
+    assert res.lower <= ref.upper + 1e-9 * abs(ref.upper)
+    assert ref.lower <= res.upper + 1e-9 * abs(ref.upper)
+
+
 def test_points_outside_the_working_set_get_the_ghost_row_of_F():
     """Outside W every row of F is the same (M acts on span{e_W} + span{1_{W^c}})."""
     X, y = moons(200, seed=5)

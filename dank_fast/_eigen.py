@@ -1,0 +1,333 @@
+"""Certified top eigenpairs of the reduced ``M = vv' + Gamma_SS`` (:mod:`dank_fast.inner`).
+
+The iterative route of the inner minimiser: ARPACK or LOBPCG blocks, warm-started from the
+previous Ritz vectors, and the certified bound below, which makes a partial eigendecomposition
+as trustworthy as a full one.
+
+Certified bound without a full eigendecomposition
+-------------------------------------------------
+Let ``U`` (``N x k``, orthonormal) hold Ritz vectors with Rayleigh quotients ``theta_j = u_j'Mu_j``
+(``U'MU = diag(theta)`` after the Rayleigh-Ritz step), ``P = UU'``, residual ``R = MU - U
+diag(theta)`` and the compressed tail ``G = (I - P) M (I - P)`` (PSD, as a compression of ``M``).
+
+*Lower bound.* For any symmetric ``B <= 2t I`` (i.e. ``Z = 2t I - B`` PSD), weak duality of
+``min_{F PSD} ||F - M||^2 + <2t I - Z, F>`` gives ``phi* >= <B, M> - ||B||_F^2 / 4`` (the
+unconstrained minimum over ``F`` of the Lagrangian). Take ``B = 2 sum_j b_j u_j u_j' + 2 c G``
+with ``b_j = min(theta_j, t)`` and ``c = min(1, t / g)``, ``g >= lambda_max(G)``; ``B`` is
+block-diagonal in ``P (+) (I - P)`` and ``<G, M> = ||G||_F^2``, so
+
+    phi* >= sum_j psi(theta_j) + (2c - c^2) ||G||_F^2.
+
+*Upper bound.* ``F^ = sum_{theta_j > t} (theta_j - t) u_j u_j'`` is PSD, and splitting
+``F^ - M`` into the blocks of ``P`` and ``I - P`` gives exactly
+
+    phi(F^) = sum_j psi(theta_j) + 2 ||R||_F^2 + ||G||_F^2,
+
+so ``0 <= phi(F^) - phi* <= excess := 2 ||R||_F^2 + (1 - c)^2 ||G||_F^2``.
+
+``g`` is ``min(||G||_F, tr G)`` (both bound the largest eigenvalue of a PSD matrix), with
+``tr G = tr M - sum_j theta_j`` and, for ``w = (I - P) v``,
+``||G||_F^2 = ||w||^4 + 2 w'Gamma w + ||Gamma||_F^2 - 2 ||Gamma U||_F^2 + ||U'Gamma U||_F^2``:
+all exact quantities plus products of ``Gamma`` with ``k + 1`` vectors. When the computed
+eigenvalues include every one above ``t`` (``g <= t``), ``c = 1`` and the excess is the
+Ritz residual alone (``~1e-20`` relative at ARPACK's tolerance).
+:class:`dank_fast.inner.InnerSolution` reports ``deficit`` (a rigorous lower bound, so ``lin +
+eta * deficit <= h(a)``) and ``excess`` (``h(a) <= lin + eta * (deficit + excess)``, and the
+certificate's inner term, see :mod:`dank_fast.certificate`). The dense route is kept as the
+check (``excess = 0``)."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.linalg import eigh, qr
+from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, LinearOperator, eigsh, lobpcg
+
+from ._kernel_data import BLOCK_BYTES, KernelData
+
+__all__ = ["Reduced", "certified_eigenpairs", "eig_dense", "psi"]
+
+#: block Krylov steps tried first from a warm start (the previous Ritz vectors): when their
+#: Rayleigh-Ritz certifies the target excess, no ARPACK run (every evaluation of a Newton solve
+#: after the first). Family benchmark, CPU time without it: moons0.2 and moons0.3 n = 2,000,
+#: C = 32 (bench_svm.py's instance) 1.09-1.10x; blobs and classif n = 2,000, C = 1 0.83-0.91x
+KRYLOV_STEPS = 2
+#: the Krylov block is used when its excess is below this fraction of the target, i.e. about as
+#: accurate as ARPACK's: Ritz vectors that only just meet the target leave an error in
+#: ``(F o K) d`` that stalled Newton at a relative gap of 1e-4 (cpusmall SVR, n = 4,096, C = 32)
+KRYLOV_ACCEPT = 1e-6
+#: a widened block whose tail bound is above this fraction of the previous one did not separate
+#: the tail: the dense decomposition takes over (diabetic, n = 460, sigma = 2^-4: the bound
+#: stayed at 1.0236 t for blocks of 6, 12, 24 and 48 vectors, 87 ms, then the dense 13 ms)
+STALL_TAIL = 0.99
+
+
+def dense_affordable(N: int) -> bool:
+    """Whether a dense decomposition of the reduced ``M`` (``N x N``) may replace the iterative
+    route when that needs a fifth of the spectrum or more, or its tail bound stalls: while its
+    matrix fits in ``BLOCK_BYTES`` (``N <= 2,896``; above, the iterative route keeps widening
+    its block)."""
+    return 8 * N * N <= BLOCK_BYTES
+
+
+class Reduced:
+    """``M = vv' + Gamma_SS`` in the basis ``[e_S, 1_{S^c} / sqrt(m)]`` (module docstring)."""
+
+    def __init__(self, kd: KernelData, d: np.ndarray, S: np.ndarray, eta: float):
+        self.kd, self.S, self.eta = kd, S, eta
+        self.s = S.size
+        self.m = kd.n_total - self.s
+        self.N = self.s + (1 if self.m > 0 else 0)
+        self.dS = d[S]
+        self.v = np.ones(self.N)
+        if self.m > 0:
+            self.v[-1] = np.sqrt(self.m)
+        self.c = 1.0 / (4.0 * eta)
+        self.cdS = self.c * self.dS
+        # the block K[S][:, S] itself when the kernel data copy it (an eigensolver calls gamma
+        # dozens of times per evaluation: no cache look-up per product)
+        self._block = kd.block(S) if kd._copy(S) else None
+
+    def gamma(self, X: np.ndarray) -> np.ndarray:
+        """``Gamma_red @ X`` for ``X`` of shape ``(N,)`` or ``(N, b)``."""
+        out = np.zeros_like(X, dtype=np.float64)
+        one = X.ndim == 1
+        dS = self.dS if one else self.dS[:, None]
+        Y = dS * X[: self.s]
+        P = self._block @ Y if self._block is not None else self.kd.block_product(self.S, Y)
+        out[: self.s] = (self.cdS if one else self.cdS[:, None]) * P
+        return out
+
+    def matmat(self, X: np.ndarray) -> np.ndarray:
+        return np.multiply.outer(self.v, self.v @ X) + self.gamma(X)
+
+    def dense(self) -> np.ndarray:
+        s = self.s
+        B = np.outer(self.v, self.v)
+        B[:s, :s] += self.c * np.outer(self.dS, self.dS) * self.kd.block(self.S)
+        return B
+
+
+def psi(theta: np.ndarray, t: float) -> np.ndarray:
+    """``min_{f >= 0} (f - theta)^2 + 2 t f``: ``theta^2`` below ``t``, else ``2 t theta - t^2``."""
+    return np.where(theta <= t, theta * theta, 2.0 * t * theta - t * t)
+
+
+def eig_dense(red: Reduced):
+    B = red.dense()
+    lam, W = eigh(B, driver="evd", overwrite_a=True, check_finite=False)
+    return lam[::-1], W[:, ::-1]
+
+
+def _eig_arpack(red: Reduced, k: int, v0: np.ndarray, tol: float):
+    """Top ``k`` eigenpairs of the reduced ``M`` by ARPACK (matrix-free, one product per step)."""
+    N = red.N
+    op = LinearOperator((N, N), matvec=red.matmat, matmat=red.matmat, dtype=np.float64)
+    k = min(k, N - 2)
+    if not np.any(v0):  # ARPACK's own start is random: a fixed one keeps every fit repeatable
+        v0 = np.random.default_rng(N).uniform(0.5, 1.5, N)
+    try:
+        lam, W = eigsh(op, k=k, which="LA", v0=v0, tol=tol, maxiter=50 * N)
+    except ArpackNoConvergence as exc:  # certify what converged (the bound stays rigorous)
+        if exc.eigenvalues.size == 0:
+            return _eig_block(red, _pad(red, v0[:, None], k), 1e-10 * N, 200)
+        lam, W = exc.eigenvalues, exc.eigenvectors
+    except ArpackError:  # ARPACK's own failures: the block method from the same start
+        return _eig_block(red, _pad(red, v0[:, None], k), 1e-10 * N, 200)
+    order = np.argsort(lam)[::-1]
+    return lam[order], W[:, order]
+
+
+def _eig_block(red: Reduced, X0: np.ndarray, tol: float, maxiter: int):
+    """Top eigenpairs of the reduced ``M`` by LOBPCG from the block ``X0`` (block products)."""
+    N = red.N
+    op = LinearOperator((N, N), matvec=red.matmat, matmat=red.matmat, dtype=np.float64)
+    try:
+        with warnings.catch_warnings():  # convergence is judged by the certificate
+            warnings.simplefilter("ignore", UserWarning)
+            lam, W = lobpcg(op, X0, largest=True, tol=tol, maxiter=maxiter)
+    except (np.linalg.LinAlgError, ValueError, ArpackError):
+        # an iterative eigensolver's failure is a reason to change tools, never an exception
+        # for the user: the dense decomposition where affordable, else a fresh seeded block
+        if dense_affordable(N):
+            lam, W = eig_dense(red)
+            return lam[: X0.shape[1]], W[:, : X0.shape[1]]
+        X1 = np.random.default_rng(N + X0.shape[1]).standard_normal(X0.shape)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            lam, W = lobpcg(op, np.linalg.qr(X1)[0], largest=True, tol=tol, maxiter=maxiter)
+    order = np.argsort(lam)[::-1]
+    return lam[order], W[:, order]
+
+
+@dataclass
+class _Ritz:
+    theta: np.ndarray
+    U: np.ndarray
+    deficit_part: float  # sum psi(theta) + (2c - c^2) ||G||^2
+    excess: float
+    tail_bound: float
+
+
+def _tail_frob2(U, GU, g_frob2: float, w: np.ndarray, Gw: np.ndarray) -> tuple[float, float]:
+    """``||(I - P) M (I - P)||_F^2`` for ``P = UU'`` (module docstring formula), and
+    ``||w||^2``, from ``w = (I - P) v`` and ``Gamma w`` (:func:`_certify_ritz` forms both tails'
+    ``w`` and multiplies them by ``Gamma`` in one product)."""
+    UGU = U.T @ GU
+    A2 = g_frob2 - 2.0 * float(np.sum(GU * GU)) + float(np.sum(UGU * UGU))
+    ww = float(w @ w)
+    return ww * ww + 2.0 * float(w @ Gw) + max(A2, 0.0), ww
+
+
+def _certify_ritz(red: Reduced, W: np.ndarray, t: float, g_frob2: float, g_trace: float,
+                  gamma_max: float = np.inf):
+    """Rayleigh-Ritz on ``span(W)`` and the certified bounds of the module docstring.
+
+    ``P`` is spanned by the Ritz vectors with ``theta > t`` (those in ``F^``); the other Ritz
+    vectors ``V`` of the block sharpen the bound on ``lambda_max(G)``: in the basis ``[V, the
+    complement of the block]``, ``G = [[diag(theta_V), R_V'], [R_V, G_b]]`` (joint Rayleigh-Ritz
+    makes every residual orthogonal to the whole block), so ``lambda_max(G)`` is at most the
+    largest eigenvalue of ``[[max theta_V, ||R_V||], [||R_V||, g_b]]`` with
+    ``g_b = min(||G_b||_F, tr G_b)`` for the compression ``G_b`` off the whole block. A third
+    bound holds for flat tails (many small eigenvalues, where both norms exceed ``t``):
+    ``G = (I - P)(vv' + Gamma)(I - P)``, so ``lambda_max(G) <= ||(I - P) v||^2 + gamma_max`` for
+    any ``gamma_max >= lambda_max(Gamma)`` (:func:`_gamma_max_bound`).
+    """
+    Q, _ = qr(W, mode="economic", check_finite=False)
+    GQ = red.gamma(Q)
+    vQ = red.v @ Q
+    MQ = np.multiply.outer(red.v, vQ) + GQ
+    T = Q.T @ MQ
+    theta, Z = eigh(0.5 * (T + T.T))
+    theta, Z = theta[::-1], Z[:, ::-1]
+    U = Q @ Z
+    GU = GQ @ Z
+    vU = vQ @ Z
+    R = np.multiply.outer(red.v, vU) + GU - U * theta
+    trace_M = red.kd.n_total + g_trace
+    keep = theta > t
+    # w = (I - P) v for the whole block and for P = span(U[:, keep]): one product for both
+    w2 = red.v[:, None] - np.column_stack([U @ vU, U[:, keep] @ vU[keep]])
+    Gw2 = red.gamma(w2)
+    # compression off the whole block
+    Gb2, wwb = _tail_frob2(U, GU, g_frob2, w2[:, 0], Gw2[:, 0])
+    gb = min(np.sqrt(Gb2), max(trace_M - float(theta.sum()), 0.0), wwb + gamma_max)
+    # compression off P = span(U[:, keep])
+    GP2, wwP = _tail_frob2(U[:, keep], GU[:, keep], g_frob2, w2[:, 1], Gw2[:, 1])
+    trGP = max(trace_M - float(theta[keep].sum()), 0.0)
+    g = min(np.sqrt(GP2), trGP, wwP + gamma_max)
+    if not np.all(keep):
+        a = float(theta[~keep].max())
+        beta = float(np.sqrt(np.sum(R[:, ~keep] ** 2)))
+        g = min(g, 0.5 * (a + gb) + np.hypot(0.5 * (a - gb), beta))
+    c = 1.0 if g <= t else t / g
+    r2 = float(np.sum(R[:, keep] ** 2))
+    part = float(np.sort(psi(theta[keep], t)).sum()) + (2.0 * c - c * c) * GP2
+    excess = 2.0 * r2 + (1.0 - c) ** 2 * GP2
+    return _Ritz(theta, U, part, excess, g)
+
+
+def _gamma_max_bound(red: Reduced) -> float:
+    """An upper bound of ``lambda_max(Gamma_SS)`` by Collatz-Wielandt on ``|Gamma|``.
+
+    For any symmetric ``A`` and positive ``s``, ``lambda_max(A) <= rho(|A|) <= max_i
+    (|A| s)_i / s_i``. With ``|Gamma| = |D| |K| |D| / (4 eta)`` and ``s = 1`` or ``s = |d|`` this
+    is ``max_i |d_i| (|K| |d|)_i / (4 eta)`` resp. ``max_i (|K| d^2)_i / (4 eta)``: two products
+    with ``|K[S][:, S]|`` (``K`` itself for a non-negative kernel such as the Gaussian). Tight when
+    ``K`` is nearly diagonal (narrow kernels), exactly where the Frobenius bound is not.
+    """
+    a = np.abs(red.dS)
+    X = np.column_stack([a, a * a])
+    P = red.kd.abs_block_product(red.S, X)
+    return red.c * float(min(np.max(a * P[:, 0]), np.max(P[:, 1])))
+
+
+def certified_eigenpairs(red: Reduced, warm: np.ndarray | None, width: int, t: float,
+                         g_frob2: float, g_trace: float, excess_tol: float, route: str):
+    """Certified top eigenpairs: blocks grown until the bound's excess is below ``excess_tol``.
+
+    The eigen-engine is ARPACK (implicitly restarted Lanczos, warm-started from the previous
+    Ritz vectors), LOBPCG where ARPACK fails. Returns None when the dense decomposition is the
+    better tool (route ``"auto"``, :func:`dense_affordable`, and the block would need a fifth
+    of the spectrum, or widening it left the tail bound where it was: a flat tail of
+    eigenvalues just below ``t`` that only the whole spectrum separates).
+
+    ``warm``: the previous solution's eigenvectors in the reduced basis (or None), the start of
+    the block; ``width``: the size of the block that certified it (0 if none). The first block
+    has that size, so that a Newton solve does not grow it anew at every evaluation
+    (diabetic, n = 460, rank 11: three ARPACK runs of 15, 30 and 60 vectors per evaluation).
+    """
+    N = red.N
+    rank = 0 if warm is None else warm.shape[1]
+    b = max(6, rank + 4)
+    if route == "auto" and dense_affordable(N) and 5 * b >= N:
+        return None  # a fifth of the spectrum or more: the dense decomposition
+    X0 = _pad(red, red.v[:, None] if warm is None else np.hstack([warm, red.v[:, None]]), b)
+    gmax = _gamma_max_bound(red)
+    arpack_tol = 1e-13
+    if rank > 0 and 5 * b < N:  # warm: a short Krylov block often certifies
+        rz = _certify_ritz(red, _krylov_block(red, X0, KRYLOV_STEPS), t, g_frob2, g_trace, gmax)
+        if rz.theta[-1] <= t and rz.excess <= KRYLOV_ACCEPT * excess_tol:
+            return rz
+    if width > b:
+        b = min(width, max(N // 5 - 1, b))  # the block that certified last time
+        X0 = _pad(red, X0, b)
+    rz = None
+    widened = None  # the tail bound before the block was last widened
+    for _ in range(8):
+        if 5 * b >= N:  # a fifth of the spectrum or more
+            if route == "auto" and dense_affordable(N):
+                return None  # the dense decomposition is the better tool
+            if dense_affordable(N):  # explicit "lanczos" on a small problem: exact Ritz blocks
+                lam, V = eig_dense(red)
+                b = min(max(b, int(np.count_nonzero(lam > t)) + 2), N)
+                while True:
+                    rz = _certify_ritz(red, V[:, :b], t, g_frob2, g_trace, gmax)
+                    if rz.excess <= excess_tol or b == N:
+                        return rz
+                    b = min(N, 2 * b)
+            b = min(b, N - 2)
+        lam, W = _eig_arpack(red, b, X0[:, : max(rank, 1)].sum(axis=1), arpack_tol)
+        rz = _certify_ritz(red, W, t, g_frob2, g_trace, gmax)
+        full = rz.theta[-1] > t  # every computed eigenvalue is above t: some may be missing
+        if not full and rz.excess <= excess_tol:
+            break
+        if full or (rz.tail_bound > t and (1.0 - t / rz.tail_bound) ** 2 * rz.tail_bound ** 2
+                    > 0.5 * excess_tol):
+            if (not full and widened is not None and rz.tail_bound > STALL_TAIL * widened
+                    and route == "auto" and dense_affordable(N)):
+                return None  # a flat tail: widening did not lower its bound
+            widened = rz.tail_bound if not full else None
+            b *= 2  # the tail holds eigenvalues above t: widen the block
+        else:  # residuals dominate: iterate longer
+            arpack_tol = max(arpack_tol * 1e-2, 1e-16)
+        X0 = _pad(red, rz.U, b)
+        rank = int(np.count_nonzero(rz.theta > t))
+    return rz
+
+
+def _krylov_block(red: Reduced, X0: np.ndarray, steps: int) -> np.ndarray:
+    """``[X0, M X0, ..., M^steps X0]``, each product's columns scaled to unit norm (the
+    Rayleigh-Ritz of :func:`_certify_ritz` orthonormalises the block): ``steps`` block products
+    with ``K[S][:, S]``, ``O(N b (steps + 1))`` memory."""
+    blocks = [X0]
+    X = X0
+    for _ in range(steps):
+        X = red.matmat(X)
+        X = X / np.maximum(np.linalg.norm(X, axis=0), 1e-300)
+        blocks.append(X)
+    return np.hstack(blocks)
+
+
+def _pad(red: Reduced, W: np.ndarray, b: int) -> np.ndarray:
+    """An orthonormal block of ``b`` columns: the independent directions of ``W`` first,
+    completed by deterministic random vectors (lobpcg rejects dependent start blocks)."""
+    rng = np.random.default_rng(1000 * b + W.shape[1])
+    W = np.hstack([W[:, :b], rng.standard_normal((red.N, b))])
+    Q, R, piv = qr(W, mode="economic", pivoting=True, check_finite=False)
+    diag = np.abs(np.diag(R))
+    indep = diag > 1e-10 * diag[0]
+    return Q[:, indep][:, :b]
+

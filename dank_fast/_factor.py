@@ -1,0 +1,352 @@
+"""The Newton direction on the free coordinates: one Cholesky factor, bordered by constraints.
+
+A projected Newton step (:mod:`dank_fast._newton`) solves ``H p = g`` on the free coordinates
+``F0`` subject to ``y_F'p = 0`` and to ``p_j = 0`` for the coordinates ``j`` the step would push
+out of the box. One Cholesky factorisation of the curvature ``H`` (:func:`dank_fast._curvature.
+curvature`) on ``F0`` serves them all: the constraints ``A'p = 0`` are handled by the Schur
+complement of the same factor, ``p = H^-1 (g - A nu)``, ``(A'H^-1 A) nu = A'H^-1 g``
+(:func:`_kkt_solve`), one triangular solve per new column of ``A``, while at most
+``BORDER_MAX`` coordinates are dropped; beyond that the curvature is refactorised on the
+smaller set: only the Schur complement of the kept at-bound coordinates when the factor is
+blocked (:class:`_Blocks`), else the curvature cut from the first one (kept up to
+``CUT_ENTRIES``). Far from the optimum (``rough``) the factor is float32 and unrefined (half
+the factorisation's time; a step it does not give is redone in float64).
+
+Near the optimum the free set changes by a few coordinates per step and the curvature little:
+the previous step's factor then serves again, bordered by the few coordinates it lacks
+(:func:`_previous`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+from scipy.linalg import LinAlgError, cho_factor, cho_solve, cholesky, solve_triangular
+
+from ._curvature import curvature
+from ._threads import blas_threads
+
+__all__ = ["Factor", "newton_direction", "BORDER_MAX", "ROUGH_MIN"]
+
+#: coordinates dropped from a Newton step's free set through the bordered system before the
+#: curvature is refactorised on the smaller set (each drop costs one triangular solve)
+BORDER_MAX = 32
+#: free coordinates from which a previous step's factor is bordered by new ones rather than
+#: refactorised: below, a factorisation costs little beside an evaluation and the older
+#: curvature costs steps (family benchmark, CPU time, heart C = 1: 1.33x without, 4 Newton
+#: steps instead of 3)
+GROW_MIN = 400
+#: curvatures up to this many entries are kept to cut smaller problems from: as a copy, or as a
+#: blocked factor (:class:`_Blocks`) that a step dropping many coordinates cuts instead of
+#: refactorising (family benchmark, CPU time, moons0.3 n = 2,000, C = 32: 1.32x without).
+#: Above it the Cholesky factor overwrites ``H`` and nothing else of its size is held
+CUT_ENTRIES = 1 << 22
+#: free coordinates from which a rough direction (far from the optimum, :mod:`dank_fast._newton`
+#: ``ROUGH_GAP``) comes from an unrefined float32 factor: below, a float64 factorisation costs
+#: little beside an evaluation
+ROUGH_MIN = 256
+
+
+class Factor(NamedTuple):
+    """A factor of the curvature on the sorted coordinates ``free``: ``solve(B)`` applies its
+    inverse (in float64 whatever the factor's type); ``stale`` says it is a previous step's
+    factor (reused, or bordered by new coordinates), whose step is only taken when accepted at
+    once; ``bordered`` that it is bordered (it is not bordered again: no nesting); ``single``
+    that it is float32; ``saved`` the unshifted curvature (up to ``CUT_ENTRIES``) and
+    ``blocks`` the blocked factor (:class:`_Blocks`), to cut smaller problems from."""
+
+    free: np.ndarray
+    solve: Callable[[np.ndarray], np.ndarray]
+    stale: bool = False
+    bordered: bool = False
+    single: bool = False
+    saved: np.ndarray | None = None
+    blocks: _Blocks | None = None
+
+
+def factorise(problem, ev, free: np.ndarray, H: np.ndarray | None = None,
+              free_H: np.ndarray | None = None, single: bool = False,
+              bound: np.ndarray | None = None) -> Factor | None:
+    """Cholesky factor of the curvature on ``free`` (computed in float32 with ``single``, or
+    cut from ``H`` on ``free_H``), or None when it is not positive definite.
+
+    ``bound`` (boolean over ``free``): the coordinates at a bound, the only ones a step can
+    drop; when more than ``BORDER_MAX`` of them are free (and ``H`` has at most ``CUT_ENTRIES``
+    entries), the factor is blocked (:class:`_Blocks`), else the unshifted curvature is kept
+    (up to ``CUT_ENTRIES``) to cut a smaller problem from. ``O(f^3 / 3)`` time; one ``f x f``
+    matrix (factored in place) above ``CUT_ENTRIES``, about 2.7 below, ``f = |free|``.
+    """
+    f = free.size
+    if H is None:
+        H = curvature(problem, ev, free, dtype=np.float32 if single else np.float64)
+    elif free_H.size != f or not np.array_equal(free_H, free):
+        pos = np.searchsorted(free_H, free)
+        H = np.take(np.take(H, pos, axis=0), pos, axis=1)  # two takes: faster than np.ix_
+    nb = 0 if bound is None else int(np.count_nonzero(bound))
+    small = H.size <= CUT_ENTRIES
+    blocked = BORDER_MAX < nb < f and small
+    saved = H.copy() if small and not blocked else None
+    H[np.diag_indices_from(H)] += 1e-12 * max(1.0, float(np.max(np.diag(H))))
+    single = H.dtype != np.float64
+    if blocked:
+        try:
+            blocks = _Blocks(H, np.flatnonzero(~bound), np.flatnonzero(bound), f)
+        except LinAlgError:
+            return None
+        return Factor(free, blocks.solve, single=single, blocks=blocks)
+    try:
+        with blas_threads(f):
+            fac = cho_factor(H.T, check_finite=False, overwrite_a=True)  # in place
+    except LinAlgError:
+        return None
+    dtype = H.dtype
+
+    def solve(B):
+        with blas_threads(f):
+            X = cho_solve(fac, B.astype(dtype, copy=False), check_finite=False)
+        return X.astype(np.float64, copy=False)
+
+    return Factor(free, solve, single=single, saved=saved)
+
+
+class _Blocks:
+    """The curvature ``H`` (shifted, ``f x f``) factored in two blocks: ``I``, the coordinates
+    inside the box (a Newton step never drops them), and ``B``, those at a bound (each may be
+    dropped), by positions in the free set.
+
+    ``H_II = L L'``, ``W = L^-1 H_IB``, ``Sc = H_BB - W'W = Lb Lb'`` (the Schur complement).
+    Dropping coordinates of ``B`` leaves ``L`` and the kept columns of ``W`` as they are, and
+    the Schur complement of the smaller problem is ``Sc`` restricted to the kept ones: a step
+    that drops ``k`` of its ``|B|`` candidates refactorises ``(|B| - k)^3 / 3`` instead of
+    ``(f - k)^3 / 3`` (make_moons n = 2,000, C = 32: 444 of 915 free coordinates at 0, 174 then
+    55 and 38 dropped). ``O(f^3 / 3)`` time for the first factorisation, as one Cholesky;
+    memory: ``L``, ``W``, ``Sc`` and ``Lb`` hold about ``f^2`` entries, and building them
+    beside ``H`` peaks at 2.7 ``f x f`` (f = 1,500: 47 MB, against 24 MB for the in-place
+    Cholesky), which is why only curvatures up to ``CUT_ENTRIES`` are blocked.
+    """
+
+    def __init__(self, H: np.ndarray | None, I: np.ndarray, B: np.ndarray, f: int,  # noqa: E741
+                 parts=None):
+        self.I, self.B, self.f = I, B, f
+        with blas_threads(f):
+            if parts is None:
+                HI = np.take(H, I, axis=0)
+                L = cholesky(np.take(HI, I, axis=1).T, lower=True, overwrite_a=True,
+                             check_finite=False)
+                W = solve_triangular(L, np.take(HI, B, axis=1), lower=True, overwrite_b=True,
+                                     check_finite=False)
+                Sc = np.take(np.take(H, B, axis=0), B, axis=1)
+                Sc -= W.T @ W
+                parts = L, W, Sc
+            self.L, self.W, self.Sc = parts
+            self.Lb = cholesky(self.Sc.T, lower=True, check_finite=False)
+
+    def solve(self, X: np.ndarray) -> np.ndarray:
+        """``H^-1 X`` in float64 (block forward and back substitution)."""
+        L, W, Lb = self.L, self.W, self.Lb
+        X = X.astype(L.dtype, copy=False)
+        out = np.empty(X.shape, dtype=np.float64)
+        opts = {"lower": True, "check_finite": False}
+        with blas_threads(self.f):
+            y1 = solve_triangular(L, X[self.I], **opts)
+            y2 = solve_triangular(Lb, X[self.B] - W.T @ y1, **opts)
+            x2 = solve_triangular(Lb, y2, trans="T", **opts)
+            out[self.I] = solve_triangular(L, y1 - W @ x2, trans="T", **opts)
+        out[self.B] = x2
+        return out
+
+    def cut(self, keep: np.ndarray) -> _Blocks:
+        """The factor on the free coordinates ``keep`` (boolean over the ``f`` of this one),
+        which keeps every coordinate of ``I``: only the kept part of ``Sc`` is factorised.
+        Raises LinAlgError when that part is not positive definite."""
+        kb = np.flatnonzero(keep[self.B])
+        newpos = np.cumsum(keep) - 1
+        Sc = np.take(np.take(self.Sc, kb, axis=0), kb, axis=1)
+        return _Blocks(None, newpos[self.I], newpos[self.B[kb]], int(np.count_nonzero(keep)),
+                       (self.L, np.take(self.W, kb, axis=1), Sc))
+
+
+def _cut(parent: Factor | None, free0: np.ndarray) -> Factor | None:
+    """``parent``'s blocked factor cut to ``free0`` (:meth:`_Blocks.cut`), or None where it has
+    none, ``free0`` is not its free set less some of its at-bound coordinates, or the cut is not
+    positive definite (then the caller factorises afresh)."""
+    if parent is None or parent.blocks is None:
+        return None
+    keep = np.isin(parent.free, free0, assume_unique=True)
+    if np.count_nonzero(keep) != free0.size or not np.all(keep[parent.blocks.I]):
+        return None
+    try:
+        blocks = parent.blocks.cut(keep)
+    except LinAlgError:
+        return None
+    return Factor(free0, blocks.solve, single=parent.single, blocks=blocks)
+
+
+def _kkt_solve(A, HA, Hr):
+    """``(p, nu)`` with ``H p + A nu = r``, ``A'p = 0`` from ``HA = H^-1 A`` and ``Hr = H^-1 r``
+    (Schur complement ``A'H^-1 A``)."""
+    if A.shape[1] == 0:
+        return Hr.copy(), np.zeros(0)
+    Sm = A.T @ HA
+    rhs = A.T @ Hr
+    try:
+        nu = np.linalg.solve(Sm, rhs)
+    except np.linalg.LinAlgError:
+        nu = np.linalg.lstsq(Sm, rhs, rcond=None)[0]
+    return Hr - HA @ nu, nu
+
+
+def _previous(problem, ev, factor: Factor | None, free0: np.ndarray, grow_min: int = GROW_MIN):
+    """``(factor, pos)``: a previous step's factor that serves ``free0`` (``pos``: where
+    ``free0`` sits in its coordinates, the others start dropped), or ``(None, None)``.
+
+    It serves as it is when ``free0`` is a subset of its coordinates with at most
+    ``BORDER_MAX`` left out; else, when ``free0`` lacks at most ``BORDER_MAX`` of them and adds
+    ``k <= BORDER_MAX`` new ones (it is not bordered itself, and ``|free0| >= grow_min``),
+    bordered by those: ``H_g =
+    [[H_o, h], [h', c]]`` with the old ``H_o`` and the new rows ``[h', c]`` of the current
+    curvature (``k |free|`` entries), ``Z = H_o^-1 h`` and the Schur complement ``c - h'Z``
+    (``k x k``).
+    """
+    if factor is None or factor.single or free0.size == 0:
+        return None, None
+    f = factor.free
+    new = np.setdiff1d(free0, f, assume_unique=True)
+    union = f if new.size == 0 else np.union1d(f, new)
+    if new.size > BORDER_MAX or union.size - free0.size > BORDER_MAX:
+        return None, None
+    if new.size:
+        if factor.bordered or free0.size < grow_min:
+            return None, None
+        dix, _ = problem.d_coordinates(union)
+        if np.unique(dix).size < dix.size:  # P2 pairs couple through the whole curvature
+            return None, None
+        factor = _bordered_factor(problem, ev, factor, union, new)
+        if factor is None:
+            return None, None
+    return factor._replace(stale=True), np.searchsorted(factor.free, free0)
+
+
+def _bordered_factor(problem, ev, factor: Factor, union: np.ndarray,
+                     new: np.ndarray) -> Factor | None:
+    """``factor`` bordered by the coordinates ``new`` (:func:`_previous`), or None when the
+    Schur complement is not positive definite."""
+    rn = np.searchsorted(union, new)
+    ro = np.searchsorted(union, factor.free)
+    Hr = curvature(problem, ev, union, rows=rn)  # k x |union|
+    h, cnn = Hr[:, ro].T, Hr[:, rn]
+    Z = factor.solve(h)
+    Sc = cnn - h.T @ Z
+    Sc[np.diag_indices_from(Sc)] += 1e-12 * max(1.0, float(np.max(np.diag(cnn))))
+    try:
+        Lg = cho_factor(Sc, check_finite=False)
+    except LinAlgError:
+        return None
+    old_solve = factor.solve
+
+    def solve(B):
+        xo = old_solve(B[ro])
+        xn = cho_solve(Lg, B[rn] - h.T @ xo, check_finite=False)
+        out = np.empty(B.shape)
+        out[ro] = xo - Z @ xn
+        out[rn] = xn
+        return out
+
+    return Factor(union, solve, True, True)
+
+
+def newton_direction(problem, ev, z, g, binding, margin, previous: Factor | None = None,
+                     rough: bool = False):
+    """Newton direction on the free coordinates (``~binding``), dropping those it would push
+    out of the box (module docstring); ``previous``: the previous step's factor, used where it
+    serves (:func:`_previous`); ``rough``: a float32 factor from ``ROUGH_MIN`` free coordinates.
+
+    Returns ``(free, p_free, factor)``, or None when the curvature is not positive definite
+    (in float32: the float64 system decides), nothing is free, or the bordered system did not
+    settle.
+    """
+    H = free_H = parent = None  # after many drops: the curvature or blocked factor to cut
+    while True:
+        free0 = np.flatnonzero(~binding)
+        if free0.size == 0:
+            return None
+        factor, pos = _previous(problem, ev, previous, free0)
+        if factor is None:
+            factor = _cut(parent, free0) or _fresh(problem, ev, z, free0, H, free_H, rough)
+            if factor is None:
+                return None
+            pos = np.arange(free0.size)
+        out = _bordered_direction(problem, z, g, margin, factor, pos)
+        if out is None:
+            return None
+        free, p, drop = out
+        if drop is None:
+            return free, p, factor
+        binding = binding.copy()  # many drops: a smaller problem, cut from this factor's
+        binding[drop] = True  # curvature where kept (a previous step's is stale: afresh)
+        previous = None
+        stale = factor.stale
+        H, parent = (None, None) if stale else (factor.saved, factor)
+        free_H = factor.free if H is not None else None
+
+
+def _fresh(problem, ev, z, free0, H, free_H, rough: bool) -> Factor | None:
+    """A new factor on ``free0`` (cut from ``H`` where given, keeping its type); a float32 one
+    that is not positive definite is redone in float64."""
+    if H is None:
+        single = rough and free0.size >= ROUGH_MIN
+    else:
+        single = H.dtype != np.float64
+    zF = z[free0]
+    bound = (zF <= 1e-12 * problem.C) | (zF >= problem.C - 1e-12 * problem.C)
+    factor = factorise(problem, ev, free0, H, free_H, single, bound)
+    if factor is None and single:
+        factor = factorise(problem, ev, free0, None, None, False, bound)
+    return factor
+
+
+def _bordered_direction(problem, z, g, margin, factor: Factor, pos: np.ndarray):
+    """The Newton direction with ``factor`` (coordinates ``factor.free``, of which ``pos`` are
+    free now; the others start dropped), dropping the coordinates it pushes out of the box.
+
+    Returns ``(free, p_free, None)``; ``(None, None, drop)`` with the coordinates to bind for a
+    smaller problem when more than ``BORDER_MAX`` are dropped; None after 50 rounds.
+    """
+    C = problem.C
+    y = problem.eq_vector
+    free_f, solve = factor.free, factor.solve
+    f0 = free_f.size
+    dropped = np.ones(f0, dtype=bool)
+    dropped[pos] = False
+    start = np.flatnonzero(dropped)
+    has_eq = y is not None
+    # one solve for g, y and the coordinates dropped from the start (a triangular solve reads
+    # the whole factor whatever the number of right-hand sides)
+    R = np.zeros((f0, 1 + has_eq + start.size))
+    R[:, 0] = g[free_f]
+    if has_eq:
+        R[:, 1] = y[free_f]
+    R[start, 1 + has_eq + np.arange(start.size)] = 1.0
+    X = solve(R)
+    Hig = X[:, 0]
+    cols, HiA = list(R[:, 1:].T), list(X[:, 1:].T)
+    zF = z[free_f]
+    for _ in range(50):
+        A = np.column_stack(cols) if cols else np.zeros((f0, 0))
+        HA = np.column_stack(HiA) if HiA else np.zeros((f0, 0))
+        p, _nu = _kkt_solve(A, HA, Hig)
+        p[dropped] = 0.0
+        bad = ~dropped & (((zF <= margin) & (p < 0)) | ((zF >= C - margin) & (p > 0)))
+        if not np.any(bad):
+            return free_f[~dropped], p[~dropped], None
+        if np.count_nonzero(dropped | bad) > BORDER_MAX:
+            return None, None, free_f[dropped | bad]
+        new = np.flatnonzero(bad)
+        dropped[new] = True
+        E = np.zeros((f0, new.size))
+        E[new, np.arange(new.size)] = 1.0
+        cols.extend(E.T)
+        HiA.extend(solve(E).T)
+    return None

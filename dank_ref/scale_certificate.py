@@ -1,0 +1,601 @@
+r"""Certificates of P1, P2 and P3 from features, in bounded memory (docs/MATH.md section 5.4).
+
+dank_ref's own code for instances too large for a dense ``n x n`` kernel: the kernel is a
+:class:`~dank_ref.features.FeatureKernel` (``X`` plus a kernel function), evaluated in row
+blocks. The certified quantities are exactly those of :mod:`dank_ref.certificate` (lower bound
+``h(a)``, upper bound = primal of the fixed kernel at its exact best bias or the hard-margin
+point, feasibility to ``1e-9 C sqrt(n)``, the same numerical frame); only the way they are
+computed differs. A candidate is certified as given: an infeasible one is a ``ValueError``.
+
+Routes (``S = {i : d_i != 0}``, ``s = |S|``, ``d = a o y`` for P1/P3, ``d = ah - ac`` for P2;
+``k`` the Ritz block of the Krylov route; time counts kernel entries times ``d`` features):
+
+* ``tau = 0`` (P3 always; P1/P2 with ``tau = 0``): ``F = 11' + Gamma`` needs no eigenvalues,
+  and ``(F o K) d = K d + d o ((K o K) d^2) / (4 eta)``; one pass over ``K[:, S]``.
+  Time ``O(n s d)``, memory one block (``block_rows x s``) plus ``O(n)``.
+* ``"dense"`` (``tau > 0``, ``s <= dense_max``): the reduced ``(s+1) x (s+1)`` matrix ``B`` of
+  the support reduction, dense ``eigh``; rows of ``F`` off the support from one column of
+  ``J(B)``. Time ``O(s^3 + n s d)``, memory about ``5 s^2`` floats plus one block.
+* ``"krylov"`` (``tau > 0``, ``s > dense_max``): the top ``k`` eigenpairs of ``B`` by Lanczos
+  (ARPACK), bounded rigorously (section 5.4: the bound holds for any orthonormal block); ``k``
+  doubles until the bound's excess is below ``excess_rtol * 1'a``. ``K[S, S]`` is held when it
+  fits in ``support_bytes`` (time ``O(s^2 d + s^2 k x (Lanczos steps))``), otherwise recomputed
+  blockwise for every product (``O(s^2 d)`` per product, memory one block). Plus ``O(s k)``.
+
+Every public function runs with one BLAS thread (:mod:`dank_ref._threads`: on shared cores a
+single thread is the faster one for the ``eigh`` and the small products here).
+
+P3 runs cluster by cluster: only ``K[I_c][:, S_c]`` of one cluster ``c`` (in row blocks), time
+``O(sum_c n_c s_c d)``, memory one block plus ``O(n)``.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+from scipy.sparse.linalg import LinearOperator, eigsh
+
+from ._threads import single_blas_threaded
+from ._validation import (
+    check_nonnegative,
+    check_partition,
+    check_positive,
+    check_range,
+    feasibility_tolerance,
+)
+from .certificate import best_bias, frame_scale, hard_margin_gap, svr_gap_scale
+from .features import FeatureKernel
+
+__all__ = [
+    "ScaleCertificate",
+    "svm_certificate_features",
+    "svr_certificate_features",
+    "decomposed_certificate_features",
+    "DENSE_MAX",
+    "SUPPORT_BYTES",
+]
+
+#: Largest support of the dense reduced route (``(s+1)^2`` eigh, ``~5 s^2`` floats = 640 MB).
+DENSE_MAX = 4000
+#: ``K[S, S]`` of the Krylov route is held in memory up to this size (bytes), else recomputed.
+SUPPORT_BYTES = 1 << 30
+TINY = np.finfo(float).tiny
+
+
+@dataclass
+class ScaleCertificate:
+    """Certified bracket ``lower <= v* <= upper`` at the point ``alpha`` (original units).
+
+    The fields mean what :class:`dank_ref.certificate.Certificate`'s do; ``F`` (``n x n``) is
+    not formed.
+
+    Attributes
+    ----------
+    lower, upper, gap, gap_raw, rel_gap, scale : float
+        As in :mod:`dank_ref.certificate`; ``gap`` includes ``eta * excess``.
+    bias : float or None
+        Exact best bias of the fixed kernel (``None`` for P3).
+    alpha : ndarray
+        The certified point (P2: ``b = ah - ac``).
+    alpha_hat, alpha_check : ndarray or None
+        P2's pair, as given.
+    infeasibility : float
+        Measured violation of the point (``<= 1e-9 C sqrt(n)``).
+    route : str
+        ``"tau0"``, ``"dense"``, ``"krylov"`` or ``"clusters"`` (P3).
+    support : int
+        ``s = |{i : d_i != 0}|``.
+    rank : int
+        Eigenvalues of ``11' + Gamma`` above ``tau / 2`` found (``-1`` for ``tau = 0``).
+    excess : float
+        Krylov route: ``eta * (phi(F^) - lower bound of min phi)`` in original units, already
+        inside ``gap`` (0 for the exact routes).
+    gap_at_bias, rel_gap_at_bias : float or None
+        With a submitted ``bias`` (P1, P2): the gap of the primal point ``(w, bias)`` (P1: or
+        of ``(s w, s bias)`` with no margin violated, whichever is smaller), plus ``excess``;
+        ``None`` otherwise.
+    """
+
+    lower: float
+    upper: float
+    gap: float
+    gap_raw: float
+    rel_gap: float
+    scale: float
+    bias: float | None
+    alpha: np.ndarray
+    infeasibility: float
+    route: str
+    support: int
+    rank: int = -1
+    excess: float = 0.0
+    gap_at_bias: float | None = None
+    rel_gap_at_bias: float | None = None
+    alpha_hat: np.ndarray | None = None
+    alpha_check: np.ndarray | None = None
+
+    @property
+    def value(self) -> float:
+        """Midpoint ``(lower + upper) / 2`` of the certified bracket."""
+        return 0.5 * self.lower + 0.5 * self.upper
+
+
+# ---------------------------------------------------------------------------------------------
+# validation (before any kernel evaluation)
+# ---------------------------------------------------------------------------------------------
+def _vector(v, n: int, name: str) -> np.ndarray:
+    arr = np.asarray(v)
+    if arr.dtype.kind not in "fiu":
+        raise TypeError(f"{name} must be a real numeric array, got dtype {arr.dtype}")
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D array of n = {n} numbers, got shape {arr.shape}")
+    if arr.shape[0] != n:
+        raise ValueError(f"{name} has length {arr.shape[0]} but X has n = {n} rows")
+    arr = np.array(arr, dtype=np.float64)
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        raise ValueError(f"{name}[{int(np.argmax(bad))}] is NaN or inf")
+    return arr
+
+
+def _labels(y, n: int, both: bool) -> np.ndarray:
+    y = _vector(y, n, "y")
+    if not np.all((y == 1.0) | (y == -1.0)):
+        raise ValueError("labels y must take values in {-1, +1}")
+    if both and (np.all(y == 1.0) or np.all(y == -1.0)):
+        raise ValueError("labels y must contain both classes (the bias constraint y'a = 0 "
+                         "needs it)")
+    return y
+
+
+def _kernel(fk) -> FeatureKernel:
+    if not isinstance(fk, FeatureKernel):
+        raise TypeError(f"the kernel must be a dank_ref.features.FeatureKernel, got "
+                        f"{type(fk).__name__}")
+    return fk
+
+
+def _feasible(viol: float, C: float, n: int, what: str) -> None:
+    tol = feasibility_tolerance(C, n)
+    if not viol <= tol:
+        raise ValueError(f"{what} is infeasible: violation {viol:.3e} > 1e-9 * C * sqrt(n) = "
+                         f"{tol:.3e}")
+
+
+def _rel(gap: float, scale: float) -> float:
+    if scale > 0.0:
+        return gap / scale
+    return 0.0 if gap == 0.0 else math.inf
+
+
+# ---------------------------------------------------------------------------------------------
+# the support kernel K[S, S] (frame units)
+# ---------------------------------------------------------------------------------------------
+class _Support:
+    """``c K[S, S]`` held dense when it fits in ``max_bytes``, else recomputed per product."""
+
+    def __init__(self, fk: FeatureKernel, S: np.ndarray, c: float, max_bytes: int) -> None:
+        self.fk, self.S, self.c = fk, S, c
+        s = S.size
+        self.K = None
+        if 8 * s * s <= max_bytes:
+            self.K = fk.block(S, S)
+            self.K *= c
+
+    def matmat(self, V: np.ndarray) -> np.ndarray:
+        if self.K is not None:
+            return self.K @ V
+        return self.c * self.fk.product(self.S, V, rows=self.S)
+
+    def gamma_stats(self, dS: np.ndarray, eta: float) -> tuple[float, float]:
+        """``(d'Kd, ||Gamma||_F^2)`` on the support, ``Gamma = D K D / (4 eta)``."""
+        if self.K is not None:
+            blocks = [(slice(0, self.S.size), self.K)]
+        else:  # row blocks of K[S, S] come in the order of S
+            blocks = self._blocks()
+        dkd = g2 = 0.0
+        d2 = dS * dS
+        for pos, Kb in blocks:
+            dkd += float(dS[pos] @ (Kb @ dS))
+            g2 += float(d2[pos] @ ((Kb * Kb) @ d2))
+        return dkd, g2 / (16.0 * eta * eta)
+
+    def _blocks(self):
+        lo = 0
+        for r, Kb in self.fk.row_blocks(self.S, rows=self.S):
+            Kb *= self.c
+            yield slice(lo, lo + r.size), Kb
+            lo += r.size
+
+
+def _tau0_pass(fk: FeatureKernel, c: float, S: np.ndarray, dS: np.ndarray, rows: np.ndarray,
+               d_rows: np.ndarray, eta: float):
+    """One pass over ``c K[rows][:, S]``: ``g = (F o K) d`` on ``rows`` for ``F = 11' + Gamma``,
+    plus ``d'Kd`` and ``||Gamma||^2`` restricted to those rows (``d_rows = d[rows]``)."""
+    g = np.empty(rows.size)
+    d2 = dS * dS
+    dkd = g2 = 0.0
+    pos = 0
+    for r, Kb in fk.row_blocks(S, rows=rows):
+        Kb *= c
+        kd = Kb @ dS
+        Kb *= Kb
+        kkd = Kb @ d2
+        dr = d_rows[pos:pos + r.size]
+        g[pos:pos + r.size] = kd + dr * kkd / (4.0 * eta)
+        dkd += float(dr @ kd)
+        g2 += float((dr * dr) @ kkd)
+        pos += r.size
+    return g, dkd, g2 / (16.0 * eta * eta)
+
+
+# ---------------------------------------------------------------------------------------------
+# the inner problem on the reduced space (tau > 0)
+# ---------------------------------------------------------------------------------------------
+def _psi_sum(theta: np.ndarray, t: float) -> float:
+    """``sum psi(theta)``, ``psi(l) = 2 t l - t^2`` above ``t``, ``l^2`` below."""
+    return float(np.sum(np.where(theta > t, 2.0 * t * theta - t * t, theta * theta)))
+
+
+def _dense_inner(sk: _Support, dS: np.ndarray, m: int, eta: float, t: float):
+    """Exact ``F(a)`` on the reduced space by ``eigh``; returns ``(inner, gS, f, rank)``."""
+    s = dS.size
+    N = s + (1 if m else 0)
+    Ks = sk.K if sk.K is not None else sk.matmat(np.eye(s))
+    B = np.empty((N, N))
+    Bs = B[:s, :s]
+    np.multiply(dS[:, None], dS[None, :], out=Bs)
+    Bs *= Ks
+    Bs /= 4.0 * eta
+    gam2 = float(np.einsum("ij,ij->", Bs, Bs))
+    dkd = float(dS @ (Ks @ dS))
+    Bs += 1.0
+    if m:
+        B[:s, s] = math.sqrt(m)
+        B[s, :s] = math.sqrt(m)
+        B[s, s] = float(m)
+    lam, V = scipy.linalg.eigh(B, overwrite_a=True, check_finite=False)
+    del B, Bs
+    keep = lam - t
+    pos = keep > 0
+    Vp = V[:, pos]
+    Fb = (Vp * keep[pos]) @ Vp.T
+    Fb = 0.5 * (Fb + Fb.T)
+    inner = -0.5 * dkd - eta * gam2 + eta * _psi_sum(lam, t)
+    gS = (Fb[:s, :s] * Ks) @ dS
+    f = Fb[:s, s] / math.sqrt(m) if m else np.zeros(s)
+    return inner, gS, f, int(pos.sum()), 0.0
+
+
+def _krylov_inner(sk: _Support, dS: np.ndarray, m: int, eta: float, t: float, scale: float,
+                  k0: int, k_max: int, excess_rtol: float):
+    """``F^`` from ``k`` Ritz pairs of ``B = e e' + Gamma`` and the rigorous bound of MATH.md
+    5.4; returns ``(inner_lower, gS, f, rank, excess)`` (frame units)."""
+    s = dS.size
+    N = s + (1 if m else 0)
+    e = np.ones(N)
+    if m:
+        e[s] = math.sqrt(m)
+    dkd, gam2 = sk.gamma_stats(dS, eta)
+    trG = sk.c * float((dS * dS) @ sk.fk.subset(sk.S).diag()) / (4.0 * eta)
+
+    def gam(V):  # Gamma (padded with a zero row/column for the off-support vector)
+        V = V.reshape(N, -1)
+        out = np.zeros_like(V)
+        out[:s] = dS[:, None] * sk.matmat(dS[:, None] * V[:s]) / (4.0 * eta)
+        return out
+
+    def bmat(V):
+        V2 = V.reshape(N, -1)
+        out = gam(V2) + np.outer(e, e @ V2)
+        return out if V.ndim == 2 else out.ravel()
+
+    op = LinearOperator((N, N), matvec=bmat, matmat=bmat, dtype=np.float64)
+    rng = np.random.default_rng(0)
+    k = min(k0, N - 2)
+    while True:
+        if k < 1 or k >= N - 1:
+            break
+        _, U = eigsh(op, k=k, which="LA", v0=rng.standard_normal(N))
+        U, _ = np.linalg.qr(U)
+        GU = gam(U)
+        BU = GU + np.outer(e, e @ U)
+        Hm = U.T @ BU
+        theta, W = np.linalg.eigh(0.5 * (Hm + Hm.T))
+        U, GU, BU = U @ W, GU @ W, BU @ W
+        R = BU - U * theta
+        A = theta > t
+        UA, GUA = U[:, A], GU[:, A]
+        w = e - UA @ (UA.T @ e)
+        ww = float(w @ w)
+        G2 = max(ww * ww + 2.0 * float(w @ gam(w).ravel()) + gam2
+                 - 2.0 * float(np.sum(GUA * GUA)) + float(np.sum((UA.T @ GUA) ** 2)), 0.0)
+        trGA = ww + trG - float(np.sum(UA * GUA))
+        wa = e - U @ (U.T @ e)
+        wwa = float(wa @ wa)
+        fro_b = max(wwa * wwa + 2.0 * float(wa @ gam(wa).ravel()) + gam2
+                    - 2.0 * float(np.sum(GU * GU)) + float(np.sum((U.T @ GU) ** 2)), 0.0)
+        g_b = min(math.sqrt(fro_b), max(wwa + trG - float(np.sum(U * GU)), 0.0))
+        g = min(math.sqrt(G2), max(trGA, 0.0))
+        if not A.all():
+            th = float(np.max(theta[~A]))
+            rl = float(np.linalg.norm(R[:, ~A], 2))
+            g = min(g, 0.5 * (th + g_b) + math.hypot(0.5 * (th - g_b), rl))
+        cc = 1.0 if g <= t else t / g
+        excess = 2.0 * float(np.sum(R[:, A] ** 2)) + (1.0 - cc) ** 2 * G2
+        phi_lb = _psi_sum(theta[A], t) + (2.0 * cc - cc * cc) * G2
+        if (not A.all() and eta * excess <= excess_rtol * scale) or 2 * k > k_max:
+            thA = theta[A] - t
+            UAS = UA[:s]
+            gS = np.sum(UAS * sk.matmat(UAS * dS[:, None]) * thA, axis=1)
+            f = UAS @ (thA * UA[s]) / math.sqrt(m) if m else np.zeros(s)
+            inner = -0.5 * dkd - eta * gam2 + eta * phi_lb
+            return inner, gS, f, int(A.sum()), excess
+        if k >= N - 2:
+            break
+        k = min(2 * k, N - 2)
+    # the block would be the whole space: the dense route is exact and no larger
+    if sk.K is None:
+        sk.K = sk.matmat(np.eye(s))
+    return _dense_inner(sk, dS, m, eta, t)
+
+
+def _fixed_kernel_g(fk, c, d, eta, tau, *, route, dense_max, support_bytes, k0, k_max,
+                    excess_rtol, scale):
+    """``g = (F o K) d`` at all ``n`` points and ``-1/2 d'Kd - eta ||Gamma||^2 + eta sum phi``
+    (or its lower bound), frame units; ``F`` is ``F(a)`` or the Krylov route's ``F^``."""
+    n = fk.n
+    S = np.flatnonzero(d)
+    Sc = np.flatnonzero(d == 0.0)
+    dS = d[S]
+    s, m = S.size, Sc.size
+    t = 0.5 * tau
+    if s == 0:
+        return np.zeros(n), 0.0, "tau0" if tau == 0.0 else "dense", 0, 0.0
+    if tau == 0.0:
+        g, dkd, g2 = _tau0_pass(fk, c, S, dS, np.arange(n), d, eta)
+        return g, -0.5 * dkd - eta * g2, "tau0", -1, 0.0
+    use = route if route != "auto" else ("dense" if s <= dense_max else "krylov")
+    sk = _Support(fk, S, c, max(support_bytes, 8 * s * s) if use == "dense" else support_bytes)
+    if use == "dense":
+        inner, gS, f, rank, excess = _dense_inner(sk, dS, m, eta, t)
+    else:
+        inner, gS, f, rank, excess = _krylov_inner(sk, dS, m, eta, t, scale, k0, k_max,
+                                                   excess_rtol)
+    sk.K = None
+    g = np.zeros(n)
+    g[S] = gS
+    if m:
+        g[Sc] = c * fk.product(S, f * dS, rows=Sc)
+    return g, inner, use, rank, excess
+
+
+def _primal_gap(q, lin, C, g, y, hinge, b):
+    """Best of ``(w, b)`` at the best bias and the hard-margin point (certificate module doc)."""
+    gap1 = q + C * hinge - lin
+    if not q > 0.0:
+        return gap1
+    if b is None:
+        beta, mm = 0.0, float(np.min(y * g))
+    else:
+        pos = y > 0
+        if pos.all() or not pos.any():
+            return gap1
+        top, bot = float(np.min(g[pos])), float(np.max(g[~pos]))
+        beta, mm = -0.5 * (top + bot), 0.5 * (top - bot)
+    if not mm > 0.0:
+        return gap1
+    gap_s, _ = hard_margin_gap(q, lin, y * (g + beta))
+    return min(gap1, gap_s)
+
+
+def _bias_gap(bias, q, lin, C, g, y, eps):
+    """Gap of the primal point at a submitted bias (frame units); ``eps`` is None for P1."""
+    if eps is not None:
+        return q + C * float(np.sum(np.maximum(0.0, np.abs(y - g - bias) - eps))) - lin
+    margins = y * (g + bias)
+    gap = q + C * float(np.sum(np.maximum(0.0, 1.0 - margins))) - lin
+    return min(gap, hard_margin_gap(q, lin, margins)[0])
+
+
+def _check_bias(bias) -> float | None:
+    if bias is None:
+        return None
+    if isinstance(bias, (bool, np.bool_)) or not isinstance(bias, numbers.Real):
+        raise TypeError(f"bias must be a real number or None, got {type(bias).__name__}")
+    if not math.isfinite(float(bias)):
+        raise ValueError(f"bias must be finite, got {bias!r}")
+    return float(bias)
+
+
+def _options(route, dense_max, support_bytes, k0, k_max, excess_rtol) -> dict:
+    if route not in ("auto", "dense", "krylov"):
+        raise ValueError(f"route must be 'auto', 'dense' or 'krylov', got {route!r}")
+    for name, v in (("dense_max", dense_max), ("support_bytes", support_bytes), ("k0", k0),
+                    ("k_max", k_max)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
+    return {"route": route, "dense_max": int(dense_max), "support_bytes": int(support_bytes),
+            "k0": int(k0), "k_max": int(k_max),
+            "excess_rtol": check_positive("excess_rtol", excess_rtol)}
+
+
+# ---------------------------------------------------------------------------------------------
+# public certificates
+# ---------------------------------------------------------------------------------------------
+@single_blas_threaded
+def svm_certificate_features(fk: FeatureKernel, y, alpha, *, C, eta, tau, route: str = "auto",
+                             dense_max: int = DENSE_MAX, support_bytes: int = SUPPORT_BYTES,
+                             k0: int = 16, k_max: int = 1024, excess_rtol: float = 1e-10,
+                             bias=None) -> ScaleCertificate:
+    """Certificate of P1 (eq. mainrank) at exactly ``alpha``, from features.
+
+    Parameters
+    ----------
+    fk : FeatureKernel
+        ``X`` and the kernel function; ``fk.block_rows`` bounds every kernel block.
+    y : array_like of shape (n,)
+        Labels in ``{-1, +1}``, both classes.
+    alpha : array_like of shape (n,)
+        Candidate, feasible (``max(|y'a|, -min a, max a - C) <= 1e-9 C sqrt(n)``) else
+        ``ValueError``; never moved.
+    C, eta, tau : float
+        As in eq. mainrank (representable range of docs/validity.md).
+    route : {"auto", "dense", "krylov"}
+        For ``tau > 0``: ``"dense"`` (exact eigh of the reduced matrix) if ``|S| <= dense_max``,
+        else ``"krylov"`` (module docstring for the costs). ``tau = 0`` needs neither.
+    dense_max, support_bytes, k0, k_max, excess_rtol
+        Krylov route: the largest support of the ``"auto"`` dense route, the most bytes of
+        ``K[S, S]`` kept in memory, the first and largest Ritz block, and the stopping rule
+        ``eta * excess <= excess_rtol * 1'a``.
+    bias : float, optional
+        A submitted bias: the result also holds the gap at it (``gap_at_bias``).
+
+    Returns
+    -------
+    ScaleCertificate
+        Agrees with :func:`dank_ref.certificate.svm_certificate` on the same instance up to
+        rounding (exact routes; the Krylov route adds its ``excess`` to the gap).
+    """
+    fk = _kernel(fk)
+    n = fk.n
+    y = _labels(y, n, both=True)
+    a = _vector(alpha, n, "alpha")
+    C, eta = check_positive("C", C), check_positive("eta", eta)
+    tau = check_nonnegative("tau", tau)
+    opts = _options(route, dense_max, support_bytes, k0, k_max, excess_rtol)
+    bias = _check_bias(bias)
+    s_k = fk.scale()
+    check_range(C, eta, s_k, n)
+    infeas = max(abs(float(y @ a)), float(-np.min(a)), float(np.max(a) - C), 0.0)
+    _feasible(infeas, C, n, "alpha")
+    c = frame_scale(C, eta, s_k)
+    af = a / c
+    d = af * y
+    scale_f = float(np.sum(af))
+    g, inner, used, rank, excess = _fixed_kernel_g(fk, c, d, eta / c, tau, scale=scale_f,
+                                                   **opts)
+    lower_f = scale_f + inner
+    b, hinge = best_bias(y - g, -y)
+    gap_raw_f = _primal_gap(float(d @ g), scale_f, C / c, g, y, hinge, b) + eta / c * excess
+    gap_f = max(gap_raw_f, 0.0)
+    gb = None if bias is None else (_bias_gap(bias, float(d @ g), scale_f, C / c, g, y, None)
+                                    + eta / c * excess)
+    return ScaleCertificate(lower=c * lower_f, upper=c * lower_f + c * gap_f, gap=c * gap_f,
+                            gap_raw=c * gap_raw_f, rel_gap=_rel(gap_f, scale_f),
+                            scale=max(c * scale_f, TINY), bias=b, alpha=a,
+                            infeasibility=infeas, route=used, support=int(np.count_nonzero(d)),
+                            rank=rank, excess=eta * excess,
+                            gap_at_bias=None if gb is None else c * gb,
+                            rel_gap_at_bias=None if gb is None else _rel(gb, scale_f))
+
+
+@single_blas_threaded
+def svr_certificate_features(fk: FeatureKernel, y, alpha_hat, alpha_check, *, C, epsilon, eta,
+                             tau, route: str = "auto", dense_max: int = DENSE_MAX,
+                             support_bytes: int = SUPPORT_BYTES, k0: int = 16,
+                             k_max: int = 1024, excess_rtol: float = 1e-10,
+                             bias=None) -> ScaleCertificate:
+    """Certificate of P2 (eq. mainsvr, bias constraint ``1'(ah - ac) = 0``) from features.
+
+    The pair is certified as given (``h`` depends on ``ah + ac``); feasibility
+    ``max(|1'(ah - ac)|, -min(ah, ac), max(ah, ac) - C) <= 1e-9 C sqrt(n)`` else
+    ``ValueError``. ``d = ah - ac``; routes, costs, options and ``bias`` as
+    :func:`svm_certificate_features`. Agrees with :func:`dank_ref.certificate.svr_certificate`.
+    """
+    fk = _kernel(fk)
+    n = fk.n
+    y = _vector(y, n, "y")
+    ah = _vector(alpha_hat, n, "alpha_hat")
+    ac = _vector(alpha_check, n, "alpha_check")
+    C, eta = check_positive("C", C), check_positive("eta", eta)
+    epsilon = check_nonnegative("epsilon", epsilon)
+    tau = check_nonnegative("tau", tau)
+    opts = _options(route, dense_max, support_bytes, k0, k_max, excess_rtol)
+    bias = _check_bias(bias)
+    s_k = fk.scale()
+    check_range(C, eta, s_k, n)
+    z = np.concatenate([ah, ac])
+    infeas = max(abs(float(np.sum(ah) - np.sum(ac))), float(-np.min(z)), float(np.max(z) - C),
+                 0.0)
+    _feasible(infeas, C, n, "(alpha_hat, alpha_check)")
+    c = frame_scale(C, eta, s_k)
+    bf = ah / c - ac / c
+    by = float(bf @ y)
+    l1 = float(np.sum(ah / c) + np.sum(ac / c))
+    lin_f = by - epsilon * l1
+    g, inner, used, rank, excess = _fixed_kernel_g(fk, c, bf, eta / c, tau,
+                                                   scale=abs(by) + epsilon * l1, **opts)
+    lower_f = lin_f + inner
+    r = y - g
+    beta, loss = best_bias(np.concatenate([r - epsilon, r + epsilon]),
+                           np.concatenate([-np.ones(n), np.ones(n)]))
+    q = float(bf @ g)
+    gap_raw_f = q + C / c * loss - lin_f + eta / c * excess
+    gap_f = max(gap_raw_f, 0.0)
+    scale_f = svr_gap_scale(by, epsilon * l1, q, C / c, y)
+    gb = None if bias is None else (_bias_gap(bias, q, lin_f, C / c, g, y, epsilon)
+                                    + eta / c * excess)
+    return ScaleCertificate(lower=c * lower_f, upper=c * lower_f + c * gap_f, gap=c * gap_f,
+                            gap_raw=c * gap_raw_f, rel_gap=_rel(gap_f, scale_f),
+                            scale=max(c * scale_f, TINY), bias=beta, alpha=ah - ac,
+                            infeasibility=infeas, route=used,
+                            support=int(np.count_nonzero(bf)), rank=rank,
+                            excess=eta * excess, alpha_hat=ah, alpha_check=ac,
+                            gap_at_bias=None if gb is None else c * gb,
+                            rel_gap_at_bias=None if gb is None else _rel(gb, scale_f))
+
+
+@single_blas_threaded
+def decomposed_certificate_features(fk: FeatureKernel, y, alpha, labels, *, C,
+                                    eta) -> ScaleCertificate:
+    """Certificate of P3 on ``Kbar`` (eq. mainls, Lemma lemmalink) from features and ``labels``.
+
+    Box ``0 <= a <= C`` only (``1e-9 C sqrt(n)``), no bias, ``tau = 0``: ``F = 11' + Gamma(Kbar)``
+    and, cluster by cluster, ``(F o Kbar) d`` on cluster ``c`` is one pass over
+    ``K[I_c][:, S_c]`` (module docstring). The bracket is the sum over clusters (the lower
+    bound's terms and the hinge add up; the hard-margin point is taken globally, as in
+    :func:`dank_ref.certificate.decomposed_certificate`, with which it agrees). A cluster of
+    one point is valid. Time ``O(sum_c n_c s_c d)``, memory one block plus ``O(n)``; the labels
+    are factorised first (``O(n)`` Python objects).
+    """
+    fk = _kernel(fk)
+    n = fk.n
+    y = _labels(y, n, both=False)
+    a = _vector(alpha, n, "alpha")
+    C, eta = check_positive("C", C), check_positive("eta", eta)
+    codes = check_partition(labels, n)
+    s_k = fk.scale()
+    check_range(C, eta, s_k, n)
+    infeas = max(float(-np.min(a)), float(np.max(a) - C), 0.0)
+    _feasible(infeas, C, n, "alpha")
+    c = frame_scale(C, eta, s_k)
+    af = a / c
+    d = af * y
+    etaf = eta / c
+    g = np.zeros(n)
+    dkd = g2 = 0.0
+    order = np.argsort(codes, kind="stable")
+    bounds = np.flatnonzero(np.diff(codes[order])) + 1
+    for idx in np.split(order, bounds):
+        S = idx[d[idx] != 0.0]
+        if S.size == 0:
+            continue
+        gc, dk, gg = _tau0_pass(fk, c, S, d[S], idx, d[idx], etaf)
+        g[idx] = gc
+        dkd += dk
+        g2 += gg
+    scale_f = float(np.sum(af))
+    lower_f = scale_f - 0.5 * dkd - etaf * g2
+    hinge = float(np.sum(np.maximum(0.0, 1.0 - y * g)))
+    gap_raw_f = _primal_gap(float(d @ g), scale_f, C / c, g, y, hinge, None)
+    gap_f = max(gap_raw_f, 0.0)
+    return ScaleCertificate(lower=c * lower_f, upper=c * lower_f + c * gap_f, gap=c * gap_f,
+                            gap_raw=c * gap_raw_f, rel_gap=_rel(gap_f, scale_f),
+                            scale=max(c * scale_f, TINY), bias=None, alpha=a,
+                            infeasibility=infeas, route="clusters",
+                            support=int(np.count_nonzero(d)))

@@ -22,8 +22,9 @@ Routes (``S = {i : d_i != 0}``, ``s = |S|``, ``d = a o y`` for P1/P3, ``d = ah -
   fits in ``support_bytes`` (time ``O(s^2 d + s^2 k x (Lanczos steps))``), otherwise recomputed
   blockwise for every product (``O(s^2 d)`` per product, memory one block). Plus ``O(s k)``.
 
-Every public function runs with one BLAS thread (:mod:`dank_ref._threads`: on shared cores a
-single thread is the faster one for the ``eigh`` and the small products here).
+Every public function runs with one BLAS thread (:func:`_one_blas_thread`; on shared cores a
+single thread is the faster one: an ``eigh`` of ``345 x 345`` took 4.6 s with OpenBLAS's two
+threads and 0.06 s with one, at load average 9 on 2 cores).
 
 P3 runs cluster by cluster: only ``K[I_c][:, S_c]`` of one cluster ``c`` (in row blocks), time
 ``O(sum_c n_c s_c d)``, memory one block plus ``O(n)``.
@@ -31,6 +32,7 @@ P3 runs cluster by cluster: only ``K[I_c][:, S_c]`` of one cluster ``c`` (in row
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from dataclasses import dataclass
@@ -38,8 +40,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 from scipy.sparse.linalg import LinearOperator, eigsh
+from threadpoolctl import threadpool_limits
 
-from ._threads import single_blas_threaded
 from ._validation import (
     check_nonnegative,
     check_partition,
@@ -63,6 +65,8 @@ __all__ = [
 DENSE_MAX = 4000
 #: ``K[S, S]`` of the Krylov route is held in memory up to this size (bytes), else recomputed.
 SUPPORT_BYTES = 1 << 30
+#: ARPACK's relative accuracy of the Ritz pairs (their residual enters the bound squared).
+ARPACK_TOL = 1e-13
 TINY = np.finfo(float).tiny
 
 
@@ -127,6 +131,15 @@ class ScaleCertificate:
 # ---------------------------------------------------------------------------------------------
 # validation (before any kernel evaluation)
 # ---------------------------------------------------------------------------------------------
+def _one_blas_thread(fn):
+    """Run ``fn`` with every BLAS library loaded *at call time* limited to one thread."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with threadpool_limits(limits=1, user_api="blas"):
+            return fn(*args, **kwargs)
+    return wrapper
+
+
 def _vector(v, n: int, name: str) -> np.ndarray:
     arr = np.asarray(v)
     if arr.dtype.kind not in "fiu":
@@ -300,7 +313,7 @@ def _krylov_inner(sk: _Support, dS: np.ndarray, m: int, eta: float, t: float, sc
     while True:
         if k < 1 or k >= N - 1:
             break
-        _, U = eigsh(op, k=k, which="LA", v0=rng.standard_normal(N))
+        _, U = eigsh(op, k=k, which="LA", v0=rng.standard_normal(N), tol=ARPACK_TOL)
         U, _ = np.linalg.qr(U)
         GU = gam(U)
         BU = GU + np.outer(e, e @ U)
@@ -427,7 +440,7 @@ def _options(route, dense_max, support_bytes, k0, k_max, excess_rtol) -> dict:
 # ---------------------------------------------------------------------------------------------
 # public certificates
 # ---------------------------------------------------------------------------------------------
-@single_blas_threaded
+@_one_blas_thread
 def svm_certificate_features(fk: FeatureKernel, y, alpha, *, C, eta, tau, route: str = "auto",
                              dense_max: int = DENSE_MAX, support_bytes: int = SUPPORT_BYTES,
                              k0: int = 16, k_max: int = 1024, excess_rtol: float = 1e-10,
@@ -494,7 +507,7 @@ def svm_certificate_features(fk: FeatureKernel, y, alpha, *, C, eta, tau, route:
                             rel_gap_at_bias=None if gb is None else _rel(gb, scale_f))
 
 
-@single_blas_threaded
+@_one_blas_thread
 def svr_certificate_features(fk: FeatureKernel, y, alpha_hat, alpha_check, *, C, epsilon, eta,
                              tau, route: str = "auto", dense_max: int = DENSE_MAX,
                              support_bytes: int = SUPPORT_BYTES, k0: int = 16,
@@ -550,7 +563,7 @@ def svr_certificate_features(fk: FeatureKernel, y, alpha_hat, alpha_check, *, C,
                             rel_gap_at_bias=None if gb is None else _rel(gb, scale_f))
 
 
-@single_blas_threaded
+@_one_blas_thread
 def decomposed_certificate_features(fk: FeatureKernel, y, alpha, labels, *, C,
                                     eta) -> ScaleCertificate:
     """Certificate of P3 on ``Kbar`` (eq. mainls, Lemma lemmalink) from features and ``labels``.

@@ -74,3 +74,20 @@ __all__ = [
     "TIME_LIMIT",
     "STRATEGIES",
 ]
+
+# certificates from features at scale (dank_ref.features, dank_ref.scale_certificate)
+from .features import FeatureKernel  # noqa: E402
+from .scale_certificate import (  # noqa: E402
+    ScaleCertificate,
+    decomposed_certificate_features,
+    svm_certificate_features,
+    svr_certificate_features,
+)
+
+__all__ += [
+    "FeatureKernel",
+    "ScaleCertificate",
+    "svm_certificate_features",
+    "svr_certificate_features",
+    "decomposed_certificate_features",
+]

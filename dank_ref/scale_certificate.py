@@ -1,11 +1,12 @@
-r"""Certificates of P1, P2 and P3 from features, in bounded memory (docs/MATH.md section 5.4).
+r"""Certificates of P1, P2 and P3 from features, in bounded memory (docs/MATH.md section 12).
 
 dank_ref's own code for instances too large for a dense ``n x n`` kernel: the kernel is a
 :class:`~dank_ref.features.FeatureKernel` (``X`` plus a kernel function), evaluated in row
 blocks. The certified quantities are exactly those of :mod:`dank_ref.certificate` (lower bound
 ``h(a)``, upper bound = primal of the fixed kernel at its exact best bias or the hard-margin
 point, feasibility to ``1e-9 C sqrt(n)``, the same numerical frame); only the way they are
-computed differs. A candidate is certified as given: an infeasible one is a ``ValueError``.
+computed differs (:mod:`dank_ref.reduced`, docs/MATH.md section 12). A candidate is certified
+as given: an infeasible one is a ``ValueError``, raised before any kernel evaluation.
 
 Routes (``S = {i : d_i != 0}``, ``s = |S|``, ``d = a o y`` for P1/P3, ``d = ah - ac`` for P2;
 ``k`` the Ritz block of the Krylov route; time counts kernel entries times ``d`` features):
@@ -17,7 +18,7 @@ Routes (``S = {i : d_i != 0}``, ``s = |S|``, ``d = a o y`` for P1/P3, ``d = ah -
   the support reduction, dense ``eigh``; rows of ``F`` off the support from one column of
   ``J(B)``. Time ``O(s^3 + n s d)``, memory about ``5 s^2`` floats plus one block.
 * ``"krylov"`` (``tau > 0``, ``s > dense_max``): the top ``k`` eigenpairs of ``B`` by Lanczos
-  (ARPACK), bounded rigorously (section 5.4: the bound holds for any orthonormal block); ``k``
+  (ARPACK), bounded rigorously (section 12: the bound holds for any orthonormal block); ``k``
   doubles until the bound's excess is below ``excess_rtol * 1'a``. ``K[S, S]`` is held when it
   fits in ``support_bytes`` (time ``O(s^2 d + s^2 k x (Lanczos steps))``), otherwise recomputed
   blockwise for every product (``O(s^2 d)`` per product, memory one block). Plus ``O(s k)``.
@@ -38,8 +39,6 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
-from scipy.sparse.linalg import LinearOperator, eigsh
 from threadpoolctl import threadpool_limits
 
 from ._validation import (
@@ -51,6 +50,7 @@ from ._validation import (
 )
 from .certificate import best_bias, frame_scale, hard_margin_gap, svr_gap_scale
 from .features import FeatureKernel
+from .reduced import DENSE_MAX, SUPPORT_BYTES, fixed_kernel_g, tau0_pass
 
 __all__ = [
     "ScaleCertificate",
@@ -61,12 +61,6 @@ __all__ = [
     "SUPPORT_BYTES",
 ]
 
-#: Largest support of the dense reduced route (``(s+1)^2`` eigh, ``~5 s^2`` floats = 640 MB).
-DENSE_MAX = 4000
-#: ``K[S, S]`` of the Krylov route is held in memory up to this size (bytes), else recomputed.
-SUPPORT_BYTES = 1 << 30
-#: ARPACK's relative accuracy of the Ritz pairs (their residual enters the bound squared).
-ARPACK_TOL = 1e-13
 TINY = np.finfo(float).tiny
 
 
@@ -185,208 +179,6 @@ def _rel(gap: float, scale: float) -> float:
     return 0.0 if gap == 0.0 else math.inf
 
 
-# ---------------------------------------------------------------------------------------------
-# the support kernel K[S, S] (frame units)
-# ---------------------------------------------------------------------------------------------
-class _Support:
-    """``c K[S, S]`` held dense when it fits in ``max_bytes``, else recomputed per product."""
-
-    def __init__(self, fk: FeatureKernel, S: np.ndarray, c: float, max_bytes: int) -> None:
-        self.fk, self.S, self.c = fk, S, c
-        s = S.size
-        self.K = None
-        if 8 * s * s <= max_bytes:
-            self.K = fk.block(S, S)
-            self.K *= c
-
-    def matmat(self, V: np.ndarray) -> np.ndarray:
-        if self.K is not None:
-            return self.K @ V
-        return self.c * self.fk.product(self.S, V, rows=self.S)
-
-    def gamma_stats(self, dS: np.ndarray, eta: float) -> tuple[float, float]:
-        """``(d'Kd, ||Gamma||_F^2)`` on the support, ``Gamma = D K D / (4 eta)``."""
-        if self.K is not None:
-            blocks = [(slice(0, self.S.size), self.K)]
-        else:  # row blocks of K[S, S] come in the order of S
-            blocks = self._blocks()
-        dkd = g2 = 0.0
-        d2 = dS * dS
-        for pos, Kb in blocks:
-            dkd += float(dS[pos] @ (Kb @ dS))
-            g2 += float(d2[pos] @ ((Kb * Kb) @ d2))
-        return dkd, g2 / (16.0 * eta * eta)
-
-    def _blocks(self):
-        lo = 0
-        for r, Kb in self.fk.row_blocks(self.S, rows=self.S):
-            Kb *= self.c
-            yield slice(lo, lo + r.size), Kb
-            lo += r.size
-
-
-def _tau0_pass(fk: FeatureKernel, c: float, S: np.ndarray, dS: np.ndarray, rows: np.ndarray,
-               d_rows: np.ndarray, eta: float):
-    """One pass over ``c K[rows][:, S]``: ``g = (F o K) d`` on ``rows`` for ``F = 11' + Gamma``,
-    plus ``d'Kd`` and ``||Gamma||^2`` restricted to those rows (``d_rows = d[rows]``)."""
-    g = np.empty(rows.size)
-    d2 = dS * dS
-    dkd = g2 = 0.0
-    pos = 0
-    for r, Kb in fk.row_blocks(S, rows=rows):
-        Kb *= c
-        kd = Kb @ dS
-        Kb *= Kb
-        kkd = Kb @ d2
-        dr = d_rows[pos:pos + r.size]
-        g[pos:pos + r.size] = kd + dr * kkd / (4.0 * eta)
-        dkd += float(dr @ kd)
-        g2 += float((dr * dr) @ kkd)
-        pos += r.size
-    return g, dkd, g2 / (16.0 * eta * eta)
-
-
-# ---------------------------------------------------------------------------------------------
-# the inner problem on the reduced space (tau > 0)
-# ---------------------------------------------------------------------------------------------
-def _psi_sum(theta: np.ndarray, t: float) -> float:
-    """``sum psi(theta)``, ``psi(l) = 2 t l - t^2`` above ``t``, ``l^2`` below."""
-    return float(np.sum(np.where(theta > t, 2.0 * t * theta - t * t, theta * theta)))
-
-
-def _dense_inner(sk: _Support, dS: np.ndarray, m: int, eta: float, t: float):
-    """Exact ``F(a)`` on the reduced space by ``eigh``; returns ``(inner, gS, f, rank)``."""
-    s = dS.size
-    N = s + (1 if m else 0)
-    Ks = sk.K if sk.K is not None else sk.matmat(np.eye(s))
-    B = np.empty((N, N))
-    Bs = B[:s, :s]
-    np.multiply(dS[:, None], dS[None, :], out=Bs)
-    Bs *= Ks
-    Bs /= 4.0 * eta
-    gam2 = float(np.einsum("ij,ij->", Bs, Bs))
-    dkd = float(dS @ (Ks @ dS))
-    Bs += 1.0
-    if m:
-        B[:s, s] = math.sqrt(m)
-        B[s, :s] = math.sqrt(m)
-        B[s, s] = float(m)
-    lam, V = scipy.linalg.eigh(B, overwrite_a=True, check_finite=False)
-    del B, Bs
-    keep = lam - t
-    pos = keep > 0
-    Vp = V[:, pos]
-    Fb = (Vp * keep[pos]) @ Vp.T
-    Fb = 0.5 * (Fb + Fb.T)
-    inner = -0.5 * dkd - eta * gam2 + eta * _psi_sum(lam, t)
-    gS = (Fb[:s, :s] * Ks) @ dS
-    f = Fb[:s, s] / math.sqrt(m) if m else np.zeros(s)
-    return inner, gS, f, int(pos.sum()), 0.0
-
-
-def _krylov_inner(sk: _Support, dS: np.ndarray, m: int, eta: float, t: float, scale: float,
-                  k0: int, k_max: int, excess_rtol: float):
-    """``F^`` from ``k`` Ritz pairs of ``B = e e' + Gamma`` and the rigorous bound of MATH.md
-    5.4; returns ``(inner_lower, gS, f, rank, excess)`` (frame units)."""
-    s = dS.size
-    N = s + (1 if m else 0)
-    e = np.ones(N)
-    if m:
-        e[s] = math.sqrt(m)
-    dkd, gam2 = sk.gamma_stats(dS, eta)
-    trG = sk.c * float((dS * dS) @ sk.fk.subset(sk.S).diag()) / (4.0 * eta)
-
-    def gam(V):  # Gamma (padded with a zero row/column for the off-support vector)
-        V = V.reshape(N, -1)
-        out = np.zeros_like(V)
-        out[:s] = dS[:, None] * sk.matmat(dS[:, None] * V[:s]) / (4.0 * eta)
-        return out
-
-    def bmat(V):
-        V2 = V.reshape(N, -1)
-        out = gam(V2) + np.outer(e, e @ V2)
-        return out if V.ndim == 2 else out.ravel()
-
-    op = LinearOperator((N, N), matvec=bmat, matmat=bmat, dtype=np.float64)
-    rng = np.random.default_rng(0)
-    k = min(k0, N - 2)
-    while True:
-        if k < 1 or k >= N - 1:
-            break
-        _, U = eigsh(op, k=k, which="LA", v0=rng.standard_normal(N), tol=ARPACK_TOL)
-        U, _ = np.linalg.qr(U)
-        GU = gam(U)
-        BU = GU + np.outer(e, e @ U)
-        Hm = U.T @ BU
-        theta, W = np.linalg.eigh(0.5 * (Hm + Hm.T))
-        U, GU, BU = U @ W, GU @ W, BU @ W
-        R = BU - U * theta
-        A = theta > t
-        UA, GUA = U[:, A], GU[:, A]
-        w = e - UA @ (UA.T @ e)
-        ww = float(w @ w)
-        G2 = max(ww * ww + 2.0 * float(w @ gam(w).ravel()) + gam2
-                 - 2.0 * float(np.sum(GUA * GUA)) + float(np.sum((UA.T @ GUA) ** 2)), 0.0)
-        trGA = ww + trG - float(np.sum(UA * GUA))
-        wa = e - U @ (U.T @ e)
-        wwa = float(wa @ wa)
-        fro_b = max(wwa * wwa + 2.0 * float(wa @ gam(wa).ravel()) + gam2
-                    - 2.0 * float(np.sum(GU * GU)) + float(np.sum((U.T @ GU) ** 2)), 0.0)
-        g_b = min(math.sqrt(fro_b), max(wwa + trG - float(np.sum(U * GU)), 0.0))
-        g = min(math.sqrt(G2), max(trGA, 0.0))
-        if not A.all():
-            th = float(np.max(theta[~A]))
-            rl = float(np.linalg.norm(R[:, ~A], 2))
-            g = min(g, 0.5 * (th + g_b) + math.hypot(0.5 * (th - g_b), rl))
-        cc = 1.0 if g <= t else t / g
-        excess = 2.0 * float(np.sum(R[:, A] ** 2)) + (1.0 - cc) ** 2 * G2
-        phi_lb = _psi_sum(theta[A], t) + (2.0 * cc - cc * cc) * G2
-        if (not A.all() and eta * excess <= excess_rtol * scale) or 2 * k > k_max:
-            thA = theta[A] - t
-            UAS = UA[:s]
-            gS = np.sum(UAS * sk.matmat(UAS * dS[:, None]) * thA, axis=1)
-            f = UAS @ (thA * UA[s]) / math.sqrt(m) if m else np.zeros(s)
-            inner = -0.5 * dkd - eta * gam2 + eta * phi_lb
-            return inner, gS, f, int(A.sum()), excess
-        if k >= N - 2:
-            break
-        k = min(2 * k, N - 2)
-    # the block would be the whole space: the dense route is exact and no larger
-    if sk.K is None:
-        sk.K = sk.matmat(np.eye(s))
-    return _dense_inner(sk, dS, m, eta, t)
-
-
-def _fixed_kernel_g(fk, c, d, eta, tau, *, route, dense_max, support_bytes, k0, k_max,
-                    excess_rtol, scale):
-    """``g = (F o K) d`` at all ``n`` points and ``-1/2 d'Kd - eta ||Gamma||^2 + eta sum phi``
-    (or its lower bound), frame units; ``F`` is ``F(a)`` or the Krylov route's ``F^``."""
-    n = fk.n
-    S = np.flatnonzero(d)
-    Sc = np.flatnonzero(d == 0.0)
-    dS = d[S]
-    s, m = S.size, Sc.size
-    t = 0.5 * tau
-    if s == 0:
-        return np.zeros(n), 0.0, "tau0" if tau == 0.0 else "dense", 0, 0.0
-    if tau == 0.0:
-        g, dkd, g2 = _tau0_pass(fk, c, S, dS, np.arange(n), d, eta)
-        return g, -0.5 * dkd - eta * g2, "tau0", -1, 0.0
-    use = route if route != "auto" else ("dense" if s <= dense_max else "krylov")
-    sk = _Support(fk, S, c, max(support_bytes, 8 * s * s) if use == "dense" else support_bytes)
-    if use == "dense":
-        inner, gS, f, rank, excess = _dense_inner(sk, dS, m, eta, t)
-    else:
-        inner, gS, f, rank, excess = _krylov_inner(sk, dS, m, eta, t, scale, k0, k_max,
-                                                   excess_rtol)
-    sk.K = None
-    g = np.zeros(n)
-    g[S] = gS
-    if m:
-        g[Sc] = c * fk.product(S, f * dS, rows=Sc)
-    return g, inner, use, rank, excess
-
-
 def _primal_gap(q, lin, C, g, y, hinge, b):
     """Best of ``(w, b)`` at the best bias and the hard-margin point (certificate module doc)."""
     gap1 = q + C * hinge - lin
@@ -490,7 +282,7 @@ def svm_certificate_features(fk: FeatureKernel, y, alpha, *, C, eta, tau, route:
     af = a / c
     d = af * y
     scale_f = float(np.sum(af))
-    g, inner, used, rank, excess = _fixed_kernel_g(fk, c, d, eta / c, tau, scale=scale_f,
+    g, inner, used, rank, excess = fixed_kernel_g(fk, c, d, eta / c, tau, scale=scale_f,
                                                    **opts)
     lower_f = scale_f + inner
     b, hinge = best_bias(y - g, -y)
@@ -541,7 +333,7 @@ def svr_certificate_features(fk: FeatureKernel, y, alpha_hat, alpha_check, *, C,
     by = float(bf @ y)
     l1 = float(np.sum(ah / c) + np.sum(ac / c))
     lin_f = by - epsilon * l1
-    g, inner, used, rank, excess = _fixed_kernel_g(fk, c, bf, eta / c, tau,
+    g, inner, used, rank, excess = fixed_kernel_g(fk, c, bf, eta / c, tau,
                                                    scale=abs(by) + epsilon * l1, **opts)
     lower_f = lin_f + inner
     r = y - g
@@ -598,7 +390,7 @@ def decomposed_certificate_features(fk: FeatureKernel, y, alpha, labels, *, C,
         S = idx[d[idx] != 0.0]
         if S.size == 0:
             continue
-        gc, dk, gg = _tau0_pass(fk, c, S, d[S], idx, d[idx], etaf)
+        gc, dk, gg = tau0_pass(fk, c, S, d[S], idx, d[idx], etaf)
         g[idx] = gc
         dkd += dk
         g2 += gg

@@ -5,7 +5,8 @@ Rows (every step in a fresh spawned process, so its peak RSS, ``VmHWM`` of
 ``/proc/self/status``, is its own; ``data_gb`` is the RSS after loading the instance):
 
 * ``p1``: ijcnn1-like P1 (``make_classification``: 22 features, 10 informative, 4 redundant,
-  class ratio 1:9, ``class_sep = 2``, seeded, standardised), Gaussian kernel ``sigma = 4``,
+  class ratio 1:9, ``class_sep = 2`` and no label noise unless ``--class-sep`` / ``--flip-y``
+  say otherwise, seeded, standardised), Gaussian kernel ``sigma = 4``,
   ``C = 1``, ``tau = 0.01``, ``eta = ||a_SVM||^2`` (the paper's rule; scikit-learn's ``SVC``
   on the same kernel, run once when the data are made). ``dank_fast.solve_svm(FeatureKernel(X,
   sigma=4), ...)`` (tol 1e-6), then ``dank_ref.scale_certificate.svm_certificate_features``
@@ -61,12 +62,12 @@ def _in_child(fn, *args):
 # ---------------------------------------------------------------------------------------------
 # data
 # ---------------------------------------------------------------------------------------------
-def make_p1(n: int, path: str, seed: int = 0) -> dict:
+def make_p1(n: int, path: str, seed: int = 0, sep: float = 2.0, flip: float = 0.0) -> dict:
     from sklearn.datasets import make_classification
     from sklearn.svm import SVC
 
     X, y = make_classification(n_samples=n, n_features=22, n_informative=10, n_redundant=4,
-                               weights=[0.9], flip_y=0.0, class_sep=2.0, random_state=seed)
+                               weights=[0.9], flip_y=flip, class_sep=sep, random_state=seed)
     X = (X - X.mean(0)) / X.std(0)
     y = np.where(y == 1, 1.0, -1.0)
     t = time.perf_counter()
@@ -203,6 +204,8 @@ def main(argv=None) -> int:
     ap.add_argument("--p1", type=int, nargs="*", default=[])
     ap.add_argument("--broken", type=int, nargs="*", default=[])
     ap.add_argument("--p3", nargs="*", default=[], help="n:clusters")
+    ap.add_argument("--class-sep", type=float, default=2.0, help="P1 data (default 2)")
+    ap.add_argument("--flip-y", type=float, default=0.0, help="P1 label noise (default 0)")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     tmp = tempfile.mkdtemp(prefix="bench_scale_")
@@ -218,7 +221,8 @@ def main(argv=None) -> int:
 
     for n in args.p1:
         path = os.path.join(tmp, f"p1_{n}.npz")
-        row = {"problem": "P1", "n": n, **make_p1(n, path)}
+        row = {"problem": "P1", "n": n, "class_sep": args.class_sep, "flip_y": args.flip_y,
+               **make_p1(n, path, sep=args.class_sep, flip=args.flip_y)}
         print(f"P1 n={n}: data made, eta={row['eta']:.6g}", file=sys.stderr, flush=True)
         a_path = os.path.join(tmp, f"p1_{n}_alpha.npy")
         row.update(_in_child(fast_p1, path, row["eta"], 1e-6, a_path))

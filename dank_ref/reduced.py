@@ -17,10 +17,14 @@ from scipy.sparse.linalg import LinearOperator, eigsh
 
 from .features import FeatureKernel
 
-__all__ = ["fixed_kernel_g", "tau0_pass", "DENSE_MAX", "SUPPORT_BYTES", "ARPACK_TOL"]
+__all__ = ["fixed_kernel_g", "tau0_pass", "DENSE_MAX", "SUPPORT_BYTES", "ARPACK_TOL",
+           "DENSE_BYTES"]
 
-#: Largest support of the dense reduced route (``(s+1)^2`` eigh, ``~5 s^2`` floats = 640 MB).
-DENSE_MAX = 4000
+#: Largest support of the ``"auto"`` dense route (an ``eigh`` of ``1,501 x 1,501``: ~2 s on one
+#: busy core; beyond, the Krylov route is faster when few eigenvalues exceed ``tau / 2``).
+DENSE_MAX = 1500
+#: The Krylov route falls back to the dense one (about ``5 s^2`` floats) up to this size.
+DENSE_BYTES = 2 << 30
 #: ``K[S, S]`` of the Krylov route is held in memory up to this size (bytes), else recomputed.
 SUPPORT_BYTES = 1 << 30
 #: ARPACK's relative accuracy of the Ritz pairs (their residual enters the bound squared).
@@ -123,13 +127,18 @@ def _dense_inner(sk: _Support, dS: np.ndarray, m: int, eta: float, t: float):
     inner = -0.5 * dkd - eta * gam2 + eta * _psi_sum(lam, t)
     gS = (Fb[:s, :s] * Ks) @ dS
     f = Fb[:s, s] / math.sqrt(m) if m else np.zeros(s)
-    return inner, gS, f, int(pos.sum()), 0.0
+    return inner, gS, f, int(pos.sum()), 0.0, "dense"
 
 
 def _krylov_inner(sk: _Support, dS: np.ndarray, m: int, eta: float, t: float, scale: float,
-                  k0: int, k_max: int, excess_rtol: float):
+                  k0: int, k_max: int, excess_rtol: float, fallback: bool):
     """``F^`` from ``k`` Ritz pairs of ``B = e e' + Gamma`` and the rigorous bound of MATH.md
-    section 12; returns ``(inner_lower, gS, f, rank, excess)`` (frame units)."""
+    section 12; returns ``(inner_lower, gS, f, rank, excess, route)`` (frame units).
+
+    The dense route is taken instead when the block would be the whole space, or (``fallback``,
+    the ``"auto"`` route) when ``k`` outgrows ``N / 16`` and the dense route fits in
+    :data:`DENSE_BYTES`.
+    """
     s = dS.size
     N = s + (1 if m else 0)
     e = np.ones(N)
@@ -150,6 +159,7 @@ def _krylov_inner(sk: _Support, dS: np.ndarray, m: int, eta: float, t: float, sc
         return out if V.ndim == 2 else out.ravel()
 
     op = LinearOperator((N, N), matvec=bmat, matmat=bmat, dtype=np.float64)
+    dense_fits = fallback and 40 * N * N <= DENSE_BYTES
     rng = np.random.default_rng(0)
     k = min(k0, N - 2)
     while True:
@@ -183,17 +193,19 @@ def _krylov_inner(sk: _Support, dS: np.ndarray, m: int, eta: float, t: float, sc
         cc = 1.0 if g <= t else t / g
         excess = 2.0 * float(np.sum(R[:, A] ** 2)) + (1.0 - cc) ** 2 * G2
         phi_lb = _psi_sum(theta[A], t) + (2.0 * cc - cc * cc) * G2
-        if (not A.all() and eta * excess <= excess_rtol * scale) or 2 * k > k_max:
+        done = not A.all() and eta * excess <= excess_rtol * scale
+        if done or (2 * k > k_max and not dense_fits):
             thA = theta[A] - t
             UAS = UA[:s]
             gS = np.sum(UAS * sk.matmat(UAS * dS[:, None]) * thA, axis=1)
             f = UAS @ (thA * UA[s]) / math.sqrt(m) if m else np.zeros(s)
             inner = -0.5 * dkd - eta * gam2 + eta * phi_lb
-            return inner, gS, f, int(A.sum()), excess
-        if k >= N - 2:
+            return inner, gS, f, int(A.sum()), excess, "krylov"
+        if k >= N - 2 or (2 * k > N // 16 and dense_fits):
             break
         k = min(2 * k, N - 2)
-    # the block would be the whole space: the dense route is exact and no larger
+    # many eigenvalues above t (ARPACK's cost grows like N k^2 per restart): the dense route
+    # is exact and, with k > N / 16, not slower
     if sk.K is None:
         sk.K = sk.matmat(np.eye(s))
     return _dense_inner(sk, dS, m, eta, t)
@@ -217,10 +229,10 @@ def fixed_kernel_g(fk, c, d, eta, tau, *, route, dense_max, support_bytes, k0, k
     use = route if route != "auto" else ("dense" if s <= dense_max else "krylov")
     sk = _Support(fk, S, c, max(support_bytes, 8 * s * s) if use == "dense" else support_bytes)
     if use == "dense":
-        inner, gS, f, rank, excess = _dense_inner(sk, dS, m, eta, t)
+        inner, gS, f, rank, excess, use = _dense_inner(sk, dS, m, eta, t)
     else:
-        inner, gS, f, rank, excess = _krylov_inner(sk, dS, m, eta, t, scale, k0, k_max,
-                                                   excess_rtol)
+        inner, gS, f, rank, excess, use = _krylov_inner(sk, dS, m, eta, t, scale, k0, k_max,
+                                                        excess_rtol, route == "auto")
     sk.K = None
     g = np.zeros(n)
     g[S] = gS

@@ -19,9 +19,11 @@ Routes (``S = {i : d_i != 0}``, ``s = |S|``, ``d = a o y`` for P1/P3, ``d = ah -
   ``J(B)``. Time ``O(s^3 + n s d)``, memory about ``5 s^2`` floats plus one block.
 * ``"krylov"`` (``tau > 0``, ``s > dense_max``): the top ``k`` eigenpairs of ``B`` by Lanczos
   (ARPACK), bounded rigorously (section 12: the bound holds for any orthonormal block); ``k``
-  doubles until the bound's excess is below ``excess_rtol * 1'a``. ``K[S, S]`` is held when it
-  fits in ``support_bytes`` (time ``O(s^2 d + s^2 k x (Lanczos steps))``), otherwise recomputed
-  blockwise for every product (``O(s^2 d)`` per product, memory one block). Plus ``O(s k)``.
+  doubles until the bound's excess is below ``excess_rtol * 1'a`` (``"auto"``: back to the
+  exact dense route when ``k`` outgrows ``s / 16`` and it fits in ``DENSE_BYTES``, 2 GiB).
+  ``K[S, S]`` is held when it fits in ``support_bytes`` (time ``O(s^2 d + s^2 k x (Lanczos
+  steps))``), otherwise recomputed blockwise for every product (``O(s^2 d)`` per product,
+  memory one block). Plus ``O(s k)``.
 
 Every public function runs with one BLAS thread (:func:`_one_blas_thread`; on shared cores a
 single thread is the faster one: an ``eigh`` of ``345 x 345`` took 4.6 s with OpenBLAS's two

@@ -121,11 +121,13 @@ def p1_2000():
     return fk, y, a, ref, int(np.sum(np.linalg.eigvalsh(ref.F) > 1e-9))
 
 
-@pytest.mark.parametrize("route", ["dense", "krylov"])
-def test_svm_matches_dense_certificate(p1_2000, route):
+@pytest.mark.parametrize("route, support_bytes", [("dense", 1 << 30), ("krylov", 1 << 30),
+                                                   ("krylov", 1)])
+def test_svm_matches_dense_certificate(p1_2000, route, support_bytes):
+    """``support_bytes=1``: ``K[S, S]`` is recomputed in row blocks for every product."""
     fk, y, a, ref, rank = p1_2000
     c = svm_certificate_features(fk, y, a, C=2.0, eta=3.0, tau=0.2, route=route, k0=8,
-                                 bias=ref.bias)
+                                 support_bytes=support_bytes, bias=ref.bias)
     assert c.route == route and 0 < c.support < 2000
     for name in ("lower", "upper", "gap"):
         assert _close(getattr(c, name), getattr(ref, name), ref.scale), name
@@ -243,3 +245,33 @@ def test_a_wrong_bias_and_a_poor_point_are_not_certified(p1_2000):
     assert c.rel_gap_at_bias > c.rel_gap + 1e-3
     assert c.rel_gap > 1e-3  # an arbitrary feasible point is far from the saddle point
     assert c.lower <= c.upper
+
+
+# ---------------------------------------------------------------------------------------------
+# full sizes (slow): dank_fast's solutions, certified independently
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.slow
+def test_dank_fast_solution_at_20000_points_certified_and_broken_ones_rejected():
+    from sklearn.datasets import make_classification
+
+    import dank_fast
+
+    X, y = make_classification(n_samples=20_000, n_features=22, n_informative=10,
+                               n_redundant=4, weights=[0.9], class_sep=2.0, flip_y=0.0,
+                               random_state=0)
+    X = (X - X.mean(0)) / X.std(0)
+    y = np.where(y == 1, 1.0, -1.0)
+    kw = dict(C=1.0, eta=589.0, tau=0.01)
+    r = dank_fast.solve_svm(dank_fast.FeatureKernel(X, sigma=4.0), y, **kw)
+    c = svm_certificate_features(FeatureKernel(X, sigma=4.0), y, r.alpha, bias=r.bias, **kw)
+    assert c.rel_gap <= 1e-6 and c.rel_gap_at_bias <= 1e-6
+    assert abs(c.lower - r.lower) <= 1e-9 * c.scale and abs(c.upper - r.upper) <= 1e-9 * c.scale
+    fk = FeatureKernel(X, sigma=4.0)
+    for k in (int(np.argmax(r.alpha)), int(np.flatnonzero((r.alpha > 0) & (y > 0))[0])):
+        bad = r.alpha.copy()
+        bad[k] += 1e-6
+        with pytest.raises(ValueError, match="infeasible"):
+            svm_certificate_features(fk, y, bad, **kw)
+    assert svm_certificate_features(fk, y, r.alpha, bias=c.bias + 0.1, **kw).rel_gap_at_bias > 1e-6
+    early = dank_fast.solve_svm(dank_fast.FeatureKernel(X, sigma=4.0), y, tol=1e-3, **kw)
+    assert svm_certificate_features(fk, y, early.alpha, **kw).rel_gap > 1e-6

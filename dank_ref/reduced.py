@@ -221,8 +221,10 @@ def fixed_kernel_g(fk, c, d, eta, tau, *, route, dense_max, support_bytes, k0, k
     dS = d[S]
     s, m = S.size, Sc.size
     t = 0.5 * tau
-    if s == 0:
-        return np.zeros(n), 0.0, "tau0" if tau == 0.0 else "dense", 0, 0.0
+    if s == 0:  # M = 11': one eigenvalue n (the others 0), g = 0
+        if tau == 0.0:
+            return np.zeros(n), 0.0, "tau0", -1, 0.0
+        return np.zeros(n), eta * _psi_sum(np.array([float(n)]), t), "dense", int(n > t), 0.0
     if tau == 0.0:
         g, dkd, g2 = tau0_pass(fk, c, S, dS, np.arange(n), d, eta)
         return g, -0.5 * dkd - eta * g2, "tau0", -1, 0.0

@@ -204,6 +204,21 @@ def test_every_route_matches_dense_on_small_instances(n, d, seed, tau, logC, log
     assert _close(cd.upper, refd.upper, 1e3 * refd.scale)
 
 
+@pytest.mark.parametrize("tau", [0.0, 0.01, 100.0])
+def test_the_zero_point_matches_dense(tau):
+    """``a = 0``: ``M = 11'`` still has the eigenvalue ``n`` (``h(0) = eta psi(n)``)."""
+    X, y = _data(30, d=2, seed=4, pos=0.5)
+    fk = FeatureKernel(X, sigma=1.0, block_rows=4)
+    K, a = _dense_K(fk), np.zeros(30)
+    ref = svm_certificate(K, y, a, C=1.0, eta=0.5, tau=tau)
+    c = svm_certificate_features(fk, y, a, C=1.0, eta=0.5, tau=tau)
+    assert (c.lower, c.upper, c.bias) == pytest.approx((ref.lower, ref.upper, ref.bias),
+                                                       rel=1e-12, abs=1e-12)
+    ref = svr_certificate(K, X[:, 0], a, a, C=1.0, epsilon=0.1, eta=0.5, tau=tau)
+    c = svr_certificate_features(fk, X[:, 0], a, a, C=1.0, epsilon=0.1, eta=0.5, tau=tau)
+    assert (c.lower, c.upper) == pytest.approx((ref.lower, ref.upper), rel=1e-12, abs=1e-12)
+
+
 # ---------------------------------------------------------------------------------------------
 # what is refused, and what is rejected
 # ---------------------------------------------------------------------------------------------

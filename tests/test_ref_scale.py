@@ -197,6 +197,11 @@ def test_every_route_matches_dense_on_small_instances(n, d, seed, tau, logC, log
         c = svm_certificate_features(fk, y, a, C=C, eta=eta, tau=tau, route=route, k0=1)
         assert _close(c.lower, ref.lower, 1e3 * ref.scale), route
         assert _close(c.upper, ref.upper, 1e3 * ref.scale), route
+    # one Ritz pair only: a lower bound of h(a), and an upper bound of v* >= h(a) (from another
+    # fixed kernel F^, so it may lie on either side of the dense one; MATH.md section 12)
+    c = svm_certificate_features(fk, y, a, C=C, eta=eta, tau=tau, route="krylov", k0=1, k_max=1)
+    slack = 1e-9 * (abs(ref.lower) + abs(ref.upper) + ref.scale)
+    assert c.lower <= ref.lower + slack and c.upper >= ref.lower - slack and c.excess >= 0
     labels = np.arange(n) % 3
     refd = decomposed_certificate(K, y, a, C=C, eta=eta, labels=labels)
     cd = decomposed_certificate_features(fk, y, a, labels, C=C, eta=eta)

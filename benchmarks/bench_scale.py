@@ -26,6 +26,7 @@ Usage::
 
     python benchmarks/bench_scale.py --p1 20000 50000 --broken 20000 --p3 200000:100
     python benchmarks/bench_scale.py --p3 464810:200
+    python benchmarks/bench_scale.py --certify-only --p1 100000 --p3 1000000:430
 
 Results: one JSON line per row on stdout (and ``--out FILE``).
 """
@@ -62,7 +63,8 @@ def _in_child(fn, *args):
 # ---------------------------------------------------------------------------------------------
 # data
 # ---------------------------------------------------------------------------------------------
-def make_p1(n: int, path: str, seed: int = 0, sep: float = 2.0, flip: float = 0.0) -> dict:
+def make_p1(n: int, path: str, seed: int = 0, sep: float = 2.0, flip: float = 0.0,
+            svc: bool = True) -> dict:
     from sklearn.datasets import make_classification
     from sklearn.svm import SVC
 
@@ -70,6 +72,9 @@ def make_p1(n: int, path: str, seed: int = 0, sep: float = 2.0, flip: float = 0.
                                weights=[0.9], flip_y=flip, class_sep=sep, random_state=seed)
     X = (X - X.mean(0)) / X.std(0)
     y = np.where(y == 1, 1.0, -1.0)
+    if not svc:
+        np.savez(path, X=X, y=y)
+        return {}
     t = time.perf_counter()
     svc = SVC(C=1.0, gamma=1.0 / 32.0, tol=1e-4).fit(X, y)
     eta = float(np.sum(svc.dual_coef_ ** 2))
@@ -192,6 +197,35 @@ def ref_p3(path: str, eta: float, alpha_path: str) -> dict:
             "support": c.support, "scale": c.scale}
 
 
+def only_ref(path: str, problem: str, eta: float) -> dict:
+    """Certify a seeded random feasible point (about 5% support) without any solve: time and
+    memory of the certificate alone at sizes where no solve is run here."""
+    from dank_ref.features import FeatureKernel
+    from dank_ref.scale_certificate import (
+        decomposed_certificate_features,
+        svm_certificate_features,
+    )
+
+    z = np.load(path)
+    X, y = z["X"], z["y"]
+    rng = np.random.default_rng(1)
+    C = 1.0 if problem == "P1" else 32.0
+    a = np.where(rng.random(y.size) < 0.05, C * rng.random(y.size), 0.0)
+    if problem == "P1":  # y'a = 0 exactly enough: rescale the larger class's sum
+        p, m = float(a[y > 0].sum()), float(a[y < 0].sum())
+        a[y > 0 if p > m else y < 0] *= min(p, m) / max(p, m)
+    data = _mem()["VmRSS"]
+    t = time.perf_counter()
+    if problem == "P1":
+        c = svm_certificate_features(FeatureKernel(X, sigma=4.0), y, a, C=C, eta=eta, tau=0.01)
+    else:
+        c = decomposed_certificate_features(FeatureKernel(X, gamma=0.5), y, a, z["labels"],
+                                            C=C, eta=eta)
+    return {"ref_s": time.perf_counter() - t, "ref_peak_gb": _mem()["VmHWM"],
+            "ref_data_gb": data, "route": c.route, "support": c.support, "rank": c.rank,
+            "ref_rel_gap": c.rel_gap, "excess": c.excess}
+
+
 def _agree(row: dict) -> dict:
     s = row["scale"]
     row["d_lower"] = abs(row["ref_lower"] - row["fast_lower"]) / s
@@ -206,6 +240,9 @@ def main(argv=None) -> int:
     ap.add_argument("--p3", nargs="*", default=[], help="n:clusters")
     ap.add_argument("--class-sep", type=float, default=2.0, help="P1 data (default 2)")
     ap.add_argument("--flip-y", type=float, default=0.0, help="P1 label noise (default 0)")
+    ap.add_argument("--certify-only", action="store_true",
+                    help="no solves: certify a seeded random feasible point (eta = 1000 for "
+                         "P1, 1e7 for P3)")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     tmp = tempfile.mkdtemp(prefix="bench_scale_")
@@ -221,6 +258,11 @@ def main(argv=None) -> int:
 
     for n in args.p1:
         path = os.path.join(tmp, f"p1_{n}.npz")
+        if args.certify_only:
+            make_p1(n, path, sep=args.class_sep, flip=args.flip_y, svc=False)
+            emit({"problem": "P1", "n": n, "certify_only": True,
+                  **_in_child(only_ref, path, "P1", 1000.0)})
+            continue
         row = {"problem": "P1", "n": n, "class_sep": args.class_sep, "flip_y": args.flip_y,
                **make_p1(n, path, sep=args.class_sep, flip=args.flip_y)}
         print(f"P1 n={n}: data made, eta={row['eta']:.6g}", file=sys.stderr, flush=True)
@@ -238,6 +280,9 @@ def main(argv=None) -> int:
         n, k = (int(v) for v in spec.split(":"))
         path = os.path.join(tmp, f"p3_{n}.npz")
         row = {"problem": "P3", "n": n, "clusters": k, **make_p3(n, k, path)}
+        if args.certify_only:
+            emit({**row, "certify_only": True, **_in_child(only_ref, path, "P3", 1e7)})
+            continue
         print(f"P3 n={n}: data made", file=sys.stderr, flush=True)
         a_path = os.path.join(tmp, f"p3_{n}_alpha.npy")
         row.update(_in_child(fast_p3, path, a_path))

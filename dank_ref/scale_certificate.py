@@ -168,11 +168,15 @@ def _kernel(fk) -> FeatureKernel:
     return fk
 
 
-def _feasible(viol: float, C: float, n: int, what: str) -> None:
+def _feasible(viols: dict, C: float, n: int, what: str) -> float:
+    """The largest violation; ``ValueError`` naming every constraint violated beyond
+    ``1e-9 C sqrt(n)``."""
     tol = feasibility_tolerance(C, n)
-    if not viol <= tol:
-        raise ValueError(f"{what} is infeasible: violation {viol:.3e} > 1e-9 * C * sqrt(n) = "
+    bad = [f"{k} violated by {v:.3e}" for k, v in viols.items() if not v <= tol]
+    if bad:
+        raise ValueError(f"{what} is infeasible: {'; '.join(bad)} > 1e-9 * C * sqrt(n) = "
                          f"{tol:.3e}")
+    return max(0.0, *viols.values())
 
 
 def _rel(gap: float, scale: float) -> float:
@@ -278,8 +282,8 @@ def svm_certificate_features(fk: FeatureKernel, y, alpha, *, C, eta, tau, route:
     bias = _check_bias(bias)
     s_k = fk.scale()
     check_range(C, eta, s_k, n)
-    infeas = max(abs(float(y @ a)), float(-np.min(a)), float(np.max(a) - C), 0.0)
-    _feasible(infeas, C, n, "alpha")
+    infeas = _feasible({"y'alpha = 0": abs(float(y @ a)), "alpha >= 0": float(-np.min(a)),
+                        "alpha <= C": float(np.max(a) - C)}, C, n, "alpha")
     c = frame_scale(C, eta, s_k)
     af = a / c
     d = af * y
@@ -327,9 +331,10 @@ def svr_certificate_features(fk: FeatureKernel, y, alpha_hat, alpha_check, *, C,
     s_k = fk.scale()
     check_range(C, eta, s_k, n)
     z = np.concatenate([ah, ac])
-    infeas = max(abs(float(np.sum(ah) - np.sum(ac))), float(-np.min(z)), float(np.max(z) - C),
-                 0.0)
-    _feasible(infeas, C, n, "(alpha_hat, alpha_check)")
+    infeas = _feasible({"1'(alpha_hat - alpha_check) = 0": abs(float(np.sum(ah) - np.sum(ac))),
+                        "alpha_hat, alpha_check >= 0": float(-np.min(z)),
+                        "alpha_hat, alpha_check <= C": float(np.max(z) - C)}, C, n,
+                       "(alpha_hat, alpha_check)")
     c = frame_scale(C, eta, s_k)
     bf = ah / c - ac / c
     by = float(bf @ y)
@@ -378,8 +383,8 @@ def decomposed_certificate_features(fk: FeatureKernel, y, alpha, labels, *, C,
     codes = check_partition(labels, n)
     s_k = fk.scale()
     check_range(C, eta, s_k, n)
-    infeas = max(float(-np.min(a)), float(np.max(a) - C), 0.0)
-    _feasible(infeas, C, n, "alpha")
+    infeas = _feasible({"alpha >= 0": float(-np.min(a)), "alpha <= C": float(np.max(a) - C)},
+                       C, n, "alpha")
     c = frame_scale(C, eta, s_k)
     af = a / c
     d = af * y

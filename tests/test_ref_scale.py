@@ -241,14 +241,17 @@ def test_bad_candidates_are_refused_before_any_kernel_work():
         svm_certificate_features(fk, y, bad, C=1.0, eta=1.0, tau=0.01)
     out = a.copy()
     out[np.argmax(a)] = 1.0 + 1e-6
-    with pytest.raises(ValueError, match="infeasible"):
+    with pytest.raises(ValueError, match="alpha <= C violated by 1.000e-06"):
         svm_certificate_features(fk, y, out, C=1.0, eta=1.0, tau=0.01)
     off = a.copy()
-    off[np.flatnonzero(a)[0]] += 1e-6 * y[np.flatnonzero(a)[0]]
-    with pytest.raises(ValueError, match="infeasible"):
+    i = int(np.flatnonzero((a > 0) & (a < 0.5))[0])
+    off[i] += 1e-6
+    with pytest.raises(ValueError, match="y'alpha = 0 violated by 1.000e-06"):
         svm_certificate_features(fk, y, off, C=1.0, eta=1.0, tau=0.01)
-    with pytest.raises(ValueError, match="infeasible"):
+    with pytest.raises(ValueError, match="alpha >= 0 violated"):
         decomposed_certificate_features(fk, y, -a, np.zeros(500), C=1.0, eta=1.0)
+    with pytest.raises(ValueError, match=r"1'\(alpha_hat - alpha_check\) = 0 violated"):
+        svr_certificate_features(fk, y, a, 0 * a, C=1.0, epsilon=0.1, eta=1.0, tau=0.01)
     with pytest.raises(ValueError, match="not equal to itself"):
         decomposed_certificate_features(fk, y, a, np.r_[np.zeros(499), np.nan], C=1.0, eta=1.0)
     with pytest.raises(TypeError, match="FeatureKernel"):

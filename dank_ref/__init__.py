@@ -66,9 +66,15 @@ _LAZY = {
     "TIME_LIMIT": "conic",
     "STRATEGIES": "staged",
     "TOL": "conic",
+    "FeatureKernel": "features",
+    "ScaleCertificate": "scale_certificate",
+    "svm_certificate_features": "scale_certificate",
+    "svr_certificate_features": "scale_certificate",
+    "decomposed_certificate_features": "scale_certificate",
 }
-_SUBMODULES = frozenset({"certificate", "conic", "decomposed", "hessian", "kernels", "polish",
-                         "projection", "staged", "starts", "svm", "svr", "validation"})
+_SUBMODULES = frozenset({"certificate", "conic", "decomposed", "features", "hessian", "kernels",
+                         "polish", "projection", "reduced", "scale_certificate", "staged",
+                         "starts", "svm", "svr", "validation"})
 
 
 def __getattr__(name: str):
@@ -100,4 +106,9 @@ __all__ = [
     "TOL",
     "STRATEGIES",
     "STATUSES",
+    "FeatureKernel",
+    "ScaleCertificate",
+    "svm_certificate_features",
+    "svr_certificate_features",
+    "decomposed_certificate_features",
 ]

@@ -546,3 +546,41 @@ def test_dank_fast_cross_check_is_optional_and_informative(capsys):
     assert "the optional cross-check by dank_fast" in out
     assert "    distance_to_reference: " in out and "    dank_fast_rel_gap: " in out
     assert out.splitlines()[0] == plain.splitlines()[0]
+
+
+@pytest.mark.parametrize("task", ["svm", "decomposed"])
+def test_an_instance_above_the_dense_limit_is_certified_from_features(p1, tmp_path, monkeypatch,
+                                                                      task, capsys):
+    """With ``X`` beyond ``MAX_ARRAY_BYTES`` for ``n x n``, the verdict and the bracket are the
+    dense route's (dank_ref.scale_certificate, row blocks); a wrong bias is still rejected."""
+    from verification import formats
+    from verification.formats import load_instance, load_solution
+    from verification.oracle import certify
+
+    labels = np.arange(14) % 3
+    extra = dict(labels=labels) if task == "decomposed" else dict(tau=p1["tau"])
+    inst = tmp_path / "x.npz"
+    save_instance(inst, task=task, X=p1["X"], kernel="gaussian", sigma=0.4, y=p1["y"],
+                  C=p1["C"], eta=p1["eta"], **extra)
+    alpha = np.clip(p1["alpha"], 0.0, p1["C"])
+    sols = {"good": dict(alpha=alpha)}
+    if task == "svm":
+        sols["good"]["bias"] = p1["bias"]
+        sols["bad_bias"] = dict(alpha=alpha, bias=p1["bias"] + 0.5)
+    reps = {}
+    for name, kw in sols.items():
+        save_solution(tmp_path / f"{name}.npz", task=task, **kw)
+        dense = certify(load_instance(inst), load_solution(tmp_path / f"{name}.npz", 14),
+                        reference=False)
+        monkeypatch.setattr(formats.spec, "MAX_ARRAY_BYTES", 8 * 14 * 13)
+        big = load_instance(inst)
+        assert big["K"] is None
+        reps[name] = certify(big, load_solution(tmp_path / f"{name}.npz", 14), reference=False)
+        monkeypatch.undo()
+        assert reps[name]["certified"] == dense["certified"]
+        assert reps[name]["failed"] == dense["failed"]
+        for key in ("lower", "upper", "rel_gap"):
+            assert reps[name][key] == pytest.approx(dense[key], rel=1e-9, abs=1e-12)
+    assert reps["good"]["certified"] is (task == "svm")
+    if task == "svm":
+        assert reps["bad_bias"]["failed"] == ["bias"]

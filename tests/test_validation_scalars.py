@@ -12,7 +12,6 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from dank_ref._validation import check_partition
 
 from dank_fast import solve_decomposed
 from dank_fast._validation import (
@@ -28,6 +27,7 @@ from dank_fast._validation import (
     check_targets,
     feasibility_violation,
 )
+from dank_ref.validation import check_partition
 
 
 @pytest.mark.parametrize("v", [True, False, np.True_, "1", None, [1.0], np.array([1.0]), 1 + 0j])

@@ -18,7 +18,6 @@ from .spec import (
     KERNELS,
     SOLUTION_FIELDS,
     FormatError,
-    gib,
 )
 from .values import check_labels
 
@@ -68,13 +67,26 @@ def _kernel_of(f: Fields):
     if d == 0:
         raise FormatError(f"{f.path}: field 'X' has no columns (d = 0)")
     if 8 * n * n > spec.MAX_ARRAY_BYTES:
-        raise FormatError(f"{f.path}: field 'X' has n = {n} rows: the {n} x {n} kernel would "
-                          f"take {gib(8 * n * n)}, more than the {gib(spec.MAX_ARRAY_BYTES)} limit")
+        # too large for a dense K: K stays None and the oracle certifies from X in row blocks
+        # (dank_ref.scale_certificate); the limit is then on X itself (read above)
+        return None, dict(source="X", kernel=kernel, blockwise=True, **params), X
     try:
         K = kernel_from_X(X, kernel, **params)
     except ValueError as exc:
         raise FormatError(f"{f.path}: {exc}") from exc
     return K, dict(source="X", kernel=kernel, **params), X
+
+
+def _kernel_scale(K, X, kinfo) -> float:
+    """``max |K_ij|``; for a blockwise (``K = None``) kernel ``max_i K_ii`` (PSD kernels)."""
+    if K is not None:
+        return float(np.max(np.abs(K)))
+    sq = np.einsum("ij,ij->i", X, X)
+    if kinfo["kernel"] == "gaussian":
+        return 1.0
+    if kinfo["kernel"] == "linear":
+        return float(np.max(sq))
+    return float(np.max((kinfo["gamma"] * sq + kinfo["coef0"]) ** kinfo["degree"]))
 
 
 def load_instance(path) -> dict:
@@ -92,7 +104,9 @@ def load_instance(path) -> dict:
     Returns
     -------
     dict
-        ``task``, ``n``, ``K`` (float64, symmetrised), ``y``, ``C``, ``eta``, ``tau``,
+        ``task``, ``n``, ``K`` (float64, symmetrised; ``None`` when ``X`` is given and the
+        ``n x n`` kernel would exceed ``MAX_ARRAY_BYTES``: the oracle then works blockwise),
+        ``y``, ``C``, ``eta``, ``tau``,
         ``epsilon`` (svr, else None), ``labels`` (decomposed, else None), ``kernel`` (how K
         was given: ``source`` and the kernel's parameters), ``X`` (float64, or None when the
         file gives ``K``).
@@ -117,7 +131,7 @@ def load_instance(path) -> dict:
     try:
         task = header(f, "dank-instance", INSTANCE_FIELDS, ALL_INSTANCE)
         K, kinfo, X = _kernel_of(f)
-        n = K.shape[0]
+        n = X.shape[0] if K is None else K.shape[0]
         y, _ = array(f, "y", 1)
         if y.shape != (n,):
             raise FormatError(f"{f.path}: field 'y' has {y.size} entries but the kernel is "
@@ -146,7 +160,7 @@ def load_instance(path) -> dict:
                                   f"kernel is {n} x {n}")
             inst["labels"] = labels
         try:
-            check_representable(C, eta, float(np.max(np.abs(K))), n)
+            check_representable(C, eta, _kernel_scale(K, X, kinfo), n)
         except ValueError as exc:
             raise FormatError(f"{f.path}: {exc}") from exc
         return inst

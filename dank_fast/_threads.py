@@ -14,6 +14,8 @@ from __future__ import annotations
 import threading
 from contextlib import contextmanager
 
+import numpy  # noqa: F401  (loads numpy's BLAS before the controller looks for it)
+import scipy.linalg  # noqa: F401  (and scipy's own BLAS, which a controller made before misses)
 from threadpoolctl import ThreadpoolController
 
 __all__ = ["blas_threads", "PARALLEL_MIN"]

@@ -14,6 +14,8 @@ import functools
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 
+import numpy  # noqa: F401  (loads numpy's BLAS before the controller looks for it)
+import scipy.linalg  # noqa: F401  (and scipy's own BLAS, which a controller made before misses)
 from threadpoolctl import ThreadpoolController
 
 __all__ = ["single_blas_thread", "single_blas_threaded"]

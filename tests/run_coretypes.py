@@ -31,7 +31,7 @@ SENSITIVE = [
     "tests/test_decomposed.py", "tests/test_working_set.py", "tests/test_cross_ref_fast.py",
     "tests/test_ref_certificate.py", "tests/test_golden_vectors.py",
     "tests/test_estimator.py", "tests/test_estimator_input.py", "tests/test_regressor.py",
-    "tests/test_libsvm.py", "tests/test_fuzz_solvers.py",
+    "tests/test_libsvm.py",
     "tests/test_certificate_candidates.py", "tests/test_cli_certify.py",
     "tests/test_ref_svm.py", "tests/test_ref_svr.py", "tests/test_ref_hessian.py",
     "tests/test_conformance_kit.py", "tests/test_psd_lowrank.py",

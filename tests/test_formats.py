@@ -338,24 +338,23 @@ def test_npz_header_too_large_is_refused_before_allocation(tmp_path):
     assert peak < 50 * 2**20
 
 
-def test_limit_is_the_documented_one(tmp_path, monkeypatch):
-    monkeypatch.setattr(formats.spec, "MAX_ARRAY_BYTES", 64)  # 'dank-instance' is 52 bytes
+def test_limits_are_the_documented_ones(tmp_path):
+    assert formats.MAX_ARRAY_BYTES == 2 * 1024**3 and formats.MAX_JSON_BYTES == 64 * 1024**2
     p = _npz(tmp_path / "i.npz", _base_arrays(K=np.eye(3), y=np.array([1.0, -1.0, 1.0])))
+    # 'dank-instance' is 52 bytes
     with pytest.raises(FormatError, match=r"field 'K' declares shape \(3, 3\).*limit"):
-        load_instance(p)
-    monkeypatch.setattr(formats.spec, "MAX_ARRAY_BYTES", 2 * 1024**3)
-    monkeypatch.setattr(formats.spec, "MAX_JSON_BYTES", 10)
-    with pytest.raises(FormatError, match="exceeds the 0 MiB limit"):
-        load_instance(_json(tmp_path, BASE))
+        load_instance(p, max_array_bytes=64)
+    assert load_instance(p)["n"] == 3
+    with pytest.raises(FormatError, match="exceeds the 9.54e-06 MiB limit"):
+        load_instance(_json(tmp_path, BASE), max_json_bytes=10)
 
 
-def test_X_too_many_rows_for_a_dense_kernel_is_read_without_it(tmp_path, monkeypatch):
+def test_X_too_many_rows_for_a_dense_kernel_is_read_without_it(tmp_path):
     """Above the limit the ``n x n`` kernel is not formed: the oracle works from ``X``."""
-    monkeypatch.setattr(formats.spec, "MAX_ARRAY_BYTES", 8 * 9)
     X = np.zeros((4, 1))
     p = _npz(tmp_path / "x.npz", _base_arrays(K=_DROP, X=X, kernel=np.array("linear"),
                                               y=np.array([1.0, -1, 1, -1])))
-    inst = load_instance(p)
+    inst = load_instance(p, max_array_bytes=8 * 9)
     assert inst["K"] is None and inst["X"].shape == (4, 1) and inst["kernel"]["blockwise"]
 
 

@@ -88,7 +88,8 @@ class Fields:
 
 
 class _NpzFields(Fields):
-    def __init__(self, path):
+    def __init__(self, path, max_array_bytes: int):
+        self._max = max_array_bytes
         try:
             self._zf = zipfile.ZipFile(path)
         except zipfile.BadZipFile as exc:
@@ -112,10 +113,10 @@ class _NpzFields(Fields):
             if key in members:
                 self._zf.close()
                 raise FormatError(f"{path}: archive has two members named {name!r}")
-            if info.file_size > spec.MAX_ARRAY_BYTES + 65536:
+            if info.file_size > self._max + 65536:
                 self._zf.close()
                 raise FormatError(f"{path}: field {key!r} is {gib(info.file_size)} "
-                                  f"uncompressed, more than the {gib(spec.MAX_ARRAY_BYTES)} limit")
+                                  f"uncompressed, more than the {gib(self._max)} limit")
             members[key] = info
         super().__init__(path, "npz", frozenset(members), lambda k: self._read(members[k]))
 
@@ -151,10 +152,10 @@ class _NpzFields(Fields):
                     raise FormatError(f"{path}: field {key!r} has unsupported dtype {dtype}")
                 count = math.prod(int(s) for s in shape)
                 nbytes = count * dtype.itemsize
-                if nbytes > spec.MAX_ARRAY_BYTES:
+                if nbytes > self._max:
                     raise FormatError(f"{path}: field {key!r} declares shape {tuple(shape)} of "
                                       f"{dtype} = {gib(nbytes)}, more than the "
-                                      f"{gib(spec.MAX_ARRAY_BYTES)} limit; refused before reading")
+                                      f"{gib(self._max)} limit; refused before reading")
                 stored = info.file_size - header_len
                 if stored < nbytes:
                     raise FormatError(f"{path}: field {key!r} is truncated: its header "
@@ -223,11 +224,11 @@ def _no_duplicates(pairs):
 
 
 class _JsonFields(Fields):
-    def __init__(self, path):
+    def __init__(self, path, max_json_bytes: int):
         size = os.path.getsize(path)
-        if size > spec.MAX_JSON_BYTES:
+        if size > max_json_bytes:
             raise FormatError(f"{path}: JSON file of {size} bytes exceeds the "
-                              f"{spec.MAX_JSON_BYTES // 2**20} MiB limit (use .npz for large "
+                              f"{max_json_bytes / 2**20:.3g} MiB limit (use .npz for large "
                               "arrays)")
         with open(path, "rb") as fh:
             data = fh.read()
@@ -261,7 +262,13 @@ class _JsonFields(Fields):
         super().__init__(path, "json", frozenset(raw), raw.__getitem__)
 
 
-def open_fields(path) -> Fields:
+def open_fields(path, max_array_bytes: int | None = None,
+                max_json_bytes: int | None = None) -> Fields:
+    """Open an ``.npz`` archive or a JSON object of fields, refusing whatever exceeds the limits
+    (``None``: :data:`~verification.formats.MAX_ARRAY_BYTES`, ``MAX_JSON_BYTES`)."""
     path = os.fspath(path)
     kind = sniff(path)
-    return _NpzFields(path) if kind == "npz" else _JsonFields(path)
+    if kind == "npz":
+        return _NpzFields(path, spec.MAX_ARRAY_BYTES if max_array_bytes is None
+                          else max_array_bytes)
+    return _JsonFields(path, spec.MAX_JSON_BYTES if max_json_bytes is None else max_json_bytes)

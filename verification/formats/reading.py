@@ -24,7 +24,7 @@ from .values import check_labels
 __all__ = ["load_instance", "load_solution"]
 
 
-def _kernel_of(f: Fields):
+def _kernel_of(f: Fields, max_array_bytes: int):
     has_K, has_X = "K" in f, "X" in f
     if has_K == has_X:
         raise FormatError(f"{f.path}: needs exactly one of field 'K' or fields 'X' and 'kernel' "
@@ -66,7 +66,7 @@ def _kernel_of(f: Fields):
         raise FormatError(f"{f.path}: field 'X' has no rows (n = 0)")
     if d == 0:
         raise FormatError(f"{f.path}: field 'X' has no columns (d = 0)")
-    if 8 * n * n > spec.MAX_ARRAY_BYTES:
+    if 8 * n * n > max_array_bytes:
         # too large for a dense K: K stays None and the oracle certifies from X in row blocks
         # (dank_ref.scale_certificate); the limit is then on X itself (read above)
         return None, dict(source="X", kernel=kernel, blockwise=True, **params), X
@@ -89,7 +89,8 @@ def _kernel_scale(K, X, kinfo) -> float:
     return float(np.max((kinfo["gamma"] * sq + kinfo["coef0"]) ** kinfo["degree"]))
 
 
-def load_instance(path) -> dict:
+def load_instance(path, *, max_array_bytes: int | None = None,
+                  max_json_bytes: int | None = None) -> dict:
     """Read and validate an instance file.
 
     The format is in :mod:`verification.formats` and docs/FORMATS.md.  Every limit is checked
@@ -100,6 +101,11 @@ def load_instance(path) -> dict:
     ----------
     path : str or path-like
         An ``.npz`` archive or a JSON file (decided by content, not by extension).
+    max_array_bytes, max_json_bytes : int, optional
+        The limits of this read: the largest array a field may declare (and the largest dense
+        ``n x n`` kernel computed from ``X``), the largest JSON file. Default
+        :data:`~verification.formats.MAX_ARRAY_BYTES` (2 GiB) and
+        :data:`~verification.formats.MAX_JSON_BYTES` (64 MiB).
 
     Returns
     -------
@@ -127,10 +133,12 @@ def load_instance(path) -> dict:
     >>> inst["task"], inst["n"], inst["C"]
     ('svm', 2, 1.0)
     """
-    f = open_fields(path)
+    if max_array_bytes is None:
+        max_array_bytes = spec.MAX_ARRAY_BYTES
+    f = open_fields(path, max_array_bytes, max_json_bytes)
     try:
         task = header(f, "dank-instance", INSTANCE_FIELDS, ALL_INSTANCE)
-        K, kinfo, X = _kernel_of(f)
+        K, kinfo, X = _kernel_of(f, max_array_bytes)
         n = X.shape[0] if K is None else K.shape[0]
         y, _ = array(f, "y", 1)
         if y.shape != (n,):
@@ -168,7 +176,8 @@ def load_instance(path) -> dict:
         f.close()
 
 
-def load_solution(path, n: int | None = None) -> dict:
+def load_solution(path, n: int | None = None, *, max_array_bytes: int | None = None,
+                  max_json_bytes: int | None = None) -> dict:
     """Read and validate a solution file.
 
     The format is in :mod:`verification.formats` and docs/FORMATS.md.  Whether the solution
@@ -180,6 +189,8 @@ def load_solution(path, n: int | None = None) -> dict:
         An ``.npz`` archive or a JSON file (decided by content, not by extension).
     n : int, optional
         The instance's size; when given, every array must have that length (``F``: n x n).
+    max_array_bytes, max_json_bytes : int, optional
+        The limits of this read, as in :func:`load_instance`.
 
     Returns
     -------
@@ -202,7 +213,7 @@ def load_solution(path, n: int | None = None) -> dict:
     >>> sol["alpha"].tolist(), sol["F"] is None
     ([0.5, 0.5], True)
     """
-    f = open_fields(path)
+    f = open_fields(path, max_array_bytes, max_json_bytes)
     try:
         task = header(f, "dank-solution", SOLUTION_FIELDS, ALL_SOLUTION)
         sol = dict(task=task, bias=None, F=None, meta=None)

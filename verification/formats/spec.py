@@ -1,7 +1,7 @@
 """The format's constants: version, tasks, kernels, size limits, the fields of each task.
 
-Readers and writers of :mod:`verification.formats` take every limit from here (as module
-attributes, so that a test can lower a limit for one call).
+Readers and writers of :mod:`verification.formats` take every limit from here; a reader takes a
+lower (or higher) limit for one call as a keyword (``load_instance(path, max_array_bytes=...)``).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ For each of them ``|K_ij| <= sqrt(K_ii K_jj)`` (PSD), so ``max |K_ij| = max_i K_
 
 Cost: a rectangle ``r x c`` costs ``O(r c d)`` time; the blockwise routines allocate one block
 of ``block_rows x c`` float64 at a time (``block_rows`` given, or chosen so that a block holds at
-most :data:`BLOCK_BYTES`).
+most ``BLOCK_BYTES``).
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ class FeatureKernel:
     Parameters
     ----------
     X : array_like of shape (n, d)
-        Features, finite (validated by :func:`check_features`).
+        Features, finite (validated by :func:`dank_ref.features.check_features`).
     kernel : {"rbf", "gaussian", "linear", "poly"}, default="rbf"
     sigma, gamma : float, optional
         Gaussian width: ``sigma`` or ``gamma = 1 / (2 sigma^2)``, at most one (default
@@ -86,8 +86,8 @@ class FeatureKernel:
     coef0 : float, default=1.0
         Polynomial kernel ``(gamma <x, z> + coef0)^degree``, ``coef0 >= 0``.
     block_rows : int, optional
-        Rows per block in :meth:`row_blocks` and :meth:`product`; default: as many as fit in
-        :data:`BLOCK_BYTES` for the number of columns asked.
+        Rows per block in ``row_blocks`` and ``product``; default: as many as fit in
+        ``BLOCK_BYTES`` for the number of columns asked.
 
     Examples
     --------
@@ -175,7 +175,7 @@ class FeatureKernel:
 
     def rows_per_block(self, ncols: int) -> int:
         """``block_rows`` if given, else the rows of ``ncols`` columns that fit in
-        :data:`BLOCK_BYTES`."""
+        ``BLOCK_BYTES``."""
         if self.block_rows is not None:
             return self.block_rows
         return max(1, BLOCK_BYTES // (8 * max(int(ncols), 1)))

@@ -271,6 +271,24 @@ def svm_certificate_features(fk: FeatureKernel, y, alpha, *, C, eta, tau, route:
     ScaleCertificate
         Agrees with :func:`dank_ref.certificate.svm_certificate` on the same instance up to
         rounding (exact routes; the Krylov route adds its ``excess`` to the gap).
+
+    Raises
+    ------
+    TypeError
+        If ``fk`` is not a ``FeatureKernel``, an array is not real numeric, or ``bias`` is not
+        a real number.
+    ValueError
+        If ``y`` is not in ``{-1, +1}`` with both classes, an array has the wrong shape or a
+        NaN/inf, ``alpha`` is infeasible, a parameter is out of range, or ``route`` or an
+        option is invalid; all raised before any kernel evaluation.
+
+    Notes
+    -----
+    Cost (``s = |S|``, ``d`` features, ``k`` the Ritz block): ``tau = 0``: time ``O(n s d)``,
+    memory one block plus ``O(n)``; ``"dense"``: time ``O(s^3 + n s d)``, memory about
+    ``5 s^2`` floats plus one block; ``"krylov"``: time ``O(s^2 d)`` plus the Lanczos products,
+    memory ``K[S, S]`` if it fits in ``support_bytes`` (else one block) plus ``O(s k)``. An
+    ``n x n`` matrix is never formed. Runs with one BLAS thread.
     """
     fk = _kernel(fk)
     n = fk.n
@@ -313,10 +331,49 @@ def svr_certificate_features(fk: FeatureKernel, y, alpha_hat, alpha_check, *, C,
                              bias=None) -> ScaleCertificate:
     """Certificate of P2 (eq. mainsvr, bias constraint ``1'(ah - ac) = 0``) from features.
 
-    The pair is certified as given (``h`` depends on ``ah + ac``); feasibility
-    ``max(|1'(ah - ac)|, -min(ah, ac), max(ah, ac) - C) <= 1e-9 C sqrt(n)`` else
-    ``ValueError``. ``d = ah - ac``; routes, costs, options and ``bias`` as
-    :func:`svm_certificate_features`. Agrees with :func:`dank_ref.certificate.svr_certificate`.
+    The pair is certified as given (``h`` depends on ``ah + ac``); ``d = ah - ac``; routes,
+    costs, options and ``bias`` as :func:`svm_certificate_features`.
+
+    Parameters
+    ----------
+    fk : FeatureKernel
+        ``X`` and the kernel function; ``fk.block_rows`` bounds every kernel block.
+    y : array_like of shape (n,)
+        Real targets.
+    alpha_hat, alpha_check : array_like of shape (n,)
+        The candidate pair, feasible
+        (``max(|1'(ah - ac)|, -min(ah, ac), max(ah, ac) - C) <= 1e-9 C sqrt(n)``) else
+        ``ValueError``; never moved.
+    C, epsilon, eta, tau : float
+        As in eq. mainsvr (``epsilon, tau >= 0``; representable range of docs/validity.md).
+    route : {"auto", "dense", "krylov"}
+        For ``tau > 0``, as in :func:`svm_certificate_features`.
+    dense_max, support_bytes, k0, k_max, excess_rtol
+        Krylov route options, as in :func:`svm_certificate_features`; the stopping rule is
+        ``eta * excess <= excess_rtol * (|y'd| + epsilon 1'(ah + ac))``.
+    bias : float, optional
+        A submitted bias: the result also holds the gap at it (``gap_at_bias``).
+
+    Returns
+    -------
+    ScaleCertificate
+        ``alpha`` is ``ah - ac`` and ``alpha_hat``, ``alpha_check`` the pair as given; agrees
+        with :func:`dank_ref.certificate.svr_certificate` up to rounding (exact routes).
+
+    Raises
+    ------
+    TypeError
+        If ``fk`` is not a ``FeatureKernel``, an array is not real numeric, or ``bias`` is not
+        a real number.
+    ValueError
+        If an array has the wrong shape or a NaN/inf, the pair is infeasible, a parameter is
+        out of range, or ``route`` or an option is invalid; all raised before any kernel
+        evaluation.
+
+    Notes
+    -----
+    Time and memory as :func:`svm_certificate_features` with ``s = |{i : ah_i != ac_i}|``;
+    an ``n x n`` matrix is never formed. Runs with one BLAS thread.
     """
     fk = _kernel(fk)
     n = fk.n
@@ -372,8 +429,42 @@ def decomposed_certificate_features(fk: FeatureKernel, y, alpha, labels, *, C,
     ``K[I_c][:, S_c]`` (module docstring). The bracket is the sum over clusters (the lower
     bound's terms and the hinge add up; the hard-margin point is taken globally, as in
     :func:`dank_ref.certificate.decomposed_certificate`, with which it agrees). A cluster of
-    one point is valid. Time ``O(sum_c n_c s_c d)``, memory one block plus ``O(n)``; the labels
-    are factorised first (``O(n)`` Python objects).
+    one point is valid.
+
+    Parameters
+    ----------
+    fk : FeatureKernel
+        ``X`` and the kernel function; ``fk.block_rows`` bounds every kernel block.
+    y : array_like of shape (n,)
+        Labels in ``{-1, +1}`` (one class is allowed: P3 has no bias).
+    alpha : array_like of shape (n,)
+        Candidate, feasible (``max(-min a, max a - C) <= 1e-9 C sqrt(n)``) else
+        ``ValueError``; never moved.
+    labels : array_like of shape (n,)
+        Cluster label of every point (any hashable values); ``Kbar`` keeps ``K_ij`` for ``i``
+        and ``j`` in the same cluster.
+    C, eta : float
+        As in eq. mainls (representable range of docs/validity.md).
+
+    Returns
+    -------
+    ScaleCertificate
+        ``bias`` is ``None``, ``route`` is ``"clusters"`` and ``rank`` is ``-1``.
+
+    Raises
+    ------
+    TypeError
+        If ``fk`` is not a ``FeatureKernel``, an array is not real numeric, or a label is
+        unhashable (or ``labels`` is a string, set or mapping).
+    ValueError
+        If ``y`` is not in ``{-1, +1}``, an array has the wrong shape or a NaN/inf, ``labels``
+        is not a partition of the ``n`` points, ``alpha`` is infeasible, or a parameter is out
+        of range; all raised before any kernel evaluation.
+
+    Notes
+    -----
+    Time ``O(sum_c n_c s_c d)``, memory one block plus ``O(n)``; the labels are factorised
+    first (``O(n)`` Python objects). Runs with one BLAS thread.
     """
     fk = _kernel(fk)
     n = fk.n

@@ -73,10 +73,34 @@ def _families(tasks, workdir: str) -> list[Case]:
 
 
 def load_cases(set_name: str, tasks=None, workdir: str | None = None) -> list[Case]:
-    """The cases of ``set_name`` (``golden``, ``families`` or ``all``) for ``tasks`` (default:
-    every task).  ``families`` are written into ``workdir`` (required for them) and checked
-    against their sha256 manifest (``KitError`` on a difference).  Reading computes every
-    kernel: ``O(n^2 d)`` time and ``8 n^2`` bytes per instance (n <= 1000: 8 MB)."""
+    """Load the instances of a test set as ``Case`` objects.
+
+    Parameters
+    ----------
+    set_name : {"golden", "families", "all"}
+        The shipped golden vectors, the generated families, or both.
+    tasks : iterable of str, optional
+        Tasks to keep among ``"svm"``, ``"svr"`` and ``"decomposed"`` (default: every task).
+    workdir : str, optional
+        Directory the families are written into (required for ``"families"`` and ``"all"``).
+
+    Returns
+    -------
+    list of Case
+        Golden vectors first (manifest order), then the families.
+
+    Raises
+    ------
+    ValueError
+        If ``set_name`` is not a set, or ``workdir`` is missing for the families.
+    KitError
+        If the generated families differ from their sha256 manifest.
+
+    Notes
+    -----
+    Reading computes every kernel: ``O(n^2 d)`` time and ``8 n^2`` bytes per instance, all
+    held in memory (n <= 1000: 8 MB each).
+    """
     if set_name not in SETS:
         raise ValueError(f"set must be one of {SETS}, got {set_name!r}")
     tasks = tuple(tasks) if tasks else ("svm", "svr", "decomposed")
@@ -107,8 +131,25 @@ def impl_instance(case: Case) -> dict:
 
 
 def select_cases(cases: list[Case], names) -> list[Case]:
-    """The cases whose id is in ``names`` (in the order of ``cases``); ``ValueError`` naming an
-    id that is not in the set, with the closest ids."""
+    """Keep the cases whose id is in ``names``.
+
+    Parameters
+    ----------
+    cases : list of Case
+        The loaded set (:func:`load_cases`).
+    names : iterable of str
+        Case ids to keep.
+
+    Returns
+    -------
+    list of Case
+        The selected cases, in the order of ``cases``.
+
+    Raises
+    ------
+    ValueError
+        Naming an id that is not in ``cases``, with the closest ids.
+    """
     ids = [c.id for c in cases]
     for name in names:
         if name not in ids:
@@ -133,9 +174,42 @@ def write_instance(case: Case, path: str) -> None:
 
 def export_cases(cases: list[Case], directory: str, fmt: str, limits: dict[str, float],
                  set_name: str) -> str:
-    """Write ``<id>.<fmt>`` for every case and ``index.json`` (schema ``conformance-export``:
-    id, set, family, description, task, n, file and time limit of each) into ``directory``;
-    return the index's path.  The files are those a ``--cmd`` program receives."""
+    """Write every case's instance file and an ``index.json`` listing them into a directory.
+
+    The files are those a ``--cmd`` program receives (docs/FORMATS.md); the index (format
+    ``dank-conformance-export``) gives the id, set, family, description, task, n, file and
+    time limit of each.
+
+    Parameters
+    ----------
+    cases : list of Case
+        The instances to write.
+    directory : str
+        Output directory (created if missing; existing files of the same names are replaced).
+    fmt : {"npz", "json"}
+        Instance file format; each file is ``<id>.<fmt>``.
+    limits : dict of str to float
+        Time limit in seconds of every case id (as the runner's ``limit(case)`` gives it).
+    set_name : str
+        Name of the set, recorded in the index.
+
+    Returns
+    -------
+    str
+        Path of ``index.json``.
+
+    Raises
+    ------
+    KeyError
+        If a case has no entry in ``limits``.
+    OSError
+        If the directory or a file cannot be written.
+
+    Notes
+    -----
+    Time ``O(sum n d)`` plus the file writes (an instance given by features is written
+    without its kernel); memory one instance file at a time.
+    """
     os.makedirs(directory, exist_ok=True)
     rows = []
     for c in cases:

@@ -68,9 +68,42 @@ def judge(case: Case, outcome: Outcome, tol: float = CERT_TOL) -> dict:
 
 
 def run_cases(cases: list[Case], runner, tol: float = CERT_TOL, progress=None) -> list[dict]:
-    """Run ``runner`` (:class:`~.runners.ImplRunner` or :class:`~.runners.CmdRunner`) on every
-    case and judge each answer; rows in the order of ``cases``.  ``progress(row)`` is called
-    after each row."""
+    """Run an implementation on every case and certify each answer with the oracle.
+
+    Parameters
+    ----------
+    cases : list of Case
+        The instances (:func:`verification.conformance.load_cases`,
+        :func:`verification.conformance.select_cases`).
+    runner : ImplRunner or CmdRunner
+        An entered :class:`~.runners.ImplRunner` or :class:`~.runners.CmdRunner`; its time
+        limits apply to every case.
+    tol : float, optional
+        Relative gap up to which an answer is certified (:func:`verification.oracle.certify`).
+    progress : callable, optional
+        Called as ``progress(row)`` after each row, in the order answers arrive.
+
+    Returns
+    -------
+    list of dict
+        One row per case in the order of ``cases``: ``id``, ``set``, ``family``, ``task``,
+        ``n``, ``status`` (``"certified"``, ``"not certified"``, ``"error"`` or
+        ``"timeout"``), ``failed``, ``reasons``, ``diagnosis``, ``rel_gap``, ``gap``,
+        ``time``, ``time_limit``, ``meta``, ``stderr_tail`` and ``kit_error``.
+
+    Raises
+    ------
+    KitError
+        If the runner itself fails (the implementation cannot be started); a failing answer
+        is a row, never an exception.
+
+    Notes
+    -----
+    Time: the implementation's own time per case (bounded by the runner's limits) plus one
+    oracle check per answer in this process, up to ``O(n^3)`` time and a few ``n x n``
+    matrices of memory for an instance of ``n`` points; the instances in ``cases`` stay in
+    memory.
+    """
     rows = {}
     for case, outcome in runner.run(cases):
         rows[case.id] = row = judge(case, outcome, tol)

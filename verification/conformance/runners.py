@@ -113,9 +113,36 @@ class _Limits:
 
 
 class ImplRunner(_Limits):
-    """Run ``MODULE:FUNCTION`` on cases in up to ``jobs`` worker processes (one instance each
-    at a time), each call limited to ``time_limit`` ``(n, timeout, timeout_per_1000)``
-    seconds (default: a flat ``timeout``).  Use as a context manager."""
+    """Run a Python function ``MODULE:FUNCTION`` on cases in worker processes, under a timeout.
+
+    Each worker holds one instance at a time; a worker that exceeds its limit is killed and
+    the case is a ``timeout``. Use as a context manager: entering starts one worker and
+    imports the implementation, so an import error surfaces before any case runs.
+
+    Parameters
+    ----------
+    target : str
+        ``"MODULE:FUNCTION"``, imported in each worker (from the current directory).
+    timeout : float, optional
+        Seconds each call may take (the ``--timeout`` of ``dank-verify conformance``).
+    jobs : int, optional
+        Worker processes run at the same time.
+    timeout_per_1000 : float, optional
+        Seconds added at ``n = 1000``, growing as ``n^2``: the limit of an instance of ``n``
+        points is ``timeout + timeout_per_1000 (n / 1000)^2`` (default 0: a flat limit).
+
+    Raises
+    ------
+    ValueError
+        If ``target`` is not of the form ``MODULE:FUNCTION``.
+    KitError
+        On entering, if the implementation cannot be imported within 120 s.
+
+    Notes
+    -----
+    Memory: each worker is a spawned Python process holding one dense instance
+    (``8 n^2`` bytes for ``K``) besides the implementation's own; up to ``jobs`` of them.
+    """
 
     def __init__(self, target: str, timeout: float = TIMEOUT, jobs: int = 1,
                  timeout_per_1000: float = 0.0):
@@ -190,12 +217,40 @@ class ImplRunner(_Limits):
 
 
 class CmdRunner(_Limits):
-    """Run a program per case: ``{instance}`` and ``{solution}`` in ``command`` are replaced by
-    the instance file (written in ``fmt``, ``"npz"`` or ``"json"``) and the path where the
-    program must write its solution.  Up to ``jobs`` programs at a time, each killed (its whole
-    process group) after ``time_limit`` ``(n, timeout, timeout_per_1000)`` seconds
-    (default: a flat ``timeout``).  The program's stderr goes to a file, whose last lines
-    (``_worker.text_tail``) are kept when the program fails."""
+    """Run an external program on every case, one instance file in, one solution file out.
+
+    ``{instance}`` and ``{solution}`` in ``command`` are replaced by the instance file and the
+    path where the program must write its solution. A program that exceeds its limit is
+    killed with its whole process group. The program's stderr goes to a file, whose last
+    lines are kept when the program fails. Use as a context manager (the files live in a
+    temporary directory removed on exit).
+
+    Parameters
+    ----------
+    command : str
+        The command line, split as a shell would (``shlex``); must contain ``{solution}``.
+    timeout : float, optional
+        Seconds each program may take (the ``--timeout`` of ``dank-verify conformance``).
+    jobs : int, optional
+        Programs run at the same time.
+    fmt : {"npz", "json"}, optional
+        Format of the instance files (docs/FORMATS.md).
+    timeout_per_1000 : float, optional
+        Seconds added at ``n = 1000``, growing as ``n^2``: the limit of an instance of ``n``
+        points is ``timeout + timeout_per_1000 (n / 1000)^2`` (default 0: a flat limit).
+
+    Raises
+    ------
+    ValueError
+        If ``command`` is empty or lacks ``{solution}``, or ``fmt`` is not npz or json.
+    KitError
+        On entering, if the program is neither on ``PATH`` nor a file.
+
+    Notes
+    -----
+    Disk: one instance file and one solution file per case in the temporary directory; time
+    per case: the program's own plus writing and reading those files.
+    """
 
     def __init__(self, command: str, timeout: float = TIMEOUT, jobs: int = 1, fmt: str = "npz",
                  timeout_per_1000: float = 0.0):

@@ -209,7 +209,41 @@ def main(argv=None) -> int:
 
 
 def run_reproduction(a, command: str = "dank-reproduce") -> int:
-    """Run everything described by the parsed arguments ``a``; returns the exit status."""
+    """Re-run the paper's experiments and write the reproduction report.
+
+    Loads the data sets, runs (or loads from the cache under ``out/cache``) every cell,
+    aggregates the tables, runs Figure conv, gives every claim a verdict and writes
+    ``out/report.md``, ``out/results.json`` and the figures; prints one verdict per line.
+
+    Parameters
+    ----------
+    a : argparse.Namespace
+        The parsed arguments of ``dank-reproduce`` (every option of its parser: ``full``,
+        ``sets``, ``reg_sets``, ``splits``, ``grid_exponents``, ``jobs``, ``data_dir``, ``out``,
+        ``no_cache``, ``no_figures``, ``seed`` and the protocol options).
+    command : str, optional
+        The command line recorded in ``results.json``.
+
+    Returns
+    -------
+    int
+        Exit status: 0, or 1 when some cell ended in an error (recorded in the report).
+
+    Raises
+    ------
+    ValueError
+        On a bad option (unknown set, ``--grid-exponents`` not integers, ``--jobs < 1``), a
+        malformed data file or benchmark file; raised before any long computation.
+    DataDirError
+        If the data directory or a data file is missing.
+
+    Notes
+    -----
+    Time: the default (3 + 2 sets, 3 splits, 6 x 6 grid) takes a few minutes; ``--full``
+    (all sets, 10 splits, 11 x 11 grid) takes hours, divided over ``--jobs`` processes.
+    Memory: all selected data sets, plus per worker the dense kernels of one fit on a
+    training half.
+    """
     # start-up: each subcommand imports only what it runs (fast --help and errors)
     from .protocol import PAPER_GRID, Protocol
     from .runner import Cache, plan_cells, run_cells

@@ -31,10 +31,14 @@ def grid_search(build, candidates, X, y, folds, *, classification: bool, on_fit=
 
     Parameters
     ----------
-    build : callable ``(C, sigma) -> estimator``
-    candidates : list of (C, sigma)
-    X, y : training part only (the test part never enters)
-    folds : list of (train indices, validation indices) into ``X``
+    build : callable
+        ``build(C, sigma)`` returns an unfitted estimator with ``fit`` and ``predict``.
+    candidates : list of (float, float)
+        The ``(C, sigma)`` grid, in tie-break order.
+    X, y : ndarray
+        The training part only (the test part never enters).
+    folds : list of (ndarray, ndarray)
+        ``(train indices, validation indices)`` into ``X`` for every fold.
     classification : bool
         Score by accuracy (True) or minus the mean squared error.
     on_fit : callable, optional
@@ -50,6 +54,20 @@ def grid_search(build, candidates, X, y, folds, *, classification: bool, on_fit=
     best : int
         Index into ``candidates``.
     scores : ndarray of shape (len(candidates),)
+        Mean validation score of each candidate (nan for an excluded one).
+
+    Raises
+    ------
+    RuntimeError
+        If ``failures`` is given and every candidate failed.
+    Exception
+        Whatever a fit or prediction raises, when ``failures`` is None.
+
+    Notes
+    -----
+    Time: ``len(candidates) * len(folds)`` fits and predictions of ``build``'s estimator
+    (for a kernel method on ``m`` training points, each ``O(m^2 d)`` to ``O(m^3)``); memory:
+    one fitted model at a time.
     """
     scores = np.empty(len(candidates))
     for k, (C, sigma) in enumerate(candidates):

@@ -226,6 +226,21 @@ def load_dataset(name: str, data_dir: str | os.PathLike, *, spect_split: str = "
     Returns
     -------
     Dataset
+        Features ``X`` and labels or targets ``y``; for a set with an official split, the
+        training file in ``X``/``y`` and the test file in ``X_test``/``y_test``.
+
+    Raises
+    ------
+    DataDirError
+        If a data file is missing.
+    ValueError
+        If ``name`` or ``spect_split`` is unknown, or a file is malformed (named, with its
+        line: wrong field count, non-numeric or non-finite feature, bad header or target).
+
+    Notes
+    -----
+    Reads the CSV file(s) in Python, ``O(n d)`` time and memory (the largest set has a few
+    thousand rows).
     """
     if spect_split not in ("official", "random"):
         raise ValueError(f"spect_split must be 'official' or 'random', got {spect_split!r}")

@@ -473,10 +473,29 @@ def split_context(ds: Dataset, split: int, proto: Protocol):
 
 def run_cell(cell: Cell, ds: Dataset, proto: Protocol, dep: dict | None = None, *,
              cells: dict | None = None, depends: dict | None = None) -> dict:
-    """Run one cell; never raises (an exception is recorded in the returned dict).
+    """Run one method on one split of one data set and record its numbers.
 
-    ``cells`` and ``depends`` replace this module's method table and dependencies (the
-    sensitivity readings of :mod:`.readings` bring their own).
+    An exception of the method is recorded in the returned dict (``status`` ``"error"``,
+    ``error``, ``traceback``), never raised.
+
+    Parameters
+    ----------
+    cell : Cell
+        The data set, split index and method (a key of the method table).
+    ds : Dataset
+        The loaded data set named by ``cell.dataset``
+        (:func:`~verification.study.experiments.data.load_dataset`).
+    proto : Protocol
+        Grids, folds, seeds and solver settings of the run.
+    dep : dict, optional
+        The finished record of the cell this method depends on (same split), for a method
+        in the dependency table (e.g. ``dank-svm`` needs ``svm-cv``'s record); a missing or
+        failed one makes this cell an error.
+    cells : dict, optional
+        Replaces this module's method table (method name to cell function); the sensitivity
+        readings of :mod:`.readings` bring their own.
+    depends : dict, optional
+        Replaces this module's dependencies (method name to the method it needs).
 
     Returns
     -------
@@ -485,6 +504,18 @@ def run_cell(cell: Cell, ds: Dataset, proto: Protocol, dep: dict | None = None, 
         ``warnings`` (category -> count, every warning raised during the cell, including
         :class:`dank_fast.ConvergenceWarning`), ``n_train``, ``n_test`` and the method's
         numbers.
+
+    Raises
+    ------
+    ValueError
+        If ``cell.method`` is not in the method table (before any work).
+
+    Notes
+    -----
+    Time: the method's cross-validation, ``len(C_grid) * len(sigma_grid)`` candidates times
+    the folds, each a kernel fit on the training half (``m`` points: ``O(m^2 d)`` for the
+    kernel, up to ``O(m^3)`` per DANK solve), then one refit and the test predictions;
+    memory: dense ``m x m`` kernels of one fit at a time.
     """
     cells, depends = (_CELLS if cells is None else cells), (DEPENDS if depends is None else depends)
     if cell.method not in cells:

@@ -207,13 +207,20 @@ def run_cells(cells: list[Cell], *, proto: Protocol, data_dir: str, cache: Cache
               jobs: int = 1, deps: dict[str, dict] | None = None, label: str = "cells",
               n_train: Callable[[str], int] | None = None, stream=None,
               worker: Callable = _work, isolate: bool = True) -> dict[str, dict]:
-    """Run (or load from the cache) every cell; returns ``{cell.key: record}``.
+    """Run every cell, or load its record from the cache, in parallel worker processes.
+
+    Cells run split by split, the costliest first within a split; a cell that depends on
+    another (same split) waits for it. Every finished record is written to the cache at
+    once, so an interrupted run resumes where it stopped.
 
     Parameters
     ----------
     cells : list of Cell
+        The cells to run.
     proto : Protocol
+        Settings of the run (they key the cache).
     data_dir : str
+        Directory of the data sets (``MANIFEST.md`` conventions).
     cache : Cache or None
         None: no caching (nothing is loaded or written).
     jobs : int
@@ -221,14 +228,36 @@ def run_cells(cells: list[Cell], *, proto: Protocol, data_dir: str, cache: Cache
     deps : dict, optional
         Records of finished cells by key that dependent cells may need (cells of ``cells``
         itself are found automatically).
+    label : str, optional
+        Name of this batch in the progress line.
     n_train : callable, optional
         Training size of a data set (for cost-ordering and the ETA).
+    stream : file-like, optional
+        Where the progress line goes (default ``sys.stderr``).
     worker : callable
         ``worker(cell, data_dir, proto, dep) -> record`` (replaceable in tests; must be
         importable by name when ``isolate``).
     isolate : bool
         Run every cell in a fresh process (see the module docstring). ``False`` with
         ``jobs = 1`` runs the cells in this process.
+
+    Returns
+    -------
+    dict of str to dict
+        ``{cell.key: record}`` for every cell (the records of
+        :func:`verification.study.experiments.run_cell`); a worker process that died gives an
+        ``"error"`` record.
+
+    Raises
+    ------
+    KeyboardInterrupt
+        Propagated after stopping the running cells (finished ones are already cached).
+
+    Notes
+    -----
+    Time: the sum of the cells' own times (:func:`verification.study.experiments.run_cell`)
+    divided over ``jobs`` processes; memory: up to ``jobs`` worker processes, each holding
+    one data set and the kernels of one fit.
     """
     deps = deps or {}
     n_train = n_train or (lambda name: 100)

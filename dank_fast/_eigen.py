@@ -45,7 +45,8 @@ import numpy as np
 from scipy.linalg import eigh, qr
 from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, LinearOperator, eigsh, lobpcg
 
-from ._kernel_data import BLOCK_BYTES, KernelData
+from ._kernel_data import KernelData
+from ._memory import BLOCK_BYTES
 
 __all__ = ["Reduced", "certified_eigenpairs", "eig_dense", "psi"]
 

@@ -7,7 +7,7 @@ import time
 from ._checked import checked_kernel_data
 from ._kernel_data import KernelData
 from ._libsvm import svc_dual, svc_iteration_limit
-from ._methods import run_method
+from ._methods import METHODS, run_method
 from ._problem import SVMProblem
 from ._result import DANKResult
 from ._scaling import canonical_factor, recertify_zero_kernel, unscale
@@ -33,9 +33,6 @@ WARM_SVC_TOL = 1e-4
 
 # svc_dual and svc_iteration_limit live in dank_fast._libsvm (re-exported here)
 __all__ = ["solve_svm", "svc_dual", "svc_iteration_limit", "METHODS"]
-
-
-METHODS = ("auto", "accelerated", "newton", "paper", "paper-monotone", "pgm")
 
 
 def solve_svm(

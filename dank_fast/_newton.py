@@ -71,10 +71,6 @@ ROUGH_GAP = 1e-1
 #: n = 2,000, C = 32: 10 Newton steps instead of 8 and 1.6x the time without it)
 SCALE_MAX = 2.0
 
-#: accelerated iterations of the first hand-over when Newton cannot step (doubled at each next
-#: hand-over, within the ``fallback_iter`` budget); Newton resumes from where they end
-BURST_ITER = 50
-
 
 def _newton_step(problem, z, ev, quick: float, previous: Factor | None = None,
                  scale: float = 1.0, rough: bool | None = None):
@@ -250,21 +246,22 @@ def newton(
     alpha0: np.ndarray | None = None,
     record_history: bool = True,
     fallback_iter: int = 5000,
+    burst_iter: int = 50,
 ) -> object:
     """Projected Newton with accelerated hand-overs (module docstring), stopping on the gap.
 
     At most ``max_iter`` Newton steps and ``fallback_iter`` accelerated iterations in all.
     Whenever Newton cannot step it hands over to a burst of accelerated iterations
-    (``BURST_ITER``, doubled each time) and resumes from where the burst ends, so that it is
-    never less robust than the accelerated method with the same budget, and stops as soon as
-    either certifies ``tol``.
+    (``burst_iter`` at the first hand-over, doubled at each next one, within ``fallback_iter``)
+    and resumes from where the burst ends, so that it is never less robust than the
+    accelerated method with the same budget, and stops as soon as either certifies ``tol``.
     """
     t_start = time.perf_counter()
     z = problem.start(alpha0)
     ev = problem.evaluate(z)
     hist = {"h": [ev.h], "step": [], "gap": [], "L": [], "offset": 0}
     n_newton = n_acc = n_burst = useless = 0
-    burst = BURST_ITER
+    burst = burst_iter
     status, cert = "max_iter", None
     switch = switch_budget(problem)
     while True:

@@ -50,15 +50,6 @@ from ._memory import BLOCK_BYTES
 
 __all__ = ["Reduced", "certified_eigenpairs", "eig_dense", "psi"]
 
-#: block Krylov steps tried first from a warm start (the previous Ritz vectors): when their
-#: Rayleigh-Ritz certifies the target excess, no ARPACK run (every evaluation of a Newton solve
-#: after the first). Family benchmark, CPU time without it: moons0.2 and moons0.3 n = 2,000,
-#: C = 32 (bench_svm.py's instance) 1.09-1.10x; blobs and classif n = 2,000, C = 1 0.83-0.91x
-KRYLOV_STEPS = 2
-#: the Krylov block is used when its excess is below this fraction of the target, i.e. about as
-#: accurate as ARPACK's: Ritz vectors that only just meet the target leave an error in
-#: ``(F o K) d`` that stalled Newton at a relative gap of 1e-4 (cpusmall SVR, n = 4,096, C = 32)
-KRYLOV_ACCEPT = 1e-6
 #: a widened block whose tail bound is above this fraction of the previous one did not separate
 #: the tail: the dense decomposition takes over (diabetic, n = 460, sigma = 2^-4: the bound
 #: stayed at 1.0236 t for blocks of 6, 12, 24 and 48 vectors, 87 ms, then the dense 13 ms)
@@ -268,10 +259,6 @@ def certified_eigenpairs(red: Reduced, warm: np.ndarray | None, width: int, t: f
     X0 = _pad(red, red.v[:, None] if warm is None else np.hstack([warm, red.v[:, None]]), b)
     gmax = _gamma_max_bound(red)
     arpack_tol = 1e-13
-    if rank > 0 and 5 * b < N:  # warm: a short Krylov block often certifies
-        rz = _certify_ritz(red, _krylov_block(red, X0, KRYLOV_STEPS), t, g_frob2, g_trace, gmax)
-        if rz.theta[-1] <= t and rz.excess <= KRYLOV_ACCEPT * excess_tol:
-            return rz
     if width > b:
         b = min(width, max(N // 5 - 1, b))  # the block that certified last time
         X0 = _pad(red, X0, b)
@@ -307,19 +294,6 @@ def certified_eigenpairs(red: Reduced, warm: np.ndarray | None, width: int, t: f
         X0 = _pad(red, rz.U, b)
         rank = int(np.count_nonzero(rz.theta > t))
     return rz
-
-
-def _krylov_block(red: Reduced, X0: np.ndarray, steps: int) -> np.ndarray:
-    """``[X0, M X0, ..., M^steps X0]``, each product's columns scaled to unit norm (the
-    Rayleigh-Ritz of :func:`_certify_ritz` orthonormalises the block): ``steps`` block products
-    with ``K[S][:, S]``, ``O(N b (steps + 1))`` memory."""
-    blocks = [X0]
-    X = X0
-    for _ in range(steps):
-        X = red.matmat(X)
-        X = X / np.maximum(np.linalg.norm(X, axis=0), 1e-300)
-        blocks.append(X)
-    return np.hstack(blocks)
 
 
 def _pad(red: Reduced, W: np.ndarray, b: int) -> np.ndarray:

@@ -50,15 +50,10 @@ from ._memory import BLOCK_BYTES
 
 __all__ = ["Reduced", "certified_eigenpairs", "eig_dense", "psi"]
 
-#: a widened block whose tail bound is above this fraction of the previous one did not separate
-#: the tail: the dense decomposition takes over (diabetic, n = 460, sigma = 2^-4: the bound
-#: stayed at 1.0236 t for blocks of 6, 12, 24 and 48 vectors, 87 ms, then the dense 13 ms)
-STALL_TAIL = 0.99
-
 
 def dense_affordable(N: int) -> bool:
     """Whether a dense decomposition of the reduced ``M`` (``N x N``) may replace the iterative
-    route when that needs a fifth of the spectrum or more, or its tail bound stalls: while its
+    route when that needs a fifth of the spectrum or more: while its
     matrix fits in ``BLOCK_BYTES`` (``N <= 2,896``; above, the iterative route keeps widening
     its block)."""
     return 8 * N * N <= BLOCK_BYTES
@@ -243,8 +238,7 @@ def certified_eigenpairs(red: Reduced, warm: np.ndarray | None, width: int, t: f
     The eigen-engine is ARPACK (implicitly restarted Lanczos, warm-started from the previous
     Ritz vectors), LOBPCG where ARPACK fails. Returns None when the dense decomposition is the
     better tool (route ``"auto"``, :func:`dense_affordable`, and the block would need a fifth
-    of the spectrum, or widening it left the tail bound where it was: a flat tail of
-    eigenvalues just below ``t`` that only the whole spectrum separates).
+    of the spectrum).
 
     ``warm``: the previous solution's eigenvectors in the reduced basis (or None), the start of
     the block; ``width``: the size of the block that certified it (0 if none). The first block
@@ -263,7 +257,6 @@ def certified_eigenpairs(red: Reduced, warm: np.ndarray | None, width: int, t: f
         b = min(width, max(N // 5 - 1, b))  # the block that certified last time
         X0 = _pad(red, X0, b)
     rz = None
-    widened = None  # the tail bound before the block was last widened
     for _ in range(8):
         if 5 * b >= N:  # a fifth of the spectrum or more
             if route == "auto" and dense_affordable(N):
@@ -284,10 +277,6 @@ def certified_eigenpairs(red: Reduced, warm: np.ndarray | None, width: int, t: f
             break
         if full or (rz.tail_bound > t and (1.0 - t / rz.tail_bound) ** 2 * rz.tail_bound ** 2
                     > 0.5 * excess_tol):
-            if (not full and widened is not None and rz.tail_bound > STALL_TAIL * widened
-                    and route == "auto" and dense_affordable(N)):
-                return None  # a flat tail: widening did not lower its bound
-            widened = rz.tail_bound if not full else None
             b *= 2  # the tail holds eigenvalues above t: widen the block
         else:  # residuals dominate: iterate longer
             arpack_tol = max(arpack_tol * 1e-2, 1e-16)

@@ -45,28 +45,15 @@ import numpy as np
 from scipy.linalg import eigh, qr
 from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, LinearOperator, eigsh, lobpcg
 
-from ._kernel_data import BLOCK_BYTES, KernelData
+from ._kernel_data import KernelData
+from ._memory import BLOCK_BYTES
 
 __all__ = ["Reduced", "certified_eigenpairs", "eig_dense", "psi"]
-
-#: block Krylov steps tried first from a warm start (the previous Ritz vectors): when their
-#: Rayleigh-Ritz certifies the target excess, no ARPACK run (every evaluation of a Newton solve
-#: after the first). Family benchmark, CPU time without it: moons0.2 and moons0.3 n = 2,000,
-#: C = 32 (bench_svm.py's instance) 1.09-1.10x; blobs and classif n = 2,000, C = 1 0.83-0.91x
-KRYLOV_STEPS = 2
-#: the Krylov block is used when its excess is below this fraction of the target, i.e. about as
-#: accurate as ARPACK's: Ritz vectors that only just meet the target leave an error in
-#: ``(F o K) d`` that stalled Newton at a relative gap of 1e-4 (cpusmall SVR, n = 4,096, C = 32)
-KRYLOV_ACCEPT = 1e-6
-#: a widened block whose tail bound is above this fraction of the previous one did not separate
-#: the tail: the dense decomposition takes over (diabetic, n = 460, sigma = 2^-4: the bound
-#: stayed at 1.0236 t for blocks of 6, 12, 24 and 48 vectors, 87 ms, then the dense 13 ms)
-STALL_TAIL = 0.99
 
 
 def dense_affordable(N: int) -> bool:
     """Whether a dense decomposition of the reduced ``M`` (``N x N``) may replace the iterative
-    route when that needs a fifth of the spectrum or more, or its tail bound stalls: while its
+    route when that needs a fifth of the spectrum or more: while its
     matrix fits in ``BLOCK_BYTES`` (``N <= 2,896``; above, the iterative route keeps widening
     its block)."""
     return 8 * N * N <= BLOCK_BYTES
@@ -251,8 +238,7 @@ def certified_eigenpairs(red: Reduced, warm: np.ndarray | None, width: int, t: f
     The eigen-engine is ARPACK (implicitly restarted Lanczos, warm-started from the previous
     Ritz vectors), LOBPCG where ARPACK fails. Returns None when the dense decomposition is the
     better tool (route ``"auto"``, :func:`dense_affordable`, and the block would need a fifth
-    of the spectrum, or widening it left the tail bound where it was: a flat tail of
-    eigenvalues just below ``t`` that only the whole spectrum separates).
+    of the spectrum).
 
     ``warm``: the previous solution's eigenvectors in the reduced basis (or None), the start of
     the block; ``width``: the size of the block that certified it (0 if none). The first block
@@ -267,15 +253,10 @@ def certified_eigenpairs(red: Reduced, warm: np.ndarray | None, width: int, t: f
     X0 = _pad(red, red.v[:, None] if warm is None else np.hstack([warm, red.v[:, None]]), b)
     gmax = _gamma_max_bound(red)
     arpack_tol = 1e-13
-    if rank > 0 and 5 * b < N:  # warm: a short Krylov block often certifies
-        rz = _certify_ritz(red, _krylov_block(red, X0, KRYLOV_STEPS), t, g_frob2, g_trace, gmax)
-        if rz.theta[-1] <= t and rz.excess <= KRYLOV_ACCEPT * excess_tol:
-            return rz
     if width > b:
         b = min(width, max(N // 5 - 1, b))  # the block that certified last time
         X0 = _pad(red, X0, b)
     rz = None
-    widened = None  # the tail bound before the block was last widened
     for _ in range(8):
         if 5 * b >= N:  # a fifth of the spectrum or more
             if route == "auto" and dense_affordable(N):
@@ -296,29 +277,12 @@ def certified_eigenpairs(red: Reduced, warm: np.ndarray | None, width: int, t: f
             break
         if full or (rz.tail_bound > t and (1.0 - t / rz.tail_bound) ** 2 * rz.tail_bound ** 2
                     > 0.5 * excess_tol):
-            if (not full and widened is not None and rz.tail_bound > STALL_TAIL * widened
-                    and route == "auto" and dense_affordable(N)):
-                return None  # a flat tail: widening did not lower its bound
-            widened = rz.tail_bound if not full else None
             b *= 2  # the tail holds eigenvalues above t: widen the block
         else:  # residuals dominate: iterate longer
             arpack_tol = max(arpack_tol * 1e-2, 1e-16)
         X0 = _pad(red, rz.U, b)
         rank = int(np.count_nonzero(rz.theta > t))
     return rz
-
-
-def _krylov_block(red: Reduced, X0: np.ndarray, steps: int) -> np.ndarray:
-    """``[X0, M X0, ..., M^steps X0]``, each product's columns scaled to unit norm (the
-    Rayleigh-Ritz of :func:`_certify_ritz` orthonormalises the block): ``steps`` block products
-    with ``K[S][:, S]``, ``O(N b (steps + 1))`` memory."""
-    blocks = [X0]
-    X = X0
-    for _ in range(steps):
-        X = red.matmat(X)
-        X = X / np.maximum(np.linalg.norm(X, axis=0), 1e-300)
-        blocks.append(X)
-    return np.hstack(blocks)
 
 
 def _pad(red: Reduced, W: np.ndarray, b: int) -> np.ndarray:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["KernelData", "ROWS", "BLOCK_BYTES"]
+from ._memory import BLOCK_BYTES
+
+__all__ = ["KernelData", "ROWS"]
 
 #: rows of ``K`` gathered or squared at a time in a pass over it (temporaries ``ROWS x n``, 2 MB
 #: at n = 2,000, that stay in cache): the block ``K[S][:, S]``, :meth:`KernelData.gamma_sums`,
@@ -24,9 +26,6 @@ ROWS = 128
 #: zero-padded vectors (family benchmark, blobs n = 2,000, C = 1: 2.6x slower without copies;
 #: moons0.2 n = 2,000, C = 1: 1.8x)
 COPY_FRACTION = 0.6
-#: bytes of a block of ``K`` that is copied whatever its fraction of ``K``, and of the blocks a
-#: pass over a cluster kernel holds at a time (:mod:`dank_fast.cluster_result`)
-BLOCK_BYTES = 64 << 20
 
 
 class KernelData:

@@ -8,6 +8,9 @@ from ._paper import paper
 from ._result import DANKResult
 from ._validation import check_nonnegative
 
+#: the ``method=`` values of :func:`dank_fast.solve_svm`, :func:`dank_fast.solve_svr` and
+#: :func:`dank_fast.solve_decomposed`
+METHODS = ("auto", "accelerated", "newton", "paper", "paper-monotone", "pgm")
 #: the paper's methods and the variant of :func:`dank_fast._paper.paper` each one runs
 PAPER_VARIANTS = {"paper": "nesterov", "paper-monotone": "monotone", "pgm": "pgm"}
 

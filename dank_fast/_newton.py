@@ -61,9 +61,6 @@ def _multiplier(z: np.ndarray, g: np.ndarray, y: np.ndarray, C: float, margin: f
     return float(np.mean(ends)) if ends else 0.0  # one kind only: its end binds every bound
 
 
-#: halvings of the projected step tried along the projection arc before the ratio test
-ARC_STEPS = 8
-
 #: quick relative gap above which a Newton direction comes from an unrefined float32 factor
 #: (far from the optimum the curvature is a model anyway; half the factorisation's time) when at
 #: least ``ROUGH_MIN`` coordinates are free; a step it does not give is redone in float64
@@ -73,10 +70,6 @@ ROUGH_GAP = 1e-1
 #: largest first trial multiple of a Newton step (:func:`_next_scale`; bench_svm.py, make_moons
 #: n = 2,000, C = 32: 10 Newton steps instead of 8 and 1.6x the time without it)
 SCALE_MAX = 2.0
-
-#: accelerated iterations of the first hand-over when Newton cannot step (doubled at each next
-#: hand-over, within the ``fallback_iter`` budget); Newton resumes from where they end
-BURST_ITER = 50
 
 
 def _newton_step(problem, z, ev, quick: float, previous: Factor | None = None,
@@ -116,14 +109,14 @@ def _newton_step(problem, z, ev, quick: float, previous: Factor | None = None,
 
 
 def _step_along(problem, z, ev, quick: float, free: np.ndarray, pF: np.ndarray,
-                full_only: bool = False, t0: float = 1.0):
+                full_only: bool = False, t0: float = 1.0, arc_steps: int = 8):
     """The accepted ``(z+, ev+, t)`` along the Newton direction ``pF`` on ``free``, or None
     (``full_only``: the full projected step only, no shorter step); ``t`` is the multiple of
     ``pF`` taken (0 for the ratio test's steps).
 
     Tried in order, each one evaluation, until :func:`_better` accepts: the projected step
     ``t0 pF`` when ``t0 > 1`` (:func:`_next_scale`); the full projected step;
-    ``ARC_STEPS`` halvings of it along the projection arc while they are longer than the ratio
+    ``arc_steps`` halvings of it along the projection arc while they are longer than the ratio
     test's step; the ratio test's step (the longest that keeps every free coordinate in the box:
     one bound becomes active), halved. Without the arc, a start off the solution's active set
     (half the SVC solution, make_moons n = 300-2,000) made Newton crawl one bound per step for
@@ -140,7 +133,7 @@ def _step_along(problem, z, ev, quick: float, free: np.ndarray, pF: np.ndarray,
     with np.errstate(divide="ignore", invalid="ignore"):
         to_bound = np.where(pF > 0, (C - z[free]) / pF, np.where(pF < 0, -z[free] / pF, np.inf))
     t_max = float(min(1.0, np.min(to_bound)))
-    trials = [0.5 ** k for k in range(1 + (0 if full_only else ARC_STEPS))]
+    trials = [0.5 ** k for k in range(1 + (0 if full_only else arc_steps))]
     for t in ([t0] if t0 > 1.0 else []) + trials:
         if t < 1.0 and t <= t_max:
             break
@@ -253,21 +246,22 @@ def newton(
     alpha0: np.ndarray | None = None,
     record_history: bool = True,
     fallback_iter: int = 5000,
+    burst_iter: int = 50,
 ) -> object:
     """Projected Newton with accelerated hand-overs (module docstring), stopping on the gap.
 
     At most ``max_iter`` Newton steps and ``fallback_iter`` accelerated iterations in all.
     Whenever Newton cannot step it hands over to a burst of accelerated iterations
-    (``BURST_ITER``, doubled each time) and resumes from where the burst ends, so that it is
-    never less robust than the accelerated method with the same budget, and stops as soon as
-    either certifies ``tol``.
+    (``burst_iter`` at the first hand-over, doubled at each next one, within ``fallback_iter``)
+    and resumes from where the burst ends, so that it is never less robust than the
+    accelerated method with the same budget, and stops as soon as either certifies ``tol``.
     """
     t_start = time.perf_counter()
     z = problem.start(alpha0)
     ev = problem.evaluate(z)
     hist = {"h": [ev.h], "step": [], "gap": [], "L": [], "offset": 0}
     n_newton = n_acc = n_burst = useless = 0
-    burst = BURST_ITER
+    burst = burst_iter
     status, cert = "max_iter", None
     switch = switch_budget(problem)
     while True:

@@ -58,7 +58,7 @@ from joblib import Parallel, delayed
 
 from ._kernel_data import KernelData
 from ._kernel_validation import check_kernel_matrix
-from ._methods import run_method
+from ._methods import METHODS, run_method
 from ._p3 import (
     DecomposedProblem,
     block_kernel,
@@ -84,7 +84,6 @@ from .svm import svc_dual
 
 __all__ = ["DecomposedProblem", "DecomposedResult", "solve_decomposed", "block_kernel", "METHODS"]
 
-METHODS = ("auto", "accelerated", "newton", "paper", "paper-monotone", "pgm")
 #: below this the plain SVMs' ``||a||^2`` is degenerate and ``eta = "svm"`` falls back to 1
 ETA_FLOOR = 1e-12
 

@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._estimator_base import KernelEstimatorMixin
 from ._kernel_validation import check_kernel_matrix, refuse_non_numeric_kernel
+from ._memory import BLOCK_BYTES
 from ._routes import DENSE_KERNEL_BYTES, RouteFit, Settings, TrainingData, choose_route
 from ._sklearn_compat import Interval, StrOptions, fit_context, ovo_decision_function
 from .extension import match_from_distances
@@ -26,12 +27,6 @@ from .kernels import KERNELS, kernel_params
 from .svm import METHODS
 
 __all__ = ["DANKClassifier", "DENSE_KERNEL_BYTES"]
-
-#: the paper's matching ranks the test points of a batch whose distances (8 bytes per pair; the
-#: ranking adds 4 more per pair) fit in this size
-PREDICT_MATCH_BYTES = 1 << 29
-#: decision values are summed in chunks whose kernel and F blocks fit in this size
-PREDICT_BLOCK_BYTES = 1 << 28
 
 
 class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -483,15 +478,17 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
                 out[:, p] = self._decide(X, idx, model, np.arange(idx.size))
         return out
 
-    def _decide(self, X, idx, model, pool, match_bytes: int = PREDICT_MATCH_BYTES,
-                block_bytes: int = PREDICT_BLOCK_BYTES) -> np.ndarray:
+    def _decide(self, X, idx, model, pool, match_bytes: int = 1 << 29,
+                block_bytes: int = BLOCK_BYTES) -> np.ndarray:
         """``f(x') = sum_{i in S} d_i F[i, j*] k(x_i, x') + b`` with ``j*`` matched in ``pool``.
 
         Matching: ``extension="nearest"`` in chunks; ``"paper"`` ranks the test points of a
-        batch, the whole ``X`` whenever its ``|pool| x m`` distances fit in ``match_bytes``
-        (``PREDICT_MATCH_BYTES``, 512 MiB), else consecutive batches that do. The decision
-        values are then summed in chunks of ``block_bytes`` (``PREDICT_BLOCK_BYTES``: ``|S| x
-        chunk`` blocks).
+        batch, the whole ``X`` whenever its ``|pool| x m`` distances (8 bytes per pair; the
+        ranking adds 4 more) fit in ``match_bytes`` (512 MiB), else consecutive batches that do.
+        The batch is part of the paper's match (a point's prediction depends on the batch it is
+        ranked in), so it is an option of the scheme, not a memory knob. The decision values are
+        then summed in chunks whose kernel and ``F`` blocks (``|S| x chunk`` each) fit in
+        ``block_bytes`` (the shared budget :data:`dank_fast._memory.BLOCK_BYTES`).
         """
         S = model.support[np.isin(model.support, pool)] if model.kind == "decomposed" else (
             model.support)
@@ -509,7 +506,7 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
                 D = np.diag(self.X_fit_)[idx[pool]][:, None] - 2.0 * Xb[:, idx[pool]].T
             else:
                 D = euclidean_distances(self.X_fit_[idx[pool]], Xb)
-            match[lo:lo + batch] = pool[match_from_distances(D, self.extension)]
+            match[lo:lo + batch] = pool[match_from_distances(D, self.extension, block_bytes)]
             del D
         chunk = max(1, block_bytes // (16 * S.size))
         for lo in range(0, m, chunk):

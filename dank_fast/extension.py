@@ -26,12 +26,11 @@ from __future__ import annotations
 import numpy as np
 from sklearn.metrics.pairwise import euclidean_distances
 
+from ._memory import BLOCK_BYTES
+
 __all__ = ["SCHEMES", "match_training_points", "match_from_distances", "extended_decision"]
 
 SCHEMES = ("paper", "nearest")
-# temporaries of the ranking are built in blocks of this many entries (64 MiB of int64); the
-# whole computation holds D plus the int32 ranks r (12 bytes per entry of D)
-_BLOCK_ENTRIES = 1 << 23
 
 
 def _ranks(D: np.ndarray, axis: int) -> np.ndarray:
@@ -71,13 +70,16 @@ def match_training_points(X_train, X_test, scheme: str = "paper") -> np.ndarray:
     return match_from_distances(euclidean_distances(X_train, X_test), scheme)
 
 
-def match_from_distances(D, scheme: str = "paper") -> np.ndarray:
+def match_from_distances(D, scheme: str = "paper", block_bytes: int = BLOCK_BYTES) -> np.ndarray:
     """:func:`match_training_points` from a dissimilarity matrix ``D`` (n_train x m).
 
     Only the orderings of ``D`` along each axis are used, so any dissimilarity
     that ranks like a distance works (e.g. a kernel-induced distance for a
     precomputed kernel). ``D[i, j]`` compares training point ``i`` with test
-    point ``j``.
+    point ``j``. The ranking's temporaries are built in blocks of at most
+    ``block_bytes`` (8 bytes per entry; the whole computation holds ``D`` plus, when both
+    axes are ranked, the int32 ranks ``r``: 12 bytes per entry of ``D``); the match does not
+    depend on ``block_bytes``.
 
     Examples
     --------
@@ -93,21 +95,23 @@ def match_from_distances(D, scheme: str = "paper") -> np.ndarray:
     if scheme == "nearest":
         return np.argmin(D, axis=0)
     n, m = D.shape
-    pruned = _match_pruned(D)
+    pruned = _match_pruned(D, block_bytes)
     if pruned is not None:
         return pruned
-    return _match_full(D)
+    return _match_full(D, block_bytes)
 
 
-def _row_ranks_at(D: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+def _row_ranks_at(D: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+                  block_bytes: int = BLOCK_BYTES) -> np.ndarray:
     """Stable rank ``r`` of ``D[rows[k], cols[k]]`` within its row (ties by index), 1-based.
 
     ``r = #{j' : D[i, j'] < D[i, j]} + #{j' < j : D[i, j'] = D[i, j]} + 1``; ``O(len(rows) m)``
-    time, computed in blocks of at most ``_BLOCK_ENTRIES`` entries.
+    time, computed in blocks of at most ``block_bytes / 8`` entries.
     """
     m = D.shape[1]
+    entries = max(1, block_bytes // 8)
     out = np.empty(rows.size, dtype=np.int64)
-    step = max(1, _BLOCK_ENTRIES // max(m, 1))
+    step = max(1, entries // max(m, 1))
     idx = np.arange(m)
     for lo in range(0, rows.size, step):
         R = D[rows[lo:lo + step]]
@@ -118,7 +122,7 @@ def _row_ranks_at(D: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarr
     return out
 
 
-def _match_pruned(D: np.ndarray):
+def _match_pruned(D: np.ndarray, block_bytes: int = BLOCK_BYTES):
     """The paper's match without ranking all of ``D`` (``None`` when that would not pay off).
 
     For test point ``j`` let ``i1`` be its nearest training point (``s = 1``, first by index)
@@ -132,7 +136,7 @@ def _match_pruned(D: np.ndarray):
     n, m = D.shape
     cols = np.arange(m)
     i1 = np.argmin(D, axis=0)  # first minimiser: the stable s = 1
-    B = _row_ranks_at(D, i1, cols)
+    B = _row_ranks_at(D, i1, cols, block_bytes)
     if B.sum() > 32 * n:
         return None
     out = i1.copy()
@@ -147,25 +151,26 @@ def _match_pruned(D: np.ndarray):
         else:
             cand = np.arange(n)
         cand = cand[np.lexsort((cand, col[cand]))]  # stable order: s = 1, 2, ..., b
-        r = _row_ranks_at(D, cand, np.full(cand.size, j))
+        r = _row_ranks_at(D, cand, np.full(cand.size, j), block_bytes)
         prod = r * np.arange(1, cand.size + 1)
         out[j] = cand[prod == prod.min()].min()  # first maximiser of 1/(r s): ties by index
     return out
 
 
-def _match_full(D: np.ndarray) -> np.ndarray:
+def _match_full(D: np.ndarray, block_bytes: int = BLOCK_BYTES) -> np.ndarray:
     """The paper's match by ranking ``D`` along both axes (in blocks)."""
     n, m = D.shape
     itype = np.int32 if max(n, m) < 2**31 - 1 else np.int64
+    entries = max(1, block_bytes // 8)
     # r: rank of x'_j among test points, seen from x_i (rows of D, in row blocks)
     r = np.empty((n, m), dtype=itype)
-    step = max(1, _BLOCK_ENTRIES // max(m, 1))
+    step = max(1, entries // max(m, 1))
     for lo in range(0, n, step):
         r[lo:lo + step] = _ranks(D[lo:lo + step], axis=1)
     # s: rank of x_i among training points, seen from x'_j (columns, in column blocks);
     # argmax_i 1/(r s) = argmin_i r s (integers; the first minimiser: ties by index)
     out = np.empty(m, dtype=np.intp)
-    step = max(1, _BLOCK_ENTRIES // max(n, 1))
+    step = max(1, entries // max(n, 1))
     for lo in range(0, m, step):
         s_blk = _ranks(D[:, lo:lo + step], axis=0)
         prod = r[:, lo:lo + step].astype(np.int64) * s_blk

@@ -7,7 +7,7 @@ import time
 from ._checked import checked_kernel_data
 from ._kernel_data import KernelData
 from ._libsvm import svc_dual, svc_iteration_limit
-from ._methods import run_method
+from ._methods import METHODS, run_method
 from ._problem import SVMProblem
 from ._result import DANKResult
 from ._scaling import canonical_factor, recertify_zero_kernel, unscale
@@ -24,18 +24,8 @@ from .certificate import svm_certificate
 from .feature_kernel import FeatureKernel
 from .working_set import solve_svm_working_set
 
-#: libsvm's tolerance for the SVC that seeds ``method="auto"`` when no ``alpha0`` is given (eta
-#: is the caller's, so the SVC only starts Newton). Looser is not faster: at 1e-2 the fit costs
-#: 0.64x (make_moons n = 2,000, C = 32: 12.6 against 19.8 ms), but Newton's second step then
-#: frees 1,050 coordinates instead of 915 (curvature 26 against 18 ms), and over 66 solves (the
-#: UCI training sets and make_moons, three widths, C = 1 and 32) the totals agree within 1%
-WARM_SVC_TOL = 1e-4
-
 # svc_dual and svc_iteration_limit live in dank_fast._libsvm (re-exported here)
 __all__ = ["solve_svm", "svc_dual", "svc_iteration_limit", "METHODS"]
-
-
-METHODS = ("auto", "accelerated", "newton", "paper", "paper-monotone", "pgm")
 
 
 def solve_svm(
@@ -74,8 +64,8 @@ def solve_svm(
     method : {"auto", "accelerated", "newton", "paper", "paper-monotone", "pgm"}
         ``"auto"`` (default): the fastest certified route measured (``benchmarks/``):
         ``"newton"`` started from the plain SVM's dual solution, which it computes itself with
-        :class:`sklearn.svm.SVC` (``kernel="precomputed"``, same ``C``, ``tol=WARM_SVC_TOL``
-        = 1e-4) unless ``alpha0`` is given; Newton hands over to
+        :class:`sklearn.svm.SVC` (``kernel="precomputed"``, same ``C``, :func:`svc_dual`'s
+        ``tol`` = 1e-4) unless ``alpha0`` is given; Newton hands over to
         ``"accelerated"`` if a step fails to increase ``h``. The SVC fit is included in
         ``time`` and reported in ``extra["warm_start"]``.
         ``"accelerated"``: accelerated projected gradient with
@@ -159,7 +149,7 @@ def _solve_dense(kd, y, C, eta, tau, method, tol, max_iter, alpha0, eig_route, o
     back. Returns the result and where its start came from."""
     warm = "given"
     if method == "auto" and alpha0 is None:
-        alpha0, warm = svc_dual(kd.K, y, C, tol=WARM_SVC_TOL), "svc"
+        alpha0, warm = svc_dual(kd.K, y, C), "svc"
     c = canonical_factor(C, eta, kd.kappa)
     kd_c = kd if c == 1.0 else KernelData(kd.K * c, n_total=kd.n_total)
     problem = SVMProblem(kd_c, y, C / c, eta / c, tau)

@@ -41,7 +41,7 @@ import numpy as np
 
 from ._checked import checked_kernel_data
 from ._kernel_data import KernelData
-from ._methods import PAPER_VARIANTS, run_method
+from ._methods import METHODS, PAPER_VARIANTS, run_method
 from ._problem import SVMProblem, _lambda_max
 from ._result import DANKResult
 from ._scaling import canonical_factor as _canonical_factor
@@ -61,8 +61,6 @@ from .certificate import Certificate, best_bias, certify_svr, svr_certificate, s
 from .projection import _project_core, _restore_equality, project_paper
 
 __all__ = ["SVRProblem", "solve_svr", "check_targets", "METHODS"]
-
-METHODS = ("auto", "accelerated", "newton", "paper", "paper-monotone", "pgm")
 
 
 class SVRProblem(SVMProblem):

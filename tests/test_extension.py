@@ -36,12 +36,7 @@ def test_blocked_ranking_equals_the_formula(n, m, levels, block, seed):
     rng = np.random.default_rng(seed)
     # few distinct values: many ties, which the stable ranks must break by index
     D = rng.integers(0, levels + 1, size=(n, m)).astype(float) if levels else rng.random((n, m))
-    old = ext._BLOCK_ENTRIES
-    try:
-        ext._BLOCK_ENTRIES = block
-        got = ext.match_from_distances(D, "paper")
-    finally:
-        ext._BLOCK_ENTRIES = old
+    got = ext.match_from_distances(D, "paper", block_bytes=8 * block)
     np.testing.assert_array_equal(got, reference_match(D))
 
 

@@ -1,5 +1,5 @@
 """libsvm fits with an iteration limit whose ConvergenceWarning becomes dank_fast's own, and the
-plain SVM's dual (:func:`svc_dual`): the warm start of P1's routes and the paper's ``eta``.
+plain SVM's dual (``svc_dual``): the warm start of P1's routes and the paper's ``eta``.
 
 A low module: the dense solver (:mod:`dank_fast.svm`), the working sets
 (:mod:`dank_fast.working_set`), the decomposition and the estimators all take the plain SVM from
@@ -33,7 +33,7 @@ def fit_limited(model, X, y, message: Callable[[], str]):
     A scikit-learn ``ConvergenceWarning`` (libsvm stopped at its iteration limit) is re-issued
     as :class:`dank_fast.ConvergenceWarning` with ``message()`` (computed only then, e.g. a
     ``max|K|`` that costs a pass over ``K``); every other warning passes through unchanged.
-    Used for the plain SVM/SVR warm starts (:func:`svc_dual`, ``eta="svr"``).
+    Used for the plain SVM/SVR warm starts (``svc_dual``, ``eta="svr"``).
     """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SklearnConvergenceWarning)
@@ -52,7 +52,7 @@ def max_abs(K) -> float:
 
 
 def svc_iteration_limit(n: int) -> int:
-    """Iteration limit of libsvm's SMO behind :func:`svc_dual`: ``max(10^6, 100 n)``.
+    """Iteration limit of libsvm's SMO behind ``svc_dual``: ``max(10^6, 100 n)``.
 
     SMO's iteration count grows with ``n`` and, much faster, with the conditioning
     ``C max|K|``; scikit-learn's default is no limit. Measured (Gaussian kernels, moons,
@@ -104,7 +104,7 @@ def _dual_of(svc: SVC, n: int, C: float) -> np.ndarray:
 
 def _svc_precomputed_dual(K: np.ndarray, y: np.ndarray, C: float, tol: float,
                           limit: int) -> np.ndarray:
-    """:func:`svc_dual` on a precomputed ``K`` by the public ``SVC.fit``: the fallback of
+    """``svc_dual`` on a precomputed ``K`` by the public ``SVC.fit``: the fallback of
     :func:`_precomputed_dual` when scikit-learn's private binding is missing or different."""
     svc = SVC(kernel="precomputed", C=C, tol=tol, max_iter=limit)
     fit_limited(svc, K, y,
@@ -120,7 +120,7 @@ def _svc_limit_message(limit: int, scale: str) -> str:
 
 def _precomputed_dual(K: np.ndarray, y: np.ndarray, C: float, tol: float, limit: int,
                       binding=_sk_libsvm) -> np.ndarray | None:
-    """:func:`svc_dual` on a precomputed ``K`` by the libsvm call behind ``SVC.fit``, with the
+    """``svc_dual`` on a precomputed ``K`` by the libsvm call behind ``SVC.fit``, with the
     arguments ``SVC(kernel="precomputed", C=C, tol=tol, max_iter=limit).fit(K, y)`` passes
     (labels encoded ``0, 1`` as ``np.unique`` orders them, no weights): the same dual, bit for
     bit (``tests/test_libsvm.py``), without the estimator's checks of data that the callers

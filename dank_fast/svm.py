@@ -64,7 +64,7 @@ def solve_svm(
     method : {"auto", "accelerated", "newton", "paper", "paper-monotone", "pgm"}
         ``"auto"`` (default): the fastest certified route measured (``benchmarks/``):
         ``"newton"`` started from the plain SVM's dual solution, which it computes itself with
-        :class:`sklearn.svm.SVC` (``kernel="precomputed"``, same ``C``, :func:`svc_dual`'s
+        :class:`sklearn.svm.SVC` (``kernel="precomputed"``, same ``C``, ``svc_dual``'s
         ``tol`` = 1e-4) unless ``alpha0`` is given; Newton hands over to
         ``"accelerated"`` if a step fails to increase ``h``. The SVC fit is included in
         ``time`` and reported in ``extra["warm_start"]``.

@@ -20,7 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "benchmarks" / "results"
 TARGETS = {"README.md": ["scale"],
-           "docs/user_guide/performance.md": ["large", "n2000", "grid", "ref"]}
+           "benchmarks/README.md": ["families"],
+           "docs/user_guide/performance.md": ["families", "large", "n2000", "grid", "ref"]}
 
 
 def _load(name: str) -> dict:
@@ -95,6 +96,26 @@ def n2000_table() -> str:
     return "\n".join(out)
 
 
+def families_table() -> str:
+    fam = _load("families.json")
+    meta = fam["meta"]
+    blas = [e for e in meta["blas"].split(";") if not e.strip().startswith("openmp")]
+    one = all(e.strip().endswith("threads=1") for e in blas)
+    threads = "one BLAS thread" if one else "the configured BLAS threads"
+    out = [f"Measured {meta['date'][:10]} at git `{meta['code']['git_head']}` on "
+           f"{meta['cpu_count']} cores, {threads} (`{meta['command']}`, "
+           "`benchmarks/results/families.json`); each ratio is the median over the repeats of "
+           "DANK's time over the SVC fit timed just before it.", "",
+           "| family | n | C | SVs | SVC | DANK | ratio (paired) | Newton steps | certified |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for r in fam["rows"]:
+        out.append(f"| {r['family']} | {r['n']:,} | {r['C']:g} | {r['n_SV']} "
+                   f"| {1000 * r['svc_time_s']:.1f} ms | {1000 * r['dank_time_s']:.0f} ms "
+                   f"| {r['ratio']:.1f}x | {r['newton_iter']} | "
+                   f"{'yes' if r['certified'] else 'NO'} |")
+    return "\n".join(out)
+
+
 def grid_table() -> str:
     g = _load("grid.json")
     out = ["`DANKClassifier.fit` over the paper's 11 x 11 grid of `sigma` and `C`, against SVC "
@@ -128,8 +149,8 @@ def ref_table() -> str:
     return "\n".join(out)
 
 
-TABLES = {"scale": scale_table, "large": large_table, "n2000": n2000_table, "grid": grid_table,
-          "ref": ref_table}
+TABLES = {"scale": scale_table, "families": families_table, "large": large_table,
+          "n2000": n2000_table, "grid": grid_table, "ref": ref_table}
 
 
 def render(text: str, names: list[str]) -> str:

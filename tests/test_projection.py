@@ -17,6 +17,7 @@ import pytest
 from _fuzz_inputs import bad_params, pm1_labels, positive_scalars
 from _fuzz_rule import EITHER, VALUE, Verdict, labels_rule, real_array_rule, scalar_rule
 from _fuzz_run import call, fuzz
+from _projection_refs import bisect_projection
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -224,29 +225,6 @@ def test_project_A_hyperplane_accuracy_relative_to_C_for_huge_z():
     p = project_A(np.full(4, 1e6), y, C)
     np.testing.assert_allclose(p, [C / 3, C, C / 3, C / 3], rtol=1e-12)
     assert abs(y @ p) <= 1e-12 * C * y.size  # observed 1.07e-10 = 1e-8 * C
-
-
-def bisect_projection(z, y, C, target=0.0):
-    """Nearest point of ``{y'a = target, 0 <= a <= C}`` to ``z`` by bisection on ``lam``."""
-    z = np.asarray(z, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-
-    def phi(lam):
-        return float(y @ np.clip(z - lam * y, 0.0, C)) - target
-
-    lo = float(np.min(np.concatenate([z * y, (z - C) * y]))) - 1.0
-    hi = float(np.max(np.concatenate([z * y, (z - C) * y]))) + 1.0
-    slack = 1e-13 * C * z.size  # rounding of an extreme target such as -C * n_minus
-    assert phi(lo) >= -slack and phi(hi) <= slack, "target not attainable"
-    for _ in range(400):
-        mid = 0.5 * (lo + hi)
-        if mid in (lo, hi):
-            break
-        if phi(mid) > 0.0:
-            lo = mid
-        else:
-            hi = mid
-    return np.clip(z - hi * y, 0.0, C)
 
 
 @pytest.mark.filterwarnings("error")  # no division by zero at the extreme targets

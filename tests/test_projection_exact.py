@@ -6,39 +6,16 @@ start's ``repair_start`` (SPEC, "Projection onto A").
 
 from __future__ import annotations
 
-import itertools
 import math
 import warnings
 from fractions import Fraction
 
 import numpy as np
 import pytest
+from _projection_refs import bisect_projection, exact_projection
 
 from dank_fast import project_A
 from dank_fast.projection import _restore_equality, repair_start
-
-
-def bisect_projection(z, y, C, target=0.0):
-    """Nearest point of ``{y'a = target, 0 <= a <= C}`` to ``z`` by bisection on ``lam``."""
-    z = np.asarray(z, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-
-    def phi(lam):
-        return float(y @ np.clip(z - lam * y, 0.0, C)) - target
-
-    lo = float(np.min(np.concatenate([z * y, (z - C) * y]))) - 1.0
-    hi = float(np.max(np.concatenate([z * y, (z - C) * y]))) + 1.0
-    slack = 1e-13 * C * z.size  # rounding of an extreme target such as -C * n_minus
-    assert phi(lo) >= -slack and phi(hi) <= slack, "target not attainable"
-    for _ in range(400):
-        mid = 0.5 * (lo + hi)
-        if mid in (lo, hi):
-            break
-        if phi(mid) > 0.0:
-            lo = mid
-        else:
-            hi = mid
-    return np.clip(z - hi * y, 0.0, C)
 
 
 def svc_like_start(rng, n, C, support):
@@ -138,36 +115,6 @@ def test_project_A_onto_a_shifted_hyperplane(seed):
                                    atol=1e-11 * max(C, float(np.abs(z).max())))
 
 
-def exact_projection(z, y, C, target=0.0):
-    """The nearest point of ``{y'a = target, 0 <= a <= C}`` in exact rational arithmetic.
-
-    ``phi(lam) = y' clip(z - lam y, 0, C) - target`` is piecewise linear between the
-    breakpoints ``y_i z_i`` and ``y_i (z_i - C)``; its root is found on the piece where it
-    changes sign, exactly (no rounding: ``z_i - C`` is not representable when ``|z| >> C``).
-    """
-    zf = [Fraction(float(v)) for v in z]
-    Cf, tf = Fraction(float(C)), Fraction(float(target))
-    ys = [int(v) for v in y]
-
-    def p_of(lam):
-        return [min(max(zi - lam * yi, Fraction(0)), Cf) for zi, yi in zip(zf, ys, strict=True)]
-
-    def phi(lam):
-        return sum(yi * pi for yi, pi in zip(ys, p_of(lam), strict=True)) - tf
-
-    br = sorted({zi * yi for zi, yi in zip(zf, ys, strict=True)}
-                | {(zi - Cf) * yi for zi, yi in zip(zf, ys, strict=True)})
-    if phi(br[0]) <= 0:
-        return p_of(br[0])
-    if phi(br[-1]) >= 0:
-        return p_of(br[-1])
-    for a, b in itertools.pairwise(br):
-        fa, fb = phi(a), phi(b)
-        if fa > 0 >= fb:
-            return p_of(a + (b - a) * fa / (fa - fb))
-    raise AssertionError("no sign change")  # pragma: no cover
-
-
 def far_cases(seed, count):
     """Points up to 1e20 C away from the box, distinct coordinates (no ties), any target."""
     rng = np.random.default_rng(seed)
@@ -247,31 +194,6 @@ def test_project_A_is_exact_for_tied_coordinates_far_outside_the_box():
     np.testing.assert_allclose(p / C, q / C, rtol=0, atol=1e-9)
 
 
-def _exact_projection(z, y, C, target=0.0):
-    """The nearest point of ``{y'a = target, 0 <= a <= C}`` in rational arithmetic (the root
-    of ``phi(lam) = y' clip(z - lam y, 0, C) - target`` on its linear piece)."""
-    zf = [Fraction(float(v)) for v in z]
-    Cf, tf, ys = Fraction(float(C)), Fraction(float(target)), [int(v) for v in y]
-
-    def p_of(lam):
-        return [min(max(zi - lam * yi, Fraction(0)), Cf) for zi, yi in zip(zf, ys, strict=True)]
-
-    def phi(lam):
-        return sum(yi * pi for yi, pi in zip(ys, p_of(lam), strict=True)) - tf
-
-    br = sorted({zi * yi for zi, yi in zip(zf, ys, strict=True)}
-                | {(zi - Cf) * yi for zi, yi in zip(zf, ys, strict=True)})
-    if phi(br[0]) <= 0:
-        return p_of(br[0])
-    if phi(br[-1]) >= 0:
-        return p_of(br[-1])
-    for a, b in zip(br[:-1], br[1:], strict=True):
-        fa, fb = phi(a), phi(b)
-        if fa > 0 >= fb:
-            return p_of(a + (b - a) * fa / (fa - fb))
-    raise AssertionError("no sign change")
-
-
 # regression: tied coordinates far from the box were moved one by one, off by up to C
 @pytest.mark.parametrize("seed", range(3))
 def test_project_A_is_exact_with_ties_at_every_scale(seed):
@@ -290,7 +212,7 @@ def test_project_A_is_exact_with_ties_at_every_scale(seed):
         if target == 0.0 and (lo == 0.0 or hi == 0.0):
             target = 0.0
         p = project_A(z, y, C, target=target)
-        q = np.array([float(v) for v in _exact_projection(z, y, C, target)])
+        q = np.array([float(v) for v in exact_projection(z, y, C, target)])
         assert p.min() >= 0.0 and p.max() <= C
         np.testing.assert_allclose(p / C, q / C, rtol=0, atol=1e-12,
                                    err_msg=f"z={z!r}, y={y!r}, C={C!r}, target={target!r}")

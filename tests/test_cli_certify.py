@@ -598,8 +598,6 @@ def test_progress_goes_to_stderr_and_quiet_silences_it(capsys):
     assert main(["certify", inst, sol, "--progress-after", "0", "--quiet"]) == 0
     quiet_out, quiet_err = capsys.readouterr()
     assert quiet_err == "" and quiet_out == out
-    assert main(["certify", inst, sol]) == 0  # a certify of a few milliseconds: silent
-    assert capsys.readouterr().err == ""
     assert main(["certify", inst, sol, "--progress-after", "-1"]) == 2
     assert "--progress-after: must be a finite number >= 0" in capsys.readouterr().err
 

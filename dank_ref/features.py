@@ -204,28 +204,37 @@ class FeatureKernel:
         ci = np.asarray(cols, dtype=np.intp)
         return self._eval(ri, ci)
 
-    def row_blocks(self, cols, rows=None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    def row_blocks(self, cols, rows=None,
+                   progress=None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """Yield ``(r, K[r][:, cols])`` for consecutive chunks ``r`` of ``rows`` (default: all).
 
         One block of :meth:`rows_per_block` ``(len(cols))`` rows is alive at a time.
+        ``progress``, if given, is called as ``progress(done, total)`` (blocks) before the
+        first block and after each block has been used.
         """
         ci = np.asarray(cols, dtype=np.intp)
         ri = np.arange(self.n) if rows is None else np.asarray(rows, dtype=np.intp)
         step = self.rows_per_block(ci.size)
-        for lo in range(0, ri.size, step):
+        total = -(-ri.size // step)
+        if progress is not None:
+            progress(0, total)
+        for i, lo in enumerate(range(0, ri.size, step)):
             r = ri[lo:lo + step]
             yield r, self._eval(r, ci)
+            if progress is not None:
+                progress(i + 1, total)
 
-    def product(self, cols, V: np.ndarray, rows=None) -> np.ndarray:
+    def product(self, cols, V: np.ndarray, rows=None, progress=None) -> np.ndarray:
         """``K[rows][:, cols] @ V`` blockwise (``V``: ``len(cols)`` or ``len(cols) x k``).
 
-        Time ``O(len(rows) len(cols) (d + k))``, memory one block plus the result.
+        Time ``O(len(rows) len(cols) (d + k))``, memory one block plus the result;
+        ``progress`` as in :meth:`row_blocks`.
         """
         V = np.asarray(V, dtype=np.float64)
         nr = self.n if rows is None else len(rows)
         out = np.empty((nr,) + V.shape[1:])
         pos = 0
-        for r, Kb in self.row_blocks(cols, rows):
+        for r, Kb in self.row_blocks(cols, rows, progress):
             out[pos:pos + r.size] = Kb @ V
             pos += r.size
         return out

@@ -75,14 +75,15 @@ class _Support:
 
 
 def tau0_pass(fk: FeatureKernel, c: float, S: np.ndarray, dS: np.ndarray, rows: np.ndarray,
-               d_rows: np.ndarray, eta: float):
+               d_rows: np.ndarray, eta: float, progress=None):
     """One pass over ``c K[rows][:, S]``: ``g = (F o K) d`` on ``rows`` for ``F = 11' + Gamma``,
-    plus ``d'Kd`` and ``||Gamma||^2`` restricted to those rows (``d_rows = d[rows]``)."""
+    plus ``d'Kd`` and ``||Gamma||^2`` restricted to those rows (``d_rows = d[rows]``);
+    ``progress(done, total)`` per row block (:meth:`FeatureKernel.row_blocks`)."""
     g = np.empty(rows.size)
     d2 = dS * dS
     dkd = g2 = 0.0
     pos = 0
-    for r, Kb in fk.row_blocks(S, rows=rows):
+    for r, Kb in fk.row_blocks(S, rows=rows, progress=progress):
         Kb *= c
         kd = Kb @ dS
         Kb *= Kb
@@ -214,10 +215,20 @@ def _krylov_inner(sk: _Support, dS: np.ndarray, m: int, eta: float, t: float, sc
     return _dense_inner(sk, dS, m, eta, t)
 
 
+def _phase(progress, name: str):
+    """``progress(name, done, total)`` as a ``(done, total)`` callback (or None)."""
+    if progress is None:
+        return None
+    return lambda done, total: progress(name, done, total)
+
+
 def fixed_kernel_g(fk, c, d, eta, tau, *, route, dense_max, support_bytes, k0, k_max,
-                    excess_rtol, scale):
+                    excess_rtol, scale, progress=None):
     """``g = (F o K) d`` at all ``n`` points and ``-1/2 d'Kd - eta ||Gamma||^2 + eta sum phi``
-    (or its lower bound), frame units; ``F`` is ``F(a)`` or the Krylov route's ``F^``."""
+    (or its lower bound), frame units; ``F`` is ``F(a)`` or the Krylov route's ``F^``.
+
+    ``progress(phase, done, total)``, if given, reports each phase (row blocks, or 0 / 1 for a
+    phase done in one piece)."""
     n = fk.n
     S = np.flatnonzero(d)
     Sc = np.flatnonzero(d == 0.0)
@@ -229,18 +240,25 @@ def fixed_kernel_g(fk, c, d, eta, tau, *, route, dense_max, support_bytes, k0, k
             return np.zeros(n), 0.0, "tau0", -1, 0.0
         return np.zeros(n), eta * _psi_sum(np.array([float(n)]), t), "dense", int(n > t), 0.0
     if tau == 0.0:
-        g, dkd, g2 = tau0_pass(fk, c, S, dS, np.arange(n), d, eta)
+        g, dkd, g2 = tau0_pass(fk, c, S, dS, np.arange(n), d, eta,
+                               _phase(progress, "(F o K) d, row blocks"))
         return g, -0.5 * dkd - eta * g2, "tau0", -1, 0.0
     use = route if route != "auto" else ("dense" if s <= dense_max else "krylov")
+    step = _phase(progress, f"support kernel K[S, S] and the eigenpairs ({use}, s = {s})")
+    if step is not None:
+        step(0, 1)
     sk = _Support(fk, S, c, max(support_bytes, 8 * s * s) if use == "dense" else support_bytes)
     if use == "dense":
         inner, gS, f, rank, excess, use = _dense_inner(sk, dS, m, eta, t)
     else:
         inner, gS, f, rank, excess, use = _krylov_inner(sk, dS, m, eta, t, scale, k0, k_max,
                                                         excess_rtol, route == "auto")
+    if step is not None:
+        step(1, 1)
     sk.K = None
     g = np.zeros(n)
     g[S] = gS
     if m:
-        g[Sc] = c * fk.product(S, f * dS, rows=Sc)
+        g[Sc] = c * fk.product(S, f * dS, rows=Sc,
+                               progress=_phase(progress, "rows off the support, row blocks"))
     return g, inner, use, rank, excess

@@ -223,6 +223,12 @@ def _check_bias(bias) -> float | None:
     return float(bias)
 
 
+def _check_progress(progress):
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be a callable or None, got {type(progress).__name__}")
+    return progress
+
+
 def _options(route, dense_max, support_bytes, k0, k_max, excess_rtol) -> dict:
     if route not in ("auto", "dense", "krylov"):
         raise ValueError(f"route must be 'auto', 'dense' or 'krylov', got {route!r}")
@@ -242,7 +248,7 @@ def _options(route, dense_max, support_bytes, k0, k_max, excess_rtol) -> dict:
 def svm_certificate_features(fk: FeatureKernel, y, alpha, *, C, eta, tau, route: str = "auto",
                              dense_max: int = DENSE_MAX, support_bytes: int = SUPPORT_BYTES,
                              k0: int = 16, k_max: int = 1024, excess_rtol: float = 1e-10,
-                             bias=None) -> ScaleCertificate:
+                             bias=None, progress=None) -> ScaleCertificate:
     """Certificate of P1 (eq. mainrank) at exactly ``alpha``, from features.
 
     Parameters
@@ -265,6 +271,12 @@ def svm_certificate_features(fk: FeatureKernel, y, alpha, *, C, eta, tau, route:
         ``eta * excess <= excess_rtol * 1'a``.
     bias : float, optional
         A submitted bias: the result also holds the gap at it (``gap_at_bias``).
+    progress : callable, optional
+        Called as ``progress(phase, done, total)``: ``phase`` a short description (e.g.
+        ``"rows off the support, row blocks"``), ``done`` of ``total`` units (row blocks; 0 of
+        1 then 1 of 1 for a phase done in one piece, such as the eigenpairs), ``done = 0`` when
+        a phase starts. Default: nothing is reported. It runs in the calling thread; what it
+        raises propagates.
 
     Returns
     -------
@@ -298,6 +310,7 @@ def svm_certificate_features(fk: FeatureKernel, y, alpha, *, C, eta, tau, route:
     tau = check_nonnegative(tau, "tau")
     opts = _options(route, dense_max, support_bytes, k0, k_max, excess_rtol)
     bias = _check_bias(bias)
+    progress = _check_progress(progress)
     s_k = fk.scale()
     check_range(C, eta, s_k, n)
     infeas = _feasible({"y'alpha = 0": abs(float(y @ a)), "alpha >= 0": float(-np.min(a)),
@@ -307,7 +320,7 @@ def svm_certificate_features(fk: FeatureKernel, y, alpha, *, C, eta, tau, route:
     d = af * y
     scale_f = float(np.sum(af))
     g, inner, used, rank, excess = fixed_kernel_g(fk, c, d, eta / c, tau, scale=scale_f,
-                                                   **opts)
+                                                   progress=progress, **opts)
     lower_f = scale_f + inner
     b, hinge = best_bias(y - g, -y)
     gap_raw_f = _primal_gap(float(d @ g), scale_f, C / c, g, y, hinge, b) + eta / c * excess
@@ -328,7 +341,7 @@ def svr_certificate_features(fk: FeatureKernel, y, alpha_hat, alpha_check, *, C,
                              tau, route: str = "auto", dense_max: int = DENSE_MAX,
                              support_bytes: int = SUPPORT_BYTES, k0: int = 16,
                              k_max: int = 1024, excess_rtol: float = 1e-10,
-                             bias=None) -> ScaleCertificate:
+                             bias=None, progress=None) -> ScaleCertificate:
     """Certificate of P2 (eq. mainsvr, bias constraint ``1'(ah - ac) = 0``) from features.
 
     The pair is certified as given (``h`` depends on ``ah + ac``); ``d = ah - ac``; routes,
@@ -353,6 +366,9 @@ def svr_certificate_features(fk: FeatureKernel, y, alpha_hat, alpha_check, *, C,
         ``eta * excess <= excess_rtol * (|y'd| + epsilon 1'(ah + ac))``.
     bias : float, optional
         A submitted bias: the result also holds the gap at it (``gap_at_bias``).
+    progress : callable, optional
+        ``progress(phase, done, total)``, as in :func:`svm_certificate_features`; default:
+        nothing is reported.
 
     Returns
     -------
@@ -385,6 +401,7 @@ def svr_certificate_features(fk: FeatureKernel, y, alpha_hat, alpha_check, *, C,
     tau = check_nonnegative(tau, "tau")
     opts = _options(route, dense_max, support_bytes, k0, k_max, excess_rtol)
     bias = _check_bias(bias)
+    progress = _check_progress(progress)
     s_k = fk.scale()
     check_range(C, eta, s_k, n)
     z = np.concatenate([ah, ac])
@@ -398,7 +415,8 @@ def svr_certificate_features(fk: FeatureKernel, y, alpha_hat, alpha_check, *, C,
     l1 = float(np.sum(ah / c) + np.sum(ac / c))
     lin_f = by - epsilon * l1
     g, inner, used, rank, excess = fixed_kernel_g(fk, c, bf, eta / c, tau,
-                                                   scale=abs(by) + epsilon * l1, **opts)
+                                                   scale=abs(by) + epsilon * l1,
+                                                   progress=progress, **opts)
     lower_f = lin_f + inner
     r = y - g
     beta, loss = best_bias(np.concatenate([r - epsilon, r + epsilon]),
@@ -420,8 +438,8 @@ def svr_certificate_features(fk: FeatureKernel, y, alpha_hat, alpha_check, *, C,
 
 
 @_one_blas_thread
-def decomposed_certificate_features(fk: FeatureKernel, y, alpha, labels, *, C,
-                                    eta) -> ScaleCertificate:
+def decomposed_certificate_features(fk: FeatureKernel, y, alpha, labels, *, C, eta,
+                                    progress=None) -> ScaleCertificate:
     """Certificate of P3 on ``Kbar`` (eq. mainls, Lemma lemmalink) from features and ``labels``.
 
     Box ``0 <= a <= C`` only (``1e-9 C sqrt(n)``), no bias, ``tau = 0``: ``F = 11' + Gamma(Kbar)``
@@ -429,7 +447,8 @@ def decomposed_certificate_features(fk: FeatureKernel, y, alpha, labels, *, C,
     ``K[I_c][:, S_c]`` (module docstring). The bracket is the sum over clusters (the lower
     bound's terms and the hinge add up; the hard-margin point is taken globally, as in
     :func:`dank_ref.certificate.decomposed_certificate`, with which it agrees). A cluster of
-    one point is valid.
+    one point is valid: all of them are handled at once from the diagonal ``K_ii``
+    (``O(d)`` each).
 
     Parameters
     ----------
@@ -445,6 +464,10 @@ def decomposed_certificate_features(fk: FeatureKernel, y, alpha, labels, *, C,
         and ``j`` in the same cluster.
     C, eta : float
         As in eq. mainls (representable range of docs/validity.md).
+    progress : callable, optional
+        Called as ``progress("clusters", done, total)`` before the first cluster and after each
+        cluster of two or more points (the clusters of one point come in one step first);
+        default: nothing is reported. It runs in the calling thread.
 
     Returns
     -------
@@ -454,8 +477,9 @@ def decomposed_certificate_features(fk: FeatureKernel, y, alpha, labels, *, C,
     Raises
     ------
     TypeError
-        If ``fk`` is not a ``FeatureKernel``, an array is not real numeric, or a label is
-        unhashable (or ``labels`` is a string, set or mapping).
+        If ``fk`` is not a ``FeatureKernel``, an array is not real numeric, a label is
+        unhashable (or ``labels`` is a string, set or mapping), or ``progress`` is not
+        callable.
     ValueError
         If ``y`` is not in ``{-1, +1}``, an array has the wrong shape or a NaN/inf, ``labels``
         is not a partition of the ``n`` points, ``alpha`` is infeasible, or a parameter is out
@@ -472,6 +496,7 @@ def decomposed_certificate_features(fk: FeatureKernel, y, alpha, labels, *, C,
     a = _vector(alpha, n, "alpha")
     C, eta = check_positive(C, "C"), check_positive(eta, "eta")
     codes = check_partition(labels, n)
+    progress = _check_progress(progress)
     s_k = fk.scale()
     check_range(C, eta, s_k, n)
     infeas = _feasible({"alpha >= 0": float(-np.min(a)), "alpha <= C": float(np.max(a) - C)},
@@ -481,17 +506,33 @@ def decomposed_certificate_features(fk: FeatureKernel, y, alpha, labels, *, C,
     d = af * y
     etaf = eta / c
     g = np.zeros(n)
-    dkd = g2 = 0.0
     order = np.argsort(codes, kind="stable")
-    bounds = np.flatnonzero(np.diff(codes[order])) + 1
-    for idx in np.split(order, bounds):
+    starts = np.r_[0, np.flatnonzero(np.diff(codes[order])) + 1]
+    sizes = np.diff(np.r_[starts, n])
+    # clusters of one point: K_ii alone, all at once
+    one = order[starts[sizes == 1]]
+    kd = c * fk.subset(one).diag() * d[one]
+    kkd = kd * kd
+    g[one] = kd + d[one] * kkd / (4.0 * etaf)
+    dkd = float(d[one] @ kd)
+    g2 = float(d[one] @ (d[one] * kkd)) / (16.0 * etaf * etaf)
+    # larger clusters with some d_i != 0, one pass each
+    big = [order[lo:lo + m] for lo, m in zip(starts[sizes > 1], sizes[sizes > 1],
+                                                            strict=True)]
+    big = [idx for idx in big if np.any(d[idx] != 0.0)]
+    total = len(big) + (1 if one.size else 0)
+    if progress is not None:
+        progress("clusters", 0, total)
+        if one.size:
+            progress("clusters", 1, total)
+    for done, idx in enumerate(big, start=total - len(big) + 1):
         S = idx[d[idx] != 0.0]
-        if S.size == 0:
-            continue
         gc, dk, gg = tau0_pass(fk, c, S, d[S], idx, d[idx], etaf)
         g[idx] = gc
         dkd += dk
         g2 += gg
+        if progress is not None:
+            progress("clusters", done, total)
     scale_f = float(np.sum(af))
     lower_f = scale_f - 0.5 * dkd - etaf * g2
     hinge = float(np.sum(np.maximum(0.0, 1.0 - y * g)))

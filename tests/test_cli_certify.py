@@ -580,3 +580,90 @@ def test_an_instance_above_the_dense_limit_is_certified_from_features(p1, tmp_pa
     assert reps["good"]["certified"] is (task == "svm")
     if task == "svm":
         assert reps["bad_bias"]["failed"] == ["bias"]
+
+
+# ---------------------------------------------------------------------------------------------
+# large input: progress on stderr, bad input refused before the heavy work
+# ---------------------------------------------------------------------------------------------
+def test_progress_goes_to_stderr_and_quiet_silences_it(capsys):
+    inst = os.path.join(GOLDEN_DIR, "p1_basic_instance.npz")
+    sol = os.path.join(GOLDEN_DIR, "p1_basic_solution.npz")
+    assert main(["certify", inst, sol, "--progress-after", "0"]) == 0
+    out, err = capsys.readouterr()
+    lines = err.splitlines()
+    assert lines and all(x.startswith("dank-verify certify: [") for x in lines)
+    assert any("reading the instance" in x for x in lines)
+    assert any("dense certificate (eigh of 12 x 12): 1/1" in x for x in lines)
+    assert lines[-1].endswith("finished")
+    assert main(["certify", inst, sol, "--progress-after", "0", "--quiet"]) == 0
+    quiet_out, quiet_err = capsys.readouterr()
+    assert quiet_err == "" and quiet_out == out
+    assert main(["certify", inst, sol, "--progress-after", "-1"]) == 2
+    assert "--progress-after: must be a finite number >= 0" in capsys.readouterr().err
+
+
+def _one_line_exit_2(argv, capsys, *words):
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and "Traceback" not in err, err
+    for w in words:
+        assert w in err, err
+
+
+def test_a_short_alpha_is_refused_before_the_kernel_is_tested(tmp_path, capsys):
+    """The solution's length is checked against the instance's shape first: with an
+    indefinite ``K`` (whose test would come later) the one line names ``alpha``."""
+    save_instance(tmp_path / "i.npz", task="svm", K=-np.eye(12), y=np.r_[np.ones(6),
+                  -np.ones(6)], C=1.0, eta=1.0, tau=0.01)
+    save_solution(tmp_path / "s.npz", task="svm", alpha=np.zeros(11))
+    _one_line_exit_2(["certify", str(tmp_path / "i.npz"), str(tmp_path / "s.npz")], capsys,
+                     "bad input:", "field 'alpha' has 11 entries but the instance has n = 12")
+
+
+N_BIG = 16500  # 8 n^2 > 2 GiB: the blockwise route
+
+
+def test_large_bad_input_is_one_line(tmp_path, capsys):
+    """At a size beyond the dense limit: a NaN in one row of X, an alpha one entry short."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((N_BIG, 2))
+    y = np.where(rng.random(N_BIG) < 0.5, 1.0, -1.0)
+    kw = dict(task="decomposed", kernel="gaussian", sigma=1.0, y=y, C=1.0, eta=1.0,
+              labels=np.arange(N_BIG) % 7)
+    bad = X.copy()
+    bad[12345, 1] = np.nan
+    save_instance(tmp_path / "nan.npz", X=bad, **kw)
+    save_instance(tmp_path / "ok.npz", X=X, **kw)
+    save_solution(tmp_path / "s.npz", task="decomposed", alpha=np.zeros(N_BIG))
+    save_solution(tmp_path / "short.npz", task="decomposed", alpha=np.zeros(N_BIG - 1))
+    _one_line_exit_2(["certify", str(tmp_path / "nan.npz"), str(tmp_path / "s.npz")], capsys,
+                     "field 'X' contains NaN or infinity (at index (12345, 1))")
+    _one_line_exit_2(["certify", str(tmp_path / "ok.npz"), str(tmp_path / "short.npz")], capsys,
+                     f"field 'alpha' has {N_BIG - 1} entries but the instance has n = {N_BIG}")
+
+
+def test_clusters_of_one_point_at_large_n_are_certified(tmp_path, capsys):
+    """Every point its own cluster (a valid P3 instance): each cluster's problem is
+    ``max_a a - a^2 K_ii / 2 - a^4 K_ii^2 / (16 eta)`` on ``[0, C]``; at its root the oracle
+    certifies, with the bracket the closed form gives; a point off it is not certified."""
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((N_BIG, 2))
+    y = np.where(rng.random(N_BIG) < 0.5, 1.0, -1.0)
+    eta = 0.5
+    save_instance(tmp_path / "i.npz", task="decomposed", X=X, kernel="gaussian", sigma=1.0,
+                  y=y, C=1.0, eta=eta, labels=np.arange(N_BIG))
+    a = 0.8  # Newton on 1 - a - a^3 / (4 eta) = 0 (K_ii = 1)
+    for _ in range(50):
+        a -= (1 - a - a**3 / (4 * eta)) / (-1 - 3 * a**2 / (4 * eta))
+    v = N_BIG * (a - a**2 / 2 - a**4 / (16 * eta))
+    save_solution(tmp_path / "s.npz", task="decomposed", alpha=np.full(N_BIG, a))
+    save_solution(tmp_path / "off.npz", task="decomposed", alpha=np.full(N_BIG, 0.9 * a))
+    assert main(["certify", str(tmp_path / "i.npz"), str(tmp_path / "s.npz"), "--tol",
+                 "1e-12"]) == 0
+    out = capsys.readouterr().out
+    lower = float(out.split("  lower: ")[1].split()[0])
+    upper = float(out.split("  upper: ")[1].split()[0])
+    assert lower == pytest.approx(v, rel=1e-12) and upper == pytest.approx(v, rel=1e-12)
+    assert "route: clusters" in out
+    assert main(["certify", str(tmp_path / "i.npz"), str(tmp_path / "off.npz")]) == 1
+    assert "reason: gap: certified relative gap" in capsys.readouterr().out

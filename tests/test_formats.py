@@ -338,6 +338,51 @@ def test_npz_header_too_large_is_refused_before_allocation(tmp_path):
     assert peak < 50 * 2**20
 
 
+def test_npz_member_larger_than_the_machine_is_refused_from_its_header(tmp_path):
+    """Within a raised limit, a member declaring more than the memory the machine has is
+    refused from its header, with both sizes, before anything is read."""
+    members = {f"{k}.npy": _npy_bytes(v) for k, v in _base_arrays(K=_DROP).items()}
+    members["K.npy"] = _header_bytes((2**22, 2**22)) + b"\0" * 64  # 128 TiB
+    p = _npz(tmp_path / "huge.npz", members)
+    tracemalloc.start()
+    with pytest.raises(FormatError) as e:
+        load_instance(p, max_array_bytes=2**50)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    msg = str(e.value)
+    assert "field 'K' declares shape (4194304, 4194304) of float64 = 1.31e+05 GiB" in msg
+    assert "of memory this machine has available; refused before reading" in msg
+    assert peak < 50 * 2**20
+
+
+def test_a_bad_field_is_refused_before_the_kernel_is_validated(tmp_path):
+    """Every field is checked before the PSD test: an indefinite K with a bad y names y."""
+    arrays = _base_arrays(K=-np.eye(2), y=np.array([1.0, 2.0]))
+    with pytest.raises(FormatError, match="field 'y'"):
+        load_instance(_npz(tmp_path / "y.npz", arrays))
+    seen = []
+    with pytest.raises(FormatError, match="not positive semidefinite"):
+        load_instance(_npz(tmp_path / "k.npz", _base_arrays(K=-np.eye(2))), check_n=seen.append)
+    assert seen == [2]
+    with pytest.raises(ValueError, match="wrong size"):
+        load_instance(_npz(tmp_path / "k.npz", _base_arrays(K=-np.eye(2))),
+                      check_n=lambda n: (_ for _ in ()).throw(ValueError("wrong size")))
+
+
+def test_writers_leave_no_partial_file(tmp_path):
+    """A failed write leaves neither the target nor a temporary file behind."""
+    with pytest.raises(ValueError):
+        save_instance(tmp_path / "bad.json", task="svm", K=[[float("nan")]], y=[1.0], C=1.0,
+                      eta=1.0, tau=0.0)
+    assert os.listdir(tmp_path) == []
+    save_instance(tmp_path / "ok.npz", task="svm", K=[[1.0]], y=[1.0], C=1.0, eta=1.0, tau=0.0)
+    before = (tmp_path / "ok.npz").read_bytes()
+    with pytest.raises(TypeError, match="booleans"):  # after X: a half-written archive
+        save_instance(tmp_path / "ok.npz", task="svm", X=[[1.0]], kernel=True, y=[1.0], C=1.0,
+                      eta=1.0, tau=0.0)
+    assert (tmp_path / "ok.npz").read_bytes() == before and os.listdir(tmp_path) == ["ok.npz"]
+
+
 def test_limits_are_the_documented_ones(tmp_path):
     assert formats.MAX_ARRAY_BYTES == 2 * 1024**3 and formats.MAX_JSON_BYTES == 64 * 1024**2
     p = _npz(tmp_path / "i.npz", _base_arrays(K=np.eye(3), y=np.array([1.0, -1.0, 1.0])))

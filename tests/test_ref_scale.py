@@ -180,6 +180,44 @@ def test_decomposed_matches_dense_certificate_cluster_by_cluster():
     assert c.bias is None and c.route == "clusters"
 
 
+def test_clusters_of_one_point_match_the_dense_certificate():
+    """Many clusters of one point (handled from ``K_ii`` at once) among larger ones: the
+    dense certificate's bracket; ``progress`` counts the clusters."""
+    X, y = _data(400, d=2, seed=5, pos=0.5)
+    labels = np.arange(400)
+    labels[:300] = np.arange(300) % 5  # five clusters of 60, then 100 of one point
+    a = np.random.default_rng(3).uniform(0.0, 0.9, 400)
+    a[::7] = 0.0
+    fk = FeatureKernel(X, sigma=0.9, block_rows=13)
+    ref = decomposed_certificate(_dense_K(fk), y, a, C=1.0, eta=0.3, labels=labels)
+    calls = []
+    one = decomposed_certificate_features(fk, y, a, labels, C=1.0, eta=0.3,
+                                          progress=lambda *c: calls.append(c))
+    for name in ("lower", "upper", "gap_raw", "rel_gap"):
+        assert _close(getattr(one, name), getattr(ref, name), ref.scale), name
+    assert calls == [("clusters", k, 6) for k in range(7)]
+    with pytest.raises(TypeError, match="progress must be a callable"):
+        decomposed_certificate_features(fk, y, a, labels, C=1.0, eta=0.3, progress=1)
+
+
+@pytest.mark.parametrize("tau", [0.0, 0.2])
+def test_progress_reports_each_phase_to_its_end(p1_2000, tau):
+    """``progress(phase, done, total)``: every phase starts at 0 and ends at its total (row
+    blocks of 97 rows here); the result is the same with or without it."""
+    fk, y, a, _, _ = p1_2000
+    calls = []
+    c = svm_certificate_features(fk, y, a, C=2.0, eta=3.0, tau=tau,
+                                 progress=lambda *x: calls.append(x))
+    assert c.lower == svm_certificate_features(fk, y, a, C=2.0, eta=3.0, tau=tau).lower
+    phases = list(dict.fromkeys(p for p, _, _ in calls))
+    for p in phases:
+        seq = [(k, t) for q, k, t in calls if q == p]
+        assert seq[0][0] == 0 and seq[-1][0] == seq[-1][1]
+        assert [k for k, _ in seq] == sorted(k for k, _ in seq)
+    blocks = [t for p, _, t in calls if "row blocks" in p]
+    assert max(blocks) == (-(-2000 // 97) if tau == 0.0 else -(-(2000 - c.support) // 97))
+
+
 @settings(max_examples=40, deadline=None)
 @given(n=st.integers(3, 40), d=st.integers(1, 4), seed=st.integers(0, 10_000),
        tau=st.sampled_from([0.0, 1e-3, 0.01, 0.3, 3.0]), logC=st.floats(-2, 2),

@@ -1,7 +1,7 @@
 """``dank-verify``: the verification suite's command line, on top of both sides.
 
     dank-verify [--quick | --full] [--out DIR] [--seed N] [--budget N]   the study (claims)
-    dank-verify certify INSTANCE SOLUTION [--tol T] [--reference]
+    dank-verify certify INSTANCE SOLUTION [--tol T] [--reference] [--quiet]
                                                        exit 0 certified, 1 not, 2 bad input
     dank-verify vectors [--dir DIR]                    regenerate and compare golden vectors
     dank-verify reproduce FILE                         re-check a counterexample (0 = reproduced)
@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
+import time
 
 from ._argtypes import positive
 
@@ -74,6 +76,68 @@ def _fail(prog: str, what: str, exc: BaseException) -> int:
     return 2
 
 
+class _Progress:
+    """Progress of one certify on stderr: ``prog: [elapsed] phase: done/total``.
+
+    Called as ``progress(phase, done, total)`` (the protocol of :func:`verification.certify`).
+    Nothing is printed before ``after`` seconds; then a line at each new phase, at the end of
+    a phase, and at most every ``every`` seconds within one (a background thread repeats the
+    current phase when a long step, such as a dense ``eigh``, reports nothing).
+    """
+
+    def __init__(self, prog: str, after: float, every: float = 5.0) -> None:
+        self.prog, self.after, self.every = prog, after, every
+        self.t0 = time.monotonic()
+        self.state = None
+        self.shown_phase = None
+        self.last = -float("inf")
+        self.printed = False
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._beat, daemon=True)
+        self.thread.start()
+
+    def _print(self, now: float, note: str = "") -> None:
+        phase, done, total = self.state
+        print(f"{self.prog}: [{now - self.t0:.1f} s] {phase}: {done}/{total}{note}",
+              file=sys.stderr, flush=True)
+        self.shown_phase, self.last, self.printed = phase, now, True
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        with self.lock:
+            self.state = (phase, done, total)
+            now = time.monotonic()
+            if now - self.t0 >= self.after and (phase != self.shown_phase or done == total
+                                                or now - self.last >= self.every):
+                self._print(now)
+
+    def _beat(self) -> None:
+        while not self.stop.wait(0.5):
+            with self.lock:
+                now = time.monotonic()
+                if self.state is not None and now - self.t0 >= self.after \
+                        and now - self.last >= self.every:
+                    self._print(now, " (working)")
+
+    def close(self) -> None:
+        """Stop the background thread; say how long it took if anything was printed."""
+        self.stop.set()
+        self.thread.join()
+        if self.printed:
+            print(f"{self.prog}: [{time.monotonic() - self.t0:.1f} s] finished", file=sys.stderr,
+                  flush=True)
+
+
+def _nonnegative(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if not v >= 0 or v == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text!r}")
+    return v
+
+
 _CERTIFY_EPILOG = """\
 file format:
   INSTANCE and SOLUTION are .npz archives or JSON objects (the type is read from the
@@ -82,6 +146,10 @@ file format:
       python -c "import verification.formats as f; help(f)"
   what each check means, its tolerance and what "not certified" does not prove:
   docs/conformance.md.
+
+progress: a certify that runs longer than --progress-after seconds (default 3) reports its
+  phase (reading, dense certificate, row blocks or clusters done) and the elapsed time on
+  stderr, never on stdout; --quiet silences it.
 
 exit codes:
   0  certified: feasible, certified relative gap <= --tol, submitted bias and F consistent
@@ -112,6 +180,10 @@ def _certify(argv):
                    "solve); informative only, never part of the verdict")
     p.add_argument("--no-reference", action="store_true",
                    help=argparse.SUPPRESS)  # the default now; accepted for existing scripts
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    p.add_argument("--progress-after", type=_nonnegative, default=3.0, metavar="S",
+                   help="report progress on stderr once the certify has run S seconds "
+                   "(default 3)")
     p.add_argument("--debug", action="store_true",
                    help="on an error, show the full traceback instead of one line")
     try:
@@ -123,9 +195,32 @@ def _certify(argv):
     from .formats import load_instance, load_solution
     from .oracle import certify, format_report
 
+    progress = None if a.quiet else _Progress(prog, a.progress_after)
     try:
-        inst = load_instance(a.instance)
-        sol = load_solution(a.solution, n=inst["n"])
+        return _certify_run(a, prog, progress, load_instance, load_solution, certify,
+                            format_report)
+    finally:
+        if progress is not None:
+            progress.close()
+
+
+def _certify_run(a, prog, progress, load_instance, load_solution, certify, format_report):
+    """Read the solution (``O(n)``), then the instance (its size checked against the
+    solution's before the kernel is validated or formed), certify, print the report."""
+    step = progress or (lambda phase, done, total: None)
+    try:
+        step("reading the solution", 0, 1)
+        sol = load_solution(a.solution)
+        name = "alpha_hat" if sol["task"] == "svr" else "alpha"
+        m = sol[name].size
+
+        def check_n(n):
+            if n != m:
+                raise ValueError(f"{a.solution}: field {name!r} has {m} entries but the "
+                                 f"instance has n = {n}")
+
+        step("reading the instance", 0, 1)
+        inst = load_instance(a.instance, check_n=check_n)
         if sol["task"] != inst["task"]:
             raise ValueError(f"{a.solution}: solution for task {sol['task']!r} but the instance "
                              f"{a.instance} is task {inst['task']!r}")
@@ -135,7 +230,7 @@ def _certify(argv):
         bad = isinstance(exc, (ValueError, TypeError))
         return _fail(prog, "bad input" if bad else "cannot read input", exc)
     try:
-        rep = certify(inst, sol, tol=a.tol, reference=a.reference)
+        rep = certify(inst, sol, tol=a.tol, reference=a.reference, progress=progress)
         text = format_report(rep)
     except Exception as exc:  # noqa: BLE001 - MemoryError, LinAlgError, ... -> 2
         if a.debug:

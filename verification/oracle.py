@@ -57,7 +57,11 @@ Cost: ``K`` is validated once, by the loader (:mod:`verification.formats`) or by
 :func:`verification.certify_arrays` (one ``eigvalsh``, the PSD test of docs/validity.md);
 :func:`certify` trusts its input and calls dank_ref's certificate without re-validating it.
 The certificate itself takes one dense ``eigh`` of an ``n x n`` matrix (``O(n^3)`` time, a few
-``n x n`` arrays).
+``n x n`` arrays).  An instance given by ``X`` whose ``n x n`` kernel exceeds the format's limit
+(``K`` is ``None``) is certified blockwise from ``X`` by :mod:`dank_ref.scale_certificate`
+(never an ``n x n`` array: time ``O(n s d)`` plus ``O(s^3)`` for ``tau > 0``, ``s`` the
+support; memory one block plus ``O(n d)``; P3 one cluster at a time), where a submitted ``F``
+is "not evaluated".  ``progress`` (:func:`certify`) reports the phases of either route.
 """
 
 from __future__ import annotations
@@ -77,8 +81,8 @@ from dank_ref.scale_certificate import (
     svr_certificate_features,
 )
 
-__all__ = ["certify", "format_report", "EvaluationError", "CHECKS", "CERT_TOL", "FEAS_RTOL",
-           "F_RTOL"]
+__all__ = ["certify", "format_report", "feature_kernel", "EvaluationError", "CHECKS",
+           "CERT_TOL", "FEAS_RTOL", "F_RTOL"]
 
 CERT_TOL = 1e-6
 FEAS_RTOL = 1e-9  # docs/validity.md: violation <= 1e-9 * C * sqrt(n)
@@ -244,7 +248,28 @@ def _primal_gap(G, d, y, C, lin, bias, task, eps):
     return min(gap, rc.hard_margin_gap(q, lin, margins)[0])
 
 
-def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = False) -> dict:
+def feature_kernel(inst: dict, block_rows: int | None = None) -> FeatureKernel:
+    """The kernel of an instance given by features (``inst["X"]`` and ``inst["kernel"]``, as
+    :func:`verification.formats.load_instance` returns them) as dank_ref's
+    :class:`~dank_ref.features.FeatureKernel`, evaluated in blocks of ``block_rows`` rows
+    (default: blocks of at most ``dank_ref.features.BLOCK_BYTES``). ``O(n d)``."""
+    info = inst["kernel"]
+    params = {k: info[k] for k in ("sigma", "gamma", "degree", "coef0") if k in info}
+    kernel = {"gaussian": "rbf", "polynomial": "poly"}.get(info["kernel"], info["kernel"])
+    return FeatureKernel(inst["X"], kernel, block_rows=block_rows, **params)
+
+
+def _check_options(block_rows, progress) -> None:
+    if block_rows is not None and (isinstance(block_rows, bool)
+                                   or not isinstance(block_rows, numbers.Integral)
+                                   or block_rows < 1):
+        raise ValueError(f"block_rows must be an integer >= 1 or None, got {block_rows!r}")
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be a callable or None, got {type(progress).__name__}")
+
+
+def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = False, *,
+            block_rows: int | None = None, progress=None) -> dict:
     """Check a submitted solution of an instance (see the module docstring for every check).
 
     Parameters
@@ -258,6 +283,14 @@ def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = Fals
         ``distance_to_reference``: a Newton solve at ``tol = 1e-10`` and dank_fast's own
         validation of ``K``, another ``O(n^3)``).  Informative only, never part of the
         verdict; without it dank_fast is not imported.
+    block_rows : int, optional
+        Blockwise route (an instance given by ``X`` whose ``K`` is ``None``): rows per kernel
+        block (:func:`feature_kernel`); ignored by the dense route.
+    progress : callable, optional
+        Called as ``progress(phase, done, total)`` (the protocol of
+        :func:`dank_ref.scale_certificate.svm_certificate_features`): the blockwise route
+        reports its row blocks or clusters, the dense route its one certificate as 0 / 1 then
+        1 / 1.  Default: nothing is reported.
 
     Returns
     -------
@@ -278,6 +311,7 @@ def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = Fals
         The certificate could not be evaluated (dank_ref refused or contradicted itself).
     """
     tol = _check_tol(tol)
+    _check_options(block_rows, progress)
     n = _check_pair(inst, sol)
     task, y, C = inst["task"], inst["y"], inst["C"]
     inst = dict(inst, tau=inst.get("tau") or 0.0, epsilon=inst.get("epsilon"),
@@ -297,8 +331,13 @@ def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = Fals
     z = np.concatenate([sol["alpha_hat"], sol["alpha_check"]]) if task == "svr" else sol["alpha"]
     p = z if all(v == 0.0 for v in viol.values()) else _project(task, y, sol, C)
     if inst.get("K") is None:  # features above the dense limit: blockwise, in bounded memory
-        return _certify_blockwise(inst, sol, rep, z, feasible, tol)
+        return _certify_blockwise(inst, sol, rep, z, feasible, tol,
+                                  dict(block_rows=block_rows, progress=progress))
+    if progress is not None:
+        progress(f"dense certificate (eigh of {n} x {n})", 0, 1)
     c, d, lin, scale, Kw = _reference_certificate(inst, p)
+    if progress is not None:
+        progress(f"dense certificate (eigh of {n} x {n})", 1, 1)
     gap = c["gap"]
     rel_gap = gap / scale
     if not rel_gap >= -tol:
@@ -343,7 +382,7 @@ def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = Fals
     return rep
 
 
-def _certify_blockwise(inst, sol, rep, z, feasible, tol) -> dict:
+def _certify_blockwise(inst, sol, rep, z, feasible, tol, opts) -> dict:
     """The optimality checks of :func:`certify` for an instance given by ``X`` whose ``n x n``
     kernel exceeds the format's limit: dank_ref's certificates from features
     (:mod:`dank_ref.scale_certificate`, row blocks, never ``n x n``) at the point ``p``.
@@ -353,7 +392,7 @@ def _certify_blockwise(inst, sol, rep, z, feasible, tol) -> dict:
     coordinate by the rounding of ``y'z`` and fill the support; an infeasible one fails its
     feasibility checks and its optimality is not evaluated."""
     task, y, C, eta, tau = (inst[k] for k in ("task", "y", "C", "eta", "tau"))
-    n, checks, info = y.size, rep["checks"], inst["kernel"]
+    n, checks = y.size, rep["checks"]
     if not feasible:
         for name in ("gap", "bias", "F"):
             checks[name] = dict(status="not evaluated")
@@ -365,18 +404,19 @@ def _certify_blockwise(inst, sol, rep, z, feasible, tol) -> dict:
         rep["certified"] = False
         return rep
     p = z
-    params = {k: info[k] for k in ("sigma", "gamma", "degree", "coef0") if k in info}
-    kernel = {"gaussian": "rbf", "polynomial": "poly"}.get(info["kernel"], info["kernel"])
-    fk = FeatureKernel(inst["X"], kernel, **params)
+    fk = feature_kernel(inst, opts["block_rows"])
     bias = sol.get("bias") if task != "decomposed" else None
+    progress = opts["progress"]
     try:
         if task == "svm":
-            c = svm_certificate_features(fk, y, p, C=C, eta=eta, tau=tau, bias=bias)
+            c = svm_certificate_features(fk, y, p, C=C, eta=eta, tau=tau, bias=bias,
+                                         progress=progress)
         elif task == "svr":
             c = svr_certificate_features(fk, y, p[:n], p[n:], C=C, epsilon=inst["epsilon"],
-                                         eta=eta, tau=tau, bias=bias)
+                                         eta=eta, tau=tau, bias=bias, progress=progress)
         else:
-            c = decomposed_certificate_features(fk, y, p, inst["labels"], C=C, eta=eta)
+            c = decomposed_certificate_features(fk, y, p, inst["labels"], C=C, eta=eta,
+                                                progress=progress)
     except ValueError as exc:
         raise EvaluationError(f"dank_ref cannot certify this instance: {exc}") from exc
     if not c.rel_gap >= -tol:

@@ -11,10 +11,14 @@ Limits (checked *before* anything is allocated)
 -----------------------------------------------
 * an ``.npz`` member's ``.npy`` header is read first; its dtype must be plain numeric (or a
   unicode string for the string fields) and its declared size at most
-  :data:`MAX_ARRAY_BYTES` (2 GiB); the member's stored size must match the header exactly
-  (a shorter member is reported as *truncated*);
+  :data:`MAX_ARRAY_BYTES` (2 GiB) and at most the memory the machine has available (Linux:
+  ``MemAvailable``, capped by a cgroup's ``memory.max``); the member's stored size must match
+  the header exactly (a shorter member is reported as *truncated*);
 * a JSON file is at most :data:`MAX_JSON_BYTES` (64 MiB; use ``.npz`` for larger arrays);
-* a kernel computed from ``X`` needs ``8 n^2 <= MAX_ARRAY_BYTES`` (``n <= 16384``).
+* a kernel computed from ``X`` is formed densely only when ``8 n^2 <= MAX_ARRAY_BYTES``
+  (``n <= 16384``); above that the instance is read without it (``K`` is ``None``) and the
+  oracle certifies from ``X`` in row blocks, so the limit is on what is allocated: ``X``,
+  the vectors and the blocks.
 
 Types (exact)
 -------------

@@ -156,6 +156,12 @@ class _NpzFields(Fields):
                     raise FormatError(f"{path}: field {key!r} declares shape {tuple(shape)} of "
                                       f"{dtype} = {gib(nbytes)}, more than the "
                                       f"{gib(self._max)} limit; refused before reading")
+                avail = spec.available_memory()
+                if avail is not None and nbytes > avail:
+                    raise FormatError(f"{path}: field {key!r} declares shape {tuple(shape)} of "
+                                      f"{dtype} = {gib(nbytes)}, more than the {gib(avail)} of "
+                                      "memory this machine has available; refused before "
+                                      "reading")
                 stored = info.file_size - header_len
                 if stored < nbytes:
                     raise FormatError(f"{path}: field {key!r} is truncated: its header "

@@ -25,6 +25,9 @@ __all__ = ["load_instance", "load_solution"]
 
 
 def _kernel_of(f: Fields, max_array_bytes: int):
+    """``(n, finish)``: the kernel's fields read and checked, the heavy part deferred:
+    ``finish()`` returns ``(K, kinfo, X)`` (the PSD test of ``K``, or the dense kernel of
+    ``X`` when ``8 n^2 <= max_array_bytes``)."""
     has_K, has_X = "K" in f, "X" in f
     if has_K == has_X:
         raise FormatError(f"{f.path}: needs exactly one of field 'K' or fields 'X' and 'kernel' "
@@ -35,10 +38,16 @@ def _kernel_of(f: Fields, max_array_bytes: int):
             raise FormatError(f"{f.path}: field(s) {', '.join(map(repr, extra))} need 'X'; "
                               "this instance gives 'K'")
         K, eps = array(f, "K", 2)
-        try:
-            return validate_kernel(K, eps), dict(source="K"), None
-        except ValueError as exc:
-            raise FormatError(f"{f.path}: field 'K': {exc}") from exc
+
+        def finish_K():
+            try:
+                return validate_kernel(K, eps), dict(source="K"), None
+            except ValueError as exc:
+                raise FormatError(f"{f.path}: field 'K': {exc}") from exc
+
+        if K.ndim != 2 or K.shape[0] != K.shape[1] or K.shape[0] == 0:
+            finish_K()  # the shape error, named by the validity rule
+        return K.shape[0], finish_K
     kernel = string(f, "kernel")
     if kernel not in KERNELS:
         raise FormatError(f"{f.path}: field 'kernel' must be one of {KERNELS}, got {kernel!r}")
@@ -66,15 +75,19 @@ def _kernel_of(f: Fields, max_array_bytes: int):
         raise FormatError(f"{f.path}: field 'X' has no rows (n = 0)")
     if d == 0:
         raise FormatError(f"{f.path}: field 'X' has no columns (d = 0)")
-    if 8 * n * n > max_array_bytes:
-        # too large for a dense K: K stays None and the oracle certifies from X in row blocks
-        # (dank_ref.scale_certificate); the limit is then on X itself (read above)
-        return None, dict(source="X", kernel=kernel, blockwise=True, **params), X
-    try:
-        K = kernel_from_X(X, kernel, **params)
-    except ValueError as exc:
-        raise FormatError(f"{f.path}: {exc}") from exc
-    return K, dict(source="X", kernel=kernel, **params), X
+
+    def finish_X():
+        if 8 * n * n > max_array_bytes:
+            # too large for a dense K: K stays None and the oracle certifies from X in row
+            # blocks (dank_ref.scale_certificate); the limit is then on X itself (read above)
+            return None, dict(source="X", kernel=kernel, blockwise=True, **params), X
+        try:
+            K = kernel_from_X(X, kernel, **params)
+        except ValueError as exc:
+            raise FormatError(f"{f.path}: {exc}") from exc
+        return K, dict(source="X", kernel=kernel, **params), X
+
+    return n, finish_X
 
 
 def _kernel_scale(K, X, kinfo) -> float:
@@ -90,12 +103,13 @@ def _kernel_scale(K, X, kinfo) -> float:
 
 
 def load_instance(path, *, max_array_bytes: int | None = None,
-                  max_json_bytes: int | None = None) -> dict:
+                  max_json_bytes: int | None = None, check_n=None) -> dict:
     """Read and validate an instance file.
 
     The format is in :mod:`verification.formats` and docs/FORMATS.md.  Every limit is checked
-    before allocating; a kernel ``K`` is checked by :func:`validate_kernel` (O(n^3) time,
-    O(n^2) memory); a kernel given by ``X`` is computed (O(n^2 d)).
+    before allocating; every field is read and checked before the heavy part: a kernel ``K``
+    is then checked by :func:`validate_kernel` (O(n^3) time, O(n^2) memory); a kernel given by
+    ``X`` is computed (O(n^2 d)) when ``8 n^2 <= max_array_bytes``.
 
     Parameters
     ----------
@@ -106,6 +120,10 @@ def load_instance(path, *, max_array_bytes: int | None = None,
         ``n x n`` kernel computed from ``X``), the largest JSON file. Default
         :data:`~verification.formats.MAX_ARRAY_BYTES` (2 GiB) and
         :data:`~verification.formats.MAX_JSON_BYTES` (64 MiB).
+    check_n : callable, optional
+        Called as ``check_n(n)`` as soon as the number of points is known from the kernel's
+        shape, before any other field is checked and before the heavy part (e.g. to refuse a
+        solution of the wrong length first); what it raises propagates.
 
     Returns
     -------
@@ -138,8 +156,9 @@ def load_instance(path, *, max_array_bytes: int | None = None,
     f = open_fields(path, max_array_bytes, max_json_bytes)
     try:
         task = header(f, "dank-instance", INSTANCE_FIELDS, ALL_INSTANCE)
-        K, kinfo, X = _kernel_of(f, max_array_bytes)
-        n = X.shape[0] if K is None else K.shape[0]
+        n, finish = _kernel_of(f, max_array_bytes)
+        if check_n is not None:
+            check_n(n)
         y, _ = array(f, "y", 1)
         if y.shape != (n,):
             raise FormatError(f"{f.path}: field 'y' has {y.size} entries but the kernel is "
@@ -157,8 +176,7 @@ def load_instance(path, *, max_array_bytes: int | None = None,
                                   f"(P3 has no nuclear norm), got {tau!r}")
         else:
             tau = number(f, "tau", nonneg=True)
-        inst = dict(task=task, n=n, K=K, y=y, C=C, eta=eta, tau=tau, epsilon=None,
-                    labels=None, kernel=kinfo, X=X)
+        inst = dict(task=task, n=n, y=y, C=C, eta=eta, tau=tau, epsilon=None, labels=None)
         if task == "svr":
             inst["epsilon"] = number(f, "epsilon", nonneg=True)
         if task == "decomposed":
@@ -167,6 +185,8 @@ def load_instance(path, *, max_array_bytes: int | None = None,
                 raise FormatError(f"{f.path}: field 'labels' has {labels.size} entries but the "
                                   f"kernel is {n} x {n}")
             inst["labels"] = labels
+        K, kinfo, X = finish()  # the heavy part, once every other field is known good
+        inst.update(K=K, kernel=kinfo, X=X)
         try:
             check_representable(C, eta, _kernel_scale(K, X, kinfo), n)
         except ValueError as exc:

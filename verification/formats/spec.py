@@ -48,6 +48,31 @@ class FormatError(ValueError):
     """Malformed instance or solution file (the message names the file, field and problem)."""
 
 
+def available_memory() -> int | None:
+    """Bytes of memory this machine can still give (Linux: ``MemAvailable`` of /proc/meminfo,
+    capped by a cgroup v2 ``memory.max``); ``None`` where it cannot be known."""
+    avail = None
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    avail = int(line.split()[1]) * 1024
+                    break
+    except (OSError, ValueError, IndexError):
+        return None
+    try:
+        with open("/sys/fs/cgroup/memory.max", encoding="ascii") as fh:
+            cap = fh.read().strip()
+        with open("/sys/fs/cgroup/memory.current", encoding="ascii") as fh:
+            used = int(fh.read().strip())
+        if cap.isdigit():
+            free = max(int(cap) - used, 0)
+            avail = free if avail is None else min(avail, free)
+    except (OSError, ValueError):
+        pass
+    return avail
+
+
 def gib(nbytes) -> str:
     """``nbytes`` in GiB, 3 significant digits (for messages)."""
     return f"{nbytes / 2**30:.3g} GiB"

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
+import secrets
 import zipfile
 
 import numpy as np
@@ -42,19 +44,33 @@ def path_is_json(path) -> bool:
 
 
 def _write(path, fields: dict) -> None:
+    """Write the file atomically: a temporary file beside ``path``, renamed over it once
+    complete (an error or an interruption leaves no half-written ``path``)."""
     fields = {k: v for k, v in fields.items() if v is not None}
     path = os.fspath(path)
-    if path_is_json(path):
-        with open(path, "w", encoding="utf-8") as fh:
-            json.dump({k: _json_value(v) for k, v in fields.items()}, fh, allow_nan=False)
-        return
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as zf:
-        for k, v in fields.items():
-            buf = io.BytesIO()
-            np.lib.format.write_array(buf, _npz_value(v), allow_pickle=False)
-            info = zipfile.ZipInfo(f"{k}.npy", date_time=(1980, 1, 1, 0, 0, 0))
-            info.external_attr = 0o644 << 16
-            zf.writestr(info, buf.getvalue())
+    tmp = f"{path}.{os.getpid()}.{secrets.token_hex(4)}.part"
+    # created as open(path, "w") would create it (mode 0o666 less the umask), never reused
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as raw:
+            if path_is_json(path):
+                text = json.dumps({k: _json_value(v) for k, v in fields.items()},
+                                  allow_nan=False)
+                raw.write(text.encode("utf-8"))
+            else:
+                with zipfile.ZipFile(raw, "w", compression=zipfile.ZIP_STORED) as zf:
+                    for k, v in fields.items():
+                        buf = io.BytesIO()
+                        np.lib.format.write_array(buf, _npz_value(v), allow_pickle=False)
+                        info = zipfile.ZipInfo(f"{k}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+                        info.external_attr = 0o644 << 16
+                        zf.writestr(info, buf.getvalue())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
 
 
 def save_instance(path, *, task, y, C, eta, tau=None, K=None, X=None, kernel=None, sigma=None,

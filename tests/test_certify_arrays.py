@@ -191,11 +191,17 @@ def _dense_and_blockwise(task, n, block_rows, sol_kw=None, seed=1, **extra):
 
 
 def _same_verdict(dense, block):
-    assert block["certified"] == dense["certified"] and block["failed"] == dense["failed"]
-    for key in ("lower", "upper", "rel_gap"):
-        assert block[key] == pytest.approx(dense[key], rel=1e-9, abs=1e-12), key
+    """The two routes' brackets at the point agree; the dense route's upper bound may be
+    tighter (a Newton step of the fixed-F problem), so it certifies whatever the blockwise
+    route certifies and fails no check the blockwise route passes."""
+    assert block["lower"] == pytest.approx(dense["lower"], rel=1e-9, abs=1e-12)
+    assert block["upper"] == pytest.approx(dense["upper_at_point"], rel=1e-9, abs=1e-12)
+    assert block["upper_at_point"] == block["upper"]
+    assert dense["upper"] <= block["upper"] + 1e-12 * abs(block["upper"])
+    assert set(dense["failed"]) <= set(block["failed"])
+    assert dense["certified"] or not block["certified"]
     for name, ch in dense["checks"].items():
-        if name != "F":
+        if name not in ("F", "gap"):
             assert block["checks"][name]["status"] == ch["status"], name
 
 

@@ -573,10 +573,13 @@ def test_an_instance_above_the_dense_limit_is_certified_from_features(p1, tmp_pa
         big = load_instance(inst, max_array_bytes=8 * 14 * 13)
         assert big["K"] is None
         reps[name] = certify(big, load_solution(tmp_path / f"{name}.npz", 14), reference=False)
-        assert reps[name]["certified"] == dense["certified"]
-        assert reps[name]["failed"] == dense["failed"]
-        for key in ("lower", "upper", "rel_gap"):
-            assert reps[name][key] == pytest.approx(dense[key], rel=1e-9, abs=1e-12)
+        # the same bracket at the point; the dense route's upper bound may be tighter (a
+        # Newton step of the fixed-F problem): it certifies what the blockwise one does
+        assert dense["certified"] or not reps[name]["certified"]
+        assert set(dense["failed"]) <= set(reps[name]["failed"])
+        assert reps[name]["lower"] == pytest.approx(dense["lower"], rel=1e-9, abs=1e-12)
+        assert reps[name]["upper"] == pytest.approx(dense["upper_at_point"], rel=1e-9,
+                                                    abs=1e-12)
     assert reps["good"]["certified"] is (task == "svm")
     if task == "svm":
         assert reps["bad_bias"]["failed"] == ["bias"]

@@ -323,7 +323,7 @@ def test_not_certified_says_what_it_does_not_prove(tmp_path, capsys):
     assert out[-2:] == [
         "  note: NOT CERTIFIED does not prove the point suboptimal: the gap only bounds "
         "v* - lower from above",
-        "        (upper is the primal at the w induced by alpha); to certify it, solve to a "
-        "tighter tol (docs/conformance.md)"]
+        "        (upper is a primal value of the fixed-F problem near alpha); to certify "
+        "it, solve to a tighter tol (docs/conformance.md)"]
     assert main(["certify", inst, f"{GOLDEN_DIR}/p1_basic_solution.npz", "--no-reference"]) == 0
     assert "note:" not in capsys.readouterr().out

@@ -95,7 +95,8 @@ def _newton_step(problem, z, ev, quick: float, previous: Factor | None = None,
     binding = ((z <= margin) & (r < 0)) | ((z >= C - margin) & (r > 0))
     if rough is None:
         rough = quick > ROUGH_GAP and not uses_exact(problem)
-    out = newton_direction(problem, ev, z, g, binding, margin, previous, rough)
+    out = newton_direction(problem, ev, z, g, binding, margin, previous,
+                           ROUGH_GAP if rough else 0.0)
     if out is None or np.count_nonzero(out[1]) < (2 if y is not None else 1):
         # (with y'p = 0 one free coordinate cannot move: its p is round-off, and every trial
         # point along it was z itself, 49 evaluations before the hand-over; wine, sigma = 32)

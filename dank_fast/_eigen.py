@@ -298,12 +298,11 @@ def certified_eigenpairs(red: Reduced, warm: np.ndarray | None, width: int, t: f
     b = max(6, rank + 4)
     if route == "auto" and dense_affordable(N) and 5 * b >= N:
         return None  # a fifth of the spectrum or more: the dense decomposition
-    X0 = _pad(red, red.v[:, None] if warm is None else np.hstack([warm, red.v[:, None]]), b)
+    v0 = red.v if warm is None else warm.sum(axis=1)  # ARPACK's start: the warm directions
     gmax = _gamma_max_bound(red)
     arpack_tol = 1e-13
     if width > b:
         b = min(width, max(N // 5 - 1, b))  # the block that certified last time
-        X0 = _pad(red, X0, b)
     rz = None
     factor_tail = dense_affordable(N)  # the tail decided by a factorisation (_tail_below)
     for _ in range(8):
@@ -319,7 +318,7 @@ def certified_eigenpairs(red: Reduced, warm: np.ndarray | None, width: int, t: f
                         return rz
                     b = min(N, 2 * b)
             b = min(b, N - 2)
-        lam, W = _eig_arpack(red, b, X0[:, : max(rank, 1)].sum(axis=1), arpack_tol)
+        lam, W = _eig_arpack(red, b, v0, arpack_tol)
         rz = _certify_ritz(red, W, t, g_frob2, g_trace, gmax)
         full = rz.theta[-1] > t  # every computed eigenvalue is above t: some may be missing
         if not full and rz.excess > excess_tol and rz.tail_bound > t and factor_tail:
@@ -335,8 +334,7 @@ def certified_eigenpairs(red: Reduced, warm: np.ndarray | None, width: int, t: f
             b *= 2  # the tail holds eigenvalues above t: widen the block
         else:  # residuals dominate: iterate longer
             arpack_tol = max(arpack_tol * 1e-2, 1e-16)
-        X0 = _pad(red, rz.U, b)
-        rank = int(np.count_nonzero(rz.theta > t))
+        v0 = rz.U[:, : max(1, int(np.count_nonzero(rz.theta > t)))].sum(axis=1)
     return rz
 
 

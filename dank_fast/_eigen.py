@@ -246,10 +246,12 @@ def _tail_below(red: Reduced, U: np.ndarray, t: float, g_frob2: float) -> bool:
     GU = red.gamma(U)
     Y = GU - 0.5 * U @ (U.T @ GU)
     w = red.v - U @ (red.v @ U)
-    A = np.zeros((N, N), order="F")
+    C = np.empty((N, N))  # symmetric: filled in C order, factored as its transpose
     np.multiply(red.kd.block(red.S) if red._block is None else red._block, -red.cdS[:, None],
-                out=A[:s, :s])
-    A[:s, :s] *= red.dS
+                out=C[:s, :s])
+    C[:s, :s] *= red.dS
+    C[s:], C[:, s:] = 0.0, 0.0
+    A = C.T
     if k:
         A = dsyr2k(1.0, U, Y, beta=1.0, c=A, lower=1, overwrite_c=1)
     A = dsyrk(-1.0, w[:, None], beta=1.0, c=A, lower=1, overwrite_c=1)

@@ -30,7 +30,10 @@ so ``0 <= phi(F^) - phi* <= excess := 2 ||R||_F^2 + (1 - c)^2 ||G||_F^2``.
 ``||G||_F^2 = ||w||^4 + 2 w'Gamma w + ||Gamma||_F^2 - 2 ||Gamma U||_F^2 + ||U'Gamma U||_F^2``:
 all exact quantities plus products of ``Gamma`` with ``k + 1`` vectors. When the computed
 eigenvalues include every one above ``t`` (``g <= t``), ``c = 1`` and the excess is the
-Ritz residual alone (``~1e-20`` relative at ARPACK's tolerance).
+Ritz residual alone (``~1e-20`` relative at ARPACK's tolerance). Where those norms leave
+``g > t`` (a slowly decaying spectrum), a Cholesky factorisation decides ``G <= t I``
+directly (:func:`_tail_below`), so the block holds the eigenvalues above ``t`` and a few more,
+not most of the spectrum.
 :class:`dank_fast.inner.InnerSolution` reports ``deficit`` (a rigorous lower bound, so ``lin +
 eta * deficit <= h(a)``) and ``excess`` (``h(a) <= lin + eta * (deficit + excess)``, and the
 certificate's inner term, see :mod:`dank_fast.certificate`). The dense route is kept as the

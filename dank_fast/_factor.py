@@ -10,7 +10,8 @@ complement of the same factor, ``p = H^-1 (g - A nu)``, ``(A'H^-1 A) nu = A'H^-1
 smaller set: only the Schur complement of the kept at-bound coordinates when the factor is
 blocked (:class:`_Blocks`), else the curvature cut from the first one (kept up to
 ``CUT_ENTRIES``). Far from the optimum (``rough``) the factor is float32 and unrefined (half
-the factorisation's time; a step it does not give is redone in float64).
+the factorisation's time; a step it does not give is redone in float64) where LAPACK's
+condition estimate bounds its solves' error by the accuracy asked (:func:`factorise`).
 
 Near the optimum the free set changes by a few coordinates per step and the curvature little:
 the previous step's factor then serves again, bordered by the few coordinates it lacks

@@ -30,7 +30,7 @@ from scipy.linalg.lapack import dpocon, spocon
 from ._curvature import curvature
 from ._threads import blas_threads
 
-__all__ = ["Factor", "newton_direction", "BORDER_MAX", "ROUGH_MIN"]
+__all__ = ["Factor", "newton_direction", "BORDER_MAX"]
 
 #: coordinates dropped from a Newton step's free set through the bordered system before the
 #: curvature is refactorised on the smaller set (each drop costs one triangular solve); family
@@ -47,11 +47,6 @@ GROW_MIN = 400
 #: refactorising (family benchmark, CPU time, moons0.3 n = 2,000, C = 32: 1.32x without).
 #: Above it the Cholesky factor overwrites ``H`` and nothing else of its size is held
 CUT_ENTRIES = 1 << 22
-#: free coordinates from which a rough direction (far from the optimum, :mod:`dank_fast._newton`
-#: ``ROUGH_GAP``) comes from an unrefined float32 factor: below, a float64 factorisation costs
-#: little beside an evaluation (family benchmark, one BLAS thread: blobs n = 2,000, C = 32
-#: takes 1.15x the time with rough factors from any size)
-ROUGH_MIN = 256
 
 
 class Factor(NamedTuple):
@@ -298,9 +293,8 @@ def newton_direction(problem, ev, z, g, binding, margin, previous: Factor | None
                      rough: float = 0.0):
     """Newton direction on the free coordinates (``~binding``), dropping those it would push
     out of the box (module docstring); ``previous``: the previous step's factor, used where it
-    serves (:func:`_previous`); ``rough > 0``: a float32 factor from ``ROUGH_MIN`` free
-    coordinates where its solves' relative error bound is at most ``rough``
-    (:func:`factorise`), else float64.
+    serves (:func:`_previous`); ``rough > 0``: a float32 factor where its solves' relative
+    error bound is at most ``rough`` (:func:`factorise`), else float64.
 
     Returns ``(free, p_free, factor)``, or None when the curvature is not positive definite
     (in float32: the float64 system decides), nothing is free, or the bordered system did not
@@ -336,7 +330,7 @@ def _fresh(problem, ev, z, free0, H, free_H, rough: float) -> Factor | None:
     that is not positive definite, or too ill-conditioned for ``rough``, is redone in
     float64."""
     if H is None:
-        single = rough > 0 and free0.size >= ROUGH_MIN
+        single = rough > 0
     else:
         single = H.dtype != np.float64
     zF = z[free0]

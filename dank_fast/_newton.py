@@ -62,10 +62,10 @@ def _multiplier(z: np.ndarray, g: np.ndarray, y: np.ndarray, C: float, margin: f
 
 
 #: quick relative gap above which a Newton direction comes from an unrefined float32 factor
-#: (far from the optimum the curvature is a model anyway; half the factorisation's time) when at
-#: least ``ROUGH_MIN`` coordinates are free, and the relative error bound of its solves that
-#: the factor must meet (:func:`dank_fast._factor.factorise`); a step it does not give is
-#: redone in float64 (family benchmark, CPU time, moons0.3 n = 2,000, C = 32: 1.37x without)
+#: (far from the optimum the curvature is a model anyway; half the factorisation's time), and
+#: the relative error bound its solves must meet (:func:`dank_fast._factor.factorise`); a step
+#: it does not give is redone in float64 (family benchmark, CPU time, moons0.3 n = 2,000,
+#: C = 32: 1.37x without)
 ROUGH_GAP = 1e-1
 
 #: largest first trial multiple of a Newton step (:func:`_next_scale`; bench_svm.py, make_moons

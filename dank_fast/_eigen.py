@@ -50,7 +50,7 @@ from scipy.linalg.blas import dsyr2k, dsyrk
 from scipy.linalg.lapack import dpotrf
 from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, LinearOperator, eigsh, lobpcg
 
-from ._kernel_data import KernelData
+from ._kernel_data import ROWS, KernelData
 from ._memory import BLOCK_BYTES
 
 __all__ = ["Reduced", "certified_eigenpairs", "eig_dense", "psi"]
@@ -250,8 +250,14 @@ def _tail_below(red: Reduced, U: np.ndarray, t: float, g_frob2: float) -> bool:
     Y = GU - 0.5 * U @ (U.T @ GU)
     w = red.v - U @ (red.v @ U)
     C = np.empty((N, N))  # symmetric: filled in C order, factored as its transpose
-    np.multiply(red.kd.block(red.S) if red._block is None else red._block, -red.cdS[:, None],
-                out=C[:s, :s])
+    if red._block is not None:
+        C[:s, :s] = red._block
+    else:  # K[S][:, S] by row blocks of K[S], into C itself (the kernel data keep no copy)
+        K, S = red.kd.K, red.S
+        for lo in range(0, s, ROWS):
+            hi = min(lo + ROWS, s)
+            C[lo:hi, :s] = np.take(K[S[lo:hi]], S, axis=1)
+    C[:s, :s] *= -red.cdS[:, None]
     C[:s, :s] *= red.dS
     C[s:], C[:, s:] = 0.0, 0.0
     A = C.T
@@ -260,8 +266,12 @@ def _tail_below(red: Reduced, U: np.ndarray, t: float, g_frob2: float) -> bool:
     A = dsyrk(-1.0, w[:, None], beta=1.0, c=A, lower=1, overwrite_c=1)
     u = np.finfo(float).eps / 2
     gam = lambda m: m * u / (1.0 - m * u)  # noqa: E731
-    delta = 1.01 * (gam(N + 1) * N * t + gam(2 * k + 6) * (
-        np.sqrt(g_frob2) + 2.0 * np.sqrt(k) * float(np.linalg.norm(Y)) + float(w @ w)))
+    # rounding: Gamma's entries, the products Gamma U and U'v (inner dimension N), the rank
+    # updates; then the factorisation's backward error
+    ww = float(w @ w)
+    form = ((2 * k + 3) * np.sqrt(g_frob2) + 2.0 * np.sqrt(k) * float(np.linalg.norm(Y)) + ww
+            + 2 * k * float(np.linalg.norm(red.v)) * np.sqrt(ww))
+    delta = 1.01 * (gam(N + 1) * N * t + gam(N + 2 * k + 6) * form)
     if not delta < 0.5 * t:
         return False
     A[np.diag_indices(N)] += t - delta

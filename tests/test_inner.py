@@ -447,10 +447,13 @@ def test_gamma_max_bound_is_an_upper_bound(kernel):
 
 @pytest.mark.parametrize("kernel", ["wide", "linear"])
 @pytest.mark.parametrize("k", [0, 1, 3])
-def test_tail_factorisation_decides_the_largest_eigenvalue_off_the_ritz_block(kernel, k):
+@pytest.mark.parametrize("copy_blocks", [True, False])
+def test_tail_factorisation_decides_the_largest_eigenvalue_off_the_ritz_block(kernel, k,
+                                                                              copy_blocks):
     """The Cholesky test of the compression ``(I - P) M (I - P)`` (``P`` spanned by the top
     ``k`` Ritz vectors, a support that leaves points out: the ghost coordinate) says yes just
-    above its largest eigenvalue and no just below, against the dense value."""
+    above its largest eigenvalue and no just below, against the dense value, whether or not
+    the kernel data copy the block ``K[S][:, S]``."""
     from dank_fast._eigen import Reduced as _Reduced
     from dank_fast._eigen import _tail_below, eig_dense
 
@@ -459,7 +462,7 @@ def test_tail_factorisation_decides_the_largest_eigenvalue_off_the_ritz_block(ke
     K = {"wide": gaussian_kernel(X, 2.0), "linear": X @ X.T}[kernel]
     d = rng.uniform(-2, 2, size=90)
     d[rng.random(90) < 0.2] = 0.0
-    kd = KernelData(K)
+    kd = KernelData(K, copy_blocks=copy_blocks)
     S = np.flatnonzero(d)
     red = _Reduced(kd, d, S, 0.7)
     lam, W = eig_dense(red)

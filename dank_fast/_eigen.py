@@ -299,9 +299,11 @@ def certified_eigenpairs(red: Reduced, warm: np.ndarray | None, width: int, t: f
     """Certified top eigenpairs: blocks grown until the bound's excess is below ``excess_tol``.
 
     The eigen-engine is ARPACK (implicitly restarted Lanczos, warm-started from the previous
-    Ritz vectors), LOBPCG where ARPACK fails. Returns None when the dense decomposition is the
-    better tool (route ``"auto"``, :func:`dense_affordable`, and the block would need a fifth
-    of the spectrum).
+    Ritz vectors), LOBPCG where ARPACK fails. Where the norms of :func:`_certify_ritz` leave
+    the tail above ``t`` and the reduced matrix fits the block budget, one Cholesky
+    factorisation decides it (:func:`_tail_below`) instead of a wider block; a failed one
+    widens the block. Returns None when the dense decomposition is the better tool (route
+    ``"auto"``, :func:`dense_affordable`, and the block would need a fifth of the spectrum).
 
     ``warm``: the previous solution's eigenvectors in the reduced basis (or None), the start of
     the block; ``width``: the size of the block that certified it (0 if none). The first block

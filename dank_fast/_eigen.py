@@ -30,7 +30,10 @@ so ``0 <= phi(F^) - phi* <= excess := 2 ||R||_F^2 + (1 - c)^2 ||G||_F^2``.
 ``||G||_F^2 = ||w||^4 + 2 w'Gamma w + ||Gamma||_F^2 - 2 ||Gamma U||_F^2 + ||U'Gamma U||_F^2``:
 all exact quantities plus products of ``Gamma`` with ``k + 1`` vectors. When the computed
 eigenvalues include every one above ``t`` (``g <= t``), ``c = 1`` and the excess is the
-Ritz residual alone (``~1e-20`` relative at ARPACK's tolerance).
+Ritz residual alone (``~1e-20`` relative at ARPACK's tolerance). Where those norms leave
+``g > t`` (a slowly decaying spectrum), a Cholesky factorisation decides ``G <= t I``
+directly (:func:`_tail_below`), so the block holds the eigenvalues above ``t`` and a few more,
+not most of the spectrum.
 :class:`dank_fast.inner.InnerSolution` reports ``deficit`` (a rigorous lower bound, so ``lin +
 eta * deficit <= h(a)``) and ``excess`` (``h(a) <= lin + eta * (deficit + excess)``, and the
 certificate's inner term, see :mod:`dank_fast.certificate`). The dense route is kept as the
@@ -43,9 +46,11 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.linalg import eigh, qr
+from scipy.linalg.blas import dsyr2k, dsyrk
+from scipy.linalg.lapack import dpotrf
 from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, LinearOperator, eigsh, lobpcg
 
-from ._kernel_data import KernelData
+from ._kernel_data import ROWS, KernelData
 from ._memory import BLOCK_BYTES
 
 __all__ = ["Reduced", "certified_eigenpairs", "eig_dense", "psi"]
@@ -156,6 +161,14 @@ class _Ritz:
     deficit_part: float  # sum psi(theta) + (2c - c^2) ||G||^2
     excess: float
     tail_bound: float
+    psi_sum: float  # sum psi(theta) over the kept Ritz values
+    tail_frob2: float  # ||G||_F^2
+    resid2: float  # ||R||_F^2 of the kept Ritz vectors
+
+    def below(self, t: float) -> _Ritz:
+        """The bounds once ``lambda_max(G) <= t`` is known (:func:`_tail_below`): ``c = 1``."""
+        return _Ritz(self.theta, self.U, self.psi_sum + self.tail_frob2, 2.0 * self.resid2, t,
+                     self.psi_sum, self.tail_frob2, self.resid2)
 
 
 def _tail_frob2(U, GU, g_frob2: float, w: np.ndarray, Gw: np.ndarray) -> tuple[float, float]:
@@ -211,9 +224,59 @@ def _certify_ritz(red: Reduced, W: np.ndarray, t: float, g_frob2: float, g_trace
         g = min(g, 0.5 * (a + gb) + np.hypot(0.5 * (a - gb), beta))
     c = 1.0 if g <= t else t / g
     r2 = float(np.sum(R[:, keep] ** 2))
-    part = float(np.sort(psi(theta[keep], t)).sum()) + (2.0 * c - c * c) * GP2
+    psi_sum = float(np.sort(psi(theta[keep], t)).sum())
+    part = psi_sum + (2.0 * c - c * c) * GP2
     excess = 2.0 * r2 + (1.0 - c) ** 2 * GP2
-    return _Ritz(theta, U, part, excess, g)
+    return _Ritz(theta, U, part, excess, g, psi_sum, GP2, r2)
+
+
+def _tail_below(red: Reduced, U: np.ndarray, t: float, g_frob2: float) -> bool:
+    """Whether ``lambda_max(G) <= t`` for the compression ``G = (I - P) M (I - P)`` off
+    ``P = UU'``, decided by a Cholesky factorisation of ``(t - delta) I - G``.
+
+    The norms that :func:`_certify_ritz` bounds ``lambda_max(G)`` by need every eigenvalue
+    of ``M`` whose square is not negligible beside ``t^2`` inside the block: on a slowly
+    decaying spectrum (noisy labels, many bounded support vectors) that is dozens of Ritz
+    pairs when a handful are above ``t``. The factorisation decides ``G <= t I`` whatever the
+    tail: with ``w = (I - P) v`` and ``Y = Gamma U - U (U'Gamma U) / 2``,
+    ``G = Gamma + ww' - UY' - YU'`` is formed in one ``N x N`` array (a copy of the block
+    ``K[S][:, S]`` updated in place by rank-``2k + 1`` products), and ``delta`` covers the
+    rounding of that formation and the factorisation's backward error (``gamma_{N+1} tr``,
+    Demmel's bound; ``tr((t - delta) I - G) <= N t``). ``O(N^3 / 3 + N^2 k)`` time,
+    ``8 N^2`` bytes (callers check :func:`dense_affordable`).
+    """
+    N, s, k = red.N, red.s, U.shape[1]
+    GU = red.gamma(U)
+    Y = GU - 0.5 * U @ (U.T @ GU)
+    w = red.v - U @ (red.v @ U)
+    C = np.empty((N, N))  # symmetric: filled in C order, factored as its transpose
+    if red._block is not None:
+        C[:s, :s] = red._block
+    else:  # K[S][:, S] by row blocks of K[S], into C itself (the kernel data keep no copy)
+        K, S = red.kd.K, red.S
+        for lo in range(0, s, ROWS):
+            hi = min(lo + ROWS, s)
+            C[lo:hi, :s] = np.take(K[S[lo:hi]], S, axis=1)
+    C[:s, :s] *= -red.cdS[:, None]
+    C[:s, :s] *= red.dS
+    C[s:], C[:, s:] = 0.0, 0.0
+    A = C.T
+    if k:
+        A = dsyr2k(1.0, U, Y, beta=1.0, c=A, lower=1, overwrite_c=1)
+    A = dsyrk(-1.0, w[:, None], beta=1.0, c=A, lower=1, overwrite_c=1)
+    u = np.finfo(float).eps / 2
+    gam = lambda m: m * u / (1.0 - m * u)  # noqa: E731
+    # rounding: Gamma's entries, the products Gamma U and U'v (inner dimension N), the rank
+    # updates; then the factorisation's backward error
+    ww = float(w @ w)
+    form = ((2 * k + 3) * np.sqrt(g_frob2) + 2.0 * np.sqrt(k) * float(np.linalg.norm(Y)) + ww
+            + 2 * k * float(np.linalg.norm(red.v)) * np.sqrt(ww))
+    delta = 1.01 * (gam(N + 1) * N * t + gam(N + 2 * k + 6) * form)
+    if not delta < 0.5 * t:
+        return False
+    A[np.diag_indices(N)] += t - delta
+    _, info = dpotrf(A, lower=1, clean=0, overwrite_a=1)
+    return info == 0
 
 
 def _gamma_max_bound(red: Reduced) -> float:
@@ -236,9 +299,11 @@ def certified_eigenpairs(red: Reduced, warm: np.ndarray | None, width: int, t: f
     """Certified top eigenpairs: blocks grown until the bound's excess is below ``excess_tol``.
 
     The eigen-engine is ARPACK (implicitly restarted Lanczos, warm-started from the previous
-    Ritz vectors), LOBPCG where ARPACK fails. Returns None when the dense decomposition is the
-    better tool (route ``"auto"``, :func:`dense_affordable`, and the block would need a fifth
-    of the spectrum).
+    Ritz vectors), LOBPCG where ARPACK fails. Where the norms of :func:`_certify_ritz` leave
+    the tail above ``t`` and the reduced matrix fits the block budget, one Cholesky
+    factorisation decides it (:func:`_tail_below`) instead of a wider block; a failed one
+    widens the block. Returns None when the dense decomposition is the better tool (route
+    ``"auto"``, :func:`dense_affordable`, and the block would need a fifth of the spectrum).
 
     ``warm``: the previous solution's eigenvectors in the reduced basis (or None), the start of
     the block; ``width``: the size of the block that certified it (0 if none). The first block
@@ -250,13 +315,13 @@ def certified_eigenpairs(red: Reduced, warm: np.ndarray | None, width: int, t: f
     b = max(6, rank + 4)
     if route == "auto" and dense_affordable(N) and 5 * b >= N:
         return None  # a fifth of the spectrum or more: the dense decomposition
-    X0 = _pad(red, red.v[:, None] if warm is None else np.hstack([warm, red.v[:, None]]), b)
+    v0 = red.v if warm is None else warm.sum(axis=1)  # ARPACK's start: the warm directions
     gmax = _gamma_max_bound(red)
     arpack_tol = 1e-13
     if width > b:
         b = min(width, max(N // 5 - 1, b))  # the block that certified last time
-        X0 = _pad(red, X0, b)
     rz = None
+    factor_tail = dense_affordable(N)  # the tail decided by a factorisation (_tail_below)
     for _ in range(8):
         if 5 * b >= N:  # a fifth of the spectrum or more
             if route == "auto" and dense_affordable(N):
@@ -270,9 +335,15 @@ def certified_eigenpairs(red: Reduced, warm: np.ndarray | None, width: int, t: f
                         return rz
                     b = min(N, 2 * b)
             b = min(b, N - 2)
-        lam, W = _eig_arpack(red, b, X0[:, : max(rank, 1)].sum(axis=1), arpack_tol)
+        lam, W = _eig_arpack(red, b, v0, arpack_tol)
         rz = _certify_ritz(red, W, t, g_frob2, g_trace, gmax)
         full = rz.theta[-1] > t  # every computed eigenvalue is above t: some may be missing
+        if not full and rz.excess > excess_tol and rz.tail_bound > t and factor_tail:
+            keep = rz.theta > t
+            if _tail_below(red, rz.U[:, keep], t, g_frob2):
+                rz = rz.below(t)
+            else:  # an eigenvalue of the tail at t: the block widens as below
+                factor_tail = False
         if not full and rz.excess <= excess_tol:
             break
         if full or (rz.tail_bound > t and (1.0 - t / rz.tail_bound) ** 2 * rz.tail_bound ** 2
@@ -280,8 +351,7 @@ def certified_eigenpairs(red: Reduced, warm: np.ndarray | None, width: int, t: f
             b *= 2  # the tail holds eigenvalues above t: widen the block
         else:  # residuals dominate: iterate longer
             arpack_tol = max(arpack_tol * 1e-2, 1e-16)
-        X0 = _pad(red, rz.U, b)
-        rank = int(np.count_nonzero(rz.theta > t))
+        v0 = rz.U[:, : max(1, int(np.count_nonzero(rz.theta > t)))].sum(axis=1)
     return rz
 
 

@@ -10,7 +10,8 @@ complement of the same factor, ``p = H^-1 (g - A nu)``, ``(A'H^-1 A) nu = A'H^-1
 smaller set: only the Schur complement of the kept at-bound coordinates when the factor is
 blocked (:class:`_Blocks`), else the curvature cut from the first one (kept up to
 ``CUT_ENTRIES``). Far from the optimum (``rough``) the factor is float32 and unrefined (half
-the factorisation's time; a step it does not give is redone in float64).
+the factorisation's time; a step it does not give is redone in float64) where LAPACK's
+condition estimate bounds its solves' error by the accuracy asked (:func:`factorise`).
 
 Near the optimum the free set changes by a few coordinates per step and the curvature little:
 the previous step's factor then serves again, bordered by the few coordinates it lacks
@@ -24,11 +25,12 @@ from typing import NamedTuple
 
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve, cholesky, solve_triangular
+from scipy.linalg.lapack import dpocon, spocon
 
 from ._curvature import curvature
 from ._threads import blas_threads
 
-__all__ = ["Factor", "newton_direction", "BORDER_MAX", "ROUGH_MIN"]
+__all__ = ["Factor", "newton_direction", "BORDER_MAX"]
 
 #: coordinates dropped from a Newton step's free set through the bordered system before the
 #: curvature is refactorised on the smaller set (each drop costs one triangular solve); family
@@ -45,11 +47,6 @@ GROW_MIN = 400
 #: refactorising (family benchmark, CPU time, moons0.3 n = 2,000, C = 32: 1.32x without).
 #: Above it the Cholesky factor overwrites ``H`` and nothing else of its size is held
 CUT_ENTRIES = 1 << 22
-#: free coordinates from which a rough direction (far from the optimum, :mod:`dank_fast._newton`
-#: ``ROUGH_GAP``) comes from an unrefined float32 factor: below, a float64 factorisation costs
-#: little beside an evaluation (family benchmark, one BLAS thread: blobs n = 2,000, C = 32
-#: takes 1.15x the time with rough factors from any size)
-ROUGH_MIN = 256
 
 
 class Factor(NamedTuple):
@@ -71,9 +68,12 @@ class Factor(NamedTuple):
 
 def factorise(problem, ev, free: np.ndarray, H: np.ndarray | None = None,
               free_H: np.ndarray | None = None, single: bool = False,
-              bound: np.ndarray | None = None) -> Factor | None:
+              bound: np.ndarray | None = None, err_max: float = np.inf) -> Factor | None:
     """Cholesky factor of the curvature on ``free`` (computed in float32 with ``single``, or
-    cut from ``H`` on ``free_H``), or None when it is not positive definite.
+    cut from ``H`` on ``free_H``), or None when it is not positive definite, or when it is
+    float32 and the relative error bound of its solves, ``eps32 / rcond`` (LAPACK's condition
+    estimate, ``O(f^2)``), exceeds ``err_max`` (an ill-conditioned curvature: float32 gives
+    no direction there, blobs n = 2,000, C = 32: ``rcond`` ~1e-7).
 
     ``bound`` (boolean over ``free``): the coordinates at a bound, the only ones a step can
     drop; when more than ``BORDER_MAX`` of them are free (and ``H`` has at most ``CUT_ENTRIES``
@@ -98,11 +98,16 @@ def factorise(problem, ev, free: np.ndarray, H: np.ndarray | None = None,
             blocks = _Blocks(H, np.flatnonzero(~bound), np.flatnonzero(bound), f)
         except LinAlgError:
             return None
+        if single and blocks.error() > err_max:
+            return None
         return Factor(free, blocks.solve, single=single, blocks=blocks)
+    anorm = _norm1(H) if single else 0.0
     try:
         with blas_threads(f):
             fac = cho_factor(H.T, check_finite=False, overwrite_a=True)  # in place
     except LinAlgError:
+        return None
+    if single and _solve_error(fac[0], fac[1], anorm) > err_max:
         return None
     dtype = H.dtype
 
@@ -112,6 +117,21 @@ def factorise(problem, ev, free: np.ndarray, H: np.ndarray | None = None,
         return X.astype(np.float64, copy=False)
 
     return Factor(free, solve, single=single, saved=saved)
+
+
+def _norm1(H: np.ndarray) -> float:
+    """``||H||_1`` (the largest column sum of ``|H|``), for a condition estimate."""
+    return float(np.abs(H).sum(axis=0).max()) if H.size else 0.0
+
+
+def _solve_error(c: np.ndarray, lower: bool, anorm: float) -> float:
+    """``eps / rcond``: the relative error bound of solves with the Cholesky factor ``c`` (of a
+    matrix of 1-norm ``anorm``), from LAPACK's condition estimate (``O(f^2)``)."""
+    if c.size == 0:
+        return 0.0
+    pocon = spocon if c.dtype == np.float32 else dpocon
+    rcond, info = pocon(c, anorm, uplo="L" if lower else "U")
+    return np.inf if info or not rcond > 0 else float(np.finfo(c.dtype).eps / rcond)
 
 
 class _Blocks:
@@ -134,17 +154,26 @@ class _Blocks:
                  parts=None):
         self.I, self.B, self.f = I, B, f
         with blas_threads(f):
+            self._norms = (0.0, 0.0)
             if parts is None:
                 HI = np.take(H, I, axis=0)
-                L = cholesky(np.take(HI, I, axis=1).T, lower=True, overwrite_a=True,
-                             check_finite=False)
+                HII = np.take(HI, I, axis=1)
+                norm_ii = _norm1(HII)
+                L = cholesky(HII.T, lower=True, overwrite_a=True, check_finite=False)
                 W = solve_triangular(L, np.take(HI, B, axis=1), lower=True, overwrite_b=True,
                                      check_finite=False)
                 Sc = np.take(np.take(H, B, axis=0), B, axis=1)
                 Sc -= W.T @ W
                 parts = L, W, Sc
+                self._norms = (norm_ii, _norm1(Sc))
             self.L, self.W, self.Sc = parts
             self.Lb = cholesky(self.Sc.T, lower=True, check_finite=False)
+
+    def error(self) -> float:
+        """The larger relative error bound of solves with the two diagonal blocks' factors
+        (:func:`_solve_error`; both blocks' conditions are at most that of ``H``)."""
+        return max(_solve_error(self.L, True, self._norms[0]),
+                   _solve_error(self.Lb, True, self._norms[1]))
 
     def solve(self, X: np.ndarray) -> np.ndarray:
         """``H^-1 X`` in float64 (block forward and back substitution)."""
@@ -261,10 +290,11 @@ def _bordered_factor(problem, ev, factor: Factor, union: np.ndarray,
 
 
 def newton_direction(problem, ev, z, g, binding, margin, previous: Factor | None = None,
-                     rough: bool = False):
+                     rough: float = 0.0):
     """Newton direction on the free coordinates (``~binding``), dropping those it would push
     out of the box (module docstring); ``previous``: the previous step's factor, used where it
-    serves (:func:`_previous`); ``rough``: a float32 factor from ``ROUGH_MIN`` free coordinates.
+    serves (:func:`_previous`); ``rough > 0``: a float32 factor where its solves' relative
+    error bound is at most ``rough`` (:func:`factorise`), else float64.
 
     Returns ``(free, p_free, factor)``, or None when the curvature is not positive definite
     (in float32: the float64 system decides), nothing is free, or the bordered system did not
@@ -295,16 +325,17 @@ def newton_direction(problem, ev, z, g, binding, margin, previous: Factor | None
         free_H = factor.free if H is not None else None
 
 
-def _fresh(problem, ev, z, free0, H, free_H, rough: bool) -> Factor | None:
+def _fresh(problem, ev, z, free0, H, free_H, rough: float) -> Factor | None:
     """A new factor on ``free0`` (cut from ``H`` where given, keeping its type); a float32 one
-    that is not positive definite is redone in float64."""
+    that is not positive definite, or too ill-conditioned for ``rough``, is redone in
+    float64."""
     if H is None:
-        single = rough and free0.size >= ROUGH_MIN
+        single = rough > 0
     else:
         single = H.dtype != np.float64
     zF = z[free0]
     bound = (zF <= 1e-12 * problem.C) | (zF >= problem.C - 1e-12 * problem.C)
-    factor = factorise(problem, ev, free0, H, free_H, single, bound)
+    factor = factorise(problem, ev, free0, H, free_H, single, bound, rough if single else np.inf)
     if factor is None and single:
         factor = factorise(problem, ev, free0, None, None, False, bound)
     return factor

@@ -62,9 +62,10 @@ def _multiplier(z: np.ndarray, g: np.ndarray, y: np.ndarray, C: float, margin: f
 
 
 #: quick relative gap above which a Newton direction comes from an unrefined float32 factor
-#: (far from the optimum the curvature is a model anyway; half the factorisation's time) when at
-#: least ``ROUGH_MIN`` coordinates are free; a step it does not give is redone in float64
-#: (family benchmark, CPU time, moons0.3 n = 2,000, C = 32: 1.37x without)
+#: (far from the optimum the curvature is a model anyway; half the factorisation's time), and
+#: the relative error bound its solves must meet (:func:`dank_fast._factor.factorise`); a step
+#: it does not give is redone in float64 (family benchmark, CPU time, moons0.3 n = 2,000,
+#: C = 32: 1.37x without)
 ROUGH_GAP = 1e-1
 
 #: largest first trial multiple of a Newton step (:func:`_next_scale`; bench_svm.py, make_moons
@@ -95,7 +96,8 @@ def _newton_step(problem, z, ev, quick: float, previous: Factor | None = None,
     binding = ((z <= margin) & (r < 0)) | ((z >= C - margin) & (r > 0))
     if rough is None:
         rough = quick > ROUGH_GAP and not uses_exact(problem)
-    out = newton_direction(problem, ev, z, g, binding, margin, previous, rough)
+    out = newton_direction(problem, ev, z, g, binding, margin, previous,
+                           ROUGH_GAP if rough else 0.0)
     if out is None or np.count_nonzero(out[1]) < (2 if y is not None else 1):
         # (with y'p = 0 one free coordinate cannot move: its p is round-off, and every trial
         # point along it was z itself, 49 evaluations before the hand-over; wine, sigma = 32)

@@ -76,6 +76,30 @@ def test_blocked_factor_solves_and_cuts_like_a_fresh_factorisation(dtype):
     np.testing.assert_allclose(twice.solve(rhs[sub]), cut.solve(rhs[sub]), rtol=rtol)
 
 
+@pytest.mark.parametrize("log_cond", [2, 5, 8])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_factor_solve_error_bound_follows_the_condition_number(log_cond, dtype):
+    """The error bound ``eps / rcond`` a float32 factor is judged by (plain and blocked
+    factors): within a small factor of ``eps`` times the 1-norm condition number."""
+    from scipy.linalg import cho_factor
+
+    from dank_fast._factor import _Blocks, _norm1, _solve_error
+
+    rng = np.random.default_rng(log_cond)
+    f = 80
+    Q, _ = np.linalg.qr(rng.normal(size=(f, f)))
+    H = ((Q * np.logspace(0, -log_cond, f)) @ Q.T).astype(dtype)
+    H = 0.5 * (H + H.T)
+    cond = np.linalg.cond(H.astype(np.float64), 1)
+    eps = float(np.finfo(dtype).eps)
+    c, low = cho_factor(H.copy())
+    err = _solve_error(c, low, _norm1(H))
+    assert eps * cond / 10 <= err <= 10 * eps * cond
+    bound = rng.random(f) < 0.5
+    blocks = _Blocks(H.copy(), np.flatnonzero(~bound), np.flatnonzero(bound), f)
+    assert eps * cond / 1e3 <= blocks.error() <= 10 * eps * cond
+
+
 def test_previous_factor_bordered_by_new_coordinates_solves_the_bordered_curvature():
     """A previous step's factor (its stale curvature ``H_o``) serves a free set that leaves
     some of its coordinates out and adds a few: bordered by the rows of the current curvature,

@@ -239,7 +239,9 @@ def limited(fn, limit: float) -> dict:
         return dict(fn(), finished=True)
     ctx = multiprocessing.get_context("fork")
     recv, send = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(fn, send), daemon=True)
+    # not a daemon: joblib refuses to start workers from a daemon process (it would run the
+    # one-vs-one rows' n_jobs=2 on one core)
+    proc = ctx.Process(target=_child, args=(fn, send), daemon=False)
     proc.start()
     send.close()
     try:

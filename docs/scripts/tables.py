@@ -123,6 +123,33 @@ def _families_accelerated(r: dict) -> str:
     return f"{_families_ratio(acc)} ({acc['n_iter']} it.{cert})"
 
 
+def _families_profiles(rows: list) -> list[str]:
+    """The profiles (``--profile``) of the rows above 5x: share of the solve by part."""
+    rows = [r for r in rows if r.get("profile")]
+    if not rows:
+        return []
+    out = ["", "Where the time goes in the rows above 5x (`--profile`: one more solve under "
+           "cProfile, or the first `T` seconds of one that does not finish; shares of its "
+           "time): the SVC start, the validation of `K` (PSD test), the evaluations of `F(a)` "
+           "(eigenpairs, line search included), the Newton systems (curvature included), the "
+           "rest.", "",
+           "| family | route | n | C | eta | SVC start | validation | F(a) | Newton systems "
+           "| rest | evaluations of F(a) | ARPACK calls (block products) | dense eigh |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        p = r["profile"]
+        total = max(p["total_s"], 1e-9)
+        parts = [p["svc_start"], p["validation"], p["eigen"], p["direction"]]
+        rest = max(total - sum(parts), 0.0)
+        cells = " | ".join(f"{100 * v / total:.0f}%" for v in [*parts, rest])
+        kind = r.get("kind", "dense")
+        route = FAMILY_ROUTES[kind] + (" (stopped)" if p["stopped"] else "")
+        eta = r.get("eta_rule", "||a_SVC||^2").replace("||a_SVC||^2", "rule")
+        out.append(f"| {r['family']} | {route} | {r['n']:,} | {r['C']:g} | {eta} | {cells} "
+                   f"| {p['evaluations']} | {p['arpack']} ({p['matvecs']}) | {p['dense_eigh']} |")
+    return out
+
+
 FAMILY_ROUTES = {"dense": "dense", "ovo": "one-vs-one", "working-set": "working sets"}
 
 
@@ -132,8 +159,12 @@ def families_table() -> str:
     blas = [e for e in meta["blas"].split(";") if not e.strip().startswith("openmp")]
     one = all(e.strip().endswith("threads=1") for e in blas)
     threads = "one BLAS thread" if one else "the configured BLAS threads"
+    load = ""
+    if meta.get("loadavg_start"):
+        load = (f", load average {meta['loadavg_start'][0]:.1f} at the start and "
+                f"{meta['loadavg_end'][0]:.1f} at the end")
     out = [f"Measured {meta['date'][:10]} at git `{meta['code']['git_head']}` on "
-           f"{meta['cpu_count']} cores, {threads} (`{meta['command']}`, "
+           f"{meta['cpu_count']} cores, {threads}{load} (`{meta['command']}`, "
            "`benchmarks/results/families.json`); each ratio is the median over the repeats of "
            "DANK's time over the SVC fit timed just before it; `accelerated` is one solve of "
            "`method=\"accelerated\"` from the SVC start, with its ratio and iterations.", "",
@@ -150,6 +181,7 @@ def families_table() -> str:
         out.append(f"| {r['family']} | {route} | {r['n']:,} | {r['C']:g} | {eta} | {r['n_SV']} "
                    f"| {rank} | {1000 * r['svc_time_s']:.1f} ms | {_families_dank(r)} "
                    f"| {_families_ratio(r)} | {newton} | {_families_accelerated(r)} | {cert} |")
+    out += _families_profiles(fam["rows"])
     g = _load("grid.json")
     points = sum(s["points"] for s in g["summaries"])
     out += ["", f"The paper's grid (`bench_grid.py`, `benchmarks/results/grid.json`: "

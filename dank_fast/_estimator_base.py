@@ -2,12 +2,54 @@
 
 from __future__ import annotations
 
-import numpy as np
+import warnings
 
+import numpy as np
+from joblib import Parallel, delayed, effective_n_jobs
+
+from ._routes import TrainingData
 from ._warm import WarmState, data_key
 from .kernels import compute_kernel
 
-__all__ = ["KernelEstimatorMixin"]
+__all__ = ["KernelEstimatorMixin", "fit_problems"]
+
+
+def fit_problems(tasks: list, n_jobs: int | None) -> list:
+    """``route.fit(train, idx, y, alpha0=alpha0)`` for every task ``(route, train, idx, y,
+    alpha0)``, in order: in this process when joblib's ``effective_n_jobs(n_jobs)`` is 1,
+    else in parallel by joblib (its default backend, or the one of an enclosing
+    ``joblib.parallel_backend``).
+
+    A parallel task receives its own problem's data only (``train`` restricted to ``idx``:
+    ``8 n_p^2`` bytes of kernel, or the ``n_p`` feature rows), never the whole training set; at
+    most ``2 n_jobs`` tasks are prepared ahead. The warnings a task issues in a worker (e.g. a
+    :class:`dank_fast.ConvergenceWarning`) are issued again here.
+    """
+    if len(tasks) <= 1 or effective_n_jobs(n_jobs) == 1:
+        return [route.fit(train, idx, y, alpha0=alpha0) for route, train, idx, y, alpha0 in tasks]
+    jobs = (delayed(_fit_one)(route, _restricted(train, idx), y, alpha0)
+            for route, train, idx, y, alpha0 in tasks)
+    fits = []
+    for fit, caught in Parallel(n_jobs=n_jobs)(jobs):
+        for w in caught:
+            warnings.warn(w.message, w.category, stacklevel=2)
+        fits.append(fit)
+    return fits
+
+
+def _restricted(train: TrainingData, idx: np.ndarray) -> TrainingData:
+    """The training data of the points ``idx`` (a precomputed kernel is ``X`` and ``K`` at
+    once: restricted to ``K[idx, idx]``)."""
+    K = None if train.K is None else train.K[np.ix_(idx, idx)]
+    return TrainingData(K if train.X is train.K else train.X[idx], K)
+
+
+def _fit_one(route, train: TrainingData, y: np.ndarray, alpha0):
+    """One task of :func:`fit_problems` in a worker: the fit and the warnings it issued."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit = route.fit(train, np.arange(y.size), y, alpha0=alpha0)
+    return fit, caught
 
 
 class KernelEstimatorMixin:

@@ -16,7 +16,7 @@ from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._estimator_base import KernelEstimatorMixin
+from ._estimator_base import KernelEstimatorMixin, fit_problems
 from ._kernel_validation import check_kernel_matrix, refuse_non_numeric_kernel
 from ._memory import BLOCK_BYTES
 from ._routes import DENSE_KERNEL_BYTES, RouteFit, Settings, TrainingData, choose_route
@@ -154,6 +154,11 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         working-set routes, e.g. ``{"beta_sign": "ascent"}`` with ``method="paper"``
         (Algorithm ago3's options, :mod:`dank_fast._paper`); an option the route's solver
         does not know raises its ``TypeError`` at ``fit``.
+    n_jobs : int, default=None
+        Binary problems solved at once by joblib (``"ovo"``/``"ovr"`` with more than two
+        classes): ``None`` means 1 unless in a :func:`joblib.parallel_backend` context, ``-1``
+        all processors. Each worker gets its own problem's data (``8 n_p^2`` bytes of kernel, or
+        its feature rows) and solves it as with ``n_jobs=1``.
 
     Attributes
     ----------
@@ -254,6 +259,7 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         "random_state": ["random_state"],
         "verbose": ["verbose"],
         "solver_options": [dict, None],
+        "n_jobs": [Integral, None],
     }
 
     def __init__(
@@ -279,6 +285,7 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         random_state=None,
         verbose=False,
         solver_options=None,
+        n_jobs=None,
     ):
         self.C = C
         self.kernel = kernel
@@ -300,6 +307,7 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
         self.solver_options = solver_options
+        self.n_jobs = n_jobs
 
     # ------------------------------------------------------------------ routes
     def _settings(self) -> Settings:
@@ -364,11 +372,11 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         key, state = self._warm(X, y_enc, [idx for _, idx, _ in problems])
         starts = None if state is None else state.starts(key, self.C)
         train = TrainingData(X, self._training_kernel(X, key, state) if dense else None)
-        fits = []
-        for p, ((pair, idx, yb), route) in enumerate(zip(problems, routes, strict=True)):
-            fit = route.fit(train, idx, yb, alpha0=None if starts is None else starts[p])
+        tasks = [(route, train, idx, yb, None if starts is None else starts[p])
+                 for p, ((_, idx, yb), route) in enumerate(zip(problems, routes, strict=True))]
+        fits = fit_problems(tasks, self.n_jobs)
+        for (pair, idx, _), route, fit in zip(problems, routes, fits, strict=True):
             fit.model.route = route.name
-            fits.append(fit)
             if self.verbose:
                 print(
                     f"[DANKClassifier] problem {pair}: n={idx.size}, route={route.name}, "

@@ -1,4 +1,5 @@
-"""The benchmark scripts refuse bad arguments before a run of minutes, with exit code 2."""
+"""The benchmark scripts refuse bad arguments before a run of minutes, with exit code 2; the
+family benchmark's rows are paired, certified and time-limited."""
 
 from __future__ import annotations
 
@@ -37,3 +38,42 @@ def test_bench_svm_refuses_bad_arguments(argv, message, capsys):
 def test_bench_svm_accepts_its_defaults():
     args = _script("bench_svm").parse_args([])
     assert args.C == [1.0, 32.0] and args.tau == 0.01
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--C", "0"], "must be positive"),
+    (["--ws-eta", "-1"], "must be positive"),
+    (["--max-time", "-1"], "time limits >= 0"),
+    (["--accelerated-max-time", "nan"], "time limits >= 0"),
+    (["--sizes", "5"], "sizes must be at least 10"),
+    (["--ovo-jobs", "0"], "--ovo-jobs at least 1"),
+    (["--json", "/nonexistent-dir/x.json"], "does not exist"),
+])
+def test_bench_families_refuses_bad_arguments(argv, message, capsys):
+    with pytest.raises(SystemExit) as exc:
+        _script("bench_families").parse_args(argv)
+    assert exc.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_bench_families_rows_are_paired_certified_and_time_limited(tmp_path):
+    import json
+
+    out = tmp_path / "rows.json"
+    bench = _script("bench_families")
+    common = ["--families", "blobs", "--C", "1", "--small-eta-sizes", "80", "--ovo-sizes", "100",
+              "--ovo-jobs", "1", "--repeat", "2", "--json", str(out)]
+    assert bench.main(["--sizes", "80", "--accelerated-sizes", "80", *common]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    assert [(r["kind"], r["eta_rule"]) for r in rows] == [
+        ("dense", "||a_SVC||^2"), ("dense", "||a_SVC||^2/100"), ("ovo", "||a_SVC||^2")]
+    for r in rows:
+        assert r["finished"] and r["certified"] and r["status"] == "converged"
+        assert len(r["ratios"]) == 2 and r["ratio"] > 0
+    assert rows[0]["eta"] == pytest.approx(100 * rows[1]["eta"])
+    assert rows[0]["accelerated"]["finished"] and rows[0]["accelerated"]["certified"]
+    # a solve stopped at its time limit is reported as not finished, with a lower bound
+    assert bench.main(["--sizes", "80", "--accelerated-sizes", "--max-time", "1e-4",
+                       *common]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    assert all(not r["finished"] and r["ratio"] is None and r["ratio_above"] > 0 for r in rows)
+    assert all(r["status"] == "not finished in 0.0001 s" for r in rows)

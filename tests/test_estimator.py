@@ -130,6 +130,40 @@ def test_ovo_votes_match_pairwise_values(wine):
     np.testing.assert_allclose(binary.decision_function(Xte), pair[:, 1], atol=1e-10)
 
 
+@pytest.mark.parametrize("multi_class", ["ovo", "ovr"])
+def test_parallel_problems_are_the_sequential_ones(wine, multi_class):
+    # n_jobs=2 solves every binary problem in a joblib worker on its own data: the same
+    # solutions, certificates and predictions as one after the other
+    Xtr, Xte, ytr, _ = wine
+    kw = dict(sigma=0.5, tol=1e-4, multi_class=multi_class)
+    one = DANKClassifier(**kw).fit(Xtr, ytr)
+    two = DANKClassifier(n_jobs=2, **kw).fit(Xtr, ytr)
+    for r1, r2 in zip(one.results_, two.results_, strict=True):
+        assert r2.success and r2.status == r1.status
+        np.testing.assert_allclose(r2.alpha, r1.alpha, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(r2.rel_gap, r1.rel_gap, rtol=1e-6, atol=1e-15)
+    np.testing.assert_allclose(two.decision_function(Xte), one.decision_function(Xte),
+                               atol=1e-10)
+    assert np.array_equal(two.predict(Xte), one.predict(Xte))
+
+
+def test_a_worker_s_convergence_warning_reaches_the_caller(wine):
+    Xtr, _, ytr, _ = wine
+    with pytest.warns(ConvergenceWarning, match="did not certify"):
+        DANKClassifier(sigma=0.5, tol=1e-12, max_iter=2, warm_start_svm=False,
+                       n_jobs=2).fit(Xtr, ytr)
+
+
+def test_parallel_problems_with_a_precomputed_kernel(wine):
+    Xtr, Xte, ytr, _ = wine
+    K, Kte = rbf_kernel(Xtr, gamma=2.0), rbf_kernel(Xte, Xtr, gamma=2.0)
+    one = DANKClassifier(kernel="precomputed", tol=1e-4).fit(K, ytr)
+    two = DANKClassifier(kernel="precomputed", tol=1e-4, n_jobs=2).fit(K, ytr)
+    assert all(r.success for r in two.results_)
+    np.testing.assert_allclose(two.decision_function(Kte), one.decision_function(Kte),
+                               atol=1e-10)
+
+
 def test_binary_label_mapping_and_attributes():
     X, y01 = _moons(80, 0.2)
     y = np.array(["neg", "pos"])[y01]

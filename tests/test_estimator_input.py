@@ -61,6 +61,7 @@ def _moons(n=120, noise=0.3, seed=0):
         ({"extension": "knn"}, "'extension' parameter"),
         ({"multi_class": "crammer"}, "'multi_class' parameter"),
         ({"sigma": 1.0, "gamma": 1.0}, "either sigma or gamma"),
+        ({"n_jobs": 1.5}, "'n_jobs' parameter"),
     ],
 )
 def test_bad_parameters(params, match):

@@ -96,23 +96,99 @@ def n2000_table() -> str:
     return "\n".join(out)
 
 
+def _families_ratio(r: dict) -> str:
+    """A row's paired ratio, or its lower bound when the solve did not finish in time."""
+    if r.get("ratio") is not None:
+        return f"{r['ratio']:.1f}x"
+    above = r.get("ratio_above")
+    return f"> {above:.0f}x" if above else "-"
+
+
+def _families_dank(r: dict) -> str:
+    if r.get("dank_time_s") is None:
+        limit = r.get("time_limit_s")
+        return f"not finished in {limit:g} s" if limit else str(r.get("status"))
+    t = r["dank_time_s"]
+    return f"{1000 * t:.0f} ms" if t < 10 else f"{t:.1f} s"
+
+
+def _families_accelerated(r: dict) -> str:
+    acc = r.get("accelerated")
+    if not acc:
+        return "-"
+    if not acc.get("finished"):
+        limit = acc.get("time_limit_s")
+        return f"{_families_ratio(acc)} (not finished in {limit:g} s)" if limit else "failed"
+    cert = "" if acc["certified"] else f", NOT certified ({acc['status']})"
+    return f"{_families_ratio(acc)} ({acc['n_iter']} it.{cert})"
+
+
+def _families_profiles(rows: list) -> list[str]:
+    """The profiles (``--profile``) of the rows above 5x: share of the solve by part."""
+    rows = [r for r in rows if r.get("profile")]
+    if not rows:
+        return []
+    out = ["", "Where the time goes in the rows above 5x (`--profile`: one more solve under "
+           "cProfile, or the first `T` seconds of one that does not finish; shares of its "
+           "time): the SVC start, the validation of `K` (PSD test), the evaluations of `F(a)` "
+           "(eigenpairs, line search included), the Newton systems (curvature included), the "
+           "rest.", "",
+           "| family | route | n | C | eta | SVC start | validation | F(a) | Newton systems "
+           "| rest | evaluations of F(a) | ARPACK calls (block products) | dense eigh |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        p = r["profile"]
+        total = max(p["total_s"], 1e-9)
+        parts = [p["svc_start"], p["validation"], p["eigen"], p["direction"]]
+        rest = max(total - sum(parts), 0.0)
+        cells = " | ".join(f"{100 * v / total:.0f}%" for v in [*parts, rest])
+        kind = r.get("kind", "dense")
+        route = FAMILY_ROUTES[kind] + (" (stopped)" if p["stopped"] else "")
+        eta = r.get("eta_rule", "||a_SVC||^2").replace("||a_SVC||^2", "rule")
+        out.append(f"| {r['family']} | {route} | {r['n']:,} | {r['C']:g} | {eta} | {cells} "
+                   f"| {p['evaluations']} | {p['arpack']} ({p['matvecs']}) | {p['dense_eigh']} |")
+    return out
+
+
+FAMILY_ROUTES = {"dense": "dense", "ovo": "one-vs-one", "working-set": "working sets"}
+
+
 def families_table() -> str:
     fam = _load("families.json")
     meta = fam["meta"]
     blas = [e for e in meta["blas"].split(";") if not e.strip().startswith("openmp")]
     one = all(e.strip().endswith("threads=1") for e in blas)
     threads = "one BLAS thread" if one else "the configured BLAS threads"
+    load = ""
+    if meta.get("loadavg_start"):
+        load = (f", load average {meta['loadavg_start'][0]:.1f} at the start and "
+                f"{meta['loadavg_end'][0]:.1f} at the end")
     out = [f"Measured {meta['date'][:10]} at git `{meta['code']['git_head']}` on "
-           f"{meta['cpu_count']} cores, {threads} (`{meta['command']}`, "
+           f"{meta['cpu_count']} cores, {threads}{load} (`{meta['command']}`, "
            "`benchmarks/results/families.json`); each ratio is the median over the repeats of "
-           "DANK's time over the SVC fit timed just before it.", "",
-           "| family | n | C | SVs | SVC | DANK | ratio (paired) | Newton steps | certified |",
-           "|---|---|---|---|---|---|---|---|---|"]
+           "DANK's time over the SVC fit timed just before it; `accelerated` is one solve of "
+           "`method=\"accelerated\"` from the SVC start, with its ratio and iterations.", "",
+           "| family | route | n | C | eta | SVs | rank F | SVC | DANK | ratio (paired) "
+           "| Newton steps | accelerated | certified |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in fam["rows"]:
-        out.append(f"| {r['family']} | {r['n']:,} | {r['C']:g} | {r['n_SV']} "
-                   f"| {1000 * r['svc_time_s']:.1f} ms | {1000 * r['dank_time_s']:.0f} ms "
-                   f"| {r['ratio']:.1f}x | {r['newton_iter']} | "
-                   f"{'yes' if r['certified'] else 'NO'} |")
+        kind = r.get("kind", "dense")
+        route = FAMILY_ROUTES[kind] + (f", n_jobs={r['n_jobs']}" if kind == "ovo" else "")
+        eta = r.get("eta_rule", "||a_SVC||^2").replace("||a_SVC||^2", "rule")
+        rank = "-" if r.get("rank") is None else str(r["rank"])
+        newton = "-" if r.get("newton_iter") is None else str(r["newton_iter"])
+        cert = ("yes" if r["certified"] else "NO") if r.get("finished", True) else "-"
+        out.append(f"| {r['family']} | {route} | {r['n']:,} | {r['C']:g} | {eta} | {r['n_SV']} "
+                   f"| {rank} | {1000 * r['svc_time_s']:.1f} ms | {_families_dank(r)} "
+                   f"| {_families_ratio(r)} | {newton} | {_families_accelerated(r)} | {cert} |")
+    out += _families_profiles(fam["rows"])
+    g = _load("grid.json")
+    points = sum(s["points"] for s in g["summaries"])
+    out += ["", f"The paper's grid (`bench_grid.py`, `benchmarks/results/grid.json`: "
+            f"`DANKClassifier.fit` at {points} points (sigma, C) of {len(g['summaries'])} UCI "
+            f"sets against SVC on the same features, both including their kernel): median ratio "
+            f"{g['median_ratio']:.1f}x cold, {g['median_warm_ratio']:.1f}x with "
+            "`warm_start=True` along `C`."]
     return "\n".join(out)
 
 

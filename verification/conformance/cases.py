@@ -78,6 +78,8 @@ def _families(tasks, workdir: str) -> list[Case]:
 
 
 def _large(tasks, workdir: str, ids, shrink: int) -> list[Case]:
+    """The large set's instances of these tasks (and ids), generated and checked."""
+    ids = [s.id for s in specs(shrink) if s.task in tasks and (ids is None or s.id in ids)]
     try:
         entries = write_large(workdir, ids=ids, shrink=shrink)
     except LargeSetError as exc:

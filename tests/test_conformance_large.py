@@ -132,6 +132,23 @@ def test_unknown_large_id_and_large_id_in_another_set_are_named(tmp_path, capsys
     assert "large ids are in --set large (not part of --set all)" in capsys.readouterr().err
 
 
+def test_kit_runs_a_large_instance_under_its_own_limit(tmp_path, capsys):
+    out = tmp_path / "out"
+    code = main(["conformance", "--impl", "_conformance_impls:stops_at_start", "--set", "large",
+                 "--case", SMALL, "--out", str(out)])
+    captured = capsys.readouterr()
+    assert code == 1, captured.err
+    assert "time limit each instance's own, 1800 s" in captured.err
+    doc = json.loads((out / "results.json").read_text())
+    validate(doc, "conformance-results")
+    (row,) = doc["results"]
+    assert (doc["set"], doc["large_version"]) == ("large", LARGE_VERSION)
+    assert (row["set"], row["n"], row["time_limit"]) == ("large", 20000, 1800.0)
+    assert row["status"] == "not certified" and row["failed"][0] == "gap", row
+    assert f"set `large` (only {SMALL}) (large version {LARGE_VERSION})" in (
+        out / "report.md").read_text()
+
+
 def test_help_documents_the_large_set_and_its_limits(capsys):
     with pytest.raises(SystemExit):
         main(["conformance", "--help"])

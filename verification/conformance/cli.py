@@ -66,7 +66,7 @@ time limit of an instance of n points: S + T x (n/1000)^2 seconds, --timeout S (
   gives every instance S seconds.
 --set large (not part of all): five instances at the paper's scale, given by X and a
   Gaussian kernel (no K: the n x n kernel would exceed 2 GiB), generated into a temporary
-  directory on each run (0.31 GB, 6 to 20 s) and checked against their sha256; --case
+  directory on each run (0.31 GB, about 20 s) and checked against their sha256; --case
   generates only the instances named:
     large1_svm_n20000, large1_svm_n50000 (P1, 22 features), large1_svr_n20000 (P2),
     large1_decomposed_n200000 (P3, 100 clusters), large1_decomposed_n464810 (P3, 200).

@@ -10,17 +10,18 @@ machine) into a work directory. Each instance's sha256, taken over its fields in
 once), is compared with ``large.json`` beside this module; any change of an instance is a new
 :data:`LARGE_VERSION`.
 
-=================================  ========  ===  =========  =====  ===========  ========
-id                                 task      d    clusters   file   generation   limit
-=================================  ========  ===  =========  =====  ===========  ========
-``large1_svm_n20000``              svm       22   -          3.7 MB 0.1 s        600 s
-``large1_svm_n50000``              svm       22   -          9.2 MB 0.2 s        1800 s
-``large1_svr_n20000``              svr       6    -          1.1 MB 0.01 s       1800 s
-``large1_decomposed_n200000``      P3        54   100        89 MB  1.5 s        1800 s
-``large1_decomposed_n464810``      P3        54   200        205 MB 3.5 s        3600 s
-=================================  ========  ===  =========  =====  ===========  ========
+=================================  ========  ===  ========  =======  ==========  ======
+id                                 task      d    clusters  file     generation  limit
+=================================  ========  ===  ========  =======  ==========  ======
+``large1_svm_n20000``              svm       22   -         3.7 MB   0.2 s       600 s
+``large1_svm_n50000``              svm       22   -         9.2 MB   0.4 s       1800 s
+``large1_svr_n20000``              svr       6    -         1.1 MB   0.1 s       1800 s
+``large1_decomposed_n200000``      P3        54   100       90 MB    6 s         1800 s
+``large1_decomposed_n464810``      P3        54   200       208 MB   17 s        3600 s
+=================================  ========  ===  ========  =======  ==========  ======
 
-(file: the ``.npz`` written; generation: the arrays and their sha256 on one core; limit: the
+(file: the ``.npz`` written; generation: the arrays, their sha256 and the file, on 2 cores
+shared with other jobs at load 6 to 10, ``benchmarks/results/scale.json``; limit: the
 instance's own time limit in the kit, see :data:`TIME_LIMITS`.)
 
 Data (``rng = numpy.random.default_rng(seed)``, one seed per instance):
@@ -67,8 +68,8 @@ __all__ = ["LARGE_VERSION", "MANIFEST", "TIME_LIMITS", "LargeSpec", "LargeSetErr
 LARGE_VERSION = 1
 MANIFEST = os.path.join(os.path.dirname(__file__), "large.json")
 
-#: each instance's time limit in the kit, seconds (about 10 x dank_fast's solve on 2 shared
-#: cores, benchmarks/results/scale.json); ``--timeout`` replaces them all
+#: each instance's time limit in the kit, seconds (5 to 16 x dank_fast's time in the kit on 2
+#: shared cores, benchmarks/results/scale.json); ``--timeout`` replaces them all
 TIME_LIMITS = {"svm_n20000": 600.0, "svm_n50000": 1800.0, "svr_n20000": 1800.0,
                "decomposed_n200000": 1800.0, "decomposed_n464810": 3600.0}
 
@@ -295,8 +296,8 @@ def write_large(directory: str, ids=None, shrink: int = 1,
 
     Notes
     -----
-    One instance in memory at a time: at most 0.4 GB (the covtype-sized ``X``, 201 MB, and
-    its fields) and about 4 s (numpy's normal sampler); disk 0.31 GB for all five.
+    One instance in memory at a time: at most about 0.5 GB (the covtype-sized ``X``, 201 MB,
+    and its temporaries), 6 to 20 s for all five; disk 0.31 GB for all five.
     """
     table = specs(shrink)
     known = [s.id for s in table]

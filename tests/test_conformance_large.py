@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from verification.cli import main
-from verification.conformance.adapters import fast_auto
+from verification.conformance.adapters import fast_auto, plain_svr_dual
 from verification.conformance.cases import impl_instance, load_cases
 from verification.conformance.kit import judge, run_cases
 from verification.conformance.large import (
@@ -251,7 +251,8 @@ def test_broken_solutions_are_rejected_at_full_size(tmp_path, ident):
     else:
         r = dank_fast.solve_svr(dank_fast.compute_kernel(inst["X"], sigma=1.0), inst["y"], C=C,
                                 epsilon=inst["epsilon"], eta=inst["eta"], tau=inst["tau"],
-                                tol=1e-3, check_psd=False)
+                                tol=1e-3, check_psd=False, method="accelerated", max_iter=200,
+                                alpha0=plain_svr_dual(impl_instance(case)))
         early = dict(alpha_hat=r.extra["alpha_hat"], alpha_check=r.extra["alpha_check"])
     rep = certify(inst, early)
     assert rep["failed"] == ["gap"] and rep["rel_gap"] > 1e-6, rep["reasons"]

@@ -54,7 +54,7 @@ def plain_svr_dual(inst: dict) -> np.ndarray:
     """``ah - ac`` of the plain epsilon-SVR (scikit-learn, libsvm, ``tol = 1e-4``) on an
     instance's features with its Gaussian kernel, ``C`` and ``epsilon``: P2's warm start when
     the instance has no ``K`` (time ``O(n^2 d)`` at worst, memory libsvm's kernel cache)."""
-    # imported here: only P2 instances without K need it (worker start-up)
+    # start-up: only P2 instances without K need scikit-learn's SVR
     from sklearn.svm import SVR
 
     if inst["kernel"] != "gaussian":

@@ -55,6 +55,7 @@ import functools
 import hashlib
 import json
 import os
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -329,8 +330,6 @@ def write_large(directory: str, ids=None, shrink: int = 1,
 def main() -> None:
     """Regenerate ``large.json`` (``python -m verification.conformance.large``; writes the
     five files into a temporary directory, 0.31 GB)."""
-    import tempfile  # only this maintenance command writes a temporary directory
-
     with tempfile.TemporaryDirectory(prefix="dank-large-") as tmp:
         entries = write_large(tmp, manifest=None)
     with open(MANIFEST, "w", encoding="utf-8") as fh:

@@ -256,3 +256,13 @@ def test_broken_solutions_are_rejected_at_full_size(tmp_path, ident):
         early = dict(alpha_hat=r.extra["alpha_hat"], alpha_check=r.extra["alpha_check"])
     rep = certify(inst, early)
     assert rep["failed"] == ["gap"] and rep["rel_gap"] > 1e-6, rep["reasons"]
+
+
+@pytest.mark.slow
+def test_json_is_refused_for_an_instance_above_the_reader_limit(tmp_path, capsys):
+    assert main(["conformance", "--export", str(tmp_path / "x"), "--set", "large", "--case",
+                 "large1_decomposed_n200000", "--format", "json"]) == 2
+    err = capsys.readouterr().err
+    assert "instance large1_decomposed_n200000 would take up to" in err
+    assert "more than the 64 MiB a reader accepts; use --format npz" in err
+    assert not (tmp_path / "x").exists()  # refused before writing anything

@@ -22,7 +22,7 @@ import tempfile
 import time
 
 from .._argtypes import positive
-from ..formats.spec import one_line
+from ..formats.spec import MAX_JSON_BYTES, one_line
 from .cases import SETS, export_cases, json_size, load_cases, select_cases
 from .families import FAMILIES_VERSION
 from .kit import run_cases
@@ -169,11 +169,12 @@ def _selected(a, workdir: str) -> list:
         cases = load_cases(a.set, _tasks(a), workdir=workdir)
         cases = select_cases(cases, names) if names else cases
     if getattr(a, "format", "npz") == "json" and (a.cmd or getattr(a, "export", None)):
-        big = [c for c in cases if json_size(c) > 64 * 2**20]
+        big = [c for c in cases if json_size(c) > MAX_JSON_BYTES]
         if big:
             raise ValueError(f"--format json: instance {big[0].id} would take up to "
-                             f"{json_size(big[0]) / 2**20:.0f} MiB as JSON, more than the 64 "
-                             "MiB a reader accepts; use --format npz")
+                             f"{json_size(big[0]) / 2**20:.0f} MiB as JSON, more than the "
+                             f"{MAX_JSON_BYTES / 2**20:.0f} MiB a reader accepts; use "
+                             "--format npz")
     return cases
 
 

@@ -1,34 +1,44 @@
 #!/usr/bin/env python
-"""dank_ref's certificates from features at scale, beside dank_fast's solve of the same instance.
+"""The oracle at scale: certify time and memory beside dank_fast's solve, on the kit's large set.
 
-Rows (every step in a fresh spawned process, so its peak RSS, ``VmHWM`` of
-``/proc/self/status``, is its own; ``data_gb`` is the RSS after loading the instance):
+Each row is one instance of the conformance kit's large set (``dank-verify conformance --set
+large``, :mod:`verification.conformance.large`; generated here by the same code and checked
+against its sha256 manifest). Every step runs in a fresh spawned process, so its peak RSS
+(``VmHWM`` of ``/proc/self/status``) is its own; ``data_gb`` is the RSS after reading the
+instance file with :func:`verification.formats.load_instance`.
 
-* ``p1``: ijcnn1-like P1 (``make_classification``: 22 features, 10 informative, 4 redundant,
-  class ratio 1:9, ``class_sep = 2`` and no label noise unless ``--class-sep`` / ``--flip-y``
-  say otherwise, seeded, standardised), Gaussian kernel ``sigma = 4``,
-  ``C = 1``, ``tau = 0.01``, ``eta = ||a_SVM||^2`` (the paper's rule; scikit-learn's ``SVC``
-  on the same kernel, run once when the data are made). ``dank_fast.solve_svm(FeatureKernel(X,
-  sigma=4), ...)`` (tol 1e-6), then ``dank_ref.scale_certificate.svm_certificate_features``
-  of its ``alpha``. At ``--broken`` sizes, the same certificate is asked about four broken
-  solutions: a coordinate above ``C`` (by ``1e-6 C``), ``y'a`` off by ``1e-6 C``, a wrong bias
-  (best bias + 0.1) and dank_fast stopped at ``tol = 1e-3``.
-* ``p3``: P3 (``make_classification``: 54 features, seeded, min-max scaled), k-means labels
-  (``MiniBatchKMeans``, seeded, made with the data), Gaussian ``gamma = 0.5``, ``C = 32``,
-  ``dank_fast.solve_decomposed(FeatureKernel(X, gamma=0.5), y, labels=..., eta="svm",
-  certify_full=False, n_jobs=1)``, then ``decomposed_certificate_features`` with its ``eta``.
+1. dank_fast (``fast_*``): P1 ``solve_svm(FeatureKernel(X, sigma), ...)`` (working sets);
+   P2 ``solve_svr`` on the dense kernel computed from ``X`` (dank_fast's P2 solver has no
+   feature route: ``8 n^2`` bytes, 3.2 GB at n = 20,000; the kernel's time is in ``fast_s``
+   and also ``kernel_s``), started from the plain SVR's dual (scikit-learn's ``SVR`` on
+   ``X``, in ``fast_s``; the kit's adapter does the same); P3
+   ``solve_decomposed(FeatureKernel(X, gamma), ..., labels, certify_full=False, n_jobs=1)``;
+   each at ``tol = 1e-6`` (its default), with the
+   instance's ``C``, ``eta``, ``tau``, ``epsilon``.
+2. The oracle (``ref_*``): :func:`verification.oracle.certify` (``reference=False``, tol 1e-6,
+   the route of ``dank-verify certify``: dank_ref's certificates from features in row blocks)
+   of dank_fast's solution with its bias. ``ref_children_peak_gb`` is the largest peak RSS of
+   any process the certify step waited for (``getrusage(RUSAGE_CHILDREN)``; 0: none).
+3. With ``--broken``: the oracle on broken solutions, each row's verdict and reasons: a
+   coordinate above ``C`` by ``1e-6 C`` (P1, P3: ``alpha``; P2: ``alpha_hat``); the equality
+   off by ``1e-6 C`` (P1 ``y'a``, P2 ``1'(ah - ac)``: one free coordinate moved; P3 has
+   none); a wrong bias (best bias + 0.1; P3 has none); and dank_fast stopped at
+   ``tol = 1e-3`` (solved in step 1 after the timed solve; P2: the accelerated method from
+   the same start, at most 20 iterations, ``early_rel_gap`` says where it stopped).
 
-Both packages' brackets are compared: ``d_lower = |lower_ref - lower_fast| / scale`` and the
-same for ``upper`` (``scale = 1'a``). Times are wall clock on whatever the machine is doing
-(print ``os.getloadavg()`` beside them).
+The brackets of the two packages are compared: ``d_lower = |lower_ref - lower_fast| / scale``
+and the same for ``upper``. Times are wall clock on whatever the machine is doing (the load
+average is in each row).
 
 Usage::
 
-    python benchmarks/bench_scale.py --p1 20000 50000 --broken 20000 --p3 200000:100
-    python benchmarks/bench_scale.py --p3 464810:200
+    python benchmarks/bench_scale.py --case large1_svm_n20000 large1_svm_n50000 --broken
+    python benchmarks/bench_scale.py --case large1_decomposed_n464810 --broken
     python benchmarks/bench_scale.py --certify-only --p1 100000 --p3 1000000:430
 
-Results: one JSON line per row on stdout (and ``--out FILE``).
+``--certify-only`` certifies a seeded random feasible point (about 5% support) of the large
+set's recipes at other sizes, without any solve. Results: one JSON line per row on stdout
+(and ``--out FILE``, a list of the rows).
 """
 
 from __future__ import annotations
@@ -38,6 +48,7 @@ import concurrent.futures as cf
 import json
 import multiprocessing as mp
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -60,170 +71,141 @@ def _in_child(fn, *args):
         return ex.submit(fn, *args).result()
 
 
-# ---------------------------------------------------------------------------------------------
-# data
-# ---------------------------------------------------------------------------------------------
-def make_p1(n: int, path: str, seed: int = 0, sep: float = 2.0, flip: float = 0.0,
-            svc: bool = True) -> dict:
-    from sklearn.datasets import make_classification
-    from sklearn.svm import SVC
+def _load(path: str) -> tuple[dict, float]:
+    from verification.formats import load_instance
 
-    X, y = make_classification(n_samples=n, n_features=22, n_informative=10, n_redundant=4,
-                               weights=[0.9], flip_y=flip, class_sep=sep, random_state=seed)
-    X = (X - X.mean(0)) / X.std(0)
-    y = np.where(y == 1, 1.0, -1.0)
-    if not svc:
-        np.savez(path, X=X, y=y)
-        return {}
     t = time.perf_counter()
-    svc = SVC(C=1.0, gamma=1.0 / 32.0, tol=1e-4).fit(X, y)
-    eta = float(np.sum(svc.dual_coef_ ** 2))
-    np.savez(path, X=X, y=y)
-    return {"eta": eta, "svc_s": time.perf_counter() - t, "n_sv_svc": int(svc.n_support_.sum())}
+    inst = load_instance(path)
+    return inst, time.perf_counter() - t
 
 
-def make_p3(n: int, k: int, path: str, seed: int = 0) -> dict:
-    from sklearn.cluster import MiniBatchKMeans
-    from sklearn.datasets import make_classification
-
-    X, y = make_classification(n_samples=n, n_features=54, n_informative=20, n_redundant=10,
-                               flip_y=0.05, random_state=seed)
-    X -= X.min(0)
-    X /= X.max(0)
-    y = np.where(y == 1, 1.0, -1.0)
-    t = time.perf_counter()
-    km = MiniBatchKMeans(n_clusters=k, random_state=seed, n_init=1, batch_size=4096).fit(X)
-    np.savez(path, X=X, y=y, labels=km.labels_.astype(np.int64))
-    return {"kmeans_s": time.perf_counter() - t,
-            "largest_cluster": int(np.bincount(km.labels_).max())}
-
-
-# ---------------------------------------------------------------------------------------------
-# the steps (run in fresh processes)
-# ---------------------------------------------------------------------------------------------
-def fast_p1(path: str, eta: float, tol: float, out: str) -> dict:
+def _solve(inst: dict, tol: float, early: bool = False):
+    """dank_fast's solve of an instance given by features; returns (result, kernel seconds).
+    ``early`` (P2): the accelerated method for at most 20 iterations from the same start."""
     import dank_fast
 
-    z = np.load(path)
-    X, y = z["X"], z["y"]
+    kern = inst["kernel"]
+    params = {k: kern[k] for k in ("sigma", "gamma") if k in kern}
+    y, C, eta = inst["y"], inst["C"], inst["eta"]
+    if inst["task"] == "svm":
+        fk = dank_fast.FeatureKernel(inst["X"], sigma=params["sigma"])
+        return dank_fast.solve_svm(fk, y, C=C, eta=eta, tau=inst["tau"], tol=tol), 0.0
+    if inst["task"] == "svr":
+        from verification.conformance.adapters import plain_svr_dual
+
+        t = time.perf_counter()
+        K = dank_fast.compute_kernel(inst["X"], sigma=params["sigma"])
+        tk = time.perf_counter() - t
+        kw = dict(method="accelerated", max_iter=20) if early else {}
+        start = plain_svr_dual(dict(kernel="gaussian", sigma=params["sigma"], X=inst["X"], y=y,
+                                    C=C, epsilon=inst["epsilon"]))
+        return dank_fast.solve_svr(K, y, C=C, epsilon=inst["epsilon"], eta=eta, tau=inst["tau"],
+                                   tol=tol, check_psd=False, alpha0=start, **kw), tk
+    fk = dank_fast.FeatureKernel(inst["X"], gamma=params["gamma"])
+    return dank_fast.solve_decomposed(fk, y, C=C, eta=eta, labels=inst["labels"], tol=tol,
+                                      certify_full=False, n_jobs=1), 0.0
+
+
+def _solution(task: str, r) -> dict:
+    if task == "svr":
+        return dict(alpha_hat=np.asarray(r.extra["alpha_hat"]),
+                    alpha_check=np.asarray(r.extra["alpha_check"]), bias=float(r.bias))
+    if task == "svm":
+        return dict(alpha=np.asarray(r.alpha), bias=float(r.bias))
+    return dict(alpha=np.asarray(r.alpha))
+
+
+def fast_step(path: str, out: str, early_out: str | None, tol: float = 1e-6) -> dict:
+    """dank_fast's solve (``tol``), timed; then, if asked, the early stop at tol 1e-3."""
+    inst, load_s = _load(path)
     data = _mem()["VmRSS"]
     t = time.perf_counter()
-    r = dank_fast.solve_svm(dank_fast.FeatureKernel(X, sigma=4.0), y, C=1.0, eta=eta, tau=0.01,
-                            tol=tol)
+    r, kernel_s = _solve(inst, tol)
     dt = time.perf_counter() - t
-    np.save(out, r.alpha)
-    return {"fast_s": dt, "fast_peak_gb": _mem()["VmHWM"], "data_gb": data,
-            "fast_status": r.status, "fast_rel_gap": float(r.rel_gap),
-            "fast_lower": float(r.lower), "fast_upper": float(r.upper),
-            "fast_bias": float(r.bias)}
-
-
-def ref_p1(path: str, eta: float, alpha_path: str, broken: bool, early_path: str | None,
-           fast_bias: float) -> dict:
-    from dank_ref.features import FeatureKernel
-    from dank_ref.scale_certificate import svm_certificate_features
-
-    z = np.load(path)
-    X, y = z["X"], z["y"]
-    a = np.load(alpha_path)
-    fk = FeatureKernel(X, sigma=4.0)
-    data = _mem()["VmRSS"]
-    t = time.perf_counter()
-    c = svm_certificate_features(fk, y, a, C=1.0, eta=eta, tau=0.01, bias=fast_bias)
-    dt = time.perf_counter() - t
-    row = {"ref_s": dt, "ref_peak_gb": _mem()["VmHWM"], "ref_data_gb": data,
-           "ref_lower": c.lower, "ref_upper": c.upper, "ref_rel_gap": c.rel_gap,
-           "ref_rel_gap_at_fast_bias": c.rel_gap_at_bias, "route": c.route,
-           "support": c.support, "rank": c.rank, "excess": c.excess, "scale": c.scale,
-           "ref_bias": c.bias}
-    if not broken:
-        return row
-    checks = {}
-    C = 1.0
-    out = a.copy()
-    out[int(np.argmax(a))] = C + 1e-6 * C
-    off = a.copy()
-    i = int(np.flatnonzero((a > 0) & (a < C) & (y > 0))[0])
-    off[i] += 1e-6 * C
-    for name, cand in (("outside_box", out), ("y'a_off_1e-6C", off)):
-        try:
-            svm_certificate_features(fk, y, cand, C=C, eta=eta, tau=0.01)
-            checks[name] = "ACCEPTED"
-        except ValueError as exc:
-            checks[name] = f"rejected: {exc}"
-    wb = svm_certificate_features(fk, y, a, C=C, eta=eta, tau=0.01, bias=c.bias + 0.1)
-    checks["wrong_bias"] = (f"rel gap at bias {c.bias + 0.1:.6g}: {wb.rel_gap_at_bias:.3g} "
-                            f"({'rejected' if wb.rel_gap_at_bias > 1e-6 else 'ACCEPTED'} at tol "
-                            f"1e-6)")
-    if early_path is not None:
-        ce = svm_certificate_features(fk, y, np.load(early_path), C=C, eta=eta, tau=0.01)
-        checks["early_stop_tol_1e-3"] = (f"rel gap {ce.rel_gap:.3g} ("
-                                         f"{'rejected' if ce.rel_gap > 1e-6 else 'ACCEPTED'} "
-                                         "at tol 1e-6)")
-    row["broken"] = checks
+    row = {"fast_s": dt, "fast_tol": tol, "kernel_s": kernel_s, "fast_peak_gb": _mem()["VmHWM"],
+           "data_gb": data, "load_s": load_s, "fast_status": r.status,
+           "fast_rel_gap": float(r.rel_gap), "fast_lower": float(r.lower),
+           "fast_upper": float(r.upper), "fast_support": int(np.count_nonzero(r.alpha))}
+    np.savez(out, **_solution(inst["task"], r))
+    if early_out is not None:
+        t = time.perf_counter()
+        del r
+        e, _ = _solve(inst, 1e-3, early=True)
+        row.update(early_s=time.perf_counter() - t, early_rel_gap=float(e.rel_gap))
+        np.savez(early_out, **_solution(inst["task"], e))
     return row
 
 
-def fast_p3(path: str, out: str) -> dict:
-    import dank_fast
+def _verdict(rep: dict) -> dict:
+    return {"certified": bool(rep["certified"]), "failed": list(rep["failed"]),
+            "reasons": list(rep["reasons"]), "rel_gap": rep.get("rel_gap")}
 
-    z = np.load(path)
-    X, y, labels = z["X"], z["y"], z["labels"]
+
+def _broken(inst: dict, sol: dict, best_bias, early: dict | None) -> dict:
+    """The oracle's verdict on each broken solution of this task."""
+    from verification.oracle import certify
+
+    task, y, C = inst["task"], inst["y"], inst["C"]
+    key = "alpha_hat" if task == "svr" else "alpha"
+    out = {}
+    box = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in sol.items()}
+    box[key][int(np.argmax(box[key]))] = C + 1e-6 * C
+    out["outside_box"] = _verdict(certify(inst, box))
+    if task != "decomposed":
+        off = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in sol.items()}
+        a = off[key]
+        free = (a > 0) & (a < C) & ((y > 0) if task == "svm" else True)
+        off[key][int(np.flatnonzero(free)[0])] += 1e-6 * C
+        out["equality_off_1e-6C"] = _verdict(certify(inst, off))
+        out["wrong_bias"] = _verdict(certify(inst, dict(sol, bias=float(best_bias) + 0.1)))
+    if early is not None:
+        out["early_stop_tol_1e-3"] = _verdict(certify(inst, early))
+    return out
+
+
+def ref_step(path: str, sol_path: str, early_path: str | None, broken: bool) -> dict:
+    """The oracle's certificate of dank_fast's solution, timed; then the broken solutions."""
+    from verification.oracle import certify
+
+    inst, load_s = _load(path)
+    z = np.load(sol_path)
+    sol = {k: (z[k] if z[k].ndim else float(z[k])) for k in z.files}
     data = _mem()["VmRSS"]
     t = time.perf_counter()
-    r = dank_fast.solve_decomposed(dank_fast.FeatureKernel(X, gamma=0.5), y, C=32.0, eta="svm",
-                                   labels=labels, certify_full=False, n_jobs=1)
+    rep = certify(inst, sol, tol=1e-6)
     dt = time.perf_counter() - t
-    np.save(out, r.alpha)
-    return {"fast_s": dt, "fast_peak_gb": _mem()["VmHWM"], "data_gb": data, "eta": float(r.eta),
-            "fast_status": r.status, "fast_rel_gap": float(r.rel_gap),
-            "fast_lower": float(r.lower), "fast_upper": float(r.upper)}
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**20
+    row = {"ref_s": dt, "ref_peak_gb": _mem()["VmHWM"], "ref_data_gb": data,
+           "ref_load_s": load_s, "ref_children_peak_gb": kids,
+           "certified": bool(rep["certified"]), "failed": list(rep["failed"]),
+           "ref_lower": rep["lower"], "ref_upper": rep["upper"], "ref_rel_gap": rep["rel_gap"],
+           "route": rep.get("route"), "scale": rep["scale"], "ref_bias": rep["best_bias"]}
+    if broken:
+        early = None
+        if early_path is not None:
+            ze = np.load(early_path)
+            early = {k: (ze[k] if ze[k].ndim else float(ze[k])) for k in ze.files}
+        row["broken"] = _broken(inst, sol, rep["best_bias"], early)
+    return row
 
 
-def ref_p3(path: str, eta: float, alpha_path: str) -> dict:
-    from dank_ref.features import FeatureKernel
-    from dank_ref.scale_certificate import decomposed_certificate_features
+def only_ref(path: str) -> dict:
+    """Certify a seeded random feasible point (about 5% support) without any solve."""
+    from verification.oracle import certify
 
-    z = np.load(path)
-    X, y, labels = z["X"], z["y"], z["labels"]
-    a = np.load(alpha_path)
-    fk = FeatureKernel(X, gamma=0.5)
-    data = _mem()["VmRSS"]
-    t = time.perf_counter()
-    c = decomposed_certificate_features(fk, y, a, labels, C=32.0, eta=eta)
-    dt = time.perf_counter() - t
-    return {"ref_s": dt, "ref_peak_gb": _mem()["VmHWM"], "ref_data_gb": data,
-            "ref_lower": c.lower, "ref_upper": c.upper, "ref_rel_gap": c.rel_gap,
-            "support": c.support, "scale": c.scale}
-
-
-def only_ref(path: str, problem: str, eta: float) -> dict:
-    """Certify a seeded random feasible point (about 5% support) without any solve: time and
-    memory of the certificate alone at sizes where no solve is run here."""
-    from dank_ref.features import FeatureKernel
-    from dank_ref.scale_certificate import (
-        decomposed_certificate_features,
-        svm_certificate_features,
-    )
-
-    z = np.load(path)
-    X, y = z["X"], z["y"]
+    inst, load_s = _load(path)
+    y, C = inst["y"], inst["C"]
     rng = np.random.default_rng(1)
-    C = 1.0 if problem == "P1" else 32.0
     a = np.where(rng.random(y.size) < 0.05, C * rng.random(y.size), 0.0)
-    if problem == "P1":  # y'a = 0 exactly enough: rescale the larger class's sum
+    if inst["task"] == "svm":  # y'a = 0 exactly enough: rescale the larger class's sum
         p, m = float(a[y > 0].sum()), float(a[y < 0].sum())
         a[y > 0 if p > m else y < 0] *= min(p, m) / max(p, m)
     data = _mem()["VmRSS"]
     t = time.perf_counter()
-    if problem == "P1":
-        c = svm_certificate_features(FeatureKernel(X, sigma=4.0), y, a, C=C, eta=eta, tau=0.01)
-    else:
-        c = decomposed_certificate_features(FeatureKernel(X, gamma=0.5), y, a, z["labels"],
-                                            C=C, eta=eta)
+    rep = certify(inst, {"alpha": a}, tol=1e-6)
     return {"ref_s": time.perf_counter() - t, "ref_peak_gb": _mem()["VmHWM"],
-            "ref_data_gb": data, "route": c.route, "support": c.support, "rank": c.rank,
-            "ref_rel_gap": c.rel_gap, "excess": c.excess}
+            "ref_data_gb": data, "ref_load_s": load_s, "route": rep.get("route"),
+            "support": int(np.count_nonzero(a)), "ref_rel_gap": rep["rel_gap"]}
 
 
 def _agree(row: dict) -> dict:
@@ -234,15 +216,17 @@ def _agree(row: dict) -> dict:
 
 
 def main(argv=None) -> int:
+    from verification.conformance.large import recipe, specs, write_large
+    from verification.formats import save_instance
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--p1", type=int, nargs="*", default=[])
-    ap.add_argument("--broken", type=int, nargs="*", default=[])
-    ap.add_argument("--p3", nargs="*", default=[], help="n:clusters")
-    ap.add_argument("--class-sep", type=float, default=2.0, help="P1 data (default 2)")
-    ap.add_argument("--flip-y", type=float, default=0.0, help="P1 label noise (default 0)")
+    ap.add_argument("--case", nargs="*", default=[], help="large-set ids (default: none)")
+    ap.add_argument("--broken", action="store_true", help="also the broken solutions")
+    ap.add_argument("--tol", type=float, default=1e-6, help="dank_fast's tol (default 1e-6)")
     ap.add_argument("--certify-only", action="store_true",
-                    help="no solves: certify a seeded random feasible point (eta = 1000 for "
-                         "P1, 1e7 for P3)")
+                    help="no solves: --p1 N... and --p3 N:K... of the large set's recipes")
+    ap.add_argument("--p1", type=int, nargs="*", default=[])
+    ap.add_argument("--p3", nargs="*", default=[], help="n:clusters")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     tmp = tempfile.mkdtemp(prefix="bench_scale_")
@@ -256,39 +240,33 @@ def main(argv=None) -> int:
             with open(args.out, "w") as fh:
                 json.dump(rows, fh, indent=1)
 
-    for n in args.p1:
-        path = os.path.join(tmp, f"p1_{n}.npz")
-        if args.certify_only:
-            make_p1(n, path, sep=args.class_sep, flip=args.flip_y, svc=False)
-            emit({"problem": "P1", "n": n, "certify_only": True,
-                  **_in_child(only_ref, path, "P1", 1000.0)})
-            continue
-        row = {"problem": "P1", "n": n, "class_sep": args.class_sep, "flip_y": args.flip_y,
-               **make_p1(n, path, sep=args.class_sep, flip=args.flip_y)}
-        print(f"P1 n={n}: data made, eta={row['eta']:.6g}", file=sys.stderr, flush=True)
-        a_path = os.path.join(tmp, f"p1_{n}_alpha.npy")
-        row.update(_in_child(fast_p1, path, row["eta"], 1e-6, a_path))
-        print(f"P1 n={n}: dank_fast {row['fast_s']:.1f} s", file=sys.stderr, flush=True)
-        early = None
-        if n in args.broken:
-            early = os.path.join(tmp, f"p1_{n}_early.npy")
-            row["early"] = _in_child(fast_p1, path, row["eta"], 1e-3, early)["fast_rel_gap"]
-        row.update(_in_child(ref_p1, path, row["eta"], a_path, n in args.broken, early,
-                             row["fast_bias"]))
+    if args.certify_only:
+        todo = [("p1", n, None, 1000.0) for n in args.p1]
+        todo += [("p3", int(s.split(":")[0]), int(s.split(":")[1]), 1e7) for s in args.p3]
+        for fam, n, k, eta in todo:
+            path = os.path.join(tmp, f"{fam}_{n}.npz")
+            save_instance(path, **recipe(fam, n, seed=7, eta=eta, clusters=k))
+            emit({"problem": fam.upper(), "n": n, "clusters": k, "certify_only": True,
+                  **_in_child(only_ref, path)})
+        return 0
+    table = {s.id: s for s in specs()}
+    for ident in args.case:
+        s = table[ident]
+        t = time.perf_counter()
+        e = write_large(tmp, ids=[ident])[ident]
+        row = {"problem": s.family.upper(), "id": ident, "task": s.task, "n": s.n, "d": s.d,
+               "clusters": e["clusters"], "generate_s": time.perf_counter() - t,
+               "file_mb": e["bytes"] / 1e6}
+        path = os.path.join(tmp, f"{ident}.npz")
+        sol = os.path.join(tmp, f"{ident}_fast.npz")
+        early = os.path.join(tmp, f"{ident}_early.npz") if args.broken else None
+        row.update(_in_child(fast_step, path, sol, early, args.tol))
+        print(f"{ident}: dank_fast {row['fast_s']:.1f} s", file=sys.stderr, flush=True)
+        row.update(_in_child(ref_step, path, sol, early, args.broken))
         emit(_agree(row))
-    for spec in args.p3:
-        n, k = (int(v) for v in spec.split(":"))
-        path = os.path.join(tmp, f"p3_{n}.npz")
-        row = {"problem": "P3", "n": n, "clusters": k, **make_p3(n, k, path)}
-        if args.certify_only:
-            emit({**row, "certify_only": True, **_in_child(only_ref, path, "P3", 1e7)})
-            continue
-        print(f"P3 n={n}: data made", file=sys.stderr, flush=True)
-        a_path = os.path.join(tmp, f"p3_{n}_alpha.npy")
-        row.update(_in_child(fast_p3, path, a_path))
-        print(f"P3 n={n}: dank_fast {row['fast_s']:.1f} s", file=sys.stderr, flush=True)
-        row.update(_in_child(ref_p3, path, row["eta"], a_path))
-        emit(_agree(row))
+        for f in (path, sol, early):
+            if f is not None and os.path.exists(f):
+                os.remove(f)
     return 0
 
 

@@ -178,6 +178,15 @@ def wrong_shape(inst):
     return dict(alpha=np.zeros(inst["y"].size - 1))
 
 
+def stops_at_start(inst):
+    """Broken: returns its (feasible) starting point, zero, for any task and size; the large
+    set's instances arrive without K (tests/test_conformance_large.py)."""
+    n = inst["y"].size
+    if inst["task"] == "svr":
+        return dict(alpha_hat=np.zeros(n), alpha_check=np.zeros(n), meta="zero start")
+    return dict(alpha=np.zeros(n), meta="zero start")
+
+
 def dispatch(inst):
     """The function named in the file ``$DANK_CONFORMANCE_MODE`` (read at each call): one worker
     process serves every variant in the tests."""

@@ -34,8 +34,9 @@ def test_wheel_contains_all_packages_and_data(tmp_path):
               if p.suffix in (".npz", ".json")}
     assert golden and golden <= names, sorted(golden - names)
     data = {p.relative_to(ROOT).as_posix() for p in (ROOT / "verification/schemas").iterdir()
-            if p.suffix == ".json"} | {"verification/conformance/families.json"}
-    assert len(data) == len(SCHEMAS) + 1 and data <= names, sorted(data - names)
+            if p.suffix == ".json"} | {"verification/conformance/families.json",
+                                       "verification/conformance/large.json"}
+    assert len(data) == len(SCHEMAS) + 2 and data <= names, sorted(data - names)
 
 
 def _third_party_imports(pkg: str) -> set[str]:

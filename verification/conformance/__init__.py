@@ -2,14 +2,15 @@
 
 ``dank-verify conformance (--impl MODULE:FUNCTION | --cmd "...")`` (:mod:`.cli`) runs an
 implementation on every instance of a test set (:mod:`.cases`: the golden vectors, the
-generated :mod:`.families`, or both), each in a worker process under a timeout
-(:mod:`.runners`; the worker process is :mod:`._worker`), certifies every answer in-process
-with :func:`verification.oracle.certify` (:mod:`.kit`), gives each row a status and a one-line
-diagnosis (:mod:`.diagnosis`) and writes ``report.md`` and ``results.json`` (:mod:`.report`).
-Success is decided by the certificate, never by the implementation's own status.
-:mod:`.adapters` wraps every solver of this project as an ``--impl`` target and
-:mod:`.compare` runs them all into one table (``reproduction/conformance/``); :mod:`.plugin` is
-the pytest plugin (``--dank-impl``) whose test module is :mod:`.test_implementation`.
+generated :mod:`.families`, both, or the :mod:`.large` set at the paper's scale), each in a
+worker process under a timeout (:mod:`.runners`; the worker process is :mod:`._worker`),
+certifies every answer in-process with :func:`verification.oracle.certify` (:mod:`.kit`), gives
+each row a status and a one-line diagnosis (:mod:`.diagnosis`) and writes ``report.md`` and
+``results.json`` (:mod:`.report`). Success is decided by the certificate, never by the
+implementation's own status. :mod:`.adapters` wraps every solver of this project as an
+``--impl`` target and :mod:`.compare` runs them all into one table
+(``reproduction/conformance/``); :mod:`.plugin` is the pytest plugin (``--dank-impl``) whose
+test module is :mod:`.test_implementation`.
 
 This package's ``__init__`` imports nothing, so that loading the pytest plugin costs nothing.
 """

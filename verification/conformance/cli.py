@@ -1,7 +1,7 @@
 """``dank-verify conformance``: check an implementation on a test set in one command.
 
     dank-verify conformance (--impl MODULE:FUNCTION | --cmd "PROGRAM ARGS {instance} {solution}")
-        [--set golden|families|all] [--task svm|svr|decomposed]... [--case ID]... [--tol T]
+        [--set golden|families|all|large] [--task svm|svr|decomposed]... [--case ID]... [--tol T]
         [--timeout S] [--timeout-per-1000 T] [--jobs N] [--out DIR] [--format npz|json]
         [--quiet]
     dank-verify conformance --export DIR [--set ...] [--task ...]... [--case ID]...
@@ -22,10 +22,11 @@ import tempfile
 import time
 
 from .._argtypes import positive
-from ..formats.spec import one_line
-from .cases import SETS, export_cases, load_cases, select_cases
+from ..formats.spec import MAX_JSON_BYTES, one_line
+from .cases import SETS, export_cases, json_size, load_cases, select_cases
 from .families import FAMILIES_VERSION
 from .kit import run_cases
+from .large import LARGE_VERSION, TIME_LIMITS
 from .report import (
     console_lines,
     progress_line,
@@ -38,6 +39,7 @@ from .runners import TIMEOUT, TIMEOUT_PER_1000, CmdRunner, ImplRunner, time_limi
 __all__ = ["main", "run", "export"]
 
 PROG = "dank-verify conformance"
+_LARGE_LIMITS = ", ".join(f"{v:g}" for v in TIME_LIMITS.values())
 _EPILOG = f"""\
 --impl MODULE:FUNCTION
   FUNCTION(instance: dict) -> dict, imported from the current directory or the Python path.
@@ -62,6 +64,15 @@ time limit of an instance of n points: S + T x (n/1000)^2 seconds, --timeout S (
 {time_limit(100):.3g} s at n = 100, {time_limit(1000):g} s at
   n = 1,000.  An interpreted solver may need more: raise T (or S); --timeout-per-1000 0
   gives every instance S seconds.
+--set large (not part of all): five instances at the paper's scale, given by X and a
+  Gaussian kernel (no K: the n x n kernel would exceed 2 GiB), generated into a temporary
+  directory on each run (0.31 GB, about 20 s) and checked against their sha256; --case
+  generates only the instances named:
+    large1_svm_n20000, large1_svm_n50000 (P1, 22 features), large1_svr_n20000 (P2),
+    large1_decomposed_n200000 (P3, 100 clusters), large1_decomposed_n464810 (P3, 200).
+  Each has its own time limit ({_LARGE_LIMITS} s in that order); --timeout S
+  replaces them all by S, --timeout-per-1000 does not apply.  npz only (as JSON the
+  P3 instances exceed what a reader accepts).  An --impl function gets K = None and X.
 progress: one line per finished instance on stderr ([i/total] id: status (seconds, certified
   relative gap), and the start of the diagnosis when not certified); --quiet silences it.
 statuses: certified | not certified (every failed check, its reason and a diagnosis) |
@@ -108,7 +119,8 @@ def _parser() -> _Parser:
     g.add_argument("--cmd", metavar="COMMAND", help="a program: {instance} {solution}")
     g.add_argument("--export", metavar="DIR", help="write the instance files and index.json "
                    "into DIR; run nothing")
-    p.add_argument("--set", choices=SETS, default="golden", help="test set (default golden)")
+    p.add_argument("--set", choices=SETS, default="golden",
+                   help="test set (default golden; all = golden + families; large is apart)")
     p.add_argument("--task", action="append", choices=("svm", "svr", "decomposed"),
                    help="restrict to a task (repeatable; default: every task)")
     p.add_argument("--case", action="append", metavar="ID",
@@ -116,9 +128,9 @@ def _parser() -> _Parser:
                    "(repeatable)")
     p.add_argument("--tol", type=positive(float), default=1e-6, metavar="T",
                    help="required certified relative gap (default 1e-6)")
-    p.add_argument("--timeout", type=positive(float), default=TIMEOUT, metavar="S",
-                   help=f"seconds every instance may take (default {TIMEOUT:g}); see 'time "
-                   "limit' below")
+    p.add_argument("--timeout", type=positive(float), default=None, metavar="S",
+                   help=f"seconds every instance may take (default {TIMEOUT:g}; the large "
+                   "set: each instance's own); see 'time limit' below")
     p.add_argument("--timeout-per-1000", type=_nonneg, default=TIMEOUT_PER_1000, metavar="T",
                    help=f"seconds added at n = 1,000, growing as n^2 (default "
                    f"{TIMEOUT_PER_1000:g})")
@@ -138,11 +150,32 @@ def _tasks(a) -> tuple[str, ...]:
     return tuple(dict.fromkeys(a.task)) if a.task else ("svm", "svr", "decomposed")
 
 
+def _timeout(a) -> float:
+    """``--timeout`` as given, else the default."""
+    return TIMEOUT if a.timeout is None else float(a.timeout)
+
+
 def _selected(a, workdir: str) -> list:
-    """The cases of ``a.set`` for ``a.task``, restricted to ``a.case`` when given."""
-    cases = load_cases(a.set, _tasks(a), workdir=workdir)
+    """The cases of ``a.set`` for ``a.task``, restricted to ``a.case`` when given; a given
+    ``--timeout`` replaces the large set's own limits; ``--format json`` is refused for an
+    instance above the JSON limit before anything runs."""
     names = getattr(a, "case", None)
-    return select_cases(cases, names) if names else cases
+    if a.set == "large":
+        cases = load_cases(a.set, _tasks(a), workdir=workdir, ids=names)
+        for c in cases:
+            if a.timeout is not None:
+                c.time_limit = float(a.timeout)
+    else:
+        cases = load_cases(a.set, _tasks(a), workdir=workdir)
+        cases = select_cases(cases, names) if names else cases
+    if getattr(a, "format", "npz") == "json" and (a.cmd or getattr(a, "export", None)):
+        big = [c for c in cases if json_size(c) > MAX_JSON_BYTES]
+        if big:
+            raise ValueError(f"--format json: instance {big[0].id} would take up to "
+                             f"{json_size(big[0]) / 2**20:.0f} MiB as JSON, more than the "
+                             f"{MAX_JSON_BYTES / 2**20:.0f} MiB a reader accepts; use "
+                             "--format npz")
+    return cases
 
 
 def export(a: argparse.Namespace) -> tuple[int, str]:
@@ -151,7 +184,8 @@ def export(a: argparse.Namespace) -> tuple[int, str]:
     per = getattr(a, "timeout_per_1000", TIMEOUT_PER_1000)
     with tempfile.TemporaryDirectory(prefix="dank-families-") as tmp:
         cases = _selected(a, tmp)
-        limits = {c.id: time_limit(c.n, a.timeout, per) for c in cases}
+        limits = {c.id: c.time_limit if c.time_limit is not None else
+                  time_limit(c.n, _timeout(a), per) for c in cases}
         return len(cases), export_cases(cases, a.export, a.format, limits, a.set)
 
 
@@ -159,7 +193,8 @@ def run(a: argparse.Namespace) -> tuple[dict, int]:
     """Run the kit with parsed arguments; return ``(results document, exit code)``.
 
     Attributes the namespace lacks take the values of a programmatic run: a flat
-    ``timeout`` (``timeout_per_1000 = 0``), every case, no progress lines.
+    ``timeout`` (``timeout_per_1000 = 0``), every case, no progress lines; ``timeout = None``
+    is the default limit (the large set: each instance's own).
     """
     t0 = time.perf_counter()
     tasks = _tasks(a)
@@ -167,8 +202,8 @@ def run(a: argparse.Namespace) -> tuple[dict, int]:
     quiet = getattr(a, "quiet", True)
     with tempfile.TemporaryDirectory(prefix="dank-families-") as tmp:
         cases = _selected(a, tmp)
-        runner = (ImplRunner(a.impl, a.timeout, a.jobs, timeout_per_1000=per) if a.impl else
-                  CmdRunner(a.cmd, a.timeout, a.jobs, a.format, timeout_per_1000=per))
+        runner = (ImplRunner(a.impl, _timeout(a), a.jobs, timeout_per_1000=per) if a.impl else
+                  CmdRunner(a.cmd, _timeout(a), a.jobs, a.format, timeout_per_1000=per))
         with runner:
             progress = None if quiet else _progress(cases, a, per)
             rows = run_cases(cases, runner, tol=a.tol, progress=progress)
@@ -176,10 +211,12 @@ def run(a: argparse.Namespace) -> tuple[dict, int]:
     impl = f"--impl {a.impl}" if a.impl else f"--cmd {a.cmd}"
     run_info = dict(implementation=impl, set=a.set, tasks=list(tasks),
                     cases=list(getattr(a, "case", None) or []) or None, tol=a.tol,
-                    timeout=a.timeout, timeout_per_1000=per, jobs=a.jobs,
+                    timeout=_timeout(a), timeout_per_1000=per, jobs=a.jobs,
                     families_version=FAMILIES_VERSION, wall_seconds=wall,
                     implementation_seconds=sum(r["time"] for r in rows),
                     load_average=list(os.getloadavg()))
+    if a.set == "large":
+        run_info["large_version"] = LARGE_VERSION
     doc = results_document(run_info, rows)
     os.makedirs(a.out, exist_ok=True)
     write_results(os.path.join(a.out, "results.json"), doc)
@@ -193,10 +230,16 @@ def _progress(cases: list, a, per: float):
     """Print the run's header on stderr; return the per-row callback."""
     total = len(cases)
     big = max((c.n for c in cases), default=0)
+    if any(c.time_limit is not None for c in cases):
+        limits = sorted({c.time_limit for c in cases})
+        span = f"{limits[0]:g}" if len(limits) == 1 else f"{limits[0]:g} to {limits[-1]:g}"
+        rule = f"each instance's own, {span} s"
+    else:
+        t = _timeout(a)
+        rule = (f"{t:g} s + {per:g} s x (n/1000)^2 ({time_limit(big, t, per):.3g} s at the "
+                f"largest, n = {big})")
     print(f"{PROG}: {total} instance{'s' * (total != 1)} of set {a.set}; time limit "
-          f"{a.timeout:g} s + {per:g} s x (n/1000)^2 ({time_limit(big, a.timeout, per):.3g} s at "
-          f"the largest, n = {big}); progress below, --quiet silences it", file=sys.stderr,
-          flush=True)
+          f"{rule}; progress below, --quiet silences it", file=sys.stderr, flush=True)
     done = [0]
 
     def show(row: dict) -> None:

@@ -101,7 +101,10 @@ def run_cases(cases: list[Case], runner, tol: float = CERT_TOL, progress=None) -
     -----
     Time: the implementation's own time per case (bounded by the runner's limits) plus one
     oracle check per answer in this process, up to ``O(n^3)`` time and a few ``n x n``
-    matrices of memory for an instance of ``n`` points; the instances in ``cases`` stay in
+    matrices of memory for an instance of ``n`` points with a dense ``K``; an instance given
+    by features beyond the format's dense limit (the large set) is certified in row blocks
+    (:mod:`dank_ref.scale_certificate`: ``O(n s d)`` time for a support of ``s`` points,
+    memory one block and ``O(n)``; P3 cluster by cluster). The instances in ``cases`` stay in
     memory.
     """
     rows = {}

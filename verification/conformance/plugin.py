@@ -1,7 +1,7 @@
 """pytest plugin of the conformance kit (entry point ``pytest11``), inert unless asked.
 
     python -m pytest --dank-impl MODULE:FUNCTION --pyargs verification.conformance \\
-        [--dank-set golden|families|all] [--dank-task svm|svr|decomposed]... \\
+        [--dank-set golden|families|all|large] [--dank-task svm|svr|decomposed]... \\
         [--dank-tol T] [--dank-timeout S]
 
 runs :mod:`verification.conformance.test_implementation`: one test per instance of the set,
@@ -24,8 +24,9 @@ def pytest_addoption(parser) -> None:
     g = parser.getgroup("dank", "DANK conformance kit (verification.conformance)")
     g.addoption("--dank-impl", default=None, metavar="MODULE:FUNCTION",
                 help="run the conformance tests on this implementation")
-    g.addoption("--dank-set", default="golden", choices=("golden", "families", "all"),
-                help="test set (default golden)")
+    g.addoption("--dank-set", default="golden",
+                choices=("golden", "families", "all", "large"),
+                help="test set (default golden; large: each instance's own time limit)")
     g.addoption("--dank-task", action="append", default=None, choices=_TASKS,
                 help="restrict to a task (repeatable)")
     g.addoption("--dank-tol", type=float, default=1e-6, metavar="T",

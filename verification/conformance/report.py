@@ -112,6 +112,8 @@ def _meta_text(meta) -> str:
 
 
 def _limit_text(doc: dict) -> str:
+    if doc.get("set") == "large":
+        return "each instance's own (its row's time_limit)"
     per = doc.get("timeout_per_1000") or 0.0
     base = f"{doc['timeout']:g} s"
     return f"{base} + {per:g} s x (n/1000)^2" if per else base
@@ -138,9 +140,11 @@ def write_report(path: str, doc: dict) -> None:
     row."""
     rows = doc["results"]
     cases = f" (only {', '.join(doc['cases'])})" if doc.get("cases") else ""
+    version = (f"large version {doc['large_version']}" if "large_version" in doc else
+               f"families version {doc['families_version']}")
     lines = ["# DANK conformance report", "",
-             f"Implementation: `{doc['implementation']}`; set `{doc['set']}`{cases} (families "
-             f"version {doc['families_version']}); tasks {', '.join(doc['tasks'])}; tol "
+             f"Implementation: `{doc['implementation']}`; set `{doc['set']}`{cases} ({version}"
+             f"); tasks {', '.join(doc['tasks'])}; tol "
              f"{doc['tol']:g}; time limit per instance {_limit_text(doc)}; jobs {doc['jobs']}.",
              "",
              "Success is decided by the oracle's certificate (`verification.oracle.certify`), "

@@ -8,7 +8,8 @@ implementation cannot take the kit with it) imports ``MODULE:FUNCTION`` once and
 one instance at a time over a pipe; on a timeout it is killed (``SIGKILL``) and a new worker is
 started for the next instance.  Workers start in the kit's working directory with the kit's
 ``sys.path`` plus that directory first, so ``MODULE`` is found as ``python -c "import MODULE"``
-would find it.  Memory: each worker holds one instance (``K``: ``8 n^2`` bytes) and its answer.
+would find it.  Memory: each worker holds one instance (``K``: ``8 n^2`` bytes; a large-set
+instance: its ``X``, ``8 n d`` bytes) and its answer.
 """
 
 from __future__ import annotations
@@ -103,12 +104,15 @@ class _Worker:
 
 
 class _Limits:
-    """The time limit of a case: ``timeout + timeout_per_1000 (n / 1000)^2`` seconds."""
+    """The time limit of a case: its own (``case.time_limit``, the large set's) or else
+    ``timeout + timeout_per_1000 (n / 1000)^2`` seconds."""
 
     timeout: float
     timeout_per_1000: float
 
     def limit(self, case: Case) -> float:
+        if case.time_limit is not None:
+            return float(case.time_limit)
         return time_limit(case.n, self.timeout, self.timeout_per_1000)
 
 
@@ -129,7 +133,8 @@ class ImplRunner(_Limits):
         Worker processes run at the same time.
     timeout_per_1000 : float, optional
         Seconds added at ``n = 1000``, growing as ``n^2``: the limit of an instance of ``n``
-        points is ``timeout + timeout_per_1000 (n / 1000)^2`` (default 0: a flat limit).
+        points is ``timeout + timeout_per_1000 (n / 1000)^2`` (default 0: a flat limit); a
+        case with its own ``time_limit`` (the large set) keeps that instead.
 
     Raises
     ------
@@ -140,8 +145,9 @@ class ImplRunner(_Limits):
 
     Notes
     -----
-    Memory: each worker is a spawned Python process holding one dense instance
-    (``8 n^2`` bytes for ``K``) besides the implementation's own; up to ``jobs`` of them.
+    Memory: each worker is a spawned Python process holding one instance (``8 n^2`` bytes for
+    a dense ``K``; ``8 n d`` for a large-set ``X``) besides the implementation's own; up to
+    ``jobs`` of them.
     """
 
     def __init__(self, target: str, timeout: float = TIMEOUT, jobs: int = 1,
@@ -237,7 +243,8 @@ class CmdRunner(_Limits):
         Format of the instance files (docs/FORMATS.md).
     timeout_per_1000 : float, optional
         Seconds added at ``n = 1000``, growing as ``n^2``: the limit of an instance of ``n``
-        points is ``timeout + timeout_per_1000 (n / 1000)^2`` (default 0: a flat limit).
+        points is ``timeout + timeout_per_1000 (n / 1000)^2`` (default 0: a flat limit); a
+        case with its own ``time_limit`` (the large set) keeps that instead.
 
     Raises
     ------

@@ -6,8 +6,9 @@ formats, version 1, docs/FORMATS.md), ``conformance-results`` (``dank-verify con
 ``results.json``), ``conformance-export`` (the ``index.json`` of its ``--export``),
 ``verify-results`` (``dank-verify``'s ``results.json``, layout version 2),
 ``reproduce-results`` (``dank-reproduce``'s ``results.json``), ``golden-manifest``
-(``verification/golden/MANIFEST.json``) and ``families-manifest``
-(``verification/conformance/families.json``).
+(``verification/golden/MANIFEST.json``), ``families-manifest``
+(``verification/conformance/families.json``) and ``large-manifest``
+(``verification/conformance/large.json``).
 
 Two type conventions of these files are stricter than JSON Schema's defaults: a ``number`` is
 finite (the writers never emit ``Infinity`` or ``NaN``: non-finite values are ``null`` or
@@ -32,7 +33,7 @@ __all__ = ["SCHEMAS", "SchemaError", "load_schema", "validate"]
 SCHEMA_DIR = os.path.dirname(__file__)
 SCHEMAS = ("instance", "solution", "conformance-results", "conformance-export",
            "verify-results",
-           "reproduce-results", "golden-manifest", "families-manifest")
+           "reproduce-results", "golden-manifest", "families-manifest", "large-manifest")
 
 
 class SchemaError(ValueError):

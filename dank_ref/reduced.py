@@ -23,8 +23,8 @@ __all__ = ["fixed_kernel_g", "tau0_pass", "DENSE_MAX", "SUPPORT_BYTES", "ARPACK_
 #: Largest support of the ``"auto"`` dense route. Measured on 2 shared cores (load ~9): an
 #: ``eigh`` of 2,000 x 2,000 takes 12.6 s on one thread, while the Krylov route certified a
 #: support of 2,955 with 8 eigenvalues above ``tau / 2`` in 6.7 s in all (P1 at n = 20,000:
-#: make_classification, class_sep 1, flip_y 0.02); with 177 of 1,025 above, Krylov took 84 s and dense
-#: 5 s, hence the fallback of :func:`_krylov_inner`.
+#: make_classification, class_sep 1, flip_y 0.02); with 177 of 1,025 above, Krylov took 84 s
+#: and dense 5 s, hence the fallback of :func:`_krylov_inner`.
 DENSE_MAX = 1500
 #: The Krylov route falls back to the dense one (about ``5 s^2`` floats) up to this size.
 DENSE_BYTES = 2 << 30

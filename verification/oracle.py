@@ -363,13 +363,7 @@ def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = Fals
         rep["evaluated_at"] = "the nearest feasible point (the submission is infeasible)"
 
     def opt_check(name, value, limit, submitted=True):
-        if not submitted:
-            checks[name] = dict(status="not submitted")
-        elif not feasible:
-            checks[name] = dict(status="not evaluated", value=value, limit=limit)
-        else:
-            checks[name] = dict(status="pass" if value <= limit else "fail", value=value,
-                                limit=limit)
+        checks[name] = _opt_check(value, limit, submitted, feasible)
 
     opt_check("gap", rel_gap, tol)
     if task != "decomposed":
@@ -439,13 +433,7 @@ def _certify_blockwise(inst, sol, rep, z, feasible, tol, opts) -> dict:
                upper_from="the primal at the point", upper_at_point=c.upper)
 
     def opt_check(name, value, limit, submitted=True):
-        if not submitted:
-            checks[name] = dict(status="not submitted")
-        elif not feasible:
-            checks[name] = dict(status="not evaluated", value=value, limit=limit)
-        else:
-            checks[name] = dict(status="pass" if value <= limit else "fail", value=value,
-                                limit=limit)
+        checks[name] = _opt_check(value, limit, submitted, feasible)
 
     opt_check("gap", c.rel_gap, tol)
     if task != "decomposed":
@@ -460,6 +448,15 @@ def _certify_blockwise(inst, sol, rep, z, feasible, tol, opts) -> dict:
     rep["reasons"] = [_reason(k, checks[k], rep, sol) for k in rep["failed"]]
     rep["certified"] = feasible and not rep["failed"]
     return rep
+
+
+def _opt_check(value, limit, submitted: bool, feasible: bool) -> dict:
+    """One optimality check: not submitted, not evaluated (infeasible point), pass or fail."""
+    if not submitted:
+        return dict(status="not submitted")
+    if not feasible:
+        return dict(status="not evaluated", value=value, limit=limit)
+    return dict(status="pass" if value <= limit else "fail", value=value, limit=limit)
 
 
 def _reason(name, ch, rep, sol) -> str:

@@ -22,17 +22,15 @@ from ._threads import blas_threads
 __all__ = ["curvature", "exact_curvature_d", "exact_curvature_basis", "uses_exact",
            "switch_budget"]
 
-#: largest n whose Newton curvature for ``tau > 0`` is the exact Hessian (Daleckii-Krein,
-#: ``O(n^4)`` time, ``O(n^2)`` memory) rather than the ``tau = 0`` model
-EXACT_CURVATURE_N = 64
-#: largest n for which Newton switches to the exact curvature when the model's does not certify
-#: (``tau`` kills most eigenvalues of ``M``: spect, n = 80, tau = 1 handed over to 5,000
-#: accelerated iterations without certifying; exact: 3 steps, 0.02 s). 23 ms per curvature at
-#: n = 160, against about a millisecond per accelerated iteration
-EXACT_FALLBACK_N = 160
-#: Newton steps with the model curvature before the exact one takes over (``n <=
-#: EXACT_FALLBACK_N``); a solve that certifies within them is unchanged
-EXACT_SWITCH_STEPS = 10
+#: when the exact Hessian (Daleckii-Krein, :func:`exact_curvature_d`: ``O(n^3)`` time and
+#: ``O(n^2)`` memory per step) replaces the ``tau = 0`` model for ``tau > 0`` and a dense ``K``:
+#: pairs ``(largest n, model Newton steps first)`` by increasing ``n``; above the last ``n``,
+#: never. Where ``tau`` kills most eigenvalues of ``M`` the model crawls (spect, n = 80, tau = 1:
+#: h up by a constant 2.4e-7 per step for 100 steps, then 5,000 accelerated iterations without
+#: certifying; exact: 3 steps, 0.02 s). Up to n = 64 the exact Hessian is used from the start;
+#: up to n = 160 (23 ms per curvature, against about a millisecond per accelerated iteration)
+#: after 10 model steps, so that a solve the model certifies within them is unchanged
+EXACT_CURVATURE = ((64, 0), (160, 10))
 
 
 def exact_curvature_d(K: np.ndarray, d: np.ndarray, eta: float, tau: float,
@@ -123,35 +121,31 @@ def _daleckii_krein(Kii: np.ndarray, Ui: np.ndarray, W: np.ndarray, lam: np.ndar
     return 0.5 * (H + H.T)
 
 
-def _exact_affordable(problem) -> bool:
-    """True where the exact curvature may be used: ``tau > 0``, dense ``K``, ``n <=
-    EXACT_FALLBACK_N`` (for ``tau = 0`` the model is exact)."""
-    return (getattr(problem, "tau", 0.0) > 0 and isinstance(problem.kd.K, np.ndarray)
-            and problem.kd.n <= EXACT_FALLBACK_N)
+def _model_steps(problem) -> int | None:
+    """Newton steps of the ``tau = 0`` model before the exact curvature takes over
+    (:data:`EXACT_CURVATURE`), or None where it never does: ``tau = 0`` (the model is exact),
+    a kernel that is not a dense array, or ``n`` above the rule's last size."""
+    if not (getattr(problem, "tau", 0.0) > 0 and isinstance(problem.kd.K, np.ndarray)):
+        return None
+    return next((steps for n_max, steps in EXACT_CURVATURE if problem.kd.n <= n_max), None)
 
 
 def uses_exact(problem) -> bool:
-    """True where :func:`curvature` is the exact Hessian: affordable (:func:`_exact_affordable`)
-    and ``n <= EXACT_CURVATURE_N``, or switched on by :func:`dank_fast._newton.newton` after
-    the model's steps (``problem.exact_curvature``)."""
-    return _exact_affordable(problem) and (problem.kd.n <= EXACT_CURVATURE_N
-                                           or getattr(problem, "exact_curvature", False))
+    """True where :func:`curvature` is the exact Hessian (:data:`EXACT_CURVATURE`): from the
+    start, or switched on by :func:`dank_fast._newton.newton` after the model's steps
+    (``problem.exact_curvature``)."""
+    steps = _model_steps(problem)
+    return steps is not None and (steps == 0 or getattr(problem, "exact_curvature", False))
 
 
 def switch_budget(problem) -> int:
     """Newton steps of the model curvature before :func:`dank_fast._newton.newton` switches to
-    the exact one.
-
-    ``EXACT_SWITCH_STEPS`` where the exact curvature is affordable but not yet used
-    (``EXACT_CURVATURE_N < n <= EXACT_FALLBACK_N``, ``tau > 0``): where ``tau`` kills most
-    eigenvalues the model crawls (h up by a constant 2.4e-7 per step for 100 steps at spect,
-    n = 80, tau = 1). Otherwise no switch (a budget larger than any ``max_iter``). Resets
-    ``problem.exact_curvature``.
+    the exact one (:data:`EXACT_CURVATURE`); where there is no switch (exact from the start, or
+    never), a budget larger than any ``max_iter``. Resets ``problem.exact_curvature``.
     """
     problem.exact_curvature = False
-    if _exact_affordable(problem) and not uses_exact(problem):
-        return EXACT_SWITCH_STEPS
-    return np.iinfo(np.int64).max
+    steps = _model_steps(problem)
+    return steps if steps else np.iinfo(np.int64).max
 
 
 def curvature(problem, ev, free: np.ndarray, rows: np.ndarray | None = None,

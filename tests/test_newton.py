@@ -403,8 +403,8 @@ def test_projection_arc_prevents_one_bound_per_step_crawl(C):
 def test_exact_curvature_takes_over_where_the_model_crawls():
     """Duplicate points and a tau that keeps one eigenvalue of M (as spect, n = 80, tau = 1):
     with the tau = 0 model Newton raised h by a constant ~2e-7 per step for 100 steps and the
-    accelerated fallback did not certify in 5,000 more (4 s). After EXACT_SWITCH_STEPS model
-    steps the exact Hessian (n <= EXACT_FALLBACK_N) converges in two more."""
+    accelerated fallback did not certify in 5,000 more (4 s). The solver certifies, by Newton
+    steps alone (the exact Hessian takes over from the model at this size)."""
     from dank_fast.svm import svc_dual
 
     rng = np.random.default_rng(0)
@@ -427,9 +427,9 @@ def test_newton_certifies_from_any_start_without_fallback(seed, n, dup, sigma, C
     """From a random fraction of the SVC solution (each coordinate scaled by U(0, 1)), the
     default solver certifies (Newton steps, and the accelerated bursts it hands over to where
     even the exact Hessian cannot step: nearly rank-one kernels with tau = 1, issue 15) and
-    brackets the same value as from the SVC start. Sizes above EXACT_CURVATURE_N exercise the
-    model curvature, the arc and the switch to the exact one; duplicate points and tau = 1 are
-    where the model crawls."""
+    brackets the same value as from the SVC start. Sizes 65-140 exercise the model curvature,
+    the arc and the switch to the exact one (dank_fast._curvature.EXACT_CURVATURE); duplicate
+    points and tau = 1 are where the model crawls."""
     from dank_fast.svm import svc_dual
 
     rng = np.random.default_rng(seed)

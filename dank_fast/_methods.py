@@ -11,8 +11,12 @@ from ._validation import check_nonnegative
 #: the ``method=`` values of :func:`dank_fast.solve_svm`, :func:`dank_fast.solve_svr` and
 #: :func:`dank_fast.solve_decomposed`
 METHODS = ("auto", "accelerated", "newton", "paper", "paper-monotone", "pgm")
-#: the paper's methods and the variant of :func:`dank_fast._paper.paper` each one runs
-PAPER_VARIANTS = {"paper": "nesterov", "paper-monotone": "monotone", "pgm": "pgm"}
+
+
+def paper_variant(method: str) -> str | None:
+    """The variant of :func:`dank_fast._paper.paper` that the paper's ``method`` runs; None
+    for the other methods."""
+    return {"paper": "nesterov", "paper-monotone": "monotone", "pgm": "pgm"}.get(method)
 
 
 def run_method(problem, method: str, *, c: float, tol: float, max_iter: int | None, alpha0,
@@ -37,5 +41,5 @@ def run_method(problem, method: str, *, c: float, tol: float, max_iter: int | No
     if method == "accelerated":
         return accelerated(problem, tol=tol, max_iter=max_iter or 5000, alpha0=alpha0, **options)
     options["eps"] = check_nonnegative(options.get("eps", 1e-4), "eps") / c
-    return paper(problem, variant=PAPER_VARIANTS[method], t_max=max_iter or 2000, alpha0=alpha0,
+    return paper(problem, variant=paper_variant(method), t_max=max_iter or 2000, alpha0=alpha0,
                  tol=tol, **options)

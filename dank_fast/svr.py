@@ -41,7 +41,7 @@ import numpy as np
 
 from ._checked import checked_kernel_data
 from ._kernel_data import KernelData
-from ._methods import METHODS, PAPER_VARIANTS, run_method
+from ._methods import METHODS, paper_variant, run_method
 from ._problem import SVMProblem, _lambda_max
 from ._result import DANKResult
 from ._scaling import canonical_factor as _canonical_factor
@@ -319,7 +319,7 @@ def solve_svr(
                      options=options)
     if method == "auto":
         res.method = "auto"
-    if method in PAPER_VARIANTS:
+    if paper_variant(method) is not None:
         res.extra["L_theorem"] = problem.lipschitz_theorem()
     res = _unscale(res, c, kd, eta)
     res.extra["epsilon"] = epsilon

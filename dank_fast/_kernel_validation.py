@@ -22,7 +22,6 @@ from ._validation import _real_array, kernel_scale, psd_tolerance, symmetry_tole
 from .inner import blas_threads  # the thread policy (not the numerics of inner)
 
 __all__ = [
-    "ROUNDING_ASYMMETRY",
     "check_kernel_matrix",
     "check_kernel_psd",
     "max_asymmetry",
@@ -30,10 +29,6 @@ __all__ = [
     "symmetry_scan",
     "validate_kernel_matrix",
 ]
-
-#: Asymmetry at rounding level (``<= 100 u s``, as left by computing a kernel in floating point)
-#: is kept as it is: symmetrising would copy ``K`` (``8 n^2`` bytes) for no measurable effect.
-ROUNDING_ASYMMETRY = 100 * 2.0**-52
 
 
 def max_asymmetry(A: np.ndarray, block: int = 128) -> float:
@@ -167,7 +162,10 @@ def validate_kernel_matrix(K, *, check_psd: bool = True, name: str = "K"
                 f"{eps_sym:.1e} * max|K| = {eps_sym * s:.3g} (relative tolerance "
                 f"max(1e-10, 10 u) for dtype {raw.dtype})"
             )
-        if asym > ROUNDING_ASYMMETRY * s or A is not raw:
+        # asymmetry at rounding level (<= 100 u s, as left by computing a kernel in floating
+        # point) is kept as it is: symmetrising would copy K (8 n^2 bytes) for no measurable
+        # effect; the PSD test allows for it (lowrank_gershgorin_psd's default ``asym``)
+        if asym > 100 * 2.0**-52 * s or A is not raw:
             A = 0.5 * A + 0.5 * A.T  # exactly symmetric (addition commutes), cannot overflow
             kmax, kmin = float(A.max()), float(A.min())
     if check_psd and s > 0.0:

@@ -23,15 +23,12 @@ import numpy as np
 
 from ._kernel_data import ROWS
 
-__all__ = ["lowrank_gershgorin_psd", "LOWRANK_MIN_N", "LOWRANK_RANK_FRACTION"]
+__all__ = ["lowrank_gershgorin_psd", "LOWRANK_MIN_N"]
 
 #: below this size the Cholesky test is as cheap (PSD test of the family benchmark's kernels:
 #: moons0.2 n = 2,000 11x faster than the Cholesky, n = 1,000 1.8x; where the rank is high
 #: (blobs, classif n = 2,000) the failed attempt adds 15-30% before the Cholesky)
 LOWRANK_MIN_N = 1000
-#: largest rank tried, as a fraction of n: the residual pass costs ``2 n^2 r`` flops, so the
-#: test stays several times cheaper than ``n^3 / 3`` (and a failure costs ``n r^2 / 2``)
-LOWRANK_RANK_FRACTION = 1 / 16
 
 
 def _pivoted_cholesky(A: np.ndarray, target: float, r_max: int) -> np.ndarray | None:
@@ -88,7 +85,9 @@ def lowrank_gershgorin_psd(A: np.ndarray, s: float, eps: float, *,
     n = A.shape[0]
     if n < LOWRANK_MIN_N or not s > 0.0:
         return False
-    L = _pivoted_cholesky(A, 0.5 * eps * s, int(n * LOWRANK_RANK_FRACTION))
+    # rank r <= n / 16: the residual pass costs 2 n^2 r flops, so the test stays several times
+    # cheaper than the Cholesky's n^3 / 3 (and a failure costs n r^2 / 2)
+    L = _pivoted_cholesky(A, 0.5 * eps * s, n // 16)
     if L is None:
         return False
     r = L.shape[1]

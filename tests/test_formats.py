@@ -383,6 +383,26 @@ def test_writers_leave_no_partial_file(tmp_path):
     assert (tmp_path / "ok.npz").read_bytes() == before and os.listdir(tmp_path) == ["ok.npz"]
 
 
+@pytest.mark.parametrize("name", ["x.npz", "x.json"])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_save_instance_refuses_non_finite_features(tmp_path, name, bad):
+    """X with NaN or infinity is refused before anything is written, with the reader's message
+    (the field and the first bad index, row first); an existing file is left as it was."""
+    X = np.ones((5, 2))
+    X[3, 1] = X[4, 0] = bad
+    kw = dict(task="svm", kernel="gaussian", sigma=1.0, y=[1.0, -1.0, 1.0, -1.0, 1.0], C=1.0,
+              eta=1.0, tau=0.01)
+    with pytest.raises(ValueError, match=r"^field 'X' contains NaN or infinity \(at index "
+                                         r"\(3, 1\)\)$"):
+        save_instance(tmp_path / name, X=X, **kw)
+    assert os.listdir(tmp_path) == []
+    save_instance(tmp_path / name, X=np.ones((5, 2)), **kw)
+    before = (tmp_path / name).read_bytes()
+    with pytest.raises(ValueError, match="field 'X'"):
+        save_instance(tmp_path / name, X=X.tolist(), **kw)
+    assert (tmp_path / name).read_bytes() == before and os.listdir(tmp_path) == [name]
+
+
 def test_limits_are_the_documented_ones(tmp_path):
     assert formats.MAX_ARRAY_BYTES == 2 * 1024**3 and formats.MAX_JSON_BYTES == 64 * 1024**2
     p = _npz(tmp_path / "i.npz", _base_arrays(K=np.eye(3), y=np.array([1.0, -1.0, 1.0])))

@@ -12,7 +12,7 @@ import numpy as np
 
 from .containers import Fields
 from .spec import F64_EPS, FORMAT_VERSION, KERNEL_FIELDS, TASKS, FormatError
-from .values import check_meta, check_range
+from .values import check_finite, check_meta, check_range
 
 __all__ = ["require", "string", "integer", "number", "array", "int_array", "meta", "header"]
 
@@ -166,10 +166,10 @@ def array(f: Fields, name: str, ndim: int):
             else F64_EPS
         with np.errstate(over="ignore"):
             a = np.asarray(v, dtype=np.float64)
-    if not np.all(np.isfinite(a)):
-        bad = np.argwhere(~np.isfinite(a))[0]
-        raise FormatError(f"{f.path}: field {name!r} contains NaN or infinity (at index "
-                          f"{tuple(int(i) for i in bad)})")
+    try:
+        check_finite(a, f"{f.path}: field {name!r}")
+    except ValueError as exc:
+        raise FormatError(str(exc)) from exc
     return a, eps
 
 

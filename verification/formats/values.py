@@ -1,4 +1,5 @@
-"""Rules on values shared by the file reader and the in-memory API: labels and the ``meta`` field.
+"""Rules on values shared by the file reader, the writers and the in-memory API: finite arrays,
+labels and the ``meta`` field.
 
 Each check raises ``ValueError`` (or ``TypeError`` for the wrong kind of object) whose message
 starts with ``what`` (e.g. ``"field 'y'"`` or ``"y"``), so the caller names the file or the
@@ -16,7 +17,7 @@ from dank_ref import validation as V
 
 from . import spec
 
-__all__ = ["check_range", "check_labels", "check_meta"]
+__all__ = ["check_range", "check_finite", "check_labels", "check_meta"]
 
 
 def check_range(x: float, what: str, *, positive=False, nonneg=False) -> float:
@@ -29,6 +30,17 @@ def check_range(x: float, what: str, *, positive=False, nonneg=False) -> float:
     if not math.isfinite(x):
         raise ValueError(f"{what} must be finite, got {x!r}")
     return x
+
+
+def check_finite(a: np.ndarray, what: str) -> None:
+    """Every entry of the float64 array ``a`` finite; otherwise a ``ValueError`` naming the
+    first bad index (row first), e.g. ``field 'X' contains NaN or infinity (at index (7, 1))``.
+    O(size of ``a``) time, a boolean temporary of that size."""
+    finite = np.isfinite(a)
+    if not finite.all():
+        bad = np.argwhere(~finite)[0]
+        raise ValueError(f"{what} contains NaN or infinity (at index "
+                         f"{tuple(int(i) for i in bad)})")
 
 
 def check_labels(y: np.ndarray, task: str, what: str = "field 'y'") -> None:

@@ -13,7 +13,7 @@ import zipfile
 import numpy as np
 
 from .spec import FORMAT_VERSION
-from .values import check_meta
+from .values import check_finite, check_meta
 
 __all__ = ["save_instance", "save_solution", "path_is_json"]
 
@@ -78,9 +78,10 @@ def save_instance(path, *, task, y, C, eta, tau=None, K=None, X=None, kernel=Non
     """Write an instance file, JSON if ``path`` ends in ``.json``, else a deterministic ``.npz``.
 
     Give exactly one of ``K`` or ``X`` (with ``kernel`` and its parameters).  ``labels`` is
-    stored as an integer array.  No validation beyond that: read it back with
-    :func:`load_instance` to check it.  Fields left at None are omitted.  The ``.npz`` has
-    fixed timestamps and stored (uncompressed) members, so the same fields give the same bytes.
+    stored as an integer array.  ``X`` must be finite (the reader's rule, checked before
+    anything is written); no other validation: read the file back with :func:`load_instance`
+    to check it.  Fields left at None are omitted.  The ``.npz`` has fixed timestamps and
+    stored (uncompressed) members, so the same fields give the same bytes.
 
     Parameters
     ----------
@@ -113,7 +114,8 @@ def save_instance(path, *, task, y, C, eta, tau=None, K=None, X=None, kernel=Non
     TypeError
         A boolean value written to ``.npz`` (not part of the format).
     ValueError
-        Neither or both of ``K`` and ``X``.
+        Neither or both of ``K`` and ``X``; ``X`` with NaN or infinity (the message names the
+        field and the first bad index, as :func:`load_instance` does).
     """
     if (K is None) == (X is None):
         raise ValueError("give exactly one of K or X")
@@ -121,7 +123,10 @@ def save_instance(path, *, task, y, C, eta, tau=None, K=None, X=None, kernel=Non
     if K is not None:
         fields["K"] = np.asarray(K)
     else:
-        fields.update(X=np.asarray(X, dtype=np.float64), kernel=kernel,
+        with np.errstate(over="ignore"):  # as the reader converts it: overflow becomes inf
+            X = np.asarray(X, dtype=np.float64)
+        check_finite(X, "field 'X'")
+        fields.update(X=X, kernel=kernel,
                       sigma=None if sigma is None else float(sigma),
                       gamma=None if gamma is None else float(gamma),
                       degree=None if degree is None else int(degree),

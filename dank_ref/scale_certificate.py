@@ -185,6 +185,20 @@ def _rel(gap: float, scale: float) -> float:
     return 0.0 if gap == 0.0 else math.inf
 
 
+def _in_caller_units(c: float, lower_f: float, gap_raw_f: float, scale_f: float,
+                     gb: float | None = None, **fields) -> ScaleCertificate:
+    """The certificate in the caller's units from the bracket in the frame of scale ``c``
+    (:func:`dank_ref.certificate.frame_scale`): the gap clipped at 0, the relative gaps
+    against ``scale_f``, the gap at a submitted bias ``gb`` where there is one; ``fields``
+    are the rest of :class:`ScaleCertificate`'s."""
+    gap_f = max(gap_raw_f, 0.0)
+    return ScaleCertificate(lower=c * lower_f, upper=c * lower_f + c * gap_f, gap=c * gap_f,
+                            gap_raw=c * gap_raw_f, rel_gap=_rel(gap_f, scale_f),
+                            scale=max(c * scale_f, TINY),
+                            gap_at_bias=None if gb is None else c * gb,
+                            rel_gap_at_bias=None if gb is None else _rel(gb, scale_f), **fields)
+
+
 def _primal_gap(q, lin, C, g, y, hinge, b):
     """Best of ``(w, b)`` at the best bias and the hard-margin point (certificate module doc)."""
     gap1 = q + C * hinge - lin
@@ -239,6 +253,22 @@ def _options(route, dense_max, support_bytes, k0, k_max, excess_rtol) -> dict:
     return {"route": route, "dense_max": int(dense_max), "support_bytes": int(support_bytes),
             "k0": int(k0), "k_max": int(k_max),
             "excess_rtol": check_positive(excess_rtol, "excess_rtol")}
+
+
+def _route_arguments(fk: FeatureKernel, C: float, eta: float, tau, options: tuple, bias,
+                     progress):
+    """The checks P1 and P2 share after their arrays, ``C`` and ``eta`` (and P2's
+    ``epsilon``), in this order: ``tau``, the route's ``options`` (:func:`_options`),
+    ``bias``, ``progress``, then the range of ``C``, ``eta`` and the kernel's scale
+    (docs/validity.md). Returns ``(tau, opts, bias, progress, s_k)``; ``O(n d)`` (the
+    scale)."""
+    tau = check_nonnegative(tau, "tau")
+    opts = _options(*options)
+    bias = _check_bias(bias)
+    progress = _check_progress(progress)
+    s_k = fk.scale()
+    check_range(C, eta, s_k, fk.n)
+    return tau, opts, bias, progress, s_k
 
 
 # ---------------------------------------------------------------------------------------------
@@ -307,12 +337,9 @@ def svm_certificate_features(fk: FeatureKernel, y, alpha, *, C, eta, tau, route:
     y = _labels(y, n, both=True)
     a = _vector(alpha, n, "alpha")
     C, eta = check_positive(C, "C"), check_positive(eta, "eta")
-    tau = check_nonnegative(tau, "tau")
-    opts = _options(route, dense_max, support_bytes, k0, k_max, excess_rtol)
-    bias = _check_bias(bias)
-    progress = _check_progress(progress)
-    s_k = fk.scale()
-    check_range(C, eta, s_k, n)
+    tau, opts, bias, progress, s_k = _route_arguments(
+        fk, C, eta, tau, (route, dense_max, support_bytes, k0, k_max, excess_rtol), bias,
+        progress)
     infeas = _feasible({"y'alpha = 0": abs(float(y @ a)), "alpha >= 0": float(-np.min(a)),
                         "alpha <= C": float(np.max(a) - C)}, C, n, "alpha")
     c = frame_scale(C, eta, s_k)
@@ -324,16 +351,11 @@ def svm_certificate_features(fk: FeatureKernel, y, alpha, *, C, eta, tau, route:
     lower_f = scale_f + inner
     b, hinge = best_bias(y - g, -y)
     gap_raw_f = _primal_gap(float(d @ g), scale_f, C / c, g, y, hinge, b) + eta / c * excess
-    gap_f = max(gap_raw_f, 0.0)
     gb = None if bias is None else (_bias_gap(bias, float(d @ g), scale_f, C / c, g, y, None)
                                     + eta / c * excess)
-    return ScaleCertificate(lower=c * lower_f, upper=c * lower_f + c * gap_f, gap=c * gap_f,
-                            gap_raw=c * gap_raw_f, rel_gap=_rel(gap_f, scale_f),
-                            scale=max(c * scale_f, TINY), bias=b, alpha=a,
+    return _in_caller_units(c, lower_f, gap_raw_f, scale_f, gb, bias=b, alpha=a,
                             infeasibility=infeas, route=used, support=int(np.count_nonzero(d)),
-                            rank=rank, excess=eta * excess,
-                            gap_at_bias=None if gb is None else c * gb,
-                            rel_gap_at_bias=None if gb is None else _rel(gb, scale_f))
+                            rank=rank, excess=eta * excess)
 
 
 @_one_blas_thread
@@ -379,8 +401,7 @@ def svr_certificate_features(fk: FeatureKernel, y, alpha_hat, alpha_check, *, C,
     Raises
     ------
     TypeError
-        If ``fk`` is not a ``FeatureKernel``, an array is not real numeric, or ``bias`` is not
-        a real number.
+        As :func:`svm_certificate_features`.
     ValueError
         If an array has the wrong shape or a NaN/inf, the pair is infeasible, a parameter is
         out of range, or ``route`` or an option is invalid; all raised before any kernel
@@ -398,12 +419,9 @@ def svr_certificate_features(fk: FeatureKernel, y, alpha_hat, alpha_check, *, C,
     ac = _vector(alpha_check, n, "alpha_check")
     C, eta = check_positive(C, "C"), check_positive(eta, "eta")
     epsilon = check_nonnegative(epsilon, "epsilon")
-    tau = check_nonnegative(tau, "tau")
-    opts = _options(route, dense_max, support_bytes, k0, k_max, excess_rtol)
-    bias = _check_bias(bias)
-    progress = _check_progress(progress)
-    s_k = fk.scale()
-    check_range(C, eta, s_k, n)
+    tau, opts, bias, progress, s_k = _route_arguments(
+        fk, C, eta, tau, (route, dense_max, support_bytes, k0, k_max, excess_rtol), bias,
+        progress)
     z = np.concatenate([ah, ac])
     infeas = _feasible({"1'(alpha_hat - alpha_check) = 0": abs(float(np.sum(ah) - np.sum(ac))),
                         "alpha_hat, alpha_check >= 0": float(-np.min(z)),
@@ -423,18 +441,13 @@ def svr_certificate_features(fk: FeatureKernel, y, alpha_hat, alpha_check, *, C,
                            np.concatenate([-np.ones(n), np.ones(n)]))
     q = float(bf @ g)
     gap_raw_f = q + C / c * loss - lin_f + eta / c * excess
-    gap_f = max(gap_raw_f, 0.0)
     scale_f = svr_gap_scale(by, epsilon * l1, q, C / c, y)
     gb = None if bias is None else (_bias_gap(bias, q, lin_f, C / c, g, y, epsilon)
                                     + eta / c * excess)
-    return ScaleCertificate(lower=c * lower_f, upper=c * lower_f + c * gap_f, gap=c * gap_f,
-                            gap_raw=c * gap_raw_f, rel_gap=_rel(gap_f, scale_f),
-                            scale=max(c * scale_f, TINY), bias=beta, alpha=ah - ac,
+    return _in_caller_units(c, lower_f, gap_raw_f, scale_f, gb, bias=beta, alpha=ah - ac,
                             infeasibility=infeas, route=used,
                             support=int(np.count_nonzero(bf)), rank=rank,
-                            excess=eta * excess, alpha_hat=ah, alpha_check=ac,
-                            gap_at_bias=None if gb is None else c * gb,
-                            rel_gap_at_bias=None if gb is None else _rel(gb, scale_f))
+                            excess=eta * excess, alpha_hat=ah, alpha_check=ac)
 
 
 @_one_blas_thread
@@ -537,9 +550,6 @@ def decomposed_certificate_features(fk: FeatureKernel, y, alpha, labels, *, C, e
     lower_f = scale_f - 0.5 * dkd - etaf * g2
     hinge = float(np.sum(np.maximum(0.0, 1.0 - y * g)))
     gap_raw_f = _primal_gap(float(d @ g), scale_f, C / c, g, y, hinge, None)
-    gap_f = max(gap_raw_f, 0.0)
-    return ScaleCertificate(lower=c * lower_f, upper=c * lower_f + c * gap_f, gap=c * gap_f,
-                            gap_raw=c * gap_raw_f, rel_gap=_rel(gap_f, scale_f),
-                            scale=max(c * scale_f, TINY), bias=None, alpha=a,
+    return _in_caller_units(c, lower_f, gap_raw_f, scale_f, bias=None, alpha=a,
                             infeasibility=infeas, route="clusters",
                             support=int(np.count_nonzero(d)))

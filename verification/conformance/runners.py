@@ -43,7 +43,11 @@ _STDERR_READ = 65536  # bytes read from the end of a program's stderr file
 
 def time_limit(n: int, base: float = TIMEOUT, per_1000: float = TIMEOUT_PER_1000) -> float:
     """Seconds an instance of ``n`` points may take: ``base + per_1000 (n / 1000)^2`` (the
-    defaults: 60 s at n = 10 or 100, 600 s at n = 1,000; ``per_1000 = 0``: a flat limit)."""
+    defaults: 60 s at n = 10 or 100, 600 s at n = 1,000; ``per_1000 = 0``: a flat limit).
+
+    The runners' limit (``base = timeout``, ``per_1000 = timeout_per_1000``, whose default
+    there is 0: a flat limit), except for a case with its own ``time_limit`` (the large set),
+    which keeps that instead."""
     return float(base) + float(per_1000) * (n / 1000.0) ** 2
 
 
@@ -127,14 +131,11 @@ class ImplRunner(_Limits):
     ----------
     target : str
         ``"MODULE:FUNCTION"``, imported in each worker (from the current directory).
-    timeout : float, optional
-        Seconds each call may take (the ``--timeout`` of ``dank-verify conformance``).
+    timeout, timeout_per_1000 : float, optional
+        The limit of each call: ``time_limit`` of ``n`` (``--timeout`` and
+        ``--timeout-per-1000`` of ``dank-verify conformance``).
     jobs : int, optional
         Worker processes run at the same time.
-    timeout_per_1000 : float, optional
-        Seconds added at ``n = 1000``, growing as ``n^2``: the limit of an instance of ``n``
-        points is ``timeout + timeout_per_1000 (n / 1000)^2`` (default 0: a flat limit); a
-        case with its own ``time_limit`` (the large set) keeps that instead.
 
     Raises
     ------
@@ -235,16 +236,13 @@ class CmdRunner(_Limits):
     ----------
     command : str
         The command line, split as a shell would (``shlex``); must contain ``{solution}``.
-    timeout : float, optional
-        Seconds each program may take (the ``--timeout`` of ``dank-verify conformance``).
+    timeout, timeout_per_1000 : float, optional
+        The limit of each program: ``time_limit`` of ``n`` (``--timeout`` and
+        ``--timeout-per-1000`` of ``dank-verify conformance``).
     jobs : int, optional
         Programs run at the same time.
     fmt : {"npz", "json"}, optional
         Format of the instance files (docs/FORMATS.md).
-    timeout_per_1000 : float, optional
-        Seconds added at ``n = 1000``, growing as ``n^2``: the limit of an instance of ``n``
-        points is ``timeout + timeout_per_1000 (n / 1000)^2`` (default 0: a flat limit); a
-        case with its own ``time_limit`` (the large set) keeps that instead.
 
     Raises
     ------

@@ -29,13 +29,13 @@ family         what it catches
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import tempfile
 
 import numpy as np
 
 from ..formats import save_instance
+from ._manifest import manifest_problems, write_manifest
 
 __all__ = ["FAMILIES_VERSION", "MANIFEST", "specs", "write_families", "family_problems"]
 
@@ -161,34 +161,16 @@ def write_families(directory: str) -> dict[str, dict]:
     return entries
 
 
-def load_manifest(path: str = MANIFEST) -> dict:
-    """The committed manifest: ``{"families_version": 1, "instances": {id: entry}}``."""
-    with open(path, encoding="utf-8") as fh:
-        return json.load(fh)
-
-
 def family_problems(entries: dict[str, dict], path: str = MANIFEST) -> list[str]:
     """How freshly generated ``entries`` differ from the committed manifest (empty: none)."""
-    man = load_manifest(path)
-    if man.get("families_version") != FAMILIES_VERSION:
-        return [f"{path}: families_version {man.get('families_version')!r}, this code "
-                f"generates version {FAMILIES_VERSION}"]
-    stored = man.get("instances", {})
-    out = [f"{i}: not in the manifest" for i in entries if i not in stored]
-    out += [f"{i}: in the manifest, not generated" for i in stored if i not in entries]
-    out += [f"{i}: sha256 differs from the manifest (the generator or numpy's random stream "
-            "changed)" for i, e in entries.items() if i in stored and stored[i] != e]
-    return out
+    return manifest_problems(entries, path, "families_version", FAMILIES_VERSION)
 
 
 def main() -> None:
     """Regenerate ``families.json`` (``python -m verification.conformance.families``)."""
     with tempfile.TemporaryDirectory() as tmp:
         entries = write_families(tmp)
-    with open(MANIFEST, "w", encoding="utf-8") as fh:
-        json.dump({"families_version": FAMILIES_VERSION, "instances": entries}, fh, indent=1)
-        fh.write("\n")
-    print(f"wrote {len(entries)} instances to {MANIFEST}")
+    write_manifest(MANIFEST, "families_version", FAMILIES_VERSION, entries)
 
 
 if __name__ == "__main__":

@@ -53,7 +53,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import os
 import tempfile
 from collections.abc import Callable
@@ -62,6 +61,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..formats import save_instance
+from ._manifest import manifest_problems, read_manifest, write_manifest
 
 __all__ = ["LARGE_VERSION", "MANIFEST", "TIME_LIMITS", "LargeSpec", "LargeSetError", "specs",
            "recipe", "content_sha256", "write_large", "load_manifest", "large_problems"]
@@ -246,23 +246,14 @@ def content_sha256(fields: dict) -> str:
 
 def load_manifest(path: str = MANIFEST) -> dict:
     """The committed manifest: ``{"large_version": 1, "instances": {id: entry}}``."""
-    with open(path, encoding="utf-8") as fh:
-        return json.load(fh)
+    return read_manifest(path)
 
 
 def large_problems(entries: dict[str, dict], path: str = MANIFEST) -> list[str]:
     """How freshly generated ``entries`` differ from the manifest at ``path`` (empty: none);
-    only the instances in ``entries`` are compared."""
-    man = load_manifest(path)
-    if man.get("large_version") != LARGE_VERSION:
-        return [f"{path}: large_version {man.get('large_version')!r}, this code generates "
-                f"version {LARGE_VERSION}"]
-    stored = man.get("instances", {})
-    out = [f"{i}: not in the manifest" for i in entries if i not in stored]
-    out += [f"{i}: sha256 differs from the manifest (the generator or numpy's random stream "
-            "changed)" for i, e in entries.items()
-            if i in stored and stored[i]["sha256"] != e["sha256"]]
-    return out
+    only the instances in ``entries`` are compared, by their sha256."""
+    return manifest_problems(entries, path, "large_version", LARGE_VERSION, field="sha256",
+                             complete=False)
 
 
 def write_large(directory: str, ids=None, shrink: int = 1,
@@ -332,10 +323,7 @@ def main() -> None:
     five files into a temporary directory, 0.31 GB)."""
     with tempfile.TemporaryDirectory(prefix="dank-large-") as tmp:
         entries = write_large(tmp, manifest=None)
-    with open(MANIFEST, "w", encoding="utf-8") as fh:
-        json.dump({"large_version": LARGE_VERSION, "instances": entries}, fh, indent=1)
-        fh.write("\n")
-    print(f"wrote {len(entries)} instances to {MANIFEST}")
+    write_manifest(MANIFEST, "large_version", LARGE_VERSION, entries)
 
 
 if __name__ == "__main__":

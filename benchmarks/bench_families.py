@@ -7,7 +7,9 @@ rows:
 
 * **dense** (binary): the README's call ``solve_svm(K, y, C=C, eta=eta, tau=tau)`` on the
   precomputed kernel (``--call defaults``: method ``auto`` with its own SVC warm start and the
-  PSD test of ``K``; ``--call auto``: the same with ``check_psd=False``), against
+  PSD test of ``K``, timed apart so that the row also gives the ratio without it, the cost of
+  a kernel PSD by construction such as the estimators' Gaussian kernel; ``--call auto``: the
+  solve with ``check_psd=False`` only), against
   ``SVC(kernel="precomputed", C=C)``. ``eta`` is the paper's rule ``||a_SVC||^2`` (the squared
   norm of the plain SVM's dual solution) and, at the sizes ``--small-eta-sizes``, also
   ``||a_SVC||^2 / --small-eta-divisor`` (default 100): ``Gamma = YKY o aa' / (4 eta)`` is 100
@@ -81,6 +83,7 @@ from bench_svm import blas_info, code_fingerprint, fit_svc, run_solve  # noqa: E
 
 import dank_fast  # noqa: E402
 from dank_fast import DANKClassifier, FeatureKernel, compute_kernel, solve_svm  # noqa: E402
+from dank_fast._kernel_validation import check_kernel_psd  # noqa: E402
 from dank_fast._libsvm import svc_dual  # noqa: E402
 
 SYNTHETIC = ("moons0.2", "moons0.3", "blobs", "classif")
@@ -275,9 +278,21 @@ def _quiet(fn):
 
 
 def _dense_solve(K, y, C, eta, tau, tol, call):
+    """The row's solve. ``--call defaults`` times the README's call as its two parts, one after
+    the other: the solve with ``check_psd=False`` and the PSD test of ``K`` alone
+    (``check_kernel_psd``, what ``check_psd=True`` adds); ``time_s`` is their sum, ``psd_s``
+    the test's share."""
+    kmin, kmax = float(K.min()), float(K.max())
+
     def run():
-        res, wall = run_solve(K, y, C, eta, tau, tol, call, None, None)
-        return summary(res, wall)
+        res, wall = run_solve(K, y, C, eta, tau, tol, "auto", None, None)
+        out = summary(res, wall)
+        if call == "defaults":
+            t0 = time.perf_counter()
+            check_kernel_psd(K, kmin, kmax)
+            out["psd_s"] = time.perf_counter() - t0
+            out["time_s"] = wall + out["psd_s"]
+        return out
     return run
 
 
@@ -324,12 +339,14 @@ def _ovo_fit(X, y, C, sigma, tau, tol, n_jobs, method="auto"):
 #: (curvature included), ``curvature`` part of ``direction``
 PARTS = (("svc_start", "_libsvm.py", "svc_dual"),
          ("validation", "_kernel_validation.py", "validate_kernel_matrix"),
+         ("validation", "_kernel_validation.py", "check_kernel_psd"),
          ("eigen", "inner.py", "inner_minimiser"),
          ("evaluate", "_problem.py", "evaluate"),
          ("direction", "_factor.py", "newton_direction"),
          ("curvature", "_curvature.py", "curvature"),
          ("final_certificate", "_problem.py", "certify"))
-COUNTS = (("evaluations", "inner.py", "inner_minimiser"), ("arpack", "arpack.py", "eigsh"),
+COUNTS = (("evaluations", "inner.py", "inner_minimiser"), ("krylov", "_eigen.py", "_warm_krylov"),
+          ("arpack", "arpack.py", "eigsh"),
           ("matvecs", "_eigen.py", "matmat"), ("dense_eigh", "_eigen.py", "eig_dense"),
           ("lobpcg", "_lobpcg.py", "lobpcg"))
 
@@ -364,7 +381,7 @@ def profiled(fn, limit: float):
             signal.signal(signal.SIGALRM, old)
         total = time.perf_counter() - t0
         stats = pstats.Stats(prof).stats
-        parts = {name: 0.0 for name, _, _ in PARTS}
+        parts = dict.fromkeys((name for name, _, _ in PARTS), 0.0)
         counts = {name: 0 for name, _, _ in COUNTS}
         for (path, _, func), (_, ncalls, _, cum, _) in stats.items():
             for name, file, f in PARTS:
@@ -386,7 +403,8 @@ def _profile_line(p: dict) -> str:
     parts = ", ".join(f"{'evaluate (not eigen)' if k == 'evaluate' else k} {100 * v:.0f}%"
                       for k, v in share.items() if v >= 0.005)
     return (f"#   profile{' (stopped)' if p['stopped'] else ''}: {p['total_s']:.2f} s: {parts}; "
-            f"{p['evaluations']} evaluations of F(a), {p['arpack']} ARPACK calls, "
+            f"{p['evaluations']} evaluations of F(a), {p.get('krylov', 0)} Krylov steps, "
+            f"{p['arpack']} ARPACK calls, "
             f"{p['matvecs']} block products, {p['dense_eigh']} dense eigh, {p['lobpcg']} LOBPCG")
 
 
@@ -419,6 +437,10 @@ def paired(svc_fit, solve, repeat: int, limit: float) -> dict:
     if last["finished"]:
         row["dank_time_s"] = statistics.median(o["time_s"] for o in outs)
         row["ratio"] = statistics.median(ratios)
+        if "psd_s" in last:  # the same repeats without the PSD test of K
+            row["psd_time_s"] = statistics.median(o["psd_s"] for o in outs)
+            row["ratio_without_psd"] = statistics.median(
+                (o["time_s"] - o["psd_s"]) / t for o, t in zip(outs, svc_times, strict=True))
     else:
         row["dank_time_s"], row["ratio"] = None, None
         row["time_limit_s"] = limit
@@ -530,6 +552,10 @@ def _cell(r: dict) -> str:
     return f">{above:.0f}x" if above else "-"
 
 
+def _no_psd(r: dict) -> str:
+    return f"{r['ratio_without_psd']:.1f}x" if r.get("ratio_without_psd") is not None else "-"
+
+
 def warm_up(args) -> None:
     """One small solve and fit before any row, so that no row pays the lazy parts of a
     process's first call (imports done on first use, the BLAS thread controller and pool)."""
@@ -557,7 +583,7 @@ def main(argv=None):
     }
     print(f"# {meta['command']}  ({meta['date']}, git {meta['code']['git_head']})")
     print(f"{'kind':<11} {'family':<10} {'n':>6} {'C':>4} {'eta':>9} {'SV':>5} {'SVC ms':>8} "
-          f"{'DANK ms':>9} {'ratio':>7} {'newton':>6} {'rank':>5} {'acc':>8} status")
+          f"{'DANK ms':>9} {'ratio':>7} {'no PSD':>7} {'newton':>6} {'rank':>5} {'acc':>8} status")
     warm_up(args)
     rows = []
     sources = [dense_rows(args), ovo_rows(args)] + ([ws_rows(args)] if args.working_sets else [])
@@ -571,6 +597,7 @@ def main(argv=None):
             eta = "rule" if r["eta"] is None else f"{r['eta']:.4g}"
             print(f"{kind:<11} {r['family']:<10} {r['n']:>6} {r['C']:>4g} {eta:>9} "
                   f"{r['n_SV']:>5} {r['svc_time_s'] * 1e3:>8.1f} {dank:>9} {_cell(r):>7} "
+                  f"{_no_psd(r):>7} "
                   f"{r['newton_iter'] if r['newton_iter'] is not None else '-':>6} "
                   f"{r['rank'] if r['rank'] is not None else '-':>5} {acc:>8} {status}",
                   flush=True)
@@ -581,6 +608,10 @@ def main(argv=None):
         print(f"# median ratio {statistics.median(ratios):.1f}x, worst finished "
               f"{max(ratios):.1f}x; {sum(not r['certified'] for r in rows)} rows not certified "
               f"or not finished")
+    without = [r.get("ratio_without_psd", r["ratio"]) for r in rows if r["ratio"] is not None]
+    if without:
+        print("# without the PSD test of a precomputed K: median "
+              f"{statistics.median(without):.1f}x")
     meta["loadavg_end"] = os.getloadavg()
     if args.json:
         with open(args.json, "w") as f:

@@ -166,7 +166,7 @@ def _families_medians(rows: list) -> list[str]:
             f"{len(done)} finished rows ({within} within 5x), "
             f"{statistics.median(no_psd):.1f}x without the PSD test of a precomputed `K` "
             f"({sum(v <= 5.0 for v in no_psd)} within 5x); "
-            f"{len(rows) - len(done)} rows not finished in their time limit."]
+            f"{len(rows) - len(done)} not finished in their time limit."]
 
 
 def _families_accelerated(r: dict) -> str:

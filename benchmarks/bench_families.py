@@ -545,15 +545,12 @@ def ws_rows(args):
         yield row
 
 
-def _cell(r: dict) -> str:
-    if r.get("ratio") is not None:
-        return f"{r['ratio']:.1f}x"
-    above = r.get("ratio_above")
+def _cell(r: dict, key: str = "ratio") -> str:
+    """A row's ratio ``key``, or the lower bound of one that did not finish."""
+    if r.get(key) is not None:
+        return f"{r[key]:.1f}x"
+    above = r.get("ratio_above") if key == "ratio" else None
     return f">{above:.0f}x" if above else "-"
-
-
-def _no_psd(r: dict) -> str:
-    return f"{r['ratio_without_psd']:.1f}x" if r.get("ratio_without_psd") is not None else "-"
 
 
 def warm_up(args) -> None:
@@ -597,7 +594,7 @@ def main(argv=None):
             eta = "rule" if r["eta"] is None else f"{r['eta']:.4g}"
             print(f"{kind:<11} {r['family']:<10} {r['n']:>6} {r['C']:>4g} {eta:>9} "
                   f"{r['n_SV']:>5} {r['svc_time_s'] * 1e3:>8.1f} {dank:>9} {_cell(r):>7} "
-                  f"{_no_psd(r):>7} "
+                  f"{_cell(r, 'ratio_without_psd'):>7} "
                   f"{r['newton_iter'] if r['newton_iter'] is not None else '-':>6} "
                   f"{r['rank'] if r['rank'] is not None else '-':>5} {acc:>8} {status}",
                   flush=True)

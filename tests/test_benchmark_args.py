@@ -18,41 +18,33 @@ def _script(name: str):
     return mod
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--C", "-1"], "--C must be positive"),
-    (["--C", "1", "0"], "--C must be positive"),
-    (["--sigma", "0"], "--sigma must be positive"),
-    (["--tol", "nan"], "--tol must be positive"),
-    (["--tau", "-0.5"], "--tau must be >= 0"),
-    (["--max-time", "-1"], "--max-time must be >= 0"),
-    (["--blas-threads", "0"], "--blas-threads must be at least 1"),
-    (["--repeat", "0"], "--repeat must be at least 1"),
-    (["--json", "/nonexistent-dir/x.json"], "does not exist"),
+@pytest.mark.parametrize("script, argv, message", [
+    ("bench_svm", ["--C", "-1"], "--C must be positive"),
+    ("bench_svm", ["--C", "1", "0"], "--C must be positive"),
+    ("bench_svm", ["--sigma", "0"], "--sigma must be positive"),
+    ("bench_svm", ["--tol", "nan"], "--tol must be positive"),
+    ("bench_svm", ["--tau", "-0.5"], "--tau must be >= 0"),
+    ("bench_svm", ["--max-time", "-1"], "--max-time must be >= 0"),
+    ("bench_svm", ["--blas-threads", "0"], "--blas-threads must be at least 1"),
+    ("bench_svm", ["--repeat", "0"], "--repeat must be at least 1"),
+    ("bench_svm", ["--json", "/nonexistent-dir/x.json"], "does not exist"),
+    ("bench_families", ["--C", "0"], "must be positive"),
+    ("bench_families", ["--ws-eta", "-1"], "must be positive"),
+    ("bench_families", ["--max-time", "-1"], "time limits >= 0"),
+    ("bench_families", ["--accelerated-max-time", "nan"], "time limits >= 0"),
+    ("bench_families", ["--sizes", "5"], "sizes must be at least 10"),
+    ("bench_families", ["--ovo-jobs", "0"], "--ovo-jobs at least 1"),
+    ("bench_families", ["--json", "/nonexistent-dir/x.json"], "does not exist"),
 ])
-def test_bench_svm_refuses_bad_arguments(argv, message, capsys):
+def test_benchmark_scripts_refuse_bad_arguments(script, argv, message, capsys):
     with pytest.raises(SystemExit) as exc:
-        _script("bench_svm").parse_args(argv)
+        _script(script).parse_args(argv)
     assert exc.value.code == 2 and message in capsys.readouterr().err
 
 
 def test_bench_svm_accepts_its_defaults():
     args = _script("bench_svm").parse_args([])
     assert args.C == [1.0, 32.0] and args.tau == 0.01
-
-
-@pytest.mark.parametrize("argv, message", [
-    (["--C", "0"], "must be positive"),
-    (["--ws-eta", "-1"], "must be positive"),
-    (["--max-time", "-1"], "time limits >= 0"),
-    (["--accelerated-max-time", "nan"], "time limits >= 0"),
-    (["--sizes", "5"], "sizes must be at least 10"),
-    (["--ovo-jobs", "0"], "--ovo-jobs at least 1"),
-    (["--json", "/nonexistent-dir/x.json"], "does not exist"),
-])
-def test_bench_families_refuses_bad_arguments(argv, message, capsys):
-    with pytest.raises(SystemExit) as exc:
-        _script("bench_families").parse_args(argv)
-    assert exc.value.code == 2 and message in capsys.readouterr().err
 
 
 def test_bench_families_rows_are_paired_certified_and_time_limited(tmp_path):

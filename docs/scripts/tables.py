@@ -133,11 +133,13 @@ def n2000_table() -> str:
     return "\n".join(out)
 
 
-def _families_ratio(r: dict) -> str:
-    """A row's paired ratio, or its lower bound when the solve did not finish in time."""
-    if r.get("ratio") is not None:
-        return f"{r['ratio']:.1f}x"
-    above = r.get("ratio_above")
+def _families_ratio(r: dict, key: str = "ratio") -> str:
+    """A row's paired ratio ``key``, or its lower bound when the solve did not finish in time
+    (``ratio_without_psd``: dense rows of ``--call defaults`` only; the one-vs-one rows build
+    their own Gaussian kernel, which needs no PSD test)."""
+    if r.get(key) is not None:
+        return f"{r[key]:.1f}x"
+    above = r.get("ratio_above") if key == "ratio" else None
     return f"> {above:.0f}x" if above else "-"
 
 
@@ -147,13 +149,6 @@ def _families_dank(r: dict) -> str:
         return f"not finished in {limit:g} s" if limit else str(r.get("status"))
     t = r["dank_time_s"]
     return f"{1000 * t:.0f} ms" if t < 10 else f"{t:.1f} s"
-
-
-def _families_no_psd(r: dict) -> str:
-    """The ratio of the same repeats without the PSD test of the precomputed ``K`` (dense rows
-    of ``--call defaults``; the one-vs-one rows build their own Gaussian kernel: no test)."""
-    v = r.get("ratio_without_psd")
-    return "-" if v is None else f"{v:.1f}x"
 
 
 def _families_medians(rows: list) -> list[str]:
@@ -239,7 +234,8 @@ def families_table() -> str:
         cert = ("yes" if r["certified"] else "NO") if r.get("finished", True) else "-"
         out.append(f"| {r['family']} | {route} | {r['n']:,} | {r['C']:g} | {eta} | {r['n_SV']} "
                    f"| {rank} | {1000 * r['svc_time_s']:.1f} ms | {_families_dank(r)} "
-                   f"| {_families_ratio(r)} | {_families_no_psd(r)} | {newton} "
+                   f"| {_families_ratio(r)} | {_families_ratio(r, 'ratio_without_psd')} "
+                   f"| {newton} "
                    f"| {_families_accelerated(r)} | {cert} |")
     out += _families_medians(fam["rows"])
     out += _families_profiles(fam["rows"])

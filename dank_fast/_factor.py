@@ -19,7 +19,7 @@ be pushed back out by the joint step: the Newton step on the inside coordinates 
 predicts which of them enter (:func:`_entering`).
 
 Near the optimum the free set changes by a few coordinates per step and the curvature little:
-the previous step's factor then serves again, bordered by the few coordinates it lacks
+the previous step's factor then serves again while the free set only loses coordinates
 (:func:`_previous`).
 """
 
@@ -44,11 +44,6 @@ __all__ = ["Factor", "newton_direction", "BORDER_MAX"]
 #: benchmark, one BLAS thread: moons0.2 n = 2,000, C = 32 takes 1.5x the time and heart C = 32
 #: 1.3x when every drop refactorises (blobs n = 2,000, C = 32 takes 0.6x: see issue 30)
 BORDER_MAX = 32
-#: free coordinates from which a previous step's factor is bordered by new ones rather than
-#: refactorised: below, a factorisation costs little beside an evaluation and the older
-#: curvature costs steps (family benchmark, CPU time, heart C = 1: 1.33x without, 4 Newton
-#: steps instead of 3)
-GROW_MIN = 400
 #: curvatures up to this many entries are kept to cut smaller problems from: as a copy, or as a
 #: blocked factor (:class:`_Blocks`) that a step dropping many coordinates cuts instead of
 #: refactorising (family benchmark, CPU time, moons0.3 n = 2,000, C = 32: 1.32x without).
@@ -59,15 +54,13 @@ CUT_ENTRIES = 1 << 22
 class Factor(NamedTuple):
     """A factor of the curvature on the sorted coordinates ``free``: ``solve(B)`` applies its
     inverse (in float64 whatever the factor's type); ``stale`` says it is a previous step's
-    factor (reused, or bordered by new coordinates), whose step is only taken when accepted at
-    once; ``bordered`` that it is bordered (it is not bordered again: no nesting); ``single``
-    that it is float32; ``saved`` the unshifted curvature (up to ``CUT_ENTRIES``) and
-    ``blocks`` the blocked factor (:class:`_Blocks`), to cut smaller problems from."""
+    factor, whose step is only taken when accepted at once; ``single`` that it is float32;
+    ``saved`` the unshifted curvature (up to ``CUT_ENTRIES``) and ``blocks`` the blocked factor
+    (:class:`_Blocks`), to cut smaller problems from."""
 
     free: np.ndarray
     solve: Callable[[np.ndarray], np.ndarray]
     stale: bool = False
-    bordered: bool = False
     single: bool = False
     saved: np.ndarray | None = None
     blocks: _Blocks | None = None
@@ -237,63 +230,21 @@ def _kkt_solve(A, HA, Hr):
     return Hr - HA @ nu, nu
 
 
-def _previous(problem, ev, factor: Factor | None, free0: np.ndarray, grow_min: int = GROW_MIN):
+def _previous(factor: Factor | None, free0: np.ndarray):
     """``(factor, pos)``: a previous step's factor that serves ``free0`` (``pos``: where
     ``free0`` sits in its coordinates, the others start dropped), or ``(None, None)``.
 
-    It serves as it is when ``free0`` is a subset of its coordinates with at most
-    ``BORDER_MAX`` left out; else, when ``free0`` lacks at most ``BORDER_MAX`` of them and adds
-    ``k <= BORDER_MAX`` new ones (it is not bordered itself, and ``|free0| >= grow_min``),
-    bordered by those: ``H_g =
-    [[H_o, h], [h', c]]`` with the old ``H_o`` and the new rows ``[h', c]`` of the current
-    curvature (``k |free|`` entries), ``Z = H_o^-1 h`` and the Schur complement ``c - h'Z``
-    (``k x k``).
+    It serves when ``free0`` is a subset of its coordinates with at most ``BORDER_MAX`` left out
+    (they start dropped in the bordered system). A free set that gains coordinates is
+    refactorised: bordering the old factor by them saved at most 13% on any family row
+    (make_moons n = 5,000, C = 32) and cost steps on others (the older curvature).
     """
     if factor is None or factor.single or free0.size == 0:
         return None, None
     f = factor.free
-    new = np.setdiff1d(free0, f, assume_unique=True)
-    union = f if new.size == 0 else np.union1d(f, new)
-    if new.size > BORDER_MAX or union.size - free0.size > BORDER_MAX:
+    if free0.size < f.size - BORDER_MAX or not np.all(np.isin(free0, f, assume_unique=True)):
         return None, None
-    if new.size:
-        if factor.bordered or free0.size < grow_min:
-            return None, None
-        dix, _ = problem.d_coordinates(union)
-        if np.unique(dix).size < dix.size:  # P2 pairs couple through the whole curvature
-            return None, None
-        factor = _bordered_factor(problem, ev, factor, union, new)
-        if factor is None:
-            return None, None
-    return factor._replace(stale=True), np.searchsorted(factor.free, free0)
-
-
-def _bordered_factor(problem, ev, factor: Factor, union: np.ndarray,
-                     new: np.ndarray) -> Factor | None:
-    """``factor`` bordered by the coordinates ``new`` (:func:`_previous`), or None when the
-    Schur complement is not positive definite."""
-    rn = np.searchsorted(union, new)
-    ro = np.searchsorted(union, factor.free)
-    Hr = curvature(problem, ev, union, rows=rn)  # k x |union|
-    h, cnn = Hr[:, ro].T, Hr[:, rn]
-    Z = factor.solve(h)
-    Sc = cnn - h.T @ Z
-    Sc[np.diag_indices_from(Sc)] += 1e-12 * max(1.0, float(np.max(np.diag(cnn))))
-    try:
-        Lg = cho_factor(Sc, check_finite=False)
-    except LinAlgError:
-        return None
-    old_solve = factor.solve
-
-    def solve(B):
-        xo = old_solve(B[ro])
-        xn = cho_solve(Lg, B[rn] - h.T @ xo, check_finite=False)
-        out = np.empty(B.shape)
-        out[ro] = xo - Z @ xn
-        out[rn] = xn
-        return out
-
-    return Factor(union, solve, True, True)
+    return factor._replace(stale=True), np.searchsorted(f, free0)
 
 
 def newton_direction(problem, ev, z, g, binding, margin, previous: Factor | None = None,
@@ -314,7 +265,7 @@ def newton_direction(problem, ev, z, g, binding, margin, previous: Factor | None
         free0 = np.flatnonzero(~binding)
         if free0.size == 0:
             return None
-        factor, pos = _previous(problem, ev, previous, free0)
+        factor, pos = _previous(previous, free0)
         if factor is None:
             factor = _cut(parent, free0) or _fresh(problem, ev, z, free0, H, free_H, rough)
             if factor is None:

@@ -131,6 +131,23 @@ def test_previous_factor_serves_a_free_set_that_only_loses_coordinates():
                                rtol=1e-8, atol=1e-12)
 
 
+def test_next_scale_is_the_quadratic_maximiser_along_the_step():
+    """rho = g'dz / (g - g+)'dz maximises the quadratic through the two gradients along dz;
+    the next first trial is t rho clipped to [1, SCALE_MAX], and 1 after a shorter step or
+    when the secant is not concave."""
+    from dank_fast._newton import SCALE_MAX, _next_scale
+
+    z, dz = np.zeros(3), np.array([1.0, -2.0, 0.5])
+    g = np.array([2.0, -1.0, 1.0])  # g'dz = 4.5
+    for gp_dz, t, want in [(0.45, 1.0, 4.5 / 4.05), (0.45, 1.2, 1.2 * 4.5 / 4.05),
+                           (-1.0, 1.0, 1.0), (4.0, 1.0, SCALE_MAX), (5.0, 1.0, 1.0),
+                           (0.45, 0.5, 1.0)]:
+        gp = g - (g @ dz - gp_dz) * dz / (dz @ dz)  # any g+ with g+'dz = gp_dz
+        ev, en = NS(grad=g), NS(grad=gp)
+        assert _next_scale(ev, en, z, z + dz, t) == pytest.approx(min(max(want, 1.0),
+                                                                      SCALE_MAX))
+
+
 @pytest.mark.parametrize("tau", [0.0, 0.01, 1.0])
 @pytest.mark.parametrize("C", [0.5, 20.0])
 def test_newton_agrees_with_accelerated(tau, C):

@@ -45,7 +45,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import eigh, qr
+from scipy.linalg import eigh, qr, solve_triangular
 from scipy.linalg.blas import dsyr2k, dsyrk
 from scipy.linalg.lapack import dpotrf
 from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, LinearOperator, eigsh, lobpcg
@@ -196,7 +196,12 @@ def _certify_ritz(red: Reduced, W: np.ndarray, t: float, g_frob2: float, g_trace
     any ``gamma_max >= lambda_max(Gamma)`` (:func:`_gamma_max_bound`).
     """
     Q, _ = qr(W, mode="economic", check_finite=False)
-    GQ = red.gamma(Q)
+    return _certify_basis(red, Q, red.gamma(Q), t, g_frob2, g_trace, gamma_max)
+
+
+def _certify_basis(red: Reduced, Q: np.ndarray, GQ: np.ndarray, t: float, g_frob2: float,
+                   g_trace: float, gamma_max: float):
+    """:func:`_certify_ritz` on an orthonormal ``Q`` whose product ``GQ = Gamma Q`` is known."""
     vQ = red.v @ Q
     MQ = np.multiply.outer(red.v, vQ) + GQ
     T = Q.T @ MQ
@@ -365,21 +370,30 @@ def certified_eigenpairs(red: Reduced, warm: np.ndarray | None, width: int, t: f
 
 def _warm_krylov(red: Reduced, warm: np.ndarray, t: float, g_frob2: float, g_trace: float,
                  gmax: float, excess_tol: float, factor_tail: bool) -> tuple[_Ritz, bool]:
-    """Rayleigh-Ritz on the block Krylov space ``[X, R, M R]`` of the previous solution's
-    eigenvectors ``X`` (``R = M X - X (X'M X)``, ``X`` orthonormalised), and whether its bound
-    is certified (excess below ``excess_tol``, every eigenvalue above ``t`` inside the block).
+    """Rayleigh-Ritz on the block Krylov space ``span[X, M X, M^2 X]`` of the previous
+    solution's eigenvectors ``X``, and whether its bound is certified (excess below
+    ``excess_tol``, every eigenvalue above ``t`` inside the block).
 
     Between consecutive evaluations of a solve ``M`` changes little, so ``X`` is nearly
-    invariant and one block step refines it to the certificate's accuracy: two block products
-    of width ``rank`` (BLAS-3, one pass over ``K[S][:, S]`` each) replace an ARPACK run of
-    dozens of single-vector products. When it is not certified its Ritz vectors start ARPACK.
-    ``O(N^2 rank)`` time, ``O(N rank)`` memory (the tail test of :func:`_tail_below` where
-    the norms leave it open: ``O(N^3 / 3)``, ``8 N^2`` bytes).
+    invariant and one block step refines it to the certificate's accuracy. The space is built
+    by block Lanczos (:func:`_next_block`): three orthonormal blocks ``Q_1 = X, Q_2, Q_3`` of
+    width ``rank``, each multiplied by ``Gamma`` once, and the certificate's products are
+    those same products (three block products, BLAS-3, one pass over ``K[S][:, S]`` each),
+    where orthonormalising ``[X, R, M R]`` first would need five. When it is not certified its
+    Ritz vectors start ARPACK. ``O(N^2 rank)`` time, ``O(N rank)`` memory (the tail test of
+    :func:`_tail_below` where the norms leave it open: ``O(N^3 / 3)``, ``8 N^2`` bytes).
     """
     Q, _ = qr(warm, mode="economic", check_finite=False)
-    MQ = red.matmat(Q)
-    R = MQ - Q @ (Q.T @ MQ)
-    rz = _certify_ritz(red, np.hstack([Q, R, red.matmat(R)]), t, g_frob2, g_trace, gmax)
+    blocks, products = [Q], [red.gamma(Q)]
+    for _ in range(2):
+        basis = np.hstack(blocks)
+        if basis.shape[1] >= red.N:
+            break
+        last, G = blocks[-1], products[-1]
+        Q = _next_block(basis, np.multiply.outer(red.v, red.v @ last) + G)
+        blocks.append(Q)
+        products.append(red.gamma(Q))
+    rz = _certify_basis(red, np.hstack(blocks), np.hstack(products), t, g_frob2, g_trace, gmax)
     if rz.theta[-1] > t:  # every Ritz value above t: eigenvalues may be missing
         return rz, False
     if rz.excess <= excess_tol:
@@ -388,6 +402,31 @@ def _warm_krylov(red: Reduced, warm: np.ndarray, t: float, g_frob2: float, g_tra
             and _tail_below(red, rz.U[:, rz.theta > t], t, g_frob2)):
         return rz.below(t), True
     return rz, False
+
+
+def _next_block(basis: np.ndarray, MQ: np.ndarray) -> np.ndarray:
+    """The next orthonormal block of block Lanczos: ``M Q`` (``Q`` the last block of the
+    orthonormal ``basis``) orthogonalised against ``basis`` and normalised, twice (classical
+    Gram-Schmidt with Cholesky QR, each repeated: orthonormal to working precision, BLAS-3), at
+    most ``N - width`` columns.
+
+    Where ``M Q`` has (nearly) no part outside ``basis`` (an invariant block) the Cholesky
+    factor fails and Householder QR of that round-off, orthogonalised in turn, gives the
+    block: any orthonormal directions outside ``basis`` serve Rayleigh-Ritz, which stays exact
+    for the basis it gets."""
+    B = MQ[:, : basis.shape[0] - basis.shape[1]]
+    for _ in range(2):
+        B = B - basis @ (basis.T @ B)
+        L, info = dpotrf(B.T @ B, lower=1, clean=1)
+        if info != 0 or not np.all(np.diag(L) > 1e-6 * np.sqrt(np.max(np.abs(np.diag(L))))):
+            break
+        B = solve_triangular(L, B.T, lower=True, check_finite=False).T
+    else:
+        return B
+    Q, _ = qr(B, mode="economic", check_finite=False)
+    Q = Q - basis @ (basis.T @ Q)
+    Q, _ = qr(Q, mode="economic", check_finite=False)
+    return Q
 
 
 def _pad(red: Reduced, W: np.ndarray, b: int) -> np.ndarray:

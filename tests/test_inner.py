@@ -688,11 +688,12 @@ def test_lanczos_route_from_a_warm_start_brackets_the_dense_value():
     assert cold.deficit <= warm.deficit + warm.excess + 1e-9 * abs(cold.deficit)
 
 
-@pytest.mark.parametrize("shift", [1e-6, 1e-2, 0.5, 3.0])
+@pytest.mark.parametrize("shift", [0.0, 1e-6, 1e-2, 0.5, 3.0])
 def test_lanczos_route_from_a_far_warm_start_still_brackets_the_dense_value(shift):
-    """The warm block may come from a point near or far from this one (another support, other
-    weights): the block Krylov step from it certifies, or the eigensolver runs from its Ritz
-    vectors; either way the bracket holds the dense value within the excess target."""
+    """The warm block may come from this very point (an invariant block: the Krylov space has
+    no new directions), a point near it or far from it (another support, other weights): the
+    block Krylov step from it certifies, or the eigensolver runs from its Ritz vectors; either
+    way the bracket holds the dense value within the excess target."""
     K, y, a = instance(300, seed=7, C=4.0, sigma=0.4)
     kd = KernelData(K)
     tau = 0.01

@@ -41,12 +41,13 @@ __all__ = ["Factor", "newton_direction", "BORDER_MAX"]
 
 #: coordinates dropped from a Newton step's free set through the bordered system before the
 #: curvature is refactorised on the smaller set (each drop costs one triangular solve); family
-#: benchmark, one BLAS thread: moons0.2 n = 2,000, C = 32 takes 1.5x the time and heart C = 32
-#: 1.3x when every drop refactorises (blobs n = 2,000, C = 32 takes 0.6x: see issue 30)
+#: benchmark, one BLAS thread, in process: heart C = 32 takes 1.12-1.14x the time and moons0.2
+#: n = 2,000, C = 32 1.02-1.15x when every drop refactorises
 BORDER_MAX = 32
 #: curvatures up to this many entries are kept to cut smaller problems from: as a copy, or as a
 #: blocked factor (:class:`_Blocks`) that a step dropping many coordinates cuts instead of
-#: refactorising (family benchmark, CPU time, moons0.3 n = 2,000, C = 32: 1.32x without).
+#: refactorising (family benchmark, one BLAS thread, in process: moons0.2 n = 2,000, C = 32
+#: 1.25-1.32x without, diabetic C = 32 1.15x).
 #: Above it the Cholesky factor overwrites ``H`` and nothing else of its size is held
 CUT_ENTRIES = 1 << 22
 

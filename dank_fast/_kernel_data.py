@@ -24,9 +24,11 @@ ROWS = 128
 
 
 #: support fraction ``|S| / n`` up to which the block ``K[S][:, S]`` and the columns ``K[:, S]``
-#: are copied (and cached for the last ``S``); above it, products go through ``K`` itself with
-#: zero-padded vectors (family benchmark, blobs n = 2,000, C = 1: 2.6x slower without copies;
-#: moons0.2 n = 2,000, C = 1: 1.8x)
+#: are copied (and cached for the last ``S``) beyond the ``BLOCK_BYTES`` budget (within it,
+#: ``|S| <= 2,896``, they always are); above it, products go through ``K`` itself with
+#: zero-padded vectors (family data, one BLAS thread, in process: moons0.3 n = 10,000, C = 1,
+#: 3,500 support vectors, 1.58x slower without; the family table's rows, n <= 5,000, do not
+#: reach it)
 COPY_FRACTION = 0.6
 
 

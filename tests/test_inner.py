@@ -671,6 +671,24 @@ def test_flat_tail_just_below_the_threshold_is_certified_to_the_target():
     assert sl.deficit <= ref.deficit + 1e-9 * abs(ref.deficit) <= sl.deficit + sl.excess + 1e-8
 
 
+@pytest.mark.parametrize("rank", [20, 45, 110])
+def test_cold_lanczos_route_for_a_high_rank_F_brackets_the_dense_value(rank):
+    """A first evaluation (no previous eigenvectors) whose ``F`` has tens to a hundred
+    eigenvalues above the threshold: the width found for the eigensolver (or the dense route
+    it hands over to) leaves none out, on either route."""
+    K, y, a = instance(600, seed=4, C=4.0, sigma=0.3)
+    kd = KernelData(K)
+    tau = 0.01
+    eta = float(np.sort(np.linalg.eigvalsh(np.outer(a, a) * K))[-rank] / (2 * tau))
+    ref = inner_minimiser(kd, a * y, eta, tau, route="dense")
+    for route in ("lanczos", "auto"):
+        sol = inner_minimiser(kd, a * y, eta, tau, route=route)
+        assert sol.F.rank == ref.F.rank
+        assert sol.excess <= 1e-12 * kd.n_total
+        assert sol.deficit <= ref.deficit + 1e-9 * abs(ref.deficit)
+        assert ref.deficit <= sol.deficit + sol.excess + 1e-9 * abs(ref.deficit)
+
+
 def test_lanczos_route_from_a_warm_start_brackets_the_dense_value():
     """Along a Newton solve the iterative route starts from the block that certified the
     previous point (which had to grow: rank ~12); from there it brackets the dense value."""

@@ -21,6 +21,10 @@ predicts which of them enter (:func:`_entering`).
 Near the optimum the free set changes by a few coordinates per step and the curvature little:
 the previous step's factor then serves again while the free set only loses coordinates
 (:func:`_previous`).
+
+A trial point of the step that leaves the box is made by the same bordered system
+(:func:`held_point`): the coordinates pushed out are held at their bound and the others
+re-solved, in the curvature's metric rather than by a Euclidean projection.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ from ._kernel_data import ROWS
 from ._memory import BLOCK_BYTES
 from ._threads import blas_threads
 
-__all__ = ["Factor", "newton_direction", "BORDER_MAX"]
+__all__ = ["Factor", "newton_direction", "held_point", "BORDER_MAX"]
 
 #: coordinates dropped from a Newton step's free set through the bordered system before the
 #: curvature is refactorised on the smaller set (each drop costs one triangular solve); family
@@ -215,6 +219,64 @@ def _cut(parent: Factor | None, free0: np.ndarray) -> Factor | None:
     except LinAlgError:
         return None
     return Factor(free0, blocks.solve, single=parent.single, blocks=blocks)
+
+
+def held_point(problem, z: np.ndarray, g: np.ndarray, factor: Factor, free: np.ndarray,
+               pF: np.ndarray, t: float, rounds: int = 8) -> np.ndarray | None:
+    """The trial point of the Newton arc at multiple ``t`` of ``pF`` (on ``free``) where
+    ``z + t pF`` leaves the box: the coordinates it pushes out are held at their bound and the
+    others take the maximiser of the curvature model with ``y's = 0`` (the bordered system of
+    ``factor``, :func:`_kkt_solve`, with the right-hand side ``p_J = bound_J - z_J``), holding
+    in turn those that correction pushes out; None when ``z + t pF`` stays in the box or the
+    holds do not settle in ``rounds``.
+
+    The Euclidean projection restores ``y'a`` by shifting every free coordinate along ``y``:
+    in ``d = a * y`` a shift along ``1``, the direction of ``K``'s largest eigenvalue, which
+    can cost far more than the step gains (blobs n = 2,000, C = 32: a step predicted to gain
+    0.2 lost 55 with 8 of 681 coordinates clipped). The held point costs one solve with the
+    factor per round (``|J| + 2`` right-hand sides), no evaluation.
+    """
+    C = problem.C
+    y = problem.eq_vector
+    w = z[free] + t * pF
+    out = (w < 0.0) | (w > C)
+    if not np.any(out):
+        return None
+    ff = factor.free
+    f0 = ff.size
+    zF = z[ff]
+    pos = np.searchsorted(ff, free)
+    held = np.ones(f0, dtype=bool)  # the coordinates dropped by the direction stay put
+    held[pos] = False
+    value = np.zeros(f0)  # p_j on the held coordinates
+    held[pos[out]] = True
+    value[pos[out]] = np.where(w[out] > C, C, 0.0) - zF[pos[out]]
+    R = np.column_stack([g[ff], y[ff]])
+    X = factor.solve(R)
+    Hg, Hy = t * X[:, 0], X[:, 1]
+    for _ in range(rounds):
+        J = np.flatnonzero(held)
+        E = np.zeros((f0, J.size))
+        E[J, np.arange(J.size)] = 1.0
+        A = np.column_stack([y[ff], E])
+        HA = np.column_stack([Hy, factor.solve(E)])
+        rhs = A.T @ Hg
+        rhs[1:] -= value[J]
+        try:
+            nu = np.linalg.solve(A.T @ HA, rhs)
+        except np.linalg.LinAlgError:
+            return None
+        p = Hg - HA @ nu
+        p[J] = value[J]
+        zn = zF + p
+        bad = ~held & ((zn < 0.0) | (zn > C))
+        if not np.any(bad):
+            z_new = z.copy()
+            z_new[ff] = np.clip(zn, 0.0, C)
+            return z_new
+        held |= bad
+        value[bad] = np.where(zn[bad] > C, C, 0.0) - zF[bad]
+    return None
 
 
 def _kkt_solve(A, HA, Hr):

@@ -6,9 +6,12 @@ Not in the paper. Each iteration (Bertsekas' projected Newton with an equality c
 2. the binding set: bounds the reduced gradient ``g - lam y`` pushes against;
 3. the Newton step on the remaining coordinates, subject to ``y_F' p = 0``, with the curvature
    of :mod:`dank_fast._curvature` and the bordered factor of :mod:`dank_fast._factor`;
-4. ``a+ = P(a + t p)`` projected on the free coordinates' part of ``A``, ``t = 1, 1/2, ...,
-   1/256`` along the projection arc (many bounds can become active in one step), then the
-   ratio test's step (one bound), halved until ``h`` increases (:func:`_step_along`);
+4. ``a+ = a + t p`` on the free coordinates, ``t = 1, 1/2, ..., 1/256`` along the arc (many
+   bounds can become active in one step): where it leaves the box, the coordinates it pushes
+   out are held at their bound and the others re-solved by the curvature model
+   (:func:`dank_fast._factor.held_point`; a Euclidean projection would shift all of them along
+   ``y``), then the ratio test's step (one bound), halved until ``h`` increases
+   (:func:`_step_along`);
 5. the certificate decides when to stop.
 
 When no step is possible (empty free set, curvature not positive definite, no accepted step) it
@@ -26,7 +29,7 @@ import numpy as np
 
 from ._accelerated import ConvergenceWarning, accelerated, finish
 from ._curvature import switch_budget, uses_exact
-from ._factor import Factor, newton_direction
+from ._factor import Factor, held_point, newton_direction
 from .projection import _project_core
 
 __all__ = ["newton"]
@@ -103,7 +106,10 @@ def _newton_step(problem, z, ev, quick: float, previous: Factor | None = None,
         # point along it was z itself, 49 evaluations before the hand-over; wine, sigma = 32)
         return _newton_step(problem, z, ev, quick, scale=scale, rough=False) if rough else None
     free, pF, factor = out
-    step = _step_along(problem, z, ev, quick, free, pF, full_only=factor.stale, t0=scale)
+    held = None if y is None else (
+        lambda t: held_point(problem, z, g, factor, free, pF, t))
+    step = _step_along(problem, z, ev, quick, free, pF, full_only=factor.stale, t0=scale,
+                       held=held)
     if step is None and (factor.stale or (factor.single and rough)):
         # the old factor's (or the rough float32) step failed: a new float64 factor decides
         return _newton_step(problem, z, ev, quick, scale=scale, rough=False)
@@ -111,13 +117,14 @@ def _newton_step(problem, z, ev, quick: float, previous: Factor | None = None,
 
 
 def _step_along(problem, z, ev, quick: float, free: np.ndarray, pF: np.ndarray,
-                full_only: bool = False, t0: float = 1.0, arc_steps: int = 8):
+                full_only: bool = False, t0: float = 1.0, arc_steps: int = 8, held=None):
     """The accepted ``(z+, ev+, t)`` along the Newton direction ``pF`` on ``free``, or None
     (``full_only``: the full projected step only, no shorter step); ``t`` is the multiple of
     ``pF`` taken (0 for the ratio test's steps).
 
-    Tried in order, each one evaluation, until :func:`_better` accepts: the projected step
-    ``t0 pF`` when ``t0 > 1`` (:func:`_next_scale`); the full projected step;
+    Tried in order, each one evaluation, until :func:`_better` accepts: the step ``t0 pF``
+    when ``t0 > 1`` (:func:`_next_scale`); the full step; where a step leaves the box,
+    ``held(t)`` gives its point (:func:`dank_fast._factor.held_point`), else the projection;
     ``arc_steps`` halvings of it along the projection arc while they are longer than the ratio
     test's step; the ratio test's step (the longest that keeps every free coordinate in the box:
     one bound becomes active), halved. Without the arc, a start off the solution's active set
@@ -126,9 +133,12 @@ def _step_along(problem, z, ev, quick: float, free: np.ndarray, pF: np.ndarray,
     """
     C = problem.C
     y = problem.eq_vector
-    # 1. the step projected on the free coordinates only (binding ones stay put): a+_F =
-    #    P(a_F + t p_F) onto {y_F'a_F = -y_B'a_B, box}, so several bounds can become active at
-    #    once; t = 1, then (2.) halvings along this arc while longer than the ratio test's step
+    # 1. the step on the free coordinates only (binding ones stay put): a+_F = a_F + t p_F,
+    #    where it leaves the box the held point (``held``: the coordinates pushed out held at
+    #    their bound, the others re-solved), then P onto {y_F'a_F = -y_B'a_B, box} (round-off,
+    #    or the whole correction where there is no held point), so several bounds can become
+    #    active at once; t = 1, then (2.) halvings along this arc while longer than the ratio
+    #    test's step
     fixed = np.ones(problem.dim, dtype=bool)  # the dropped coordinates stay put too
     fixed[free] = False
     target = None if y is None else -float(y[fixed] @ z[fixed])
@@ -139,9 +149,12 @@ def _step_along(problem, z, ev, quick: float, free: np.ndarray, pF: np.ndarray,
     for t in ([t0] if t0 > 1.0 else []) + trials:
         if t < 1.0 and t <= t_max:
             break
-        z_new = z.copy()
-        z_new[free] = (np.clip(z[free] + t * pF, 0.0, C) if y is None
-                       else _project_core(z[free] + t * pF, y[free], C, target))
+        z_new = None if held is None else held(t)
+        if z_new is None:
+            z_new = z.copy()
+            z_new[free] = z[free] + t * pF
+        z_new[free] = (np.clip(z_new[free], 0.0, C) if y is None
+                       else _project_core(z_new[free], y[free], C, target))
         if not np.array_equal(z_new, z):  # z itself is never better than z: no evaluation
             en = problem.evaluate(z_new, warm=ev)
             if _better(problem, en, ev, quick):

@@ -221,61 +221,63 @@ def _cut(parent: Factor | None, free0: np.ndarray) -> Factor | None:
     return Factor(free0, blocks.solve, single=parent.single, blocks=blocks)
 
 
-def held_point(problem, z: np.ndarray, g: np.ndarray, factor: Factor, free: np.ndarray,
+def held_point(problem, z: np.ndarray, factor: Factor, system, free: np.ndarray,
                pF: np.ndarray, t: float, rounds: int = 8) -> np.ndarray | None:
     """The trial point of the Newton arc at multiple ``t`` of ``pF`` (on ``free``) where
-    ``z + t pF`` leaves the box: the coordinates it pushes out are held at their bound and the
-    others take the maximiser of the curvature model with ``y's = 0`` (the bordered system of
-    ``factor``, :func:`_kkt_solve`, with the right-hand side ``p_J = bound_J - z_J``), holding
+    ``z + t pF`` leaves the box: the coordinates ``J`` it pushes out are held at their bound
+    and the others take the maximiser of the curvature model for the multiple ``t``, holding
     in turn those that correction pushes out; None when ``z + t pF`` stays in the box or the
     holds do not settle in ``rounds``.
 
-    The Euclidean projection restores ``y'a`` by shifting every free coordinate along ``y``:
-    in ``d = a * y`` a shift along ``1``, the direction of ``K``'s largest eigenvalue, which
-    can cost far more than the step gains (blobs n = 2,000, C = 32: a step predicted to gain
-    0.2 lost 55 with 8 of 681 coordinates clipped). The held point costs one solve with the
-    factor per round (``|J| + 2`` right-hand sides), no evaluation.
+    ``system = (A, H^-1 A, H^-1 g)``: the bordered system of the direction
+    (:func:`_bordered_direction`, on ``factor.free``); the held point solves it with ``J``'s
+    unit columns added and the right-hand side ``s_J = bound_J - z_J``: one solve with the
+    factor per round for the new columns only, no evaluation. The Euclidean projection
+    restores ``y'a`` by shifting every free coordinate along ``y``: in ``d = a * y`` a shift
+    along ``1``, the direction of ``K``'s largest eigenvalue, which can cost far more than the
+    step gains (blobs n = 2,000, C = 32: a step predicted to gain 0.2 lost 55 with 8 of 681
+    coordinates clipped).
     """
     C = problem.C
-    y = problem.eq_vector
     w = z[free] + t * pF
     out = (w < 0.0) | (w > C)
     if not np.any(out):
         return None
+    A0, HA0, Hg = system
     ff = factor.free
-    f0 = ff.size
     zF = z[ff]
+    held = np.ones(ff.size, dtype=bool)  # the direction's dropped coordinates: s = 0 (in A0)
     pos = np.searchsorted(ff, free)
-    held = np.ones(f0, dtype=bool)  # the coordinates dropped by the direction stay put
     held[pos] = False
-    value = np.zeros(f0)  # p_j on the held coordinates
-    held[pos[out]] = True
-    value[pos[out]] = np.where(w[out] > C, C, 0.0) - zF[pos[out]]
-    R = np.column_stack([g[ff], y[ff]])
-    X = factor.solve(R)
-    Hg, Hy = t * X[:, 0], X[:, 1]
+    value = np.zeros(ff.size)  # s_j on the held coordinates
+    new = pos[out]
+    value[new] = np.where(w[out] > C, C, 0.0) - zF[new]
+    J: list[np.ndarray] = []
+    HE: list[np.ndarray] = []
     for _ in range(rounds):
-        J = np.flatnonzero(held)
-        E = np.zeros((f0, J.size))
-        E[J, np.arange(J.size)] = 1.0
-        A = np.column_stack([y[ff], E])
-        HA = np.column_stack([Hy, factor.solve(E)])
-        rhs = A.T @ Hg
-        rhs[1:] -= value[J]
+        held[new] = True
+        E = np.zeros((ff.size, new.size))
+        E[new, np.arange(new.size)] = 1.0
+        J.append(new)
+        HE.append(factor.solve(E))
+        Jall = np.concatenate(J)
+        HA = np.hstack([HA0] + HE)
+        rhs = np.concatenate([A0.T @ (t * Hg), t * Hg[Jall] - value[Jall]])
+        AtHA = np.vstack([A0.T @ HA, HA[Jall]])  # A = [A0, E_J]: E_J'X is X's rows J
         try:
-            nu = np.linalg.solve(A.T @ HA, rhs)
+            nu = np.linalg.solve(AtHA, rhs)
         except np.linalg.LinAlgError:
             return None
-        p = Hg - HA @ nu
-        p[J] = value[J]
-        zn = zF + p
+        s = t * Hg - HA @ nu
+        s[held] = value[held]
+        zn = zF + s
         bad = ~held & ((zn < 0.0) | (zn > C))
         if not np.any(bad):
             z_new = z.copy()
             z_new[ff] = np.clip(zn, 0.0, C)
             return z_new
-        held |= bad
-        value[bad] = np.where(zn[bad] > C, C, 0.0) - zF[bad]
+        new = np.flatnonzero(bad)
+        value[new] = np.where(zn[new] > C, C, 0.0) - zF[new]
     return None
 
 
@@ -318,7 +320,8 @@ def newton_direction(problem, ev, z, g, binding, margin, previous: Factor | None
     serves (:func:`_previous`); ``rough > 0``: a float32 factor where its solves' relative
     error bound is at most ``rough`` (:func:`factorise`), else float64.
 
-    Returns ``(free, p_free, factor)``, or None when the curvature is not positive definite
+    Returns ``(free, p_free, factor, system)`` (``system``: the bordered system the direction
+    solved, for :func:`held_point`), or None when the curvature is not positive definite
     (in float32: the float64 system decides), nothing is free, or the bordered system did not
     settle.
     """
@@ -338,8 +341,8 @@ def newton_direction(problem, ev, z, g, binding, margin, previous: Factor | None
         if out is None:
             return None
         free, p, drop = out
-        if drop is None:
-            return free, p, factor
+        if free is not None:
+            return free, p, factor, drop
         binding = binding.copy()  # many drops: a smaller problem, cut from this factor's
         binding[drop] = True  # curvature where kept (a previous step's is stale: afresh)
         previous = None
@@ -421,8 +424,9 @@ def _bordered_direction(problem, z, g, margin, factor: Factor, pos: np.ndarray):
     """The Newton direction with ``factor`` (coordinates ``factor.free``, of which ``pos`` are
     free now; the others start dropped), dropping the coordinates it pushes out of the box.
 
-    Returns ``(free, p_free, None)``; ``(None, None, drop)`` with the coordinates to bind for a
-    smaller problem when more than ``BORDER_MAX`` are dropped; None after 50 rounds.
+    Returns ``(free, p_free, (A, H^-1 A, H^-1 g))`` (the bordered system on ``factor.free``,
+    for :func:`held_point`); ``(None, None, drop)`` with the coordinates to bind for a smaller
+    problem when more than ``BORDER_MAX`` are dropped; None after 50 rounds.
     """
     C = problem.C
     y = problem.eq_vector
@@ -450,7 +454,7 @@ def _bordered_direction(problem, z, g, margin, factor: Factor, pos: np.ndarray):
         p[dropped] = 0.0
         bad = ~dropped & (((zF <= margin) & (p < 0)) | ((zF >= C - margin) & (p > 0)))
         if not np.any(bad):
-            return free_f[~dropped], p[~dropped], None
+            return free_f[~dropped], p[~dropped], (A, HA, Hig)
         if np.count_nonzero(dropped | bad) > BORDER_MAX:
             return None, None, free_f[dropped | bad]
         new = np.flatnonzero(bad)

@@ -105,9 +105,9 @@ def _newton_step(problem, z, ev, quick: float, previous: Factor | None = None,
         # (with y'p = 0 one free coordinate cannot move: its p is round-off, and every trial
         # point along it was z itself, 49 evaluations before the hand-over; wine, sigma = 32)
         return _newton_step(problem, z, ev, quick, scale=scale, rough=False) if rough else None
-    free, pF, factor = out
+    free, pF, factor, system = out
     held = None if y is None else (
-        lambda t: held_point(problem, z, g, factor, free, pF, t))
+        lambda t: held_point(problem, z, factor, system, free, pF, t))
     step = _step_along(problem, z, ev, quick, free, pF, full_only=factor.stale, t0=scale,
                        held=held)
     if step is None and (factor.stale or (factor.single and rough)):

@@ -472,9 +472,11 @@ def test_tol_decides_the_gap_check(cases):
     inst, sol = cases["svm"]
     a = sol["alpha"].copy()
     y = inst["y"]
-    i, k = _idx(a, 1.0, "free", y, 1.0), _idx(a, 1.0, "free", y, -1.0)
-    a[i] += 1e-6
-    a[k] += 1e-6  # y'a unchanged, feasible, slightly suboptimal (the gap is first order)
+    i, k = _idx(a, 1.0, "zero", y, 1.0), _idx(a, 1.0, "free", y, 1.0)
+    a[i] += 1e-7
+    a[k] -= 1e-7  # y'a unchanged, feasible, slightly suboptimal: a coordinate at 0 moved
+    # against its reduced gradient, so the gap is first order (two free coordinates moved
+    # along y would lose only second order at an exactly stationary point)
     rep = _run(inst, dict(task="svm", alpha=a))
     assert 1e-10 < rep["rel_gap"] < 1e-6
     assert rep["certified"]

@@ -335,7 +335,7 @@ def certified_eigenpairs(red: Reduced, warm: np.ndarray | None, width: int, t: f
             return rz
         v0 = rz.U[:, : max(1, int(np.count_nonzero(rz.theta > t)))].sum(axis=1)
     rz = None
-    fulls = 0
+    counted = False
     for _ in range(8):
         if 5 * b >= N:  # a fifth of the spectrum or more
             if route == "auto" and dense_affordable(N):
@@ -352,7 +352,6 @@ def certified_eigenpairs(red: Reduced, warm: np.ndarray | None, width: int, t: f
         lam, W = _eig_arpack(red, b, v0, arpack_tol)
         rz = _certify_ritz(red, W, t, g_frob2, g_trace, gmax)
         full = rz.theta[-1] > t  # every computed eigenvalue is above t: some may be missing
-        fulls += full
         if not full and rz.excess > excess_tol and rz.tail_bound > t and factor_tail:
             keep = rz.theta > t
             if _tail_below(red, rz.U[:, keep], t, g_frob2):
@@ -361,10 +360,11 @@ def certified_eigenpairs(red: Reduced, warm: np.ndarray | None, width: int, t: f
                 factor_tail = False
         if not full and rz.excess <= excess_tol:
             break
-        if full and fulls == 1 and dense_affordable(N):
-            # a second full block: the count above t is the inertia of M - t I (one LDL'
-            # factorisation), not more doublings (make_classification, small eta: 6 ARPACK
-            # runs of 6 to 192 vectors before the dense route, for 651 eigenvalues above t)
+        if full and not counted and dense_affordable(N):
+            # the first full block: the count above t is the inertia of M - t I (one LDL'
+            # factorisation), not doublings (make_classification, small eta: 6 ARPACK runs of
+            # 6 to 192 vectors before the dense route, for 651 eigenvalues above t)
+            counted = True
             b = max(_count_above(red, t) + 4, 2 * b)
         elif full or (rz.tail_bound > t and (1.0 - t / rz.tail_bound) ** 2
                       * rz.tail_bound ** 2 > 0.5 * excess_tol):
@@ -436,15 +436,17 @@ def _next_block(basis: np.ndarray, MQ: np.ndarray) -> np.ndarray:
     Gram-Schmidt with Cholesky QR, each repeated: orthonormal to working precision, BLAS-3), at
     most ``N - width`` columns.
 
-    Where ``M Q`` has (nearly) no part outside ``basis`` (an invariant block) the Cholesky
-    factor fails and Householder QR of that round-off, orthogonalised in turn, gives the
-    block: any orthonormal directions outside ``basis`` serve Rayleigh-Ritz, which stays exact
-    for the basis it gets."""
+    Cholesky QR is orthonormal to working precision after two passes while ``cond(B)`` is
+    below about ``1e6`` (its factor's diagonal says so). Where ``M Q`` has (nearly) no part
+    outside ``basis`` (an invariant block) or is that ill-conditioned, Householder QR of what
+    is left, orthogonalised in turn, gives the block: any orthonormal directions outside
+    ``basis`` serve Rayleigh-Ritz, which stays exact for the basis it gets."""
     B = MQ[:, : basis.shape[0] - basis.shape[1]]
     for _ in range(2):
         B = B - basis @ (basis.T @ B)
         L, info = dpotrf(B.T @ B, lower=1, clean=1)
-        if info != 0 or not np.all(np.diag(L) > 1e-6 * np.sqrt(np.max(np.abs(np.diag(L))))):
+        dL = np.abs(np.diag(L))
+        if info != 0 or not np.min(dL) > 1e-6 * np.max(dL):  # cond(B) beyond ~1e6
             break
         B = solve_triangular(L, B.T, lower=True, check_finite=False).T
     else:

@@ -226,13 +226,13 @@ def held_point(problem, z: np.ndarray, factor: Factor, system, free: np.ndarray,
     """The trial point of the Newton arc at multiple ``t`` of ``pF`` (on ``free``) where
     ``z + t pF`` leaves the box: the coordinates ``J`` it pushes out are held at their bound
     and the others take the maximiser of the curvature model for the multiple ``t``, holding
-    in turn those that correction pushes out; None when ``z + t pF`` stays in the box or the
-    holds do not settle in ``rounds``.
+    in turn those that correction pushes out; None when ``z + t pF`` stays in the box, every
+    coordinate would be held, or the holds do not settle in ``rounds``.
 
     ``system = (A, H^-1 A, H^-1 g)``: the bordered system of the direction
-    (:func:`_bordered_direction`, on ``factor.free``); the held point solves it with ``J``'s
-    unit columns added and the right-hand side ``s_J = bound_J - z_J``: one solve with the
-    factor per round for the new columns only, no evaluation. The Euclidean projection
+    (:func:`_bordered_direction`, on ``factor.free``); the held point solves it
+    (:func:`_kkt_solve`) with ``J``'s unit columns added and ``s_J = bound_J - z_J``: one solve
+    with the factor per round for the new columns only, no evaluation. The Euclidean projection
     restores ``y'a`` by shifting every free coordinate along ``y``: in ``d = a * y`` a shift
     along ``1``, the direction of ``K``'s largest eigenvalue, which can cost far more than the
     step gains (blobs n = 2,000, C = 32: a step predicted to gain 0.2 lost 55 with 8 of 681
@@ -252,23 +252,17 @@ def held_point(problem, z: np.ndarray, factor: Factor, system, free: np.ndarray,
     value = np.zeros(ff.size)  # s_j on the held coordinates
     new = pos[out]
     value[new] = np.where(w[out] > C, C, 0.0) - zF[new]
-    J: list[np.ndarray] = []
-    HE: list[np.ndarray] = []
+    A, HA, J = A0, HA0, np.zeros(0, dtype=np.intp)
     for _ in range(rounds):
         held[new] = True
+        if held.all():  # y'p = 0 with every coordinate held: no such point (A is singular)
+            return None
         E = np.zeros((ff.size, new.size))
         E[new, np.arange(new.size)] = 1.0
-        J.append(new)
-        HE.append(factor.solve(E))
-        Jall = np.concatenate(J)
-        HA = np.hstack([HA0] + HE)
-        rhs = np.concatenate([A0.T @ (t * Hg), t * Hg[Jall] - value[Jall]])
-        AtHA = np.vstack([A0.T @ HA, HA[Jall]])  # A = [A0, E_J]: E_J'X is X's rows J
-        try:
-            nu = np.linalg.solve(AtHA, rhs)
-        except np.linalg.LinAlgError:
-            return None
-        s = t * Hg - HA @ nu
+        A, HA, J = np.hstack([A, E]), np.hstack([HA, factor.solve(E)]), np.r_[J, new]
+        b = np.zeros(A.shape[1])
+        b[A0.shape[1]:] = value[J]
+        s, _ = _kkt_solve(A, HA, t * Hg, b)
         s[held] = value[held]
         zn = zF + s
         bad = ~held & ((zn < 0.0) | (zn > C))
@@ -281,13 +275,13 @@ def held_point(problem, z: np.ndarray, factor: Factor, system, free: np.ndarray,
     return None
 
 
-def _kkt_solve(A, HA, Hr):
-    """``(p, nu)`` with ``H p + A nu = r``, ``A'p = 0`` from ``HA = H^-1 A`` and ``Hr = H^-1 r``
-    (Schur complement ``A'H^-1 A``)."""
+def _kkt_solve(A, HA, Hr, b=None):
+    """``(p, nu)`` with ``H p + A nu = r``, ``A'p = b`` (default 0) from ``HA = H^-1 A`` and
+    ``Hr = H^-1 r`` (Schur complement ``A'H^-1 A``)."""
     if A.shape[1] == 0:
         return Hr.copy(), np.zeros(0)
     Sm = A.T @ HA
-    rhs = A.T @ Hr
+    rhs = A.T @ Hr if b is None else A.T @ Hr - b
     try:
         nu = np.linalg.solve(Sm, rhs)
     except np.linalg.LinAlgError:

@@ -45,8 +45,8 @@ __all__ = ["Factor", "newton_direction", "held_point", "BORDER_MAX"]
 
 #: coordinates dropped from a Newton step's free set through the bordered system before the
 #: curvature is refactorised on the smaller set (each drop costs one triangular solve); family
-#: benchmark, one BLAS thread, in process: heart C = 32 takes 1.12-1.14x the time and moons0.2
-#: n = 2,000, C = 32 1.02-1.15x when every drop refactorises
+#: benchmark, one BLAS thread, in process: moons0.3 n = 5,000, C = 32 takes 1.22x the time and
+#: moons0.2 n = 5,000, C = 32 1.16x when every drop refactorises (rows at n <= 2,000: 0.97-1.09x)
 BORDER_MAX = 32
 #: curvatures up to this many entries are kept to cut smaller problems from: as a copy, or as a
 #: blocked factor (:class:`_Blocks`) that a step dropping many coordinates cuts instead of

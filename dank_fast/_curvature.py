@@ -19,8 +19,8 @@ from scipy.linalg.blas import dgemm
 from ._kernel_data import ROWS
 from ._threads import blas_threads
 
-__all__ = ["curvature", "exact_curvature_d", "exact_curvature_basis", "uses_exact",
-           "switch_budget"]
+__all__ = ["curvature", "correction_diagonal", "exact_curvature_d", "exact_curvature_basis",
+           "uses_exact", "switch_budget"]
 
 #: when the exact Hessian (Daleckii-Krein, :func:`exact_curvature_d`: ``O(n^3)`` time and
 #: ``O(n^2)`` memory per step) replaces the ``tau = 0`` model for ``tau > 0`` and a dense ``K``:
@@ -205,6 +205,22 @@ def curvature(problem, ev, free: np.ndarray, rows: np.ndarray | None = None,
     if rows is None:
         _couple_pairs(H, K, d, dix, sv, c)
     return H
+
+
+def correction_diagonal(problem, ev, dix: np.ndarray) -> np.ndarray:
+    """``(K o K)[dix][:, S] d_S^2``, the diagonal of the curvature's correction over ``c``: from
+    the evaluation's ``kk_d2`` on the support, from rows of ``K`` off it. ``O(|dix| n)``."""
+    K = problem.kd.K
+    d = problem.d_of(ev.z)
+    S = np.flatnonzero(d)
+    kkd, need = _support_diagonal(ev.inner.kk_d2, S, dix)
+    late = np.flatnonzero(need)
+    d2S = d[S] * d[S]
+    for lo in range(0, late.size, ROWS):
+        sel = late[lo:lo + ROWS]
+        Krows = np.take(K, dix[sel], axis=0)
+        kkd[sel] = _support_squares(Krows, np.arange(sel.size), S, d2S)
+    return kkd
 
 
 def _support_squares(Krows: np.ndarray, late: np.ndarray, S: np.ndarray,

@@ -38,6 +38,7 @@ from scipy.linalg.lapack import dpocon, spocon
 
 from ._curvature import curvature
 from ._kernel_data import ROWS
+from ._lowrank import lowrank_solve
 from ._memory import BLOCK_BYTES
 from ._threads import blas_threads
 
@@ -88,6 +89,9 @@ def factorise(problem, ev, free: np.ndarray, H: np.ndarray | None = None,
     """
     f = free.size
     if H is None:
+        solve = lowrank_solve(problem, ev, free)
+        if solve is not None:  # a kernel of low rank: no f x f curvature (dank_fast._lowrank)
+            return Factor(free, solve)
         H = curvature(problem, ev, free, dtype=np.float32 if single else np.float64)
     elif free_H.size != f or not np.array_equal(free_H, free):
         pos = np.searchsorted(free_H, free)

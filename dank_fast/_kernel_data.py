@@ -78,6 +78,8 @@ class KernelData:
         self._cols: np.ndarray | None = None
         self._block_key: bytes | None = None
         self._block: np.ndarray | None = None
+        #: the pivoted Cholesky factors of ``K`` and ``K o K`` (:mod:`dank_fast._lowrank`)
+        self.lowrank = None
 
     @property
     def K2(self) -> np.ndarray:
@@ -106,7 +108,7 @@ class KernelData:
     def drop_caches(self) -> None:
         """Release the cached ``K[:, S]`` and ``K[S][:, S]`` (a result keeps its kernel data;
         the caches served the solve only)."""
-        self._cols_key = self._cols = self._block_key = self._block = None
+        self._cols_key = self._cols = self._block_key = self._block = self.lowrank = None
 
     def block(self, S: np.ndarray) -> np.ndarray:
         """``K[S][:, S]`` (cached for the last ``S``)."""

@@ -19,11 +19,13 @@ of the pivoted Cholesky never matters, only that of the residual, which is bound
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ._kernel_data import ROWS
 
-__all__ = ["lowrank_gershgorin_psd", "LOWRANK_MIN_N"]
+__all__ = ["lowrank_gershgorin_psd", "LOWRANK_MIN_N", "PivotedCholesky"]
 
 #: below this size the Cholesky test is as cheap (PSD test of the family benchmark's kernels:
 #: moons0.2 n = 2,000 11x faster than the Cholesky, n = 1,000 1.8x; where the rank is high
@@ -31,25 +33,53 @@ __all__ = ["lowrank_gershgorin_psd", "LOWRANK_MIN_N"]
 LOWRANK_MIN_N = 1000
 
 
-def _pivoted_cholesky(A: np.ndarray, target: float, r_max: int) -> np.ndarray | None:
-    """``L`` (``n x r``) with residual diagonal ``<= target``, or None beyond ``r_max`` columns.
+class PivotedCholesky:
+    """The pivoted (greedy, diagonal) Cholesky factor ``L`` of a PSD matrix ``A`` given by its
+    rows, grown on demand: :meth:`extend` continues where the last call stopped.
 
-    Greedy diagonal pivoting; rows of the symmetric ``A`` stand for its columns (contiguous).
-    ``O(n r^2)`` time, ``O(n r)`` memory.
+    Parameters
+    ----------
+    row : callable
+        ``row(p)``: row ``p`` of ``A`` (``A`` symmetric: it stands for column ``p``).
+    diag : ndarray of shape (n,)
+        The diagonal of ``A``.
+    target : float
+        The residual diagonal ``diag(A - L L')`` to reach.
+
+    Notes
+    -----
+    ``O(n r^2)`` time and ``O(n r)`` memory for rank ``r``; ``A`` is never formed. ``L`` need
+    not be accurate for ``L L'`` to be PSD; the residual diagonal :attr:`residual` is that of
+    the computed ``L`` up to rounding.
     """
-    n = A.shape[0]
-    diag = np.array(np.diagonal(A), dtype=np.float64)
-    L = np.empty((n, r_max))
-    for k in range(r_max + 1):
-        p = int(np.argmax(diag))
-        if diag[p] <= target:
-            return L[:, :k]
-        if k == r_max:
-            return None
-        col = A[p] - L[:, :k] @ L[p, :k]
-        L[:, k] = col / np.sqrt(diag[p])
-        diag -= L[:, k] * L[:, k]
-    return None
+
+    def __init__(self, row: Callable[[int], np.ndarray], diag: np.ndarray, target: float):
+        self.row, self.target = row, target
+        self.residual = np.array(diag, dtype=np.float64)
+        self.L = np.empty((self.residual.size, 0))
+        self.done = False
+
+    def extend(self, r_max: int) -> np.ndarray | None:
+        """``L`` (``n x r``, ``r <= r_max``) once the residual diagonal is at most the target,
+        or None when that needs more than ``r_max`` columns (the work so far is kept)."""
+        k = self.L.shape[1]
+        if not self.done and r_max > k:
+            L = np.empty((self.residual.size, r_max))
+            L[:, :k] = self.L
+            while k < r_max:
+                p = int(np.argmax(self.residual))
+                if self.residual[p] <= self.target:
+                    self.done = True
+                    break
+                col = self.row(p) - L[:, :k] @ L[p, :k]
+                L[:, k] = col / np.sqrt(self.residual[p])
+                self.residual -= L[:, k] * L[:, k]
+                k += 1
+            self.L = L[:, :k].copy() if k < r_max else L
+        if not self.done and float(np.max(self.residual, initial=0.0)) <= self.target:
+            self.done = True
+        return self.L if self.done else None
+
 
 
 def lowrank_gershgorin_psd(A: np.ndarray, s: float, eps: float, *,
@@ -87,7 +117,7 @@ def lowrank_gershgorin_psd(A: np.ndarray, s: float, eps: float, *,
         return False
     # rank r <= n / 16: the residual pass costs 2 n^2 r flops, so the test stays several times
     # cheaper than the Cholesky's n^3 / 3 (and a failure costs n r^2 / 2)
-    L = _pivoted_cholesky(A, 0.5 * eps * s, n // 16)
+    L = PivotedCholesky(lambda p: A[p], np.diagonal(A), 0.5 * eps * s).extend(n // 16)
     if L is None:
         return False
     r = L.shape[1]

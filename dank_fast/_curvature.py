@@ -148,23 +148,22 @@ def switch_budget(problem) -> int:
     return steps if steps else np.iinfo(np.int64).max
 
 
-def curvature(problem, ev, free: np.ndarray, rows: np.ndarray | None = None,
-              dtype=np.float64) -> np.ndarray:
+def curvature(problem, ev, free: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
     """``-hess h`` restricted to ``free`` (in the coordinates ``z`` of the problem); with
     ``rows`` (positions in ``free``), only those rows (``|rows| x |free|``).
 
     Exact (:func:`exact_curvature_d`) where :func:`uses_exact` says so; otherwise the ``tau =
     0`` Hessian as a model, as follows.
 
-    Built in blocks of ``ROWS`` rows straight into one ``|rows| x |free|`` array of ``dtype``
-    (the only matrix of that size; block temporaries are ``ROWS x n`` in float64):
+    Built in blocks of ``ROWS`` rows straight into one ``|rows| x |free|`` array (the only
+    matrix of that size; block temporaries are ``ROWS x n``):
     ``O(|rows| |free| (r + 1))`` time for a rank-``r`` ``F``, ``O(|rows| |free|)`` memory.
     """
     K = problem.kd.K
     d = problem.d_of(ev.z)
     dix, sv = problem.d_coordinates(free)
     if uses_exact(problem):
-        H = _exact_curvature_z(problem, ev, d, dix, sv).astype(dtype, copy=False)
+        H = _exact_curvature_z(problem, ev, d, dix, sv)
         return H if rows is None else H[rows]
     f = dix.size
     rsel = np.arange(f) if rows is None else rows
@@ -173,8 +172,7 @@ def curvature(problem, ev, free: np.ndarray, rows: np.ndarray | None = None,
     zs = sv * d[dix]  # the signs sv (+-1) folded in: H_ij = sv_i sv_j (-hess_d h)_ij
     S = np.flatnonzero(d)
     d2S = d[S] * d[S]
-    H = np.empty((rsel.size, f), dtype=dtype)
-    single = H.dtype != np.float64
+    H = np.empty((rsel.size, f))
     UF = F.U[dix] * sv[:, None] if hasattr(F, "mu") else None
     UFmuT = None if UF is None else np.asfortranarray((UF * F.mu).T)
     # diag((K o K) d^2) / (4 eta): on the support, the evaluation's pass over K[S][:, S] left it
@@ -185,7 +183,7 @@ def curvature(problem, ev, free: np.ndarray, rows: np.ndarray | None = None,
             sel = rsel[lo:lo + ROWS]
             Krows = np.take(K, dix[sel], axis=0)  # b x n
             KB = np.take(Krows, dix, axis=1)  # b x f (take: faster than Krows[:, dix])
-            out = np.empty((sel.size, f)) if single else H[lo:lo + ROWS]
+            out = H[lo:lo + ROWS]
             # sv_i sv_j (F + (d d') o K / (4 eta)) o K on [rows, free], as KB o (c zs zs' o KB
             # + G): three passes over the block, no outer-product temporary
             np.multiply(KB, zs, out=out)
@@ -200,8 +198,6 @@ def curvature(problem, ev, free: np.ndarray, rows: np.ndarray | None = None,
             if late.size:  # rows off the support: (K o K)[i, S] d_S^2 from the rows just taken
                 kkd[sel[late]] = _support_squares(Krows, late, S, d2S)
             out[np.arange(sel.size), sel] += c * kkd[sel]  # sv_i^2 = 1
-            if single:
-                H[lo:lo + ROWS] = out
     if rows is None:
         _couple_pairs(H, K, d, dix, sv, c)
     return H

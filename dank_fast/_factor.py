@@ -9,9 +9,8 @@ complement of the same factor, ``p = H^-1 (g - A nu)``, ``(A'H^-1 A) nu = A'H^-1
 ``BORDER_MAX`` coordinates are dropped; beyond that the curvature is refactorised on the
 smaller set: only the Schur complement of the kept at-bound coordinates when the factor is
 blocked (:class:`_Blocks`), else the curvature cut from the first one (kept up to
-``CUT_ENTRIES``). Far from the optimum (``rough``) the factor is float32 and unrefined (half
-the factorisation's time; a step it does not give is redone in float64) where LAPACK's
-condition estimate bounds its solves' error by the accuracy asked (:func:`factorise`).
+``CUT_ENTRIES``). A kernel of low rank gives a factor of another kind, no ``f x f`` matrix
+(:mod:`dank_fast._lowrank`).
 
 Where many coordinates at a bound are free (far from the optimum, thousands at a time on
 make_moons n = 5,000, C = 32) and the curvature is too large to keep blocked, most of them would
@@ -34,7 +33,6 @@ from typing import NamedTuple
 
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve, cholesky, solve_triangular
-from scipy.linalg.lapack import dpocon, spocon
 
 from ._curvature import curvature
 from ._kernel_data import ROWS
@@ -46,40 +44,36 @@ __all__ = ["Factor", "newton_direction", "held_point", "BORDER_MAX"]
 
 #: coordinates dropped from a Newton step's free set through the bordered system before the
 #: curvature is refactorised on the smaller set (each drop costs one triangular solve); family
-#: benchmark, one BLAS thread, in process: moons0.3 n = 5,000, C = 32 takes 1.22x the time and
-#: moons0.2 n = 5,000, C = 32 1.16x when every drop refactorises (rows at n <= 2,000: 0.97-1.09x)
+#: benchmark, one BLAS thread, in process: make_classification n = 5,000, C = 32 takes 1.25x
+#: the time and moons0.2 n = 5,000, C = 32 1.14x when every drop refactorises
 BORDER_MAX = 32
 #: curvatures up to this many entries are kept to cut smaller problems from: as a copy, or as a
 #: blocked factor (:class:`_Blocks`) that a step dropping many coordinates cuts instead of
-#: refactorising (family benchmark, one BLAS thread, in process: moons0.2 n = 2,000, C = 32
-#: 1.25-1.32x without, diabetic C = 32 1.15x).
+#: refactorising (family benchmark, one BLAS thread, in process: blobs n = 2,000, C = 32 1.39x
+#: without).
 #: Above it the Cholesky factor overwrites ``H`` and nothing else of its size is held
 CUT_ENTRIES = 1 << 22
 
 
 class Factor(NamedTuple):
     """A factor of the curvature on the sorted coordinates ``free``: ``solve(B)`` applies its
-    inverse (in float64 whatever the factor's type); ``stale`` says it is a previous step's
-    factor, whose step is only taken when accepted at once; ``single`` that it is float32;
-    ``saved`` the unshifted curvature (up to ``CUT_ENTRIES``) and ``blocks`` the blocked factor
-    (:class:`_Blocks`), to cut smaller problems from."""
+    inverse; ``stale`` says it is a previous step's factor, whose step is only taken when
+    accepted at once; ``saved`` the unshifted curvature (up to ``CUT_ENTRIES``) and ``blocks``
+    the blocked factor (:class:`_Blocks`), to cut smaller problems from."""
 
     free: np.ndarray
     solve: Callable[[np.ndarray], np.ndarray]
     stale: bool = False
-    single: bool = False
     saved: np.ndarray | None = None
     blocks: _Blocks | None = None
 
 
 def factorise(problem, ev, free: np.ndarray, H: np.ndarray | None = None,
-              free_H: np.ndarray | None = None, single: bool = False,
-              bound: np.ndarray | None = None, err_max: float = np.inf) -> Factor | None:
-    """Cholesky factor of the curvature on ``free`` (computed in float32 with ``single``, or
-    cut from ``H`` on ``free_H``), or None when it is not positive definite, or when it is
-    float32 and the relative error bound of its solves, ``eps32 / rcond`` (LAPACK's condition
-    estimate, ``O(f^2)``), exceeds ``err_max`` (an ill-conditioned curvature: float32 gives
-    no direction there, blobs n = 2,000, C = 32: ``rcond`` ~1e-7).
+              free_H: np.ndarray | None = None,
+              bound: np.ndarray | None = None) -> Factor | None:
+    """A factor of the curvature on ``free`` (cut from ``H`` on ``free_H`` where given): the
+    low-rank one where the kernel allows it (:func:`dank_fast._lowrank.lowrank_solve`), else a
+    Cholesky factor; None when the curvature is not positive definite.
 
     ``bound`` (boolean over ``free``): the coordinates at a bound, the only ones a step can
     drop; when more than ``BORDER_MAX`` of them are free (and ``H`` has at most ``CUT_ENTRIES``
@@ -92,7 +86,7 @@ def factorise(problem, ev, free: np.ndarray, H: np.ndarray | None = None,
         solve = lowrank_solve(problem, ev, free)
         if solve is not None:  # a kernel of low rank: no f x f curvature (dank_fast._lowrank)
             return Factor(free, solve)
-        H = curvature(problem, ev, free, dtype=np.float32 if single else np.float64)
+        H = curvature(problem, ev, free)
     elif free_H.size != f or not np.array_equal(free_H, free):
         pos = np.searchsorted(free_H, free)
         H = np.take(np.take(H, pos, axis=0), pos, axis=1)  # two takes: faster than np.ix_
@@ -101,46 +95,23 @@ def factorise(problem, ev, free: np.ndarray, H: np.ndarray | None = None,
     blocked = BORDER_MAX < nb < f and small
     saved = H.copy() if small and not blocked else None
     H[np.diag_indices_from(H)] += 1e-12 * max(1.0, float(np.max(np.diag(H))))
-    single = H.dtype != np.float64
     if blocked:
         try:
             blocks = _Blocks(H, np.flatnonzero(~bound), np.flatnonzero(bound), f)
         except LinAlgError:
             return None
-        if single and blocks.error() > err_max:
-            return None
-        return Factor(free, blocks.solve, single=single, blocks=blocks)
-    anorm = _norm1(H) if single else 0.0
+        return Factor(free, blocks.solve, blocks=blocks)
     try:
         with blas_threads(f):
             fac = cho_factor(H.T, check_finite=False, overwrite_a=True)  # in place
     except LinAlgError:
         return None
-    if single and _solve_error(fac[0], fac[1], anorm) > err_max:
-        return None
-    dtype = H.dtype
 
     def solve(B):
         with blas_threads(f):
-            X = cho_solve(fac, B.astype(dtype, copy=False), check_finite=False)
-        return X.astype(np.float64, copy=False)
+            return cho_solve(fac, B, check_finite=False)
 
-    return Factor(free, solve, single=single, saved=saved)
-
-
-def _norm1(H: np.ndarray) -> float:
-    """``||H||_1`` (the largest column sum of ``|H|``), for a condition estimate."""
-    return float(np.abs(H).sum(axis=0).max()) if H.size else 0.0
-
-
-def _solve_error(c: np.ndarray, lower: bool, anorm: float) -> float:
-    """``eps / rcond``: the relative error bound of solves with the Cholesky factor ``c`` (of a
-    matrix of 1-norm ``anorm``), from LAPACK's condition estimate (``O(f^2)``)."""
-    if c.size == 0:
-        return 0.0
-    pocon = spocon if c.dtype == np.float32 else dpocon
-    rcond, info = pocon(c, anorm, uplo="L" if lower else "U")
-    return np.inf if info or not rcond > 0 else float(np.finfo(c.dtype).eps / rcond)
+    return Factor(free, solve, saved=saved)
 
 
 class _Blocks:
@@ -163,32 +134,22 @@ class _Blocks:
                  parts=None):
         self.I, self.B, self.f = I, B, f
         with blas_threads(f):
-            self._norms = (0.0, 0.0)
             if parts is None:
                 HI = np.take(H, I, axis=0)
                 HII = np.take(HI, I, axis=1)
-                norm_ii = _norm1(HII)
                 L = cholesky(HII.T, lower=True, overwrite_a=True, check_finite=False)
                 W = solve_triangular(L, np.take(HI, B, axis=1), lower=True, overwrite_b=True,
                                      check_finite=False)
                 Sc = np.take(np.take(H, B, axis=0), B, axis=1)
                 Sc -= W.T @ W
                 parts = L, W, Sc
-                self._norms = (norm_ii, _norm1(Sc))
             self.L, self.W, self.Sc = parts
             self.Lb = cholesky(self.Sc.T, lower=True, check_finite=False)
 
-    def error(self) -> float:
-        """The larger relative error bound of solves with the two diagonal blocks' factors
-        (:func:`_solve_error`; both blocks' conditions are at most that of ``H``)."""
-        return max(_solve_error(self.L, True, self._norms[0]),
-                   _solve_error(self.Lb, True, self._norms[1]))
-
     def solve(self, X: np.ndarray) -> np.ndarray:
-        """``H^-1 X`` in float64 (block forward and back substitution)."""
+        """``H^-1 X`` (block forward and back substitution)."""
         L, W, Lb = self.L, self.W, self.Lb
-        X = X.astype(L.dtype, copy=False)
-        out = np.empty(X.shape, dtype=np.float64)
+        out = np.empty(X.shape)
         opts = {"lower": True, "check_finite": False}
         with blas_threads(self.f):
             y1 = solve_triangular(L, X[self.I], **opts)
@@ -222,7 +183,7 @@ def _cut(parent: Factor | None, free0: np.ndarray) -> Factor | None:
         blocks = parent.blocks.cut(keep)
     except LinAlgError:
         return None
-    return Factor(free0, blocks.solve, single=parent.single, blocks=blocks)
+    return Factor(free0, blocks.solve, blocks=blocks)
 
 
 def held_point(problem, z: np.ndarray, factor: Factor, system, free: np.ndarray,
@@ -302,7 +263,7 @@ def _previous(factor: Factor | None, free0: np.ndarray):
     refactorised: bordering the old factor by them saved at most 13% on any family row
     (make_moons n = 5,000, C = 32) and cost steps on others (the older curvature).
     """
-    if factor is None or factor.single or free0.size == 0:
+    if factor is None or free0.size == 0:
         return None, None
     f = factor.free
     if free0.size < f.size - BORDER_MAX or not np.all(np.isin(free0, f, assume_unique=True)):
@@ -310,13 +271,11 @@ def _previous(factor: Factor | None, free0: np.ndarray):
     return factor._replace(stale=True), np.searchsorted(f, free0)
 
 
-def newton_direction(problem, ev, z, g, binding, margin, previous: Factor | None = None,
-                     rough: float = 0.0):
+def newton_direction(problem, ev, z, g, binding, margin, previous: Factor | None = None):
     """Newton direction on the free coordinates (``~binding``) that the step on the inside ones
     predicts to enter (:func:`_entering`), dropping those it would push out of the box (module
     docstring); ``previous``: the previous step's factor, used where it
-    serves (:func:`_previous`); ``rough > 0``: a float32 factor where its solves' relative
-    error bound is at most ``rough`` (:func:`factorise`), else float64.
+    serves (:func:`_previous`).
 
     Returns ``(free, p_free, factor, system)`` (``system``: the bordered system the direction
     solved, for :func:`held_point`), or None when the curvature is not positive definite
@@ -324,14 +283,14 @@ def newton_direction(problem, ev, z, g, binding, margin, previous: Factor | None
     settle.
     """
     H = free_H = parent = None  # after many drops: the curvature or blocked factor to cut
-    binding = _entering(problem, ev, z, g, binding, margin, rough)
+    binding = _entering(problem, ev, z, g, binding, margin)
     while True:
         free0 = np.flatnonzero(~binding)
         if free0.size == 0:
             return None
         factor, pos = _previous(previous, free0)
         if factor is None:
-            factor = _cut(parent, free0) or _fresh(problem, ev, z, free0, H, free_H, rough)
+            factor = _cut(parent, free0) or _fresh(problem, ev, z, free0, H, free_H)
             if factor is None:
                 return None
             pos = np.arange(free0.size)
@@ -349,7 +308,7 @@ def newton_direction(problem, ev, z, g, binding, margin, previous: Factor | None
         free_H = factor.free if H is not None else None
 
 
-def _entering(problem, ev, z, g, binding, margin, rough: float) -> np.ndarray:
+def _entering(problem, ev, z, g, binding, margin) -> np.ndarray:
     """``binding`` with the at-bound coordinates held that the Newton step on the inside
     coordinates alone predicts to stay at their bound.
 
@@ -377,7 +336,7 @@ def _entering(problem, ev, z, g, binding, margin, rough: float) -> np.ndarray:
     if np.unique(dix).size < dix.size:  # P2 pairs couple through the whole curvature
         return binding
     I, B = free0[~atb], free0[atb]
-    fac = _fresh(problem, ev, z, I, None, None, rough)
+    fac = _fresh(problem, ev, z, I, None, None)
     if fac is None:
         return binding
     if y is None:
@@ -402,20 +361,11 @@ def _entering(problem, ev, z, g, binding, margin, rough: float) -> np.ndarray:
     return binding
 
 
-def _fresh(problem, ev, z, free0, H, free_H, rough: float) -> Factor | None:
-    """A new factor on ``free0`` (cut from ``H`` where given, keeping its type); a float32 one
-    that is not positive definite, or too ill-conditioned for ``rough``, is redone in
-    float64."""
-    if H is None:
-        single = rough > 0
-    else:
-        single = H.dtype != np.float64
+def _fresh(problem, ev, z, free0, H, free_H) -> Factor | None:
+    """A new factor on ``free0`` (cut from ``H`` on ``free_H`` where given)."""
     zF = z[free0]
     bound = (zF <= 1e-12 * problem.C) | (zF >= problem.C - 1e-12 * problem.C)
-    factor = factorise(problem, ev, free0, H, free_H, single, bound, rough if single else np.inf)
-    if factor is None and single:
-        factor = factorise(problem, ev, free0, None, None, False, bound)
-    return factor
+    return factorise(problem, ev, free0, H, free_H, bound)
 
 
 def _bordered_direction(problem, z, g, margin, factor: Factor, pos: np.ndarray):

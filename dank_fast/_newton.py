@@ -36,8 +36,8 @@ __all__ = ["newton"]
 
 #: quick relative gap below which a Newton step first tries the previous step's factor where
 #: the free set only lost coordinates (near the optimum the curvature changes little; family
-#: benchmark, one BLAS thread, in process: diabetic C = 32 1.33x slower without it, make_moons
-#: n = 5,000, C = 32 1.21x)
+#: benchmark, one BLAS thread, in process: diabetic C = 32 1.33x slower without it,
+#: make_classification n = 2,000, C = 32 1.14x)
 REUSE_GAP = 1e-2
 
 
@@ -64,13 +64,6 @@ def _multiplier(z: np.ndarray, g: np.ndarray, y: np.ndarray, C: float, margin: f
     return float(np.mean(ends)) if ends else 0.0  # one kind only: its end binds every bound
 
 
-#: quick relative gap above which a Newton direction comes from an unrefined float32 factor
-#: (far from the optimum the curvature is a model anyway; half the factorisation's time), and
-#: the relative error bound its solves must meet (:func:`dank_fast._factor.factorise`); a step
-#: it does not give is redone in float64 (family benchmark, CPU time, moons0.3 n = 2,000,
-#: C = 32: 1.37x without)
-ROUGH_GAP = 1e-1
-
 #: largest first trial multiple of a Newton step (:func:`_next_scale`; family benchmark, one
 #: BLAS thread: heart C = 1 takes 4 Newton steps instead of 3 and 1.4-1.6x the time without
 #: it, C = 32 7 instead of 6; it costs blobs n = 2,000, C = 1 about 1.25x)
@@ -78,7 +71,7 @@ SCALE_MAX = 2.0
 
 
 def _newton_step(problem, z, ev, quick: float, previous: Factor | None = None,
-                 scale: float = 1.0, rough: bool | None = None):
+                 scale: float = 1.0):
     """One projected Newton step from ``z``: ``((z+, ev+, t), factor)``, ``t`` the multiple of
     the Newton direction taken (:func:`_step_along`), or None.
 
@@ -87,9 +80,7 @@ def _newton_step(problem, z, ev, quick: float, previous: Factor | None = None,
     by :func:`_better`. ``previous``: the previous step's factor, tried first where it serves
     (:func:`dank_fast._factor.newton_direction`); when its step is not accepted at once the step
     is redone with a new one. ``scale``: the first trial step's multiple of the Newton step
-    (:func:`_next_scale`). ``rough`` (default: the quick relative gap above ``ROUGH_GAP``): the
-    direction from an unrefined float32 factor; when its step is not accepted the step is
-    redone in float64.
+    (:func:`_next_scale`).
     """
     C = problem.C
     y = problem.eq_vector  # normal of the equality constraint (None for P3)
@@ -98,22 +89,18 @@ def _newton_step(problem, z, ev, quick: float, previous: Factor | None = None,
     lam = _multiplier(z, g, y, C, margin) if y is not None else 0.0
     r = g - lam * y if y is not None else g
     binding = ((z <= margin) & (r < 0)) | ((z >= C - margin) & (r > 0))
-    if rough is None:
-        rough = quick > ROUGH_GAP and not uses_exact(problem)
-    out = newton_direction(problem, ev, z, g, binding, margin, previous,
-                           ROUGH_GAP if rough else 0.0)
+    out = newton_direction(problem, ev, z, g, binding, margin, previous)
     if out is None or np.count_nonzero(out[1]) < (2 if y is not None else 1):
         # (with y'p = 0 one free coordinate cannot move: its p is round-off, and every trial
         # point along it was z itself, 49 evaluations before the hand-over; wine, sigma = 32)
-        return _newton_step(problem, z, ev, quick, scale=scale, rough=False) if rough else None
+        return None
     free, pF, factor, system = out
     held = None if y is None else (
         lambda t: held_point(problem, z, factor, system, free, pF, t))
     step = _step_along(problem, z, ev, quick, free, pF, full_only=factor.stale, t0=scale,
                        held=held)
-    if step is None and (factor.stale or (factor.single and rough)):
-        # the old factor's (or the rough float32) step failed: a new float64 factor decides
-        return _newton_step(problem, z, ev, quick, scale=scale, rough=False)
+    if step is None and factor.stale:  # the old factor's step failed: a new factor decides
+        return _newton_step(problem, z, ev, quick, scale=scale)
     return None if step is None else (step, factor)
 
 

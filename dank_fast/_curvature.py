@@ -148,25 +148,23 @@ def switch_budget(problem) -> int:
     return steps if steps else np.iinfo(np.int64).max
 
 
-def curvature(problem, ev, free: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
-    """``-hess h`` restricted to ``free`` (in the coordinates ``z`` of the problem); with
-    ``rows`` (positions in ``free``), only those rows (``|rows| x |free|``).
+def curvature(problem, ev, free: np.ndarray) -> np.ndarray:
+    """``-hess h`` restricted to ``free`` (in the coordinates ``z`` of the problem).
 
     Exact (:func:`exact_curvature_d`) where :func:`uses_exact` says so; otherwise the ``tau =
     0`` Hessian as a model, as follows.
 
-    Built in blocks of ``ROWS`` rows straight into one ``|rows| x |free|`` array (the only
-    matrix of that size; block temporaries are ``ROWS x n``):
-    ``O(|rows| |free| (r + 1))`` time for a rank-``r`` ``F``, ``O(|rows| |free|)`` memory.
+    Built in blocks of ``ROWS`` rows straight into one ``|free| x |free|`` array (the only
+    matrix of that size; block temporaries are ``ROWS x n``): ``O(|free|^2 (r + 1))`` time for a
+    rank-``r`` ``F``, ``O(|free|^2)`` memory.
     """
     K = problem.kd.K
     d = problem.d_of(ev.z)
     dix, sv = problem.d_coordinates(free)
     if uses_exact(problem):
-        H = _exact_curvature_z(problem, ev, d, dix, sv)
-        return H if rows is None else H[rows]
+        return _exact_curvature_z(problem, ev, d, dix, sv)
     f = dix.size
-    rsel = np.arange(f) if rows is None else rows
+    rsel = np.arange(f)
     F = ev.inner.F
     c = 1.0 / (4.0 * problem.eta)
     zs = sv * d[dix]  # the signs sv (+-1) folded in: H_ij = sv_i sv_j (-hess_d h)_ij
@@ -198,8 +196,7 @@ def curvature(problem, ev, free: np.ndarray, rows: np.ndarray | None = None) -> 
             if late.size:  # rows off the support: (K o K)[i, S] d_S^2 from the rows just taken
                 kkd[sel[late]] = _support_squares(Krows, late, S, d2S)
             out[np.arange(sel.size), sel] += c * kkd[sel]  # sv_i^2 = 1
-    if rows is None:
-        _couple_pairs(H, K, d, dix, sv, c)
+    _couple_pairs(H, K, d, dix, sv, c)
     return H
 
 

@@ -1,4 +1,4 @@
-"""The Newton direction on the free coordinates: one Cholesky factor, bordered by constraints.
+"""The Newton direction on the free coordinates: one factor, bordered by constraints.
 
 A projected Newton step (:mod:`dank_fast._newton`) solves ``H p = g`` on the free coordinates
 ``F0`` subject to ``y_F'p = 0`` and to ``p_j = 0`` for the coordinates ``j`` the step would push
@@ -11,11 +11,6 @@ smaller set: only the Schur complement of the kept at-bound coordinates when the
 blocked (:class:`_Blocks`), else the curvature cut from the first one (kept up to
 ``CUT_ENTRIES``). A kernel of low rank gives a factor of another kind, no ``f x f`` matrix
 (:mod:`dank_fast._lowrank`).
-
-Where many coordinates at a bound are free (far from the optimum, thousands at a time on
-make_moons n = 5,000, C = 32) and the curvature is too large to keep blocked, most of them would
-be pushed back out by the joint step: the Newton step on the inside coordinates alone first
-predicts which of them enter (:func:`_entering`).
 
 Near the optimum the free set changes by a few coordinates per step and the curvature little:
 the previous step's factor then serves again while the free set only loses coordinates
@@ -35,9 +30,7 @@ import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve, cholesky, solve_triangular
 
 from ._curvature import curvature
-from ._kernel_data import ROWS
 from ._lowrank import lowrank_solve
-from ._memory import BLOCK_BYTES
 from ._threads import blas_threads
 
 __all__ = ["Factor", "newton_direction", "held_point", "BORDER_MAX"]
@@ -272,18 +265,15 @@ def _previous(factor: Factor | None, free0: np.ndarray):
 
 
 def newton_direction(problem, ev, z, g, binding, margin, previous: Factor | None = None):
-    """Newton direction on the free coordinates (``~binding``) that the step on the inside ones
-    predicts to enter (:func:`_entering`), dropping those it would push out of the box (module
-    docstring); ``previous``: the previous step's factor, used where it
+    """Newton direction on the free coordinates (``~binding``), dropping those it would push
+    out of the box (module docstring); ``previous``: the previous step's factor, used where it
     serves (:func:`_previous`).
 
     Returns ``(free, p_free, factor, system)`` (``system``: the bordered system the direction
-    solved, for :func:`held_point`), or None when the curvature is not positive definite
-    (in float32: the float64 system decides), nothing is free, or the bordered system did not
-    settle.
+    solved, for :func:`held_point`), or None when the curvature is not positive definite,
+    nothing is free, or the bordered system did not settle.
     """
     H = free_H = parent = None  # after many drops: the curvature or blocked factor to cut
-    binding = _entering(problem, ev, z, g, binding, margin)
     while True:
         free0 = np.flatnonzero(~binding)
         if free0.size == 0:
@@ -306,59 +296,6 @@ def newton_direction(problem, ev, z, g, binding, margin, previous: Factor | None
         stale = factor.stale
         H, parent = (None, None) if stale else (factor.saved, factor)
         free_H = factor.free if H is not None else None
-
-
-def _entering(problem, ev, z, g, binding, margin) -> np.ndarray:
-    """``binding`` with the at-bound coordinates held that the Newton step on the inside
-    coordinates alone predicts to stay at their bound.
-
-    Where many coordinates at a bound are free (more than ``BORDER_MAX``) and the curvature is
-    too large to be kept blocked (more than ``CUT_ENTRIES`` entries, :class:`_Blocks`), most of
-    them are pushed back out by the joint step and dropped one refactorisation of the whole
-    curvature at a time (below, the blocked factor drops them at the cost of their own Schur
-    complement, and the joint step takes fewer Newton steps: blobs n = 2,000, C = 32, 23
-    steps against 27 with the prediction). Instead: the
-    Newton step ``p_I`` on the inside coordinates ``I`` (one factor of ``H_II``) with its
-    multiplier ``nu`` predicts the reduced gradient after the step, ``r_B = g_B - H_BI p_I -
-    nu y_B``; a coordinate of ``B`` enters only where ``r_B`` still points into the box.
-    ``O(|I|^3 / 3 + |B| f r)`` time (``f = |I| + |B|``); the rows of ``H_B,free`` are formed
-    in blocks within ``BLOCK_BYTES``.
-    """
-    C = problem.C
-    y = problem.eq_vector
-    free0 = np.flatnonzero(~binding)
-    zF = z[free0]
-    atb = (zF <= margin) | (zF >= C - margin)
-    nb = int(np.count_nonzero(atb))
-    if nb <= BORDER_MAX or nb == free0.size or free0.size * free0.size <= CUT_ENTRIES:
-        return binding  # few to drop, or the blocked factor drops them cheaply
-    dix, _ = problem.d_coordinates(free0)
-    if np.unique(dix).size < dix.size:  # P2 pairs couple through the whole curvature
-        return binding
-    I, B = free0[~atb], free0[atb]
-    fac = _fresh(problem, ev, z, I, None, None)
-    if fac is None:
-        return binding
-    if y is None:
-        pI, nu = fac.solve(g[I][:, None])[:, 0], 0.0
-    else:
-        X = fac.solve(np.column_stack([g[I], y[I]]))
-        nu = float(y[I] @ X[:, 0]) / float(y[I] @ X[:, 1])
-        pI = X[:, 0] - nu * X[:, 1]
-    p = np.zeros(free0.size)
-    p[~atb] = pI  # zero on B: H_BB, its diagonal included, drops out of H_B,free p
-    rows = np.flatnonzero(atb)
-    step = max(ROWS, BLOCK_BYTES // (8 * free0.size))  # row blocks of H within the budget
-    HBp = np.concatenate([curvature(problem, ev, free0, rows=rows[lo:lo + step]) @ p
-                          for lo in range(0, rows.size, step)])
-    r = g[B] - HBp - (nu * y[B] if y is not None else 0.0)
-    zB = z[B]
-    stays = ((zB <= margin) & (r <= 0)) | ((zB >= C - margin) & (r >= 0))
-    if not np.any(stays):
-        return binding
-    binding = binding.copy()
-    binding[B[stays]] = True
-    return binding
 
 
 def _fresh(problem, ev, z, free0, H, free_H) -> Factor | None:

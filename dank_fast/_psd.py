@@ -27,9 +27,11 @@ from ._kernel_data import ROWS
 
 __all__ = ["lowrank_gershgorin_psd", "LOWRANK_MIN_N", "PivotedCholesky"]
 
-#: below this size the Cholesky test is as cheap (PSD test of the family benchmark's kernels:
-#: moons0.2 n = 2,000 11x faster than the Cholesky, n = 1,000 1.8x; where the rank is high
-#: (blobs, classif n = 2,000) the failed attempt adds 15-30% before the Cholesky)
+#: below this size the Cholesky factorisations are as cheap as the low-rank routes: the PSD test
+#: (family benchmark's kernels: moons0.2 n = 2,000 11x faster than the Cholesky, n = 1,000
+#: 1.8x; where the rank is high, blobs and classif n = 2,000, the failed attempt adds 15-30%
+#: before the Cholesky) and the Newton curvature (:mod:`dank_fast._lowrank`: make_moons
+#: n = 1,000, C = 32 0.92-1.05x the time; diabetic, n = 575, C = 32 1.10x from the attempts)
 LOWRANK_MIN_N = 1000
 
 

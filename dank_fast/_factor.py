@@ -2,10 +2,10 @@
 
 A projected Newton step (:mod:`dank_fast._newton`) solves ``H p = g`` on the free coordinates
 ``F0`` subject to ``y_F'p = 0`` and to ``p_j = 0`` for the coordinates ``j`` the step would push
-out of the box. One Cholesky factorisation of the curvature ``H`` (:func:`dank_fast._curvature.
-curvature`) on ``F0`` serves them all: the constraints ``A'p = 0`` are handled by the Schur
+out of the box. One factor of the curvature ``H`` (:func:`dank_fast._curvature.curvature`) on
+``F0`` serves them all: the constraints ``A'p = 0`` are handled by the Schur
 complement of the same factor, ``p = H^-1 (g - A nu)``, ``(A'H^-1 A) nu = A'H^-1 g``
-(:func:`_kkt_solve`), one triangular solve per new column of ``A``, while at most
+(:func:`_kkt_solve`), one solve per new column of ``A``, while at most
 ``BORDER_MAX`` coordinates are dropped; beyond that the curvature is refactorised on the
 smaller set: only the Schur complement of the kept at-bound coordinates when the factor is
 blocked (:class:`_Blocks`), else the curvature cut from the first one (kept up to

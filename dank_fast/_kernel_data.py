@@ -16,10 +16,9 @@ __all__ = ["KernelData", "ROWS"]
 
 #: rows of ``K`` gathered or squared at a time in a pass over it (temporaries ``ROWS x n``, 2 MB
 #: at n = 2,000, that stay in cache): the block ``K[S][:, S]``, :meth:`KernelData.gamma_sums`,
-#: the Newton curvature, the PSD test's residual (make_moons n = 2,000, C = 32: a curvature on
-#: 915 free coordinates 17.8 ms with 1,024-row blocks, 6.5-7.7 ms with 128; family benchmark,
-#: one BLAS thread, blocks of 4,096 rows: moons0.3 n = 2,000, C = 32 1.45x the time, moons0.2
-#: n = 2,000, C = 32 1.25x)
+#: the Newton curvature, the PSD test's residual (family benchmark, one BLAS thread, in
+#: process, blocks of 4,096 rows: moons0.3 n = 5,000, C = 1 1.41x the time, moons0.3
+#: n = 2,000, C = 32 1.11x)
 ROWS = 128
 
 

@@ -65,8 +65,8 @@ def _multiplier(z: np.ndarray, g: np.ndarray, y: np.ndarray, C: float, margin: f
 
 
 #: largest first trial multiple of a Newton step (:func:`_next_scale`; family benchmark, one
-#: BLAS thread: heart C = 1 takes 4 Newton steps instead of 3 and 1.4-1.6x the time without
-#: it, C = 32 7 instead of 6; it costs blobs n = 2,000, C = 1 about 1.25x)
+#: BLAS thread, in process: heart C = 32 takes 1.36x the time without it, C = 1 1.20x; it
+#: costs blobs n = 2,000, C = 1 about 1.3x)
 SCALE_MAX = 2.0
 
 

@@ -83,7 +83,6 @@ class PivotedCholesky:
         return self.L if self.done else None
 
 
-
 def lowrank_gershgorin_psd(A: np.ndarray, s: float, eps: float, *,
                            asym: float = 100 * 2.0**-52) -> bool:
     """True when ``lambda_min(A) >= -eps n s`` is proved by the module's test.

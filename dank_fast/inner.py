@@ -58,8 +58,8 @@ __all__ = [
 
 #: reduced size up to which the dense eigendecomposition is used outright (a 200 x 200 eigh
 #: takes ~3 ms; the iterative route can cost far more when the rank is high: 1.15 s against
-#: 0.02 s on a 108-point problem with a small eta; family benchmark, one BLAS thread, dense only
-#: up to N = 8: heart C = 1 takes 2.4x the time, heart C = 32 1.8x)
+#: 0.02 s on a 108-point problem with a small eta; family benchmark, one BLAS thread, in
+#: process, dense only up to N = 8: heart C = 1 takes 1.80x the time, heart C = 32 1.47x)
 DENSE_LIMIT = 200
 
 

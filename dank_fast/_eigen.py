@@ -50,7 +50,7 @@ from scipy.linalg.blas import dsyr2k, dsyrk
 from scipy.linalg.lapack import dpotrf, dsytrf, dsytrf_lwork
 from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, LinearOperator, eigsh, lobpcg
 
-from ._kernel_data import ROWS, KernelData
+from ._kernel_data import KernelData
 from ._memory import BLOCK_BYTES
 
 __all__ = ["Reduced", "certified_eigenpairs", "eig_dense", "psi"]
@@ -257,11 +257,8 @@ def _tail_below(red: Reduced, U: np.ndarray, t: float, g_frob2: float) -> bool:
     C = np.empty((N, N))  # symmetric: filled in C order, factored as its transpose
     if red._block is not None:
         C[:s, :s] = red._block
-    else:  # K[S][:, S] by row blocks of K[S], into C itself (the kernel data keep no copy)
-        K, S = red.kd.K, red.S
-        for lo in range(0, s, ROWS):
-            hi = min(lo + ROWS, s)
-            C[lo:hi, :s] = np.take(K[S[lo:hi]], S, axis=1)
+    else:  # K[S][:, S] into C itself (the kernel data keep no copy)
+        red.kd.block_into(red.S, C[:s, :s])
     C[:s, :s] *= -red.cdS[:, None]
     C[:s, :s] *= red.dS
     C[s:], C[:, s:] = 0.0, 0.0
@@ -285,18 +282,8 @@ def _tail_below(red: Reduced, U: np.ndarray, t: float, g_frob2: float) -> bool:
 
 
 def _gamma_max_bound(red: Reduced) -> float:
-    """An upper bound of ``lambda_max(Gamma_SS)`` by Collatz-Wielandt on ``|Gamma|``.
-
-    For any symmetric ``A`` and positive ``s``, ``lambda_max(A) <= rho(|A|) <= max_i
-    (|A| s)_i / s_i``. With ``|Gamma| = |D| |K| |D| / (4 eta)`` and ``s = 1`` or ``s = |d|`` this
-    is ``max_i |d_i| (|K| |d|)_i / (4 eta)`` resp. ``max_i (|K| d^2)_i / (4 eta)``: two products
-    with ``|K[S][:, S]|`` (``K`` itself for a non-negative kernel such as the Gaussian). Tight when
-    ``K`` is nearly diagonal (narrow kernels), exactly where the Frobenius bound is not.
-    """
-    a = np.abs(red.dS)
-    X = np.column_stack([a, a * a])
-    P = red.kd.abs_block_product(red.S, X)
-    return red.c * float(min(np.max(a * P[:, 0]), np.max(P[:, 1])))
+    """An upper bound of ``lambda_max(Gamma_SS)`` (:meth:`KernelData.top_bound`)."""
+    return red.c * red.kd.top_bound(red.S, np.abs(red.dS))
 
 
 def certified_eigenpairs(red: Reduced, warm: np.ndarray | None, width: int, t: float,
@@ -318,12 +305,14 @@ def certified_eigenpairs(red: Reduced, warm: np.ndarray | None, width: int, t: f
     (diabetic, n = 460, rank 11: three ARPACK runs of 15, 30 and 60 vectors per evaluation).
     """
     N = red.N
+    gmax = _gamma_max_bound(red)
+    if (rz := _range_ritz(red, t, g_frob2, g_trace, gmax)) is not None:
+        return rz
     rank = 0 if warm is None else warm.shape[1]
     b = max(6, rank + 4)
     if route == "auto" and dense_affordable(N) and 5 * b >= N:
         return None  # a fifth of the spectrum or more: the dense decomposition
     v0 = red.v if warm is None else warm.sum(axis=1)  # ARPACK's start: the warm directions
-    gmax = _gamma_max_bound(red)
     arpack_tol = 1e-13
     if width > b:
         b = min(width, max(N // 5 - 1, b))  # the block that certified last time
@@ -373,6 +362,20 @@ def certified_eigenpairs(red: Reduced, warm: np.ndarray | None, width: int, t: f
             arpack_tol = max(arpack_tol * 1e-2, 1e-16)
         v0 = rz.U[:, : max(1, int(np.count_nonzero(rz.theta > t)))].sum(axis=1)
     return rz
+
+
+def _range_ritz(red: Reduced, t: float, g_frob2: float, g_trace: float, gmax: float):
+    """Where the kernel data hold a factor ``K[S][:, S] = L_S L_S'`` of ``r + 1 < N`` columns
+    (:class:`dank_fast._surrogate.FactorKernelData`), the range of ``M = vv' + c D L_S L_S' D``
+    is spanned by ``[v, D L_S]``: Rayleigh-Ritz on that basis is the eigendecomposition of
+    ``M`` (its bound certifies it, residuals at round-off). None otherwise. ``O(N r^2)``."""
+    LS = red.kd.range_factor(red.S)
+    if LS is None or LS.shape[1] + 1 >= red.N:
+        return None
+    Z = np.column_stack([red.v, np.zeros((red.N, LS.shape[1]))])
+    Z[: red.s, 1:] = red.dS[:, None] * LS
+    Q, _ = qr(Z, mode="economic", check_finite=False)
+    return _certify_basis(red, Q, red.gamma(Q), t, g_frob2, g_trace, gmax)
 
 
 def _count_above(red: Reduced, t: float) -> int:

@@ -157,6 +157,32 @@ class KernelData:
             out[lo:lo + ROWS] = np.abs(self.K[np.ix_(rows, S)]) @ X
         return out
 
+    def range_factor(self, S: np.ndarray) -> np.ndarray | None:
+        """A factor ``L_S`` with ``K[S][:, S] = L_S L_S'`` exactly, where the kernel data hold
+        one (:class:`dank_fast._surrogate.FactorKernelData`); None here."""
+        return None
+
+    def block_into(self, S: np.ndarray, out: np.ndarray) -> None:
+        """``out[...] = K[S][:, S]`` (the cached block, else by row blocks of ``K[S]``)."""
+        if self._copy(S):
+            out[...] = self.block(S)
+            return
+        for lo in range(0, S.size, ROWS):
+            out[lo:lo + ROWS] = np.take(self.K[S[lo:lo + ROWS]], S, axis=1)
+
+    def top_bound(self, S: np.ndarray, a: np.ndarray) -> float:
+        """An upper bound of ``lambda_max(diag(a) K[S][:, S] diag(a))`` for ``a >= 0``, by
+        Collatz-Wielandt on ``|K|``.
+
+        For any symmetric ``A`` and positive ``s``, ``lambda_max(A) <= rho(|A|) <= max_i
+        (|A| s)_i / s_i``. With ``|A| = D |K| D`` and ``s = 1`` or ``s = a`` this is ``max_i a_i
+        (|K| a)_i`` resp. ``max_i (|K| a^2)_i``: two products with ``|K[S][:, S]|`` (``K``
+        itself for a non-negative kernel such as the Gaussian). Tight when ``K`` is nearly
+        diagonal (narrow kernels), exactly where a Frobenius bound is not.
+        """
+        P = self.abs_block_product(S, np.column_stack([a, a * a]))
+        return float(min(np.max(a * P[:, 0]), np.max(P[:, 1])))
+
     def gamma_sums(self, S: np.ndarray, dS: np.ndarray
                    ) -> tuple[float, float, float, np.ndarray]:
         """``(d'Kd, sum_ij d_i^2 d_j^2 K_ij^2, sum_i d_i^2 K_ii, (K o K)[S][:, S] d_S^2)`` over

@@ -34,22 +34,10 @@ from scipy.linalg import cho_factor, cho_solve
 from scipy.linalg.blas import dsyrk
 
 from ._curvature import correction_diagonal, uses_exact
-from ._psd import LOWRANK_MIN_N, PivotedCholesky
+from ._psd import LOWRANK_MIN_N, kernel_factors
 from ._threads import blas_threads
 
 __all__ = ["lowrank_solve"]
-
-
-def _forms(kd) -> tuple[PivotedCholesky, PivotedCholesky]:
-    """The pivoted Cholesky factors of ``K`` and ``K o K`` of the kernel data ``kd`` (kept on it,
-    grown by later calls), to the residual diagonal ``eps_psd max|K| / 2`` and its square:
-    the tolerance at which docs/validity.md accepts ``K`` as PSD."""
-    if kd.lowrank is None:
-        K, s = kd.K, kd.kappa
-        e = 0.5e-8 * s  # eps_psd = 1e-8 of a float64 kernel (docs/validity.md, rule 4)
-        kd.lowrank = (PivotedCholesky(lambda p: K[p], kd.diag, e),
-                      PivotedCholesky(lambda p: K[p] * K[p], kd.diag * kd.diag, e * s))
-    return kd.lowrank
 
 
 def lowrank_solve(problem, ev, free: np.ndarray) -> Callable[[np.ndarray], np.ndarray] | None:
@@ -70,7 +58,7 @@ def lowrank_solve(problem, ev, free: np.ndarray) -> Callable[[np.ndarray], np.nd
     low = hasattr(F, "mu")
     copies = F.rank if low else 1
     budget = int(0.53 * f)  # the largest R with f R^2 + R^3 / 3 <= f^3 / 3
-    pk, pk2 = _forms(kd)
+    pk, pk2 = kernel_factors(kd)
     L = pk.extend(budget // (copies + 1))
     if L is None:
         return None

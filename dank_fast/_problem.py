@@ -59,6 +59,9 @@ class SVMProblem:
         self.tau = tau
         self.dim = y.size
         self.route = "auto"
+        #: an inner solution near the solvers' start (a presolve's), whose eigenvectors start
+        #: the first evaluation's eigen-route (:func:`dank_fast.inner.inner_minimiser`)
+        self.prior: InnerSolution | None = None
 
     @property
     def eq_vector(self) -> np.ndarray | None:
@@ -104,7 +107,7 @@ class SVMProblem:
             self.eta,
             self.tau,
             route=route or self.route,
-            warm=None if warm is None else warm.inner,
+            warm=self.prior if warm is None else warm.inner,
         )
         return Evaluation(z, inner, self.lin(z) + self.eta * inner.deficit, self)
 

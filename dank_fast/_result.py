@@ -54,7 +54,9 @@ class DANKResult:
     message : str
         A human-readable account of the status.
     extra : dict
-        Route-specific details (for instance the working-set route's statistics).
+        Route-specific details (for instance the working-set route's statistics, or
+        ``"presolve"``: the rank, iterations and status of the solve on the low-rank surrogate
+        of the kernel that started the solve, where one ran; see docs/MATH.md 5.3).
     alpha_hat, alpha_check : ndarray of shape (n,) or None
         SVR only: the certified pair (``alpha = alpha_hat - alpha_check``), as in
         ``dank_ref``'s ``RefResult`` (docs/conventions.md); None for P1 and P3.  The same

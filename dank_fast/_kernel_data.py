@@ -157,6 +157,11 @@ class KernelData:
             out[lo:lo + ROWS] = np.abs(self.K[np.ix_(rows, S)]) @ X
         return out
 
+    def dense_size(self, S: np.ndarray) -> int:
+        """The dimension of the dense work of an evaluation on the support ``S`` (for the BLAS
+        thread policy, :func:`dank_fast._threads.blas_threads`): ``|S|`` here."""
+        return S.size
+
     def range_factor(self, S: np.ndarray) -> np.ndarray | None:
         """A factor ``L_S`` with ``K[S][:, S] = L_S L_S'`` exactly, where the kernel data hold
         one (:class:`dank_fast._surrogate.FactorKernelData`); None here."""

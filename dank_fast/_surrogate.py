@@ -63,6 +63,10 @@ class FactorKernelData(KernelData):
         LS = self.L[S]
         return LS @ LS.T
 
+    def dense_size(self, S: np.ndarray) -> int:
+        """The rank: products with ``L_S`` are ``|S| x r`` (narrow work runs on one thread)."""
+        return self.L.shape[1]
+
     def range_factor(self, S: np.ndarray) -> np.ndarray:
         return self.L[S]
 

@@ -87,7 +87,7 @@ class LowRankF:
         S = np.flatnonzero(x)
         if S.size == 0:
             return np.zeros(kd.n)
-        with blas_threads(S.size):
+        with blas_threads(kd.dense_size(S)):
             block = kd.support_product(S, self.U[S] * x[S, None])
         return np.einsum("ik,ik,k->i", self.U, block, self.mu)
 
@@ -232,7 +232,7 @@ def inner_minimiser(
     memory beyond ``K``; ``tau = 0`` ``O(s^2)``.
     """
     S = np.flatnonzero(d)
-    with blas_threads(S.size):  # one thread policy for all the dense work below
+    with blas_threads(kd.dense_size(S)):  # one thread policy for all the dense work below
         return _inner(kd, d, S, eta, tau, route, warm, excess_tol)
 
 

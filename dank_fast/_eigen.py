@@ -305,14 +305,14 @@ def certified_eigenpairs(red: Reduced, warm: np.ndarray | None, width: int, t: f
     (diabetic, n = 460, rank 11: three ARPACK runs of 15, 30 and 60 vectors per evaluation).
     """
     N = red.N
-    gmax = _gamma_max_bound(red)
-    if (rz := _range_ritz(red, t, g_frob2, g_trace, gmax)) is not None:
+    if (rz := _range_ritz(red, t, g_frob2, g_trace)) is not None:
         return rz
     rank = 0 if warm is None else warm.shape[1]
     b = max(6, rank + 4)
     if route == "auto" and dense_affordable(N) and 5 * b >= N:
         return None  # a fifth of the spectrum or more: the dense decomposition
     v0 = red.v if warm is None else warm.sum(axis=1)  # ARPACK's start: the warm directions
+    gmax = _gamma_max_bound(red)
     arpack_tol = 1e-13
     if width > b:
         b = min(width, max(N // 5 - 1, b))  # the block that certified last time
@@ -364,7 +364,7 @@ def certified_eigenpairs(red: Reduced, warm: np.ndarray | None, width: int, t: f
     return rz
 
 
-def _range_ritz(red: Reduced, t: float, g_frob2: float, g_trace: float, gmax: float):
+def _range_ritz(red: Reduced, t: float, g_frob2: float, g_trace: float):
     """Where the kernel data hold a factor ``K[S][:, S] = L_S L_S'`` of ``r + 1 < N`` columns
     (:class:`dank_fast._surrogate.FactorKernelData`), the range of ``M = vv' + c D L_S L_S' D``
     is spanned by ``[v, D L_S]``: Rayleigh-Ritz on that basis is the eigendecomposition of
@@ -375,7 +375,7 @@ def _range_ritz(red: Reduced, t: float, g_frob2: float, g_trace: float, gmax: fl
     Z = np.column_stack([red.v, np.zeros((red.N, LS.shape[1]))])
     Z[: red.s, 1:] = red.dS[:, None] * LS
     Q, _ = qr(Z, mode="economic", check_finite=False)
-    return _certify_basis(red, Q, red.gamma(Q), t, g_frob2, g_trace, gmax)
+    return _certify_basis(red, Q, red.gamma(Q), t, g_frob2, g_trace, _gamma_max_bound(red))
 
 
 def _count_above(red: Reduced, t: float) -> int:

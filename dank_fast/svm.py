@@ -95,7 +95,9 @@ def solve_svm(
     max_iter : int, optional
         Iteration limit (default 5000 for accelerated; the paper's ``t_max = 2000``;
         for newton: 100 Newton steps, and ``max_iter`` (default 5000) iterations of
-        the accelerated fallback).
+        the accelerated fallback). A presolve on the kernel's low-rank surrogate (Newton
+        from a start, ``extra["presolve"]``) counts its Newton steps against it, leaving at
+        least one to the solve on ``K``.
     alpha0 : array_like, optional
         Warm start (projected onto ``A``); e.g. a plain SVM's dual solution.
     eig_route : {"auto", "dense", "lanczos"}
@@ -167,12 +169,15 @@ def _solve_dense(kd, y, C, eta, tau, method, tol, max_iter, alpha0, eig_route, o
     problem = SVMProblem(kd_c, y, C / c, eta / c, tau)
     problem.route = eig_route
     pre = _presolve(problem, method, c, tol, max_iter, alpha0, options)
-    if pre is not None:
+    if pre is not None:  # the solve on K starts there, within what is left of max_iter
         alpha0, problem.prior = pre.alpha * c, pre.inner
+        if max_iter is not None:
+            max_iter = max(max_iter - pre.extra.get("newton_iter", pre.n_iter), 1)
     res = run_method(problem, method, c=c, tol=tol, max_iter=max_iter, alpha0=alpha0,
                      options=options)
     if pre is not None:
         res.n_iter += pre.n_iter
+        res.time += pre.time
         res.extra["presolve"] = {"rank": pre.extra["rank"], "n_iter": pre.n_iter,
                                  "status": pre.status}
         for key in ("newton_iter", "accelerated_iter", "handovers"):

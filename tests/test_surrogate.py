@@ -4,13 +4,15 @@ and solves presolved on it, certified on ``K`` itself."""
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.datasets import make_moons
 
-from dank_fast import compute_kernel, solve_svm, svm_certificate
+from dank_fast import ConvergenceWarning, compute_kernel, solve_svm, svm_certificate
 from dank_fast._kernel_data import KernelData
 from dank_fast._psd import LOWRANK_MIN_N, PivotedCholesky
 from dank_fast._surrogate import FactorKernelData
@@ -115,3 +117,23 @@ def test_presolved_solves_certify_over_widths_boxes_and_eta(sigma, C, tau, shrin
     cert = svm_certificate(K, y, res.alpha, C=C, eta=eta, tau=tau)
     assert cert.rel_gap <= 1e-6
     assert cert.lower <= res.certificate.upper and res.certificate.lower <= cert.upper
+
+
+def test_presolved_solve_reports_its_whole_time_and_keeps_max_iter():
+    """With a start of its own (``method="newton"``, ``alpha0``) a presolved solve reports the
+    time of both solves (most of the wall time; the solve on ``K`` alone is a fraction of it),
+    and ``max_iter`` bounds the Newton steps of both together (at least one step on ``K``)."""
+    X, y = _moons(2 * N, 0)
+    K = compute_kernel(X, sigma=0.5)
+    a = svc_dual(K, y, 32.0)
+    eta = float(a @ a)
+    t0 = time.perf_counter()
+    res = solve_svm(K, y, C=32.0, eta=eta, tau=0.01, method="newton", alpha0=a,
+                    check_psd=False)
+    wall = time.perf_counter() - t0
+    assert res.extra["presolve"]["n_iter"] >= 3 and res.success
+    assert res.time >= 0.6 * wall
+    with pytest.warns(ConvergenceWarning):
+        short = solve_svm(K, y, C=32.0, eta=eta, tau=0.01, method="newton", alpha0=a,
+                          max_iter=3, check_psd=False)
+    assert short.extra["newton_iter"] <= 4

@@ -62,6 +62,7 @@ def parse_args(argv=None):
                    help="exponents k of the grid 2^k (sigma and C)")
     p.add_argument("--repeat", type=int, default=3, help="SVC fits per point; median taken")
     p.add_argument("--tol", type=float, default=1e-6)
+    p.add_argument("--tau", type=float, default=0.01, help="nuclear-norm weight of DANK")
     p.add_argument("--no-warm", action="store_true", help="skip the warm-started fits")
     p.add_argument("--json", default=None, help="write every grid point to this file")
     args = p.parse_args(argv)
@@ -72,6 +73,8 @@ def parse_args(argv=None):
     unknown = [d for d in args.datasets if d not in CLASSIFICATION]
     if unknown:
         p.error(f"--datasets: unknown {', '.join(unknown)}; known: {', '.join(CLASSIFICATION)}")
+    if not args.tau >= 0:
+        p.error("--tau must be non-negative")
     if args.repeat < 1 or not 1 <= args.folds <= 5:
         p.error("--repeat must be at least 1 and --folds between 1 and 5")
     return args
@@ -108,7 +111,8 @@ def _certificates(res: list, prefix: str = "") -> dict:
             f"{prefix}uncertified": sum(r.status != "converged" for r in res)}
 
 
-def time_point(X, y, C: float, sigma: float, repeat: int, tol: float, warm=None) -> dict:
+def time_point(X, y, C: float, sigma: float, repeat: int, tol: float, warm=None,
+               tau: float = 0.01) -> dict:
     """SVC and DANK fit times at one grid point, and DANK's certificates; ``warm``: the
     warm-started estimator of this ``sigma`` (refitted here at ``C``), None to skip."""
     svc_times = []
@@ -117,7 +121,7 @@ def time_point(X, y, C: float, sigma: float, repeat: int, tol: float, warm=None)
         SVC(C=C, gamma=1.0 / (2.0 * sigma * sigma)).fit(X, y)
         svc_times.append(time.perf_counter() - t0)
     t_svc = statistics.median(svc_times)
-    est = DANKClassifier(C=C, sigma=sigma, eta="svm", method="newton", tol=tol)
+    est = DANKClassifier(C=C, sigma=sigma, eta="svm", method="newton", tol=tol, tau=tau)
     t_dank, res, n_warn = _timed_fit(est, X, y)
     out = {"C": C, "sigma": sigma, "n": int(y.size), "svc_s": float(f"{t_svc:.4g}"),
            "dank_s": float(f"{t_dank:.4g}"), "ratio": float(f"{t_dank / t_svc:.4g}"),
@@ -190,7 +194,7 @@ def main(argv=None):
           f"load average at start {load0[0]:.2f}")
     print(f"# dank_fast from {os.path.dirname(dank_fast.__file__)}")
     print(f"# grid 2^k, k in {args.grid} for sigma and C; {args.folds} fold(s) of 5; "
-          f"tol {args.tol:g}")
+          f"tol {args.tol:g}, tau {args.tau:g}")
     print(header(not args.no_warm), flush=True)
     summaries, points_all = [], []
     for name in args.datasets:
@@ -198,9 +202,11 @@ def main(argv=None):
         for X, y in training_folds(name, args.data_dir, args.folds):
             for sigma in grid:  # C ascending within a sigma: the order a warm start uses
                 warm = None if args.no_warm else DANKClassifier(
-                    sigma=sigma, eta="svm", method="newton", tol=args.tol, warm_start=True)
+                    sigma=sigma, eta="svm", method="newton", tol=args.tol, tau=args.tau,
+                    warm_start=True)
                 for C in sorted(grid):
-                    points.append(time_point(X, y, C, sigma, args.repeat, args.tol, warm))
+                    points.append(time_point(X, y, C, sigma, args.repeat, args.tol, warm,
+                                             args.tau))
         s = summarise(name, points)
         s["loadavg"] = os.getloadavg()
         summaries.append(s)

@@ -16,18 +16,18 @@ __all__ = ["KernelData", "ROWS"]
 
 #: rows of ``K`` gathered or squared at a time in a pass over it (temporaries ``ROWS x n``, 2 MB
 #: at n = 2,000, that stay in cache): the block ``K[S][:, S]``, :meth:`KernelData.gamma_sums`,
-#: the Newton curvature, the PSD test's residual (family benchmark, one BLAS thread, in
-#: process, blocks of 4,096 rows: moons0.3 n = 5,000, C = 1 1.41x the time, moons0.3
-#: n = 2,000, C = 32 1.11x)
+#: the Newton curvature, the PSD test's residual (family benchmark, in process, blocks of
+#: 4,096 rows: make_classification n = 5,000, C = 1 1.31x the time, moons0.3 n = 5,000,
+#: C = 1 1.30x, blobs and moons0.3 n = 2,000, C = 32 1.16x)
 ROWS = 128
 
 
 #: support fraction ``|S| / n`` up to which the block ``K[S][:, S]`` and the columns ``K[:, S]``
 #: are copied (and cached for the last ``S``) beyond the ``BLOCK_BYTES`` budget (within it,
 #: ``|S| <= 2,896``, they always are); above it, products go through ``K`` itself with
-#: zero-padded vectors (family data, one BLAS thread, in process: moons0.3 n = 10,000, C = 1,
-#: 3,500 support vectors, 1.58x slower without; the family table's rows, n <= 5,000, do not
-#: reach it)
+#: zero-padded vectors (family data, in process: make_classification n = 10,000, C = 1,
+#: 4,761 support vectors, 4.3x slower without; the family table's rows, n <= 5,000, do
+#: not reach it, and make_moons, presolved on its low-rank surrogate, no longer needs it)
 COPY_FRACTION = 0.6
 
 

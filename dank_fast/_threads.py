@@ -21,8 +21,8 @@ from threadpoolctl import ThreadpoolController
 __all__ = ["blas_threads", "PARALLEL_MIN"]
 
 #: dimension from which dense work uses the user's BLAS threads rather than one (family
-#: benchmark on 2 cores, in process, moons0.2 n = 2,000: every dense call on the user's 2
-#: threads makes the solve 1.84x (C = 1) and 2.47x (C = 32) slower)
+#: benchmark on 2 cores, in process: every dense call on the user's 2 threads makes moons0.2
+#: n = 2,000 4.1x (C = 1) and 3.7x (C = 32) slower, moons0.3 n = 5,000, C = 1 1.5x)
 PARALLEL_MIN = 1500
 
 _controller = ThreadpoolController()

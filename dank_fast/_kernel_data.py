@@ -115,11 +115,8 @@ class KernelData:
             return self.K
         key = S.tobytes()
         if key != self._block_key:
-            # by row blocks of K[S] (ROWS x n temporaries, not |S| x n): np.take is faster
-            # than K[np.ix_(S, S)] (0.62 vs 1.07 ms at |S| = 680, n = 2,000)
             self._block = np.empty((S.size, S.size))
-            for lo in range(0, S.size, ROWS):
-                np.take(self.K[S[lo:lo + ROWS]], S, axis=1, out=self._block[lo:lo + ROWS])
+            self._gather(S, self._block)
             self._block_key = key
         return self._block
 
@@ -171,7 +168,12 @@ class KernelData:
         """``out[...] = K[S][:, S]`` (the cached block, else by row blocks of ``K[S]``)."""
         if self._copy(S):
             out[...] = self.block(S)
-            return
+        else:
+            self._gather(S, out)
+
+    def _gather(self, S: np.ndarray, out: np.ndarray) -> None:
+        """``out[...] = K[S][:, S]`` by row blocks of ``K[S]`` (``ROWS x n`` temporaries; np.take
+        is faster than ``K[np.ix_(S, S)]``: 0.62 vs 1.07 ms at ``|S| = 680``, n = 2,000)."""
         for lo in range(0, S.size, ROWS):
             out[lo:lo + ROWS] = np.take(self.K[S[lo:lo + ROWS]], S, axis=1)
 

@@ -74,7 +74,7 @@ def parse_args(argv=None):
     if unknown:
         p.error(f"--datasets: unknown {', '.join(unknown)}; known: {', '.join(CLASSIFICATION)}")
     if not args.tau >= 0:
-        p.error("--tau must be non-negative")
+        p.error("--tau must be >= 0")
     if args.repeat < 1 or not 1 <= args.folds <= 5:
         p.error("--repeat must be at least 1 and --folds between 1 and 5")
     return args

@@ -35,6 +35,9 @@ def _script(name: str):
     ("bench_families", ["--sizes", "5"], "sizes must be at least 10"),
     ("bench_families", ["--ovo-jobs", "0"], "--ovo-jobs at least 1"),
     ("bench_families", ["--json", "/nonexistent-dir/x.json"], "does not exist"),
+    ("bench_grid", ["--tau", "-1"], "--tau must be >= 0"),
+    ("bench_grid", ["--tau", "nan"], "--tau must be >= 0"),
+    ("bench_grid", ["--datasets", "nope"], "unknown nope"),
 ])
 def test_benchmark_scripts_refuse_bad_arguments(script, argv, message, capsys):
     with pytest.raises(SystemExit) as exc:

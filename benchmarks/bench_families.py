@@ -60,15 +60,12 @@ Run ``python benchmarks/bench_families.py --help``; ``--quick`` runs a couple of
 from __future__ import annotations
 
 import argparse
-import cProfile
 import datetime
 import inspect
 import json
 import multiprocessing
 import os
 import platform
-import pstats
-import signal
 import statistics
 import sys
 import time
@@ -79,6 +76,7 @@ from sklearn.datasets import make_classification, make_moons
 from sklearn.svm import SVC
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _profile import PARTS, profiled  # noqa: E402
 from bench_svm import blas_info, code_fingerprint, fit_svc, run_solve  # noqa: E402
 
 import dank_fast  # noqa: E402
@@ -331,67 +329,6 @@ def _ovo_fit(X, y, C, sigma, tau, tol, n_jobs, method="auto"):
                 "handovers": int(sum(r.extra.get("handovers", 0) for r in rs)),
                 "rank": None, "problems": len(rs)}
     return _quiet(run)
-
-
-#: parts of a solve in a profile: (name, file, function), cumulative time of every call; the
-#: eigen part is every evaluation of ``F(a)`` (the line search's included), ``evaluate`` every
-#: evaluation of ``h`` and its gradient (eigen included), ``direction`` the Newton systems
-#: (curvature included), ``curvature`` part of ``direction``
-PARTS = (("svc_start", "_libsvm.py", "svc_dual"),
-         ("validation", "_kernel_validation.py", "validate_kernel_matrix"),
-         ("validation", "_kernel_validation.py", "check_kernel_psd"),
-         ("eigen", "inner.py", "inner_minimiser"),
-         ("evaluate", "_problem.py", "evaluate"),
-         ("direction", "_factor.py", "newton_direction"),
-         ("curvature", "_curvature.py", "curvature"),
-         ("final_certificate", "_problem.py", "certify"))
-COUNTS = (("evaluations", "inner.py", "inner_minimiser"), ("krylov", "_eigen.py", "_warm_krylov"),
-          ("arpack", "arpack.py", "eigsh"),
-          ("matvecs", "_eigen.py", "matmat"), ("dense_eigh", "_eigen.py", "eig_dense"),
-          ("lobpcg", "_lobpcg.py", "lobpcg"))
-
-
-class _Alarm(Exception):
-    pass
-
-
-def _raise_alarm(signum, frame):
-    raise _Alarm
-
-
-def profiled(fn, limit: float):
-    """A solve like ``fn`` whose summary carries ``profile``: seconds per part of the solve
-    (:data:`PARTS`), call counts (:data:`COUNTS`) and the total; stopped after ``limit``
-    seconds (``stopped: True``: the profile of what ran)."""
-    def run():
-        prof = cProfile.Profile()
-        old = signal.signal(signal.SIGALRM, _raise_alarm)
-        if limit:
-            signal.setitimer(signal.ITIMER_REAL, limit)
-        t0 = time.perf_counter()
-        stopped, out = False, {}
-        prof.enable()
-        try:
-            out = fn()
-        except _Alarm:
-            stopped = True
-        finally:
-            prof.disable()
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, old)
-        total = time.perf_counter() - t0
-        stats = pstats.Stats(prof).stats
-        parts = dict.fromkeys((name for name, _, _ in PARTS), 0.0)
-        counts = {name: 0 for name, _, _ in COUNTS}
-        for (path, _, func), (_, ncalls, _, cum, _) in stats.items():
-            for name, file, f in PARTS:
-                if func == f and path.endswith(file):
-                    parts[name] += cum
-            for name, file, f in COUNTS:
-                if func == f and path.endswith(file):
-                    counts[name] += ncalls
-        return dict(out, profile={"total_s": total, "stopped": stopped, **parts, **counts})
-    return run
 
 
 def _profile_line(p: dict) -> str:

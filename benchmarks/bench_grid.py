@@ -25,6 +25,11 @@ the previous fit's, as in a grid search that uses it). The table gives per data 
 (and quartiles) of the ratio over the grid, the median times, the number of solves that did not
 certify ``tol`` and the largest certified relative gap; ``--json`` writes every grid point.
 
+With ``--profile`` each data set's cold fits run once more under cProfile (``_profile.py``),
+and its summary gets the time by part of the fits (SVC start, validation, kernel, evaluations of
+``F(a)`` and their dense eigendecompositions, Newton systems, final certificate), the number of
+evaluations and of Python-level function calls per fit.
+
 Run ``python benchmarks/bench_grid.py --help`` for the options; see benchmarks/README.md.
 """
 
@@ -45,9 +50,24 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.preprocessing import MinMaxScaler
 from sklearn.svm import SVC
 
-import dank_fast
-from dank_fast import DANKClassifier
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _profile import profiled  # noqa: E402
 
+import dank_fast  # noqa: E402
+from dank_fast import DANKClassifier  # noqa: E402
+
+#: parts of a fit in a profile (``_profile.measure``): ``eigen`` every evaluation of ``F(a)``,
+#: ``dense_eigh`` its dense eigendecompositions, ``direction`` the Newton systems
+FIT_PARTS = (("svc_start", "_libsvm.py", "svc_dual"),
+             ("validation", "estimators.py", "_validate_training_data"),
+             ("validation", "sklearn/base.py", "_validate_params"),
+             ("kernel", "kernels.py", "compute_kernel"),
+             ("eigen", "inner.py", "inner_minimiser"),
+             ("dense_eigh_s", "_eigen.py", "eig_dense"),
+             ("direction", "_factor.py", "newton_direction"),
+             ("final_certificate", "_problem.py", "certify"))
+FIT_COUNTS = (("evaluations", "inner.py", "inner_minimiser"),
+              ("dense_eigh", "_eigen.py", "eig_dense"))
 GRID = tuple(float(2.0**k) for k in range(-5, 6))  # the paper's grid for sigma and C
 DEFAULT_SETS = ("heart", "sonar", "monks1", "spect", "fertility", "wine", "diabetic")
 
@@ -64,6 +84,9 @@ def parse_args(argv=None):
     p.add_argument("--tol", type=float, default=1e-6)
     p.add_argument("--tau", type=float, default=0.01, help="nuclear-norm weight of DANK")
     p.add_argument("--no-warm", action="store_true", help="skip the warm-started fits")
+    p.add_argument("--profile", action="store_true",
+                   help="run each data set's cold fits once more under cProfile and add the "
+                   "time by part of the fits to its summary")
     p.add_argument("--json", default=None, help="write every grid point to this file")
     args = p.parse_args(argv)
     if args.json and not os.path.isdir(os.path.dirname(os.path.abspath(args.json))):
@@ -133,6 +156,34 @@ def time_point(X, y, C: float, sigma: float, repeat: int, tol: float, warm=None,
     return out
 
 
+def profile_fits(folds: list, grid: list, tol: float, tau: float) -> dict:
+    """The cold fits of one data set once more, under cProfile: seconds by part
+    (:data:`FIT_PARTS`), counts (:data:`FIT_COUNTS`), Python-level calls, and ``fits``."""
+    def run():
+        for X, y in folds:
+            for sigma in grid:
+                for C in grid:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore", dank_fast.ConvergenceWarning)
+                        DANKClassifier(C=C, sigma=sigma, eta="svm", method="newton", tol=tol,
+                                       tau=tau).fit(X, y)
+        return {}
+    prof = profiled(run, 0, FIT_PARTS, FIT_COUNTS)()["profile"]
+    return dict(prof, fits=len(folds) * len(grid) ** 2)
+
+
+def profile_line(p: dict) -> str:
+    """One line of a data set's profile: shares of the profiled time, counts per fit."""
+    total = max(p["total_s"], 1e-9)
+    keys = ("svc_start", "validation", "kernel", "eigen", "direction", "final_certificate")
+    rest = total - sum(p[k] for k in keys)
+    shares = ", ".join(f"{k} {100 * p[k] / total:.0f}%" for k in keys)
+    return (f"#   profile: {p['total_s']:.2f} s for {p['fits']} fits: {shares} (dense eigh "
+            f"{100 * p['dense_eigh_s'] / total:.0f}%), rest {100 * rest / total:.0f}%; per fit "
+            f"{p['evaluations'] / p['fits']:.1f} evaluations of F(a), "
+            f"{p['calls'] / p['fits']:.0f} Python calls")
+
+
 def summarise(name: str, points: list[dict]) -> dict:
     ratios = sorted(p["ratio"] for p in points)
     q = np.quantile(ratios, [0.25, 0.5, 0.75])
@@ -199,7 +250,8 @@ def main(argv=None):
     summaries, points_all = [], []
     for name in args.datasets:
         points = []
-        for X, y in training_folds(name, args.data_dir, args.folds):
+        folds = list(training_folds(name, args.data_dir, args.folds))
+        for X, y in folds:
             for sigma in grid:  # C ascending within a sigma: the order a warm start uses
                 warm = None if args.no_warm else DANKClassifier(
                     sigma=sigma, eta="svm", method="newton", tol=args.tol, tau=args.tau,
@@ -212,6 +264,9 @@ def main(argv=None):
         summaries.append(s)
         points_all.extend(dict(p, dataset=name) for p in points)
         print(fmt(s), flush=True)
+        if args.profile:
+            s["profile"] = profile_fits(folds, grid, args.tol, args.tau)
+            print(profile_line(s["profile"]), flush=True)
     med = statistics.median(p["ratio"] for p in points_all)
     med_w = (statistics.median(p["warm_ratio"] for p in points_all) if not args.no_warm
              else None)

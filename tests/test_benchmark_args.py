@@ -72,3 +72,30 @@ def test_bench_families_rows_are_paired_certified_and_time_limited(tmp_path):
     rows = json.loads(out.read_text())["rows"]
     assert all(not r["finished"] and r["ratio"] is None and r["ratio_above"] > 0 for r in rows)
     assert all(r["status"] == "not finished in 0.0001 s" for r in rows)
+
+
+def _data_dir():
+    from verification.study.experiments.data import DataDirError, resolve_data_dir
+
+    try:
+        return resolve_data_dir()
+    except DataDirError:
+        return None
+
+
+@pytest.mark.skipif(_data_dir() is None, reason="data sets not present")
+def test_bench_grid_profile_adds_the_parts_of_a_fit(tmp_path, capsys):
+    import json
+
+    out = tmp_path / "grid.json"
+    bench = _script("bench_grid")
+    assert bench.main(["--datasets", "fertility", "--grid", "-1", "1", "--repeat", "1",
+                       "--no-warm", "--profile", "--json", str(out)]) is None
+    s = json.loads(out.read_text())["summaries"][0]
+    p = s["profile"]
+    assert p["fits"] == 4 == s["points"] and s["uncertified"] == 0
+    parts = ("svc_start", "validation", "kernel", "eigen", "direction", "final_certificate")
+    assert all(p[k] > 0 for k in parts) and sum(p[k] for k in parts) < p["total_s"]
+    assert p["dense_eigh_s"] <= p["eigen"] and p["evaluations"] >= 2 * p["fits"]
+    assert p["calls"] > 100 * p["fits"]
+    assert "#   profile: " in capsys.readouterr().out

@@ -280,7 +280,48 @@ def grid_table() -> str:
                    f"| {s['warm_ratio_median']:.1f}x | {s['uncertified']} "
                    f"| {s['max_rel_gap']:.1e} |")
     out.append(f"| all | | | {g['median_ratio']:.1f}x | {g['median_warm_ratio']:.1f}x | | |")
-    return "\n".join(out)
+    return "\n".join(out + _grid_profiles(g["summaries"]))
+
+
+def _grid_profiles(summaries: list) -> list[str]:
+    """The profiles (``bench_grid.py --profile``): where the time of a cold fit goes."""
+    rows = [s for s in summaries if s.get("profile")]
+    if not rows:
+        return []
+    out = ["", "Where the time of a cold fit goes (`--profile`: each data set's 121 cold fits once "
+           "more under cProfile, which charges every Python-level call a fraction of a "
+           "microsecond: compare the profiled time per fit with the unprofiled one). Shares of "
+           "the profiled time: the SVC start (libsvm on the kernel), the validation of `X`, `y` "
+           "and the parameters, the kernel, the evaluations of `F(a)` (their dense "
+           "eigendecompositions in brackets), the Newton systems, the final certificate, the "
+           "rest; then, per fit, the evaluations of `F(a)`, the Python-level function calls, "
+           "and the time of the evaluations of `F(a)` alone (profiled) over that of an SVC fit.",
+           "",
+           "| data set | ms per fit (profiled) | SVC start | validation | kernel | F(a) (dense "
+           "eigh) | Newton systems | certificate | rest | evaluations | Python calls "
+           "| F(a) / SVC fit |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    keys = ("svc_start", "validation", "kernel", "eigen", "direction", "final_certificate")
+    for s in rows:
+        p = s["profile"]
+        total, fits = max(p["total_s"], 1e-9), p["fits"]
+        share = {k: f"{100 * p[k] / total:.0f}%" for k in keys}
+        rest = 100 * (total - sum(p[k] for k in keys)) / total
+        svc_fit = s["svc_total_s"] / s["points"]
+        out.append(f"| {s['dataset']} | {1e3 * s['dank_total_s'] / s['points']:.1f} "
+                   f"({1e3 * total / fits:.1f}) | {share['svc_start']} | {share['validation']} "
+                   f"| {share['kernel']} | {share['eigen']} "
+                   f"({100 * p['dense_eigh_s'] / total:.0f}%) | {share['direction']} "
+                   f"| {share['final_certificate']} | {rest:.0f}% "
+                   f"| {p['evaluations'] / fits:.1f} | {p['calls'] / fits:,.0f} "
+                   f"| {p['eigen'] / fits / svc_fit:.1f} |")
+    ev = [s["profile"]["eigen"] / s["profile"]["fits"] / (s["svc_total_s"] / s["points"])
+          for s in rows]
+    py = [s["profile"]["calls"] / s["profile"]["fits"] for s in rows]
+    out += ["", f"Per fit, the evaluations of `F(a)` alone take {min(ev):.1f} to {max(ev):.1f} "
+            f"times an SVC fit, and a fit makes {min(py):,.0f} to {max(py):,.0f} Python-level "
+            "function calls."]
+    return out
 
 
 def ref_table() -> str:

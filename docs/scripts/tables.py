@@ -180,8 +180,8 @@ def families_summary() -> str:
             f"({statistics.median(no_psd):.1f}x without the PSD test that a precomputed `K` "
             f"must pass): {min(paper):.1f}x to {max(paper):.0f}x at the paper's `eta`, up to "
             f"{max(small):.0f}x with a small `eta` that makes `F` of high rank (each "
-            f"evaluation then needs dozens of eigenpairs). `benchmarks/README.md` gives where "
-            f"the time goes in every row.")
+            f"evaluation then needs dozens to hundreds of eigenpairs). `benchmarks/README.md` "
+            f"gives where the time goes in every row.")
 
 
 def _families_accelerated(r: dict) -> str:
@@ -225,6 +225,72 @@ def _families_profiles(rows: list) -> list[str]:
 
 
 FAMILY_ROUTES = {"dense": "dense", "ovo": "one-vs-one", "working-set": "working sets"}
+FAMILY_NAMES = {"moons0.2": "make_moons", "moons0.3": "make_moons",
+                "blobs": "the blobs", "classif": "`make_classification`",
+                "diabetic": "diabetic", "heart": "heart"}
+
+
+def _span(values, fmt: str = "{:.0f}") -> str:
+    lo, hi = min(values), max(values)
+    return fmt.format(lo) if fmt.format(lo) == fmt.format(hi) else (
+        f"{fmt.format(lo)}-{fmt.format(hi)}")
+
+
+def _names(rows: list) -> str:
+    names = list(dict.fromkeys(FAMILY_NAMES.get(r["family"], r["family"]) for r in rows))
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _families_shares(rows: list) -> list[str]:
+    """The profiled dense rows at the paper's ``eta`` in one paragraph: the shares of the
+    SVC start, the PSD test and ``F(a)`` at ``C = 1``, of the Newton systems at ``C = 32``."""
+    dense = [r for r in rows if r.get("kind", "dense") == "dense" and r.get("profile")
+             and r["eta_rule"] == "||a_SVC||^2"]
+    one = [r for r in dense if r["C"] == 1.0]
+    many = [r for r in dense if r["C"] == 32.0]
+    if not one or not many:
+        return []
+
+    def share(r, key):
+        return 100 * r["profile"][key] / max(r["profile"]["total_s"], 1e-9)
+
+    top = max(one, key=lambda r: share(r, "validation"))
+    steps = [r["newton_iter"] for r in rows if r.get("kind", "dense") == "dense"
+             and r["C"] == 32.0 and r["eta_rule"] == "||a_SVC||^2" and r.get("newton_iter")]
+    return ["", f"In the profiled rows at the paper's `eta` and `C = 1`, the SVC start takes "
+            f"{_span([share(r, 'svc_start') for r in one])}% of a solve, the PSD test of the "
+            f"README's call {_span([share(r, 'validation') for r in one])}% (most on "
+            f"{_names([top])} at n = {top['n']:,}) and the evaluations of `F(a)` "
+            f"{_span([share(r, 'eigen') for r in one])}%; at `C = 32` the Newton systems take "
+            f"{_span([share(r, 'direction') for r in many])}%, and the dense rows at the "
+            f"paper's `eta` take {_span(steps)} Newton steps."]
+
+
+def _families_accelerated_text(rows: list) -> list[str]:
+    """The accelerated column in one paragraph: its time over Newton's where it certifies,
+    the rows where it does not finish."""
+    acc = [r for r in rows if r.get("accelerated") and r.get("dank_time_s")]
+    if not acc:
+        return []
+    out = []
+    for C in sorted({r["C"] for r in acc}):
+        rs = [r for r in acc if r["C"] == C]
+        done = [r for r in rs if r["accelerated"]["finished"] and r["accelerated"]["certified"]]
+        late = [r for r in rs if not r["accelerated"]["finished"]]
+        parts = []
+        if done:
+            times = [r["accelerated"]["dank_time_s"] / r["dank_time_s"] for r in done]
+            its = [r["accelerated"]["n_iter"] for r in done]
+            parts.append(f"certifies {_names(done)} in {_span(times)} times Newton's time "
+                         f"({_span(its, '{:,}')} iterations)")
+        if late:
+            limit = late[0]["accelerated"].get("time_limit_s") or 0
+            parts.append(f"does not finish in {limit:g} s on {_names(late)}")
+        out.append(f"at `C = {C:g}` it " + " and ".join(parts))
+    return ["", "The accelerated method, from the same SVC start (an iteration is an "
+            "evaluation of `F(a)`, a product with `F o K` and the backtracking's extra "
+            "evaluations): " + "; ".join(out) + ". A first-order ascent needs tens to thousands "
+            "of evaluations of `F(a)` where Newton needs a few, each as costly."]
 
 
 def families_table() -> str:
@@ -259,6 +325,7 @@ def families_table() -> str:
                    f"| {_families_accelerated(r)} | {cert} |")
     out += _families_medians(fam["rows"])
     out += _families_profiles(fam["rows"])
+    out += _families_shares(fam["rows"]) + _families_accelerated_text(fam["rows"])
     g = _load("grid.json")
     points = sum(s["points"] for s in g["summaries"])
     out += ["", f"The paper's grid (`bench_grid.py`, `benchmarks/results/grid.json`: "
@@ -318,9 +385,8 @@ def _grid_profiles(summaries: list) -> list[str]:
     ev = [s["profile"]["eigen"] / s["profile"]["fits"] / (s["svc_total_s"] / s["points"])
           for s in rows]
     py = [s["profile"]["calls"] / s["profile"]["fits"] for s in rows]
-    out += ["", f"Per fit, the evaluations of `F(a)` alone take {min(ev):.1f} to {max(ev):.1f} "
-            f"times an SVC fit, and a fit makes {min(py):,.0f} to {max(py):,.0f} Python-level "
-            "function calls."]
+    out += ["", f"Per fit, the evaluations of `F(a)` alone take {_span(ev, '{:.1f}')} times an "
+            f"SVC fit, and a fit makes {_span(py, '{:,.0f}')} Python-level function calls."]
     return out
 
 

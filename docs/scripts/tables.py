@@ -161,7 +161,11 @@ def _families_medians(rows: list) -> list[str]:
             f"{len(done)} finished rows ({within} within 5x), "
             f"{statistics.median(no_psd):.1f}x without the PSD test of a precomputed `K` "
             f"({sum(v <= 5.0 for v in no_psd)} within 5x); "
-            f"{len(rows) - len(done)} not finished in their time limit."]
+            f"{_count(len(rows) - len(done), 'row')} not finished in the time limit."]
+
+
+def _count(k: int, noun: str) -> str:
+    return f"{k} {noun}" if k == 1 else f"{k} {noun}s"
 
 
 def families_summary() -> str:

@@ -51,23 +51,21 @@ from sklearn.preprocessing import MinMaxScaler
 from sklearn.svm import SVC
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _profile import profiled  # noqa: E402
+from _profile import COUNTS, PARTS, profiled  # noqa: E402
 
 import dank_fast  # noqa: E402
 from dank_fast import DANKClassifier  # noqa: E402
 
-#: parts of a fit in a profile (``_profile.measure``): ``eigen`` every evaluation of ``F(a)``,
-#: ``dense_eigh`` its dense eigendecompositions, ``direction`` the Newton systems
-FIT_PARTS = (("svc_start", "_libsvm.py", "svc_dual"),
-             ("validation", "estimators.py", "_validate_training_data"),
-             ("validation", "sklearn/base.py", "_validate_params"),
-             ("kernel", "kernels.py", "compute_kernel"),
-             ("eigen", "inner.py", "inner_minimiser"),
-             ("dense_eigh_s", "_eigen.py", "eig_dense"),
-             ("direction", "_factor.py", "newton_direction"),
-             ("final_certificate", "_problem.py", "certify"))
-FIT_COUNTS = (("evaluations", "inner.py", "inner_minimiser"),
-              ("dense_eigh", "_eigen.py", "eig_dense"))
+#: parts of a fit in a profile (``_profile.measure``): the solve's parts of ``_profile.PARTS``
+#: (``eigen`` every evaluation of ``F(a)``, ``direction`` the Newton systems), the estimator's
+#: validation and kernel, and ``dense_eigh_s`` the dense eigendecompositions of ``F(a)``
+FIT_PARTS = tuple(p for p in PARTS if p[0] in ("svc_start", "eigen", "direction",
+                                               "final_certificate")) + (
+    ("validation", "estimators.py", "_validate_training_data"),
+    ("validation", "sklearn/base.py", "_validate_params"),
+    ("kernel", "kernels.py", "compute_kernel"),
+    ("dense_eigh_s", "_eigen.py", "eig_dense"))
+FIT_COUNTS = tuple(c for c in COUNTS if c[0] in ("evaluations", "dense_eigh"))
 GRID = tuple(float(2.0**k) for k in range(-5, 6))  # the paper's grid for sigma and C
 DEFAULT_SETS = ("heart", "sonar", "monks1", "spect", "fertility", "wine", "diabetic")
 

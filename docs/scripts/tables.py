@@ -359,7 +359,7 @@ def _grid_profiles(summaries: list) -> list[str]:
     rows = [s for s in summaries if s.get("profile")]
     if not rows:
         return []
-    out = ["", "Where the time of a cold fit goes (`--profile`: each data set's 121 cold fits once "
+    out = ["", "Where the time of a cold fit goes (`--profile`: each data set's cold fits once "
            "more under cProfile, which charges every Python-level call a fraction of a "
            "microsecond: compare the profiled time per fit with the unprofiled one). Shares of "
            "the profiled time: the SVC start (libsvm on the kernel), the validation of `X`, `y` "

@@ -59,11 +59,18 @@ def measure(stats: pstats.Stats, parts=PARTS, counts=COUNTS) -> dict:
     return out
 
 
-def profiled(fn, limit: float, parts=PARTS, counts=COUNTS):
+def profiled(fn, limit: float, parts=PARTS, counts=COUNTS, warm: bool = False):
     """``fn`` run under cProfile: a function returning ``fn()``'s dict with ``profile``
     added: :func:`measure`'s parts and counts, ``total_s`` and ``stopped`` (the run was
-    stopped after ``limit`` seconds, 0 for none: the profile of what ran)."""
+    stopped after ``limit`` seconds, 0 for none: the profile of what ran).
+
+    ``warm``: run ``fn`` once, unprofiled, before the profiled run. In a freshly forked
+    process a first solve pays the BLAS threads' start-up and copy-on-write page faults (make_moons
+    n = 2,000: 170 ms against 81-86 ms for the next ones), which would land in whatever part
+    touches memory first."""
     def run():
+        if warm:
+            fn()
         prof = cProfile.Profile()
         old = signal.signal(signal.SIGALRM, _raise_alarm)
         if limit:

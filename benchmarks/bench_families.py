@@ -389,10 +389,14 @@ def paired(svc_fit, solve, repeat: int, limit: float) -> dict:
 
 
 def add_profile(row, solve, args, limit):
-    """The profile of one more solve when ``--profile`` asks for it and the row misses it."""
+    """The profile of one more solve when ``--profile`` asks for it and the row misses it: in
+    a forked child, after one unprofiled solve there when the row's solves finished (a first
+    solve in a fresh process pays start-up costs a user's process pays once)."""
     if args.profile is None or (row["ratio"] is not None and row["ratio"] <= args.profile):
         return
-    out = limited(profiled(solve, limit), limit + 60.0 if limit else 0)
+    warm = row.get("dank_time_s") is not None
+    out = limited(profiled(solve, limit, warm=warm),
+                  (2 if warm else 1) * limit + 60.0 if limit else 0)
     if "profile" in out:
         row["profile"] = out["profile"]
 

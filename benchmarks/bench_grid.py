@@ -132,6 +132,11 @@ def _certificates(res: list, prefix: str = "") -> dict:
             f"{prefix}uncertified": sum(r.status != "converged" for r in res)}
 
 
+def _cold(C: float, sigma: float, tol: float, tau: float) -> DANKClassifier:
+    """The protocol's estimator at one grid point, as a cold fit builds it."""
+    return DANKClassifier(C=C, sigma=sigma, eta="svm", method="newton", tol=tol, tau=tau)
+
+
 def time_point(X, y, C: float, sigma: float, repeat: int, tol: float, warm=None,
                tau: float = 0.01) -> dict:
     """SVC and DANK fit times at one grid point, and DANK's certificates; ``warm``: the
@@ -142,7 +147,7 @@ def time_point(X, y, C: float, sigma: float, repeat: int, tol: float, warm=None,
         SVC(C=C, gamma=1.0 / (2.0 * sigma * sigma)).fit(X, y)
         svc_times.append(time.perf_counter() - t0)
     t_svc = statistics.median(svc_times)
-    est = DANKClassifier(C=C, sigma=sigma, eta="svm", method="newton", tol=tol, tau=tau)
+    est = _cold(C, sigma, tol, tau)
     t_dank, res, n_warn = _timed_fit(est, X, y)
     out = {"C": C, "sigma": sigma, "n": int(y.size), "svc_s": float(f"{t_svc:.4g}"),
            "dank_s": float(f"{t_dank:.4g}"), "ratio": float(f"{t_dank / t_svc:.4g}"),
@@ -161,10 +166,9 @@ def profile_fits(folds: list, grid: list, tol: float, tau: float) -> dict:
         for X, y in folds:
             for sigma in grid:
                 for C in grid:
-                    with warnings.catch_warnings():
+                    with warnings.catch_warnings():  # the timed fits count them
                         warnings.simplefilter("ignore", dank_fast.ConvergenceWarning)
-                        DANKClassifier(C=C, sigma=sigma, eta="svm", method="newton", tol=tol,
-                                       tau=tau).fit(X, y)
+                        _cold(C, sigma, tol, tau).fit(X, y)
         return {}
     prof = profiled(run, 0, FIT_PARTS, FIT_COUNTS)()["profile"]
     return dict(prof, fits=len(folds) * len(grid) ** 2)

@@ -36,14 +36,17 @@ from ._threads import blas_threads
 __all__ = ["Factor", "newton_direction", "held_point", "BORDER_MAX"]
 
 #: coordinates dropped from a Newton step's free set through the bordered system before the
-#: curvature is refactorised on the smaller set (each drop costs one triangular solve); family
-#: benchmark, one BLAS thread, in process: make_classification n = 5,000, C = 32 takes 1.25x
-#: the time and moons0.2 n = 5,000, C = 32 1.14x when every drop refactorises
+#: curvature is refactorised on the smaller set (each drop costs one triangular solve). Some
+#: limit is needed: bordering every drop takes moons0.3 n = 5,000, C = 32 2.50x the time,
+#: blobs n = 2,000, C = 32 1.72x; its value matters less (family rows, in process, paired,
+#: every drop refactorised against 32: make_classification n = 5,000, C = 32 1.05-1.11x,
+#: moons0.2 n = 5,000, C = 32 0.96-1.17x, 1.10x in the two longest runs; the others
+#: 0.91-1.07x)
 BORDER_MAX = 32
 #: curvatures up to this many entries are kept to cut smaller problems from: as a copy, or as a
 #: blocked factor (:class:`_Blocks`) that a step dropping many coordinates cuts instead of
-#: refactorising (family benchmark, one BLAS thread, in process: blobs n = 2,000, C = 32 1.39x
-#: without).
+#: refactorising (family rows, in process, paired: blobs n = 2,000, C = 32 1.17-1.31x the time
+#: without, blobs n = 1,000 1.06x; moons0.3 and make_classification n = 2,000 0.96-0.97x).
 #: Above it the Cholesky factor overwrites ``H`` and nothing else of its size is held
 CUT_ENTRIES = 1 << 22
 

@@ -36,8 +36,8 @@ __all__ = ["newton"]
 
 #: quick relative gap below which a Newton step first tries the previous step's factor where
 #: the free set only lost coordinates (near the optimum the curvature changes little; family
-#: benchmark, one BLAS thread, in process: diabetic C = 32 1.33x slower without it,
-#: make_classification n = 2,000, C = 32 1.14x)
+#: rows, in process, without it against with, paired: make_classification n = 2,000, C = 32
+#: 1.20-1.23x the time, diabetic C = 32 1.09-1.13x, the others within 0.96-1.03x)
 REUSE_GAP = 1e-2
 
 
@@ -64,9 +64,10 @@ def _multiplier(z: np.ndarray, g: np.ndarray, y: np.ndarray, C: float, margin: f
     return float(np.mean(ends)) if ends else 0.0  # one kind only: its end binds every bound
 
 
-#: largest first trial multiple of a Newton step (:func:`_next_scale`; family benchmark, one
-#: BLAS thread, in process: heart C = 32 takes 1.36x the time without it, C = 1 1.20x; it
-#: costs blobs n = 2,000, C = 1 about 1.3x)
+#: largest first trial multiple of a Newton step (:func:`_next_scale`; family rows, in process,
+#: 1 against 2, paired: heart C = 32 takes 1.27-1.33x the time, C = 1 1.19-1.32x,
+#: make_classification n = 2,000, C = 32 1.08-1.13x; it costs diabetic C = 32 and the blobs
+#: at n = 1,000-2,000 up to 9%: 0.91-0.97x)
 SCALE_MAX = 2.0
 
 

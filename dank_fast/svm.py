@@ -36,8 +36,10 @@ __all__ = ["solve_svm", "svc_dual", "svc_iteration_limit", "METHODS"]
 
 #: the surrogate's rank ``r`` may be at most the start's support over this: its products,
 #: ``(n + |S|) r`` per vector, then cost at most about half of those on ``K[S][:, S]`` (family
-#: benchmark, in process, presolved against not: make_moons n = 2,000-5,000 0.60-0.88x the
-#: time; at a quarter, make_moons noise 0.2, n = 1,000, C = 1 took 1.10-1.33x)
+#: rows, in process, paired, never presolved against this: moons0.2 n = 2,000, C = 1 1.28x the
+#: time, n = 5,000, C = 32 1.37x, moons0.3 n = 5,000, C = 1 2.01x. At a quarter instead the
+#: rows whose decision changes move both ways: moons0.2 n = 1,000, C = 32 1.25x, blobs
+#: n = 2,000, C = 32 1.13x, moons0.2 n = 2,000, C = 32 0.76x, blobs n = 5,000, C = 1 0.87x)
 PRESOLVE_SUPPORT = 8
 
 def solve_svm(

@@ -24,15 +24,13 @@ PARTS = (("svc_start", "_libsvm.py", "svc_dual"),
          ("validation", "_kernel_validation.py", "check_kernel_psd"),
          ("eigen", "inner.py", "inner_minimiser"),
          ("evaluate", "_problem.py", "evaluate"),
-         ("direction", "_factor.py", "newton_direction"),
+         ("direction", "_newton.py", "_direction"),
          ("curvature", "_curvature.py", "curvature"),
          ("final_certificate", "_problem.py", "certify"))
 #: call counts: evaluations of ``F(a)`` and the eigensolvers' calls
 COUNTS = (("evaluations", "inner.py", "inner_minimiser"),
-          ("krylov", "_eigen.py", "_warm_krylov"),
-          ("arpack", "arpack.py", "eigsh"),
-          ("matvecs", "_eigen.py", "matmat"), ("dense_eigh", "_eigen.py", "eig_dense"),
-          ("lobpcg", "_lobpcg.py", "lobpcg"))
+          ("krylov", "_eigen.py", "_krylov_round"),
+          ("matvecs", "_eigen.py", "gamma"), ("dense_eigh", "_eigen.py", "_dense"))
 
 
 class _Alarm(Exception):

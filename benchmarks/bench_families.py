@@ -340,9 +340,8 @@ def _profile_line(p: dict) -> str:
     parts = ", ".join(f"{'evaluate (not eigen)' if k == 'evaluate' else k} {100 * v:.0f}%"
                       for k, v in share.items() if v >= 0.005)
     return (f"#   profile{' (stopped)' if p['stopped'] else ''}: {p['total_s']:.2f} s: {parts}; "
-            f"{p['evaluations']} evaluations of F(a), {p.get('krylov', 0)} Krylov steps, "
-            f"{p['arpack']} ARPACK calls, "
-            f"{p['matvecs']} block products, {p['dense_eigh']} dense eigh, {p['lobpcg']} LOBPCG")
+            f"{p['evaluations']} evaluations of F(a), {p.get('krylov', 0)} Krylov rounds, "
+            f"{p['matvecs']} block products, {p['dense_eigh']} dense eigh")
 
 
 def paired(svc_fit, solve, repeat: int, limit: float) -> dict:

@@ -223,7 +223,7 @@ def _families_profiles(rows: list) -> list[str]:
         route = FAMILY_ROUTES[kind] + (" (stopped)" if p["stopped"] else "")
         eta = r.get("eta_rule", "||a_SVC||^2").replace("||a_SVC||^2", "rule")
         out.append(f"| {r['family']} | {route} | {r['n']:,} | {r['C']:g} | {eta} | {cells} "
-                   f"| {p['evaluations']} | {p.get('krylov', '-')} | {p['arpack']} "
+                   f"| {p['evaluations']} | {p.get('krylov', '-')} | {p.get('arpack', '-')} "
                    f"({p['matvecs']}) | {p['dense_eigh']} |")
     return out
 

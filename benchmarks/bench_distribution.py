@@ -31,6 +31,10 @@ at the solution); the bound ``max(5 SVC, SVC + 3 T_eigh)`` and the ratios DANK /
 bound. ``--profile``: every draw above its bound gets one more solve under cProfile (the parts
 of ``benchmarks/_profile.py`` and the top functions by cumulative and by own time).
 
+BLAS threads are pinned to one by default (``--blas-threads``, with threadpoolctl as in
+``bench_svm.py``): on a shared machine two OpenBLAS threads make a solve's time vary
+several-fold (benchmarks/README.md, "Threads"); libsvm uses none.
+
 Summary: the median and 90th percentile of DANK / SVC, the shares of draws within the bound and
 within twice the bound, whether every solve is certified (``status == "converged"``), and the
 worst draw by DANK / bound with its parameters. Run ``python benchmarks/bench_distribution.py
@@ -102,20 +106,24 @@ def parse_args(argv=None):
                    help="profile one more solve of every draw above its bound")
     p.add_argument("--max-n", type=int, default=None,
                    help="cap on the drawn n (quick runs; the draw is otherwise unchanged)")
-    p.add_argument("--blas-threads", type=int, default=None,
-                   help="limit BLAS threads with threadpoolctl (default: library default)")
+    p.add_argument("--blas-threads", type=int, default=1,
+                   help="BLAS threads, set with threadpoolctl as bench_svm.py does (0: the "
+                   "library's default); 1 by default: on a shared machine 2 OpenBLAS threads "
+                   "make a solve's time vary several-fold (benchmarks/README.md, Threads)")
     args = p.parse_args(argv)
-    for name in ("draws", "repeat", "blas_threads"):
+    for name in ("draws", "repeat"):
         v = getattr(args, name)
-        if v is not None and v < 1:
+        if v < 1:
             p.error(f"--{name.replace('_', '-')} must be at least 1, got {v}")
+    if args.blas_threads < 0:
+        p.error(f"--blas-threads must be >= 0, got {args.blas_threads}")
     if args.max_n is not None and args.max_n < 20:
         p.error(f"--max-n must be at least 20, got {args.max_n}")
     if args.seed is not None and not 0 <= args.seed < 2**63:
         p.error(f"--seed must be in [0, 2**63), got {args.seed}")
     if not os.path.isdir(os.path.dirname(os.path.abspath(args.out))):
         p.error(f"--out: directory of {args.out!r} does not exist")
-    if args.blas_threads is not None and threadpoolctl is None:
+    if args.blas_threads and threadpoolctl is None:
         p.error("--blas-threads needs threadpoolctl")
     return args
 
@@ -179,22 +187,28 @@ def kernel(X, sigma_factor: float):
 
 
 # -------------------------------------------------------------------------------- timing
-def support_eigh_time(K, y, alpha, eta: float, repeat: int = EIGH_REPEAT) -> tuple[float, int]:
-    """Best of ``repeat`` times of ``scipy.linalg.eigh(M)``, ``M`` the reduced matrix of
-    ``11' + Gamma(alpha)`` on the support ``S`` (plus the direction ``1_{S^c}`` when ``S`` is not
-    everything), and its size ``|S| + 1`` (``|S|`` when ``S`` is everything)."""
+def reduced_matrix(K, y, alpha, eta: float) -> np.ndarray:
+    """``M = v v' + diag(d_S) K_SS diag(d_S) / (4 eta)``: ``11' + Gamma(alpha)`` on the span of
+    ``e_i`` (``i`` in the support ``S`` of ``alpha``) and ``1_{S^c}`` (docs/MATH.md's support
+    reduction), ``d = alpha y``, ``v = [1_S; sqrt(n - |S|)]``; size ``|S| + 1``, or ``|S|`` when
+    ``S`` is everything. Its eigenvalues are the nonzero ones of ``11' + Gamma(alpha)``."""
     S = np.flatnonzero(alpha > 0)
     m = y.size - S.size
     dS = alpha[S] * y[S]
     v = np.concatenate([np.ones(S.size), [np.sqrt(m)] if m > 0 else []])
     M = np.outer(v, v)
     M[: S.size, : S.size] += dS[:, None] * K[np.ix_(S, S)] * dS[None, :] / (4 * eta)
+    return M
+
+
+def eigh_time(M, repeat: int = EIGH_REPEAT, **kw) -> float:
+    """Best of ``repeat`` times of ``scipy.linalg.eigh(M, **kw)``."""
     best = np.inf
     for _ in range(repeat):
         t0 = time.perf_counter()
-        scipy.linalg.eigh(M)
+        scipy.linalg.eigh(M, **kw)
         best = min(best, time.perf_counter() - t0)
-    return best, int(M.shape[0])
+    return best
 
 
 def bound(svc_s: float, eigh_s: float) -> float:
@@ -224,7 +238,8 @@ def run_draw(d: dict, repeat: int, profile: bool) -> dict:
             res, wall = _readme_call(K, y, C, eta)
             dank_times.append(wall)
     svc_s, dank_s = min(svc_times), min(dank_times)
-    eigh_s, eigh_size = support_eigh_time(K, y, res.alpha, eta)
+    M = reduced_matrix(K, y, res.alpha, eta)
+    eigh_s, eigh_size = eigh_time(M), int(M.shape[0])
     b = bound(svc_s, eigh_s)
     factors = res.F_factors
     out = dict(d, sigma=sigma, eta=eta, a_svc_norm2=a_norm2, tau=TAU,
@@ -305,10 +320,33 @@ def main(argv=None):
     args = parse_args(argv)
     seed = args.seed if args.seed is not None else secrets.randbits(63)
     argv_list = sys.argv[1:] if argv is None else list(argv)
+    limiter = None
+    if args.blas_threads:
+        limiter = threadpoolctl.threadpool_limits(limits=args.blas_threads, user_api="blas")
+    try:
+        return _run(args, seed, argv_list)
+    finally:
+        if limiter is not None:
+            limiter.restore_original_limits()
+
+
+def _command(argv_list: list[str], seed: int | None = None) -> str:
+    """The command line; with ``seed``, the one that repeats the run (its ``--seed`` set)."""
+    if seed is not None:
+        kept, skip = [], False
+        for a in argv_list:
+            if skip or a == "--seed" or a.startswith("--seed="):
+                skip = a == "--seed"
+                continue
+            kept.append(a)
+        argv_list = [*kept, "--seed", str(seed)]
+    return " ".join(["python benchmarks/bench_distribution.py", *argv_list])
+
+
+def _run(args, seed: int, argv_list: list[str]) -> int:
     meta = {
-        "command": " ".join(["python benchmarks/bench_distribution.py", *argv_list]),
-        "seed": seed,
-        "repeat_with": f"python benchmarks/bench_distribution.py --seed {seed}",
+        "command": _command(argv_list), "seed": seed,
+        "repeat_with": _command(argv_list, seed),
         "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
         "machine": f"{platform.node()} {platform.machine()}", "cpu_count": os.cpu_count(),
         "python": platform.python_version(), "numpy": np.__version__,
@@ -318,20 +356,13 @@ def main(argv=None):
         "loadavg_start": list(os.getloadavg()),
     }
     print(f"# {meta['command']}  ({meta['date']}, git {meta['code']['git_head']})")
-    print(f"# seed {seed} (repeat: --seed {seed})", flush=True)
-    limiter = None
-    if args.blas_threads is not None:
-        limiter = threadpoolctl.threadpool_limits(limits=args.blas_threads, user_api="blas")
-    try:
-        warm_up(types.SimpleNamespace(tau=TAU))
-        records = []
-        for i in range(args.draws):
-            rec = run_draw(draw(seed, i, args.max_n), args.repeat, args.profile)
-            records.append(rec)
-            log(_line(rec))
-    finally:
-        if limiter is not None:
-            limiter.restore_original_limits()
+    print(f"# seed {seed} (repeat: {meta['repeat_with']})", flush=True)
+    warm_up(types.SimpleNamespace(tau=TAU))
+    records = []
+    for i in range(args.draws):
+        rec = run_draw(draw(seed, i, args.max_n), args.repeat, args.profile)
+        records.append(rec)
+        log(_line(rec))
     meta["loadavg_end"] = list(os.getloadavg())
     summary = summarise(records)
     worst = records[summary["worst"]["index"]]

@@ -24,7 +24,8 @@ RESULTS = ROOT / "benchmarks" / "results"
 TARGETS = {"README.md": ["scale", "families-summary"],
            "docs/conformance.md": ["oracle-scale"],
            "benchmarks/README.md": ["families"],
-           "docs/user_guide/performance.md": ["families", "large", "n2000", "grid", "ref"]}
+           "docs/user_guide/performance.md": ["families", "distribution", "large", "n2000", "grid",
+                                              "ref"]}
 
 
 def _load(name: str) -> dict:
@@ -454,9 +455,10 @@ def distribution_table(data: dict | None = None) -> str:
         cert = sum(r["status"] == "converged" for r in rs)
         p90 = statistics.quantiles(ratios, n=10, method="inclusive")[-1] if len(rs) > 1 \
             else ratios[0]
-        return (f"| {name} | {len(rs)} | {_span([r['n'] for r in rs], '{:,}')} "
-                f"| {statistics.median(ratios):.1f}x | {p90:.1f}x | {within} | {within2} "
-                f"| {cert} of {len(rs)} |")
+        k = len(rs)
+        return (f"| {name} | {k} | {_span([r['n'] for r in rs], '{:,}')} "
+                f"| {statistics.median(ratios):.1f}x | {p90:.1f}x | {within} of {k} "
+                f"| {within2} of {k} | {cert} of {k} |")
     families = list(dict.fromkeys(r["family"] for r in sorted(draws, key=lambda r: r["family"])))
     out += [row(f, [r for r in draws if r["family"] == f]) for f in families]
     out.append(row("all", draws))
@@ -480,10 +482,10 @@ def distribution_table(data: dict | None = None) -> str:
         parts["rest"] = max(total - sum(parts.values()), 0.0)
         own = ", ".join(f"`{t['function']}` {100 * t['tottime'] / total:.0f}%"
                         for t in p["top"]["tottime"][:3])
-        out.append("Its profile (one more solve under cProfile, "
+        out[-1] += (" Its profile (one more solve under cProfile, "
                    f"{_ms(p['total_s'])}): " + ", ".join(
                        f"{k} {100 * v / total:.0f}%" for k, v in parts.items())
-                   + f"; {p['evaluations']} evaluations of `F(a)`; most own time in {own}.")
+                     + f"; {p['evaluations']} evaluations of `F(a)`; most own time in {own}.")
     return "\n".join(out)
 
 

@@ -99,7 +99,7 @@ def parse_args(argv=None):
                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--draws", type=int, default=30, help="problems drawn")
     p.add_argument("--seed", type=int, default=None,
-                   help="seed of the draws (default: a fresh one, printed)")
+                   help="seed of the draws; without it a fresh one, printed and stored")
     p.add_argument("--out", default=DEFAULT_OUT, help="results JSON")
     p.add_argument("--repeat", type=int, default=1, help="DANK solves per draw (best taken)")
     p.add_argument("--profile", action="store_true",
@@ -108,8 +108,8 @@ def parse_args(argv=None):
                    help="cap on the drawn n (quick runs; the draw is otherwise unchanged)")
     p.add_argument("--blas-threads", type=int, default=1,
                    help="BLAS threads, set with threadpoolctl as bench_svm.py does (0: the "
-                   "library's default); 1 by default: on a shared machine 2 OpenBLAS threads "
-                   "make a solve's time vary several-fold (benchmarks/README.md, Threads)")
+                   "library's default); on a shared machine 2 OpenBLAS threads make a solve's "
+                   "time vary several-fold (benchmarks/README.md, Threads)")
     args = p.parse_args(argv)
     for name in ("draws", "repeat"):
         v = getattr(args, name)

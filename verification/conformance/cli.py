@@ -22,6 +22,8 @@ import tempfile
 import time
 
 from .._argtypes import positive
+from .._stdout import Parser as _PipeSafeParser
+from .._stdout import write_stdout
 from ..formats.spec import MAX_JSON_BYTES, one_line
 from .cases import SETS, export_cases, json_size, load_cases, select_cases
 from .families import FAMILIES_VERSION
@@ -104,7 +106,7 @@ class _UsageError(Exception):
     pass
 
 
-class _Parser(argparse.ArgumentParser):
+class _Parser(_PipeSafeParser):
     def error(self, message):
         raise _UsageError(message)
 
@@ -260,7 +262,7 @@ def main(argv=None) -> int:
     try:
         if a.export:
             count, index = export(a)
-            print(f"conformance: wrote {count} instance file{'s' * (count != 1)} "
+            write_stdout(f"conformance: wrote {count} instance file{'s' * (count != 1)} "
                   f"({a.format}) and {os.path.basename(index)} to {a.export}")
             return 0
         doc, code = run(a)
@@ -270,7 +272,7 @@ def main(argv=None) -> int:
         what = "bad input" if isinstance(exc, (ValueError, TypeError)) else "error"
         print(f"{PROG}: {what}: {type(exc).__name__}: {one_line(exc)}", file=sys.stderr)
         return 2
-    print("\n".join(console_lines(doc, a.out)))
+    write_stdout("\n".join(console_lines(doc, a.out)))
     if code == 2:
         print(f"{PROG}: the oracle could not evaluate some answers (rows marked kit_error)",
               file=sys.stderr)

@@ -14,11 +14,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import threading
 import time
 
-from ._argtypes import positive
+from ._argtypes import DOCS_URL, positive
 from ._stdout import Parser as _PipeSafeParser
 from ._stdout import flush_stdout, write_stdout
 
@@ -141,14 +142,15 @@ def _nonnegative(text: str) -> float:
     return v
 
 
-_CERTIFY_EPILOG = """\
+_CERTIFY_EPILOG = f"""\
 file format:
   INSTANCE and SOLUTION are .npz archives or JSON objects (the type is read from the
   content, not the extension), version 1, documented field by field (types, limits,
-  examples) in docs/FORMATS.md and in the docstring of verification/formats/__init__.py:
+  examples) on the documentation site and in the docstring of verification.formats:
+      {DOCS_URL}/FORMATS.html
       python -c "import verification.formats as f; help(f)"
   what each check means, its tolerance and what "not certified" does not prove:
-  docs/conformance.md.
+      {DOCS_URL}/conformance.html
 
 progress: a certify that runs longer than --progress-after seconds (default 3) reports its
   phase (reading, dense certificate, row blocks or clusters done) and the elapsed time on
@@ -160,9 +162,11 @@ exit codes:
   2  bad input (unreadable or malformed file, task or size mismatch, bad --tol) or any
      failure to evaluate; one line on stderr (the traceback only with --debug)
 
-example:
-  dank-verify certify verification/golden/p1_basic_instance.npz \\
-                      verification/golden/p1_basic_solution.npz --tol 1e-9
+examples:
+  dank-verify vectors --write vectors     write the test vectors (instance, solution pairs)
+  dank-verify certify vectors/p1_basic_instance.npz vectors/p1_basic_solution.npz --tol 1e-9
+  dank-verify conformance --export repro --case p1_basic --format json
+                                          an instance alone, as input for a solver of yours
 """
 
 
@@ -182,7 +186,7 @@ def _certify(argv):
                    "the point and the distance to its Newton solution at tol 1e-10: one more "
                    "solve); informative only, never part of the verdict")
     p.add_argument("--no-reference", action="store_true",
-                   help=argparse.SUPPRESS)  # the default now; accepted for existing scripts
+                   help=argparse.SUPPRESS)  # no cross-check is the default; a no-op
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     p.add_argument("--progress-after", type=_nonnegative, default=3.0, metavar="S",
                    help="report progress on stderr once the certify has run S seconds "
@@ -212,6 +216,9 @@ def _certify_run(a, prog, progress, load_instance, load_solution, certify, forma
     solution's before the kernel is validated or formed), certify, print the report."""
     step = progress or (lambda phase, done, total: None)
     try:
+        missing = [path for path in (a.instance, a.solution) if not os.path.exists(path)]
+        if missing:  # every missing file in the one line, not only the first read
+            raise ValueError("; ".join(f"{path}: no such file" for path in missing))
         step("reading the solution", 0, 1)
         sol = load_solution(a.solution)
         name = "alpha_hat" if sol["task"] == "svr" else "alpha"

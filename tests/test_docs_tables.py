@@ -67,7 +67,8 @@ def tables(text: str):
 def test_the_parser_splits_as_gfm_does():
     assert cells("| `a|b` | c |") == ["`a", "b`", "c"]
     assert cells(r"| `a\|b` | c |") == [r"`a\|b`", "c"]
-    text = "x\n\n| h1 | h2 |\n|---|---|\n| `abs(x)` | ok |\n| `|x|` | lost |\n\n```\n| a |\n|-|\n```\n"
+    text = ("x\n\n| h1 | h2 |\n|---|---|\n| `abs(x)` | ok |\n| `|x|` | lost |\n\n"
+            "```\n| a |\n|-|\n```\n")
     (line, header, rows), = tables(text)
     assert line == 3 and header == ["h1", "h2"]
     assert [len(c) for _, c in rows] == [2, 2, 4]

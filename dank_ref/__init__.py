@@ -2,9 +2,9 @@
 
 Depends only on numpy, scipy, cvxpy and threadpoolctl; it never imports ``dank_fast``.
 
-* :func:`solve_svm`  -- P1 (eq. mainrank) as one SDP (derivation in :mod:`dank_ref.svm`).
-* :func:`solve_svr`  -- P2 (eq. mainsvr, bias constraint ``1'(ah - ac) = 0``), :mod:`dank_ref.svr`.
-* :func:`solve_decomposed` -- P3 (eqs. mainls / mainlssub, Lemma lemmalink),
+* :func:`solve_svm`  -- P1 (eq. (4)) as one SDP (derivation in :mod:`dank_ref.svm`).
+* :func:`solve_svr`  -- P2 (eq. (22), bias constraint ``1'(ah - ac) = 0``), :mod:`dank_ref.svr`.
+* :func:`solve_decomposed` -- P3 (eqs. (18), (19), Lemma 5),
   :mod:`dank_ref.decomposed`.
 * :mod:`dank_ref.certificate` -- independent duality certificates (lower/upper/gap, exact bias).
 * :mod:`dank_ref.polish` -- active-set Newton refinement, kept only if the certified gap shrinks.

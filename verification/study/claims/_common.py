@@ -218,8 +218,8 @@ def classify(lhs: float, rhs: float, magnitude: float = 0.0, rtol: float = RTOL)
 
 def rounding_level(lhs: float, rhs: float, magnitude: float, rtol: float = RTOL) -> bool:
     """Both sides below the comparison's resolution ``rtol * magnitude``: ``lhs <= rhs`` holds
-    by :func:`violated`'s rule, but ``lhs / rhs`` is a ratio of rounding errors (issue 15:
-    ``2e-29 / 1.5e-30 = 13.8`` was reported as a worst case)."""
+    by :func:`violated`'s rule, but ``lhs / rhs`` is a ratio of rounding errors (e.g.
+    ``2e-29 / 1.5e-30 = 13.8``), never a worst case."""
     return max(abs(lhs), abs(rhs)) <= rtol * abs(magnitude)
 
 

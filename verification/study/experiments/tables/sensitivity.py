@@ -1,5 +1,5 @@
 """Sensitivity of Table 1 to the reading of the paper: which reading, if any, reproduces
-the paper's DANK column (issue 17).
+the paper's DANK column.
 
 For every reading of :mod:`..readings` and every classification set: DANK's test accuracy beside
 the paper's, the per-set verdict by Table 1's own rule (:func:`.socmkl._set_verdict`:

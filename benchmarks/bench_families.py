@@ -13,8 +13,8 @@ rows:
   ``SVC(kernel="precomputed", C=C)``. ``eta`` is the paper's rule ``||a_SVC||^2`` (the squared
   norm of the plain SVM's dual solution) and, at the sizes ``--small-eta-sizes``, also
   ``||a_SVC||^2 / --small-eta-divisor`` (default 100): ``Gamma = YKY o aa' / (4 eta)`` is 100
-  times larger, so ``F`` is far from ``11'`` and of higher rank, the regime of the
-  30,000-point working-set row (``eta = 50`` against ``||a_SVC||^2 = 55,731``); a divisor rather than a
+  times larger, so ``F`` is far from ``11'`` and of higher rank, the regime of the 30,000-point
+  working-set row (``eta = 50`` against ``||a_SVC||^2 = 55,731``); a divisor rather than a
   fixed ``eta`` keeps the regime the same on every family, whose ``||a_SVC||^2`` range from
   tens to thousands;
 * **ovo**: ``DANKClassifier(C=C, sigma=sigma, n_jobs=j).fit(X, y)`` on a 10-class problem

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-FILES = sorted((ROOT / "docs").rglob("*.md")) + [ROOT / "README.md", ROOT / "CONTRIBUTING.md"]
+FILES = sorted((ROOT / "docs").rglob("*.md")) + [ROOT / p for p in ("README.md", "CONTRIBUTING.md",
+                                                                 "CHANGELOG.md")]
 FILES = [p for p in FILES if "_build" not in p.parts]
 
 _DELIMITER = re.compile(r"^\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?$")

@@ -37,7 +37,7 @@ PATTERNS = {
 # figure belongs in a benchmark's results and the commit that changed the constant
 PY_PATTERNS = {
     "a tuning figure": re.compile(
-        r"(?<![\w.])\d+(?:\.\d+)?(?:-\d+(?:\.\d+)?)?x(?= the time| faster| slower|[\s,;)])"),
+        r"(?<![\w.])\d+(?:\.\d+)?(?:-\d+(?:\.\d+)?)?x(?= the time| faster| slower|[\s,;)]|\.(?!\w)|$)"),
 }
 
 # a hexadecimal-looking word that is not a commit (names in the code, hex constants)
@@ -108,7 +108,7 @@ def test_the_patterns_find_what_they_are_for():
         assert any(p.search(text) for p in PATTERNS.values()), text
     tuning = PY_PATTERNS["a tuning figure"]
     for text in ("blobs n = 2,000, C = 32 1.17-1.31x the time", "4x faster than K[:, S]",
-                 "C = 1 1.30x, blobs"):
+                 "C = 1 1.30x, blobs", "C = 1 2.01x. At a quarter"):
         assert tuning.search(text), text
     for text in ("Hypothesis 6.13 and later", "an n x n array", "0x1f", "x86"):
         assert not tuning.search(text), text

@@ -37,7 +37,8 @@ PATTERNS = {
 # figure belongs in a benchmark's results and the commit that changed the constant
 PY_PATTERNS = {
     "a tuning figure": re.compile(
-        r"(?<![\w.])\d+(?:\.\d+)?(?:-\d+(?:\.\d+)?)?x(?= the time| faster| slower|[\s,;)]|\.(?!\w)|$)"),
+        r"(?<![\w.])\d+(?:\.\d+)?(?:-\d+(?:\.\d+)?)?x"
+        r"(?= the time| faster| slower|[\s,;)]|\.(?!\w)|$)"),
 }
 
 # a hexadecimal-looking word that is not a commit (names in the code, hex constants)

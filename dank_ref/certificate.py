@@ -12,7 +12,7 @@ an infeasible candidate by its exact Euclidean projection; the result then says 
 (``projected=True``, ``projection_distance``, ``alpha`` = the certified point).  The measured
 violation of the certified point is ``Certificate.infeasibility``.
 
-For a feasible ``a`` let ``F_hat = F(a) = J_{tau/2}(11' + Gamma(a))`` (Lemma fbound).
+For a feasible ``a`` let ``F_hat = F(a) = J_{tau/2}(11' + Gamma(a))`` (Lemma 1).
 
 * lower bound ``h(a) = H(a, F_hat) <= v*``, evaluated without the cancellation of
   ``1'a + eta (n^2 - ||F_hat||_F^2)``: with ``d = a o y``, ``M = 11' + Gamma`` and eigenvalues
@@ -55,7 +55,7 @@ For a feasible ``a`` let ``F_hat = F(a) = J_{tau/2}(11' + Gamma(a))`` (Lemma fbo
 Numerical frame
 ---------------
 All arithmetic is done in an internally rescaled, well-conditioned frame: by the exact law of
-``docs/validity.md`` (substitute ``a = c a'`` in eq. mainrank),
+``docs/validity.md`` (substitute ``a = c a'`` in eq. (4)),
 ``v*(K, C, eta) = c v*(c K, C/c, eta/c)``, ``a = c a'``, ``F`` and the bias unchanged, for every
 ``c > 0``.  :func:`frame_scale` picks ``c`` as a power of two near the natural size of ``a*``
 (``min(C, 1/max|K|, (16 eta / max|K|^2)^(1/3))``), so ``a / c``, ``c K``, ``C / c``, ``eta / c``
@@ -123,7 +123,7 @@ class Certificate:
     bias : float or None
         Exact best bias of the fixed kernel (``None`` for P3).
     F : ndarray
-        ``F(alpha)`` (Lemma fbound).
+        ``F(alpha)`` (Lemma 1).
     alpha : ndarray
         The certified point (P2: ``b = ah - ac``).
     alpha_hat, alpha_check : ndarray or None
@@ -253,7 +253,7 @@ def _checked(K, y, a, eta, tau, *, labels_kind: str = "svm"):
 
 
 def inner_F(K, d, *, eta: float, tau: float) -> np.ndarray:
-    """``F = J_{tau/2}(11' + diag(d) K diag(d) / (4 eta))`` (Lemma fbound), dense eigh.
+    """``F = J_{tau/2}(11' + diag(d) K diag(d) / (4 eta))`` (Lemma 1), dense eigh.
 
     ``d = a o y`` (P1/P3) or ``b = ah - ac`` (P2); validated like a candidate vector.
     """
@@ -265,7 +265,7 @@ def inner_F(K, d, *, eta: float, tau: float) -> np.ndarray:
 
 
 def h_svm(K, y, a, *, eta: float, tau: float) -> float:
-    """Closed-form ``h(a) = min_F H(a, F)`` of eq. mainrank at ``a`` (no feasibility check)."""
+    """Closed-form ``h(a) = min_F H(a, F)`` of eq. (4) at ``a`` (no feasibility check)."""
     K, y, a, eta, tau = _checked(K, y, a, eta, tau)
     d = a * y
     _, Gamma, eig = _inner(K, d, eta, tau)
@@ -273,7 +273,7 @@ def h_svm(K, y, a, *, eta: float, tau: float) -> float:
 
 
 def grad_h_svm(K, y, a, *, eta: float, tau: float) -> np.ndarray:
-    """``grad h(a) = 1 - Y (F(a) o K) Y a`` (Danskin; eq. gradf)."""
+    """``grad h(a) = 1 - Y (F(a) o K) Y a`` (Danskin; eq. (26))."""
     K, y, a, eta, tau = _checked(K, y, a, eta, tau)
     d = a * y
     F = _inner(K, d, eta, tau)[0]
@@ -390,13 +390,13 @@ def _svm_infeas(y, C):
 
 def svm_certificate(K, y, alpha, *, C, eta, tau, project: bool = False,
                     validate: bool = True) -> Certificate:
-    """Certificate for P1 (eq. mainrank) at exactly the given ``alpha``.
+    """Certificate for P1 (eq. (4)) at exactly the given ``alpha``.
 
     Parameters
     ----------
     K, y : kernel and labels in {-1, +1} (both classes), validated per ``docs/validity.md``.
     alpha : candidate, feasible for ``A = {y'a = 0, 0 <= a <= C}`` up to ``1e-9 C sqrt(n)``.
-    C, eta, tau : as in eq. mainrank (``C, eta > 0``, ``tau >= 0``; representable range).
+    C, eta, tau : as in eq. (4) (``C, eta > 0``, ``tau >= 0``; representable range).
     project : if ``True`` an infeasible ``alpha`` is replaced by its exact Euclidean projection
         onto ``A`` and the result says so (``projected``, ``projection_distance``); otherwise an
         infeasible ``alpha`` raises ``ValueError``.  A feasible ``alpha`` is never moved.
@@ -441,7 +441,7 @@ def svm_certificate(K, y, alpha, *, C, eta, tau, project: bool = False,
 
 def svr_certificate(K, y, alpha_hat, alpha_check, *, C, epsilon, eta, tau, project: bool = False,
                     validate: bool = True) -> Certificate:
-    """Certificate for P2 (eq. mainsvr, bias constraint ``1'(ah - ac) = 0``) at exactly
+    """Certificate for P2 (eq. (22), bias constraint ``1'(ah - ac) = 0``) at exactly
     ``(alpha_hat, alpha_check)``.
 
     The pair is certified as given: ``h = b'y - eps 1'(ah + ac) + eta (n^2 - ||F(b)||^2)``,
@@ -496,7 +496,7 @@ def svr_certificate(K, y, alpha_hat, alpha_check, *, C, epsilon, eta, tau, proje
 
 
 def block_kernel(K, labels) -> np.ndarray:
-    """``Kbar_ij = K_ij [labels_i == labels_j]`` (Lemma lemmalink)."""
+    """``Kbar_ij = K_ij [labels_i == labels_j]`` (Lemma 5)."""
     K = np.asarray(K, float)
     labels = check_partition(labels, K.shape[0])
     return K * (labels[:, None] == labels[None, :])
@@ -504,7 +504,7 @@ def block_kernel(K, labels) -> np.ndarray:
 
 def decomposed_certificate(K, y, alpha, *, C, eta, labels=None, project: bool = False,
                            validate: bool = True) -> Certificate:
-    """Certificate for P3 (eq. mainls on ``Kbar``): box ``0 <= a <= C`` only, no bias, tau = 0.
+    """Certificate for P3 (eq. (18) on ``Kbar``): box ``0 <= a <= C`` only, no bias, tau = 0.
 
     If ``labels`` is given, ``K`` is replaced by :func:`block_kernel` ``(K, labels)``.  The point
     is certified as given (box violation ``<= 1e-9 C sqrt(n)``); ``project=True`` explicitly

@@ -1,4 +1,4 @@
-r"""Reference solver for P3, the decomposed DANK-SVM (eqs. mainls, mainlssub; Lemma lemmalink).
+r"""Reference solver for P3, the decomposed DANK-SVM (eqs. (18), (19); Lemma 5).
 
 P3 has no bias (box ``0 <= a <= C`` only) and ``tau = 0``.  On the block kernel
 ``Kbar_ij = K_ij [labels_i == labels_j]`` it is the SDP of :mod:`dank_ref.svm` without ``lam``:
@@ -7,11 +7,11 @@ P3 has no bias (box ``0 <= a <= C`` only) and ``tau = 0``.  On the block kernel
     s.t. [[ F o (yy' o Kbar), 1 + nu - delta ], [ ., 2 (t - C 1'delta) ]]  PSD.
 
 ``method="joint"`` solves this one program on all ``n`` points; ``method="blocks"`` solves the
-same program per cluster (``mainlssub``) and concatenates ``a``.  With ``tau = 0``,
+same program per cluster (eq. (19)) and concatenates ``a``.  With ``tau = 0``,
 ``h(a) = 1'a - 1/2 d'Kbar d - eta ||Gamma||^2`` separates over the blocks, so both give the same
-``a`` and value (Lemma lemmalink) -- checked in the tests.
+``a`` and value (Lemma 5) -- checked in the tests.
 
-Note on Lemma lemmalink's ``Fbar``: the minimiser of ``Hbar(abar, .)`` over all PSD ``F`` is
+Note on Lemma 5's ``Fbar``: the minimiser of ``Hbar(abar, .)`` over all PSD ``F`` is
 ``11' + Gamma(abar)``, whose off-block entries are 1 (``Kbar`` is 0 there, so only the centering
 term acts), NOT the block-diagonal matrix with zero off-block entries printed in the lemma: the
 latter costs an extra ``eta * #(off-block entries)`` in ``Hbar``.  The ``abar`` part and the
@@ -66,7 +66,7 @@ def solve_decomposed(K, y, labels, *, C, eta, solver: str = DEFAULT_SOLVER, meth
                      max_iters: int | None = None) -> RefResult:
     """Solve P3, the decomposed problem, exactly and certify it on the block kernel.
 
-    P3 (``eqs. mainls / mainlssub``, Lemma lemmalink) is P1 without bias and with
+    P3 (eqs. (18), (19), Lemma 5) is P1 without bias and with
     ``tau = 0`` on ``Kbar = K o [labels_i == labels_j]``; the certificate is computed on
     ``Kbar``.  Cost: ``method="joint"`` is one SDP on all n points (as
     :func:`dank_ref.solve_svm`); ``method="blocks"`` solves one SDP per cluster, so its

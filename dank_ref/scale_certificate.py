@@ -279,7 +279,7 @@ def svm_certificate_features(fk: FeatureKernel, y, alpha, *, C, eta, tau, route:
                              dense_max: int = DENSE_MAX, support_bytes: int = SUPPORT_BYTES,
                              k0: int = 16, k_max: int = 1024, excess_rtol: float = 1e-10,
                              bias=None, progress=None) -> ScaleCertificate:
-    """Certificate of P1 (eq. mainrank) at exactly ``alpha``, from features.
+    """Certificate of P1 (eq. (4)) at exactly ``alpha``, from features.
 
     Parameters
     ----------
@@ -291,7 +291,7 @@ def svm_certificate_features(fk: FeatureKernel, y, alpha, *, C, eta, tau, route:
         Candidate, feasible (``max(|y'a|, -min a, max a - C) <= 1e-9 C sqrt(n)``) else
         ``ValueError``; never moved.
     C, eta, tau : float
-        As in eq. mainrank (representable range of docs/validity.md).
+        As in eq. (4) (representable range of docs/validity.md).
     route : {"auto", "dense", "krylov"}
         For ``tau > 0``: ``"dense"`` (exact eigh of the reduced matrix) if ``|S| <= dense_max``,
         else ``"krylov"`` (module docstring for the costs). ``tau = 0`` needs neither.
@@ -364,7 +364,7 @@ def svr_certificate_features(fk: FeatureKernel, y, alpha_hat, alpha_check, *, C,
                              support_bytes: int = SUPPORT_BYTES, k0: int = 16,
                              k_max: int = 1024, excess_rtol: float = 1e-10,
                              bias=None, progress=None) -> ScaleCertificate:
-    """Certificate of P2 (eq. mainsvr, bias constraint ``1'(ah - ac) = 0``) from features.
+    """Certificate of P2 (eq. (22), bias constraint ``1'(ah - ac) = 0``) from features.
 
     The pair is certified as given (``h`` depends on ``ah + ac``); ``d = ah - ac``; routes,
     costs, options and ``bias`` as :func:`svm_certificate_features`.
@@ -380,7 +380,7 @@ def svr_certificate_features(fk: FeatureKernel, y, alpha_hat, alpha_check, *, C,
         (``max(|1'(ah - ac)|, -min(ah, ac), max(ah, ac) - C) <= 1e-9 C sqrt(n)``) else
         ``ValueError``; never moved.
     C, epsilon, eta, tau : float
-        As in eq. mainsvr (``epsilon, tau >= 0``; representable range of docs/validity.md).
+        As in eq. (22) (``epsilon, tau >= 0``; representable range of docs/validity.md).
     route : {"auto", "dense", "krylov"}
         For ``tau > 0``, as in :func:`svm_certificate_features`.
     dense_max, support_bytes, k0, k_max, excess_rtol
@@ -453,7 +453,7 @@ def svr_certificate_features(fk: FeatureKernel, y, alpha_hat, alpha_check, *, C,
 @_one_blas_thread
 def decomposed_certificate_features(fk: FeatureKernel, y, alpha, labels, *, C, eta,
                                     progress=None) -> ScaleCertificate:
-    """Certificate of P3 on ``Kbar`` (eq. mainls, Lemma lemmalink) from features and ``labels``.
+    """Certificate of P3 on ``Kbar`` (eq. (18), Lemma 5) from features and ``labels``.
 
     Box ``0 <= a <= C`` only (``1e-9 C sqrt(n)``), no bias, ``tau = 0``: ``F = 11' + Gamma(Kbar)``
     and, cluster by cluster, ``(F o Kbar) d`` on cluster ``c`` is one pass over
@@ -476,7 +476,7 @@ def decomposed_certificate_features(fk: FeatureKernel, y, alpha, labels, *, C, e
         Cluster label of every point (any hashable values); ``Kbar`` keeps ``K_ij`` for ``i``
         and ``j`` in the same cluster.
     C, eta : float
-        As in eq. mainls (representable range of docs/validity.md).
+        As in eq. (18) (representable range of docs/validity.md).
     progress : callable, optional
         Called as ``progress("clusters", done, total)`` before the first cluster and after each
         cluster of two or more points (the clusters of one point come in one step first);

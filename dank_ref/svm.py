@@ -1,8 +1,8 @@
-r"""Exact reference solver for P1, DANK in SVM (eq. mainrank), as ONE convex program.
+r"""Exact reference solver for P1, DANK in SVM (eq. (4)), as ONE convex program.
 
 Derivation of the conic form (Lanckriet et al. 2004 style)
 ----------------------------------------------------------
-Strong duality (eq. mainrank is convex-concave, Slater holds) gives
+Strong duality (eq. (4) is convex-concave, Slater holds) gives
 ``v* = min_{F PSD} g(F)``, ``g(F) = R(F) + max_{a in A} 1'a - 1/2 a'Q a`` with
 ``Q = Y (F o K) Y = F o (yy' o K)`` (PSD by the Schur product theorem) and
 ``R(F) = eta ||F - 11'||_F^2 + tau eta tr F``.  Dualise the inner SVM: with multipliers
@@ -34,7 +34,7 @@ Rescaling (what the conic solver sees)
 --------------------------------------
 The conic solver is never handed the raw data.  With ``s = max|K|`` and the exact law of
 ``docs/validity.md``, ``v*(K, C, eta, tau) = c v*(cK, C/c, eta/c, tau)``, ``a* = c a*'`` (substitute
-``a = c a'`` in eq. mainrank; ``F`` and the bias are unchanged), the program is built for
+``a = c a'`` in eq. (4); ``F`` and the bias are unchanged), the program is built for
 ``(cK, C/c, eta/c)`` with ``c`` a power of two near the natural size of ``a*``,
 ``min(C, 1/s, (16 eta/s^2)^(1/3))`` (:func:`dank_ref.certificate.frame_scale`), so that
 ``a' = O(1)``, ``max|cK| <= 1`` and ``C/c >= 1``.  In addition ``F = w F'`` with ``w`` a power of
@@ -161,7 +161,7 @@ def solve_svm(K, y, *, C, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_SOLVER, ep
               certify_tol: float | None = None, max_iters: int | None = None) -> RefResult:
     """Solve P1 exactly as one SDP and certify the result independently.
 
-    P1 is the saddle problem ``eq. mainrank`` (docs/MATH.md §1), written as one semidefinite
+    P1 is the saddle problem eq. (4) (docs/MATH.md §1), written as one semidefinite
     program (derivation in :mod:`dank_ref.svm`) and solved by CVXPY; the returned point is
     polished and certified by dank_ref's own code (:mod:`dank_ref.certificate`).  Cost: SCS
     needs O(n^2) memory; Clarabel's KKT system grows like n^4 (:func:`estimate_memory_bytes`),

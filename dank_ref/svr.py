@@ -1,4 +1,4 @@
-r"""Exact reference solver for P2, DANK in SVR (eq. mainsvr), as ONE convex program.
+r"""Exact reference solver for P2, DANK in SVR (eq. (22)), as ONE convex program.
 
 Bias constraint: ``1'(ah - ac) = 0`` (the standard epsilon-SVR constraint; the paper prints
 ``(ah - ac)'y = 0``, see ``docs/MATH.md``, section 2).
@@ -131,7 +131,7 @@ def solve_svr(K, y, *, C, epsilon, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_S
               certify_tol: float | None = None, max_iters: int | None = None) -> RefResult:
     """Solve P2, DANK in SVR, exactly as one SDP and certify the result independently.
 
-    P2 is ``eq. mainsvr`` with the bias constraint ``1'(ah - ac) = 0`` (docs/MATH.md §2).
+    P2 is eq. (22) with the bias constraint ``1'(ah - ac) = 0`` (docs/MATH.md §2).
     The SDP has the PSD blocks of P1's (``F`` n x n and an (n+1) x (n+1) LMI) and O(n)
     scalar multipliers more, so it costs about as much as :func:`dank_ref.solve_svm` on the
     same n (SCS: O(n^2) memory; Clarabel: :func:`estimate_memory_bytes`).

@@ -210,4 +210,4 @@ def test_conformance_md_documents_every_family_instance_and_the_defaults(capsys)
     with pytest.raises(SystemExit):
         main(["conformance", "--help"])
     helptext = capsys.readouterr().out
-    assert "docs/conformance.md" in helptext and "docstring" not in helptext
+    assert "/conformance.html" in helptext and "docstring" not in helptext

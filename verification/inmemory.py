@@ -242,7 +242,7 @@ def certify_arrays(K=None, y=None, *, C, eta, tau=None, alpha=None, alpha_hat=No
                    progress=None) -> dict:
     """Certify a candidate solution given as arrays in memory.
 
-    The problems are P1 (``eq. mainrank``), P2 (``eq. mainsvr``) and P3 (``eq. mainls``);
+    The problems are P1 (eq. (4)), P2 (eq. (22)) and P3 (eq. (18));
     the checks are those of :func:`verification.oracle.certify` on files.  The kernel is given
     as ``K`` or by features (``X``, ``kernel`` and its parameters), exactly one of the two;
     an instance given by ``X`` is certified as the file route certifies the same instance
@@ -262,7 +262,7 @@ def certify_arrays(K=None, y=None, *, C, eta, tau=None, alpha=None, alpha_hat=No
     alpha, alpha_hat, alpha_check : array_like
         The point: ``alpha`` (svm, decomposed) or ``alpha_hat`` and ``alpha_check`` (svr).
     bias, F : optional
-        The claimed bias (svm, svr) and inner minimiser ``F(alpha)`` (Lemma fbound; not
+        The claimed bias (svm, svr) and inner minimiser ``F(alpha)`` (Lemma 1; not
         evaluated by the blockwise route, where its check is "not evaluated").
     task : {"svm", "svr", "decomposed"}, default "svm"
         The problem.

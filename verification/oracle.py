@@ -43,7 +43,7 @@ numbers are computed at the nearest feasible point and reported as informative):
   point ``(s w, s bias)``, ``s = 1 / min_i y_i f_i`` (the same classifier; :func:`_primal_gap`).
 * ``F`` (if submitted): ``max|F - F(p)| <= 1e-6 max(1, max|F(p)|)``, ``F(p) =
   J_{tau/2}(11' + Gamma)`` from dank_ref (P3: the full ``n x n`` minimiser on ``Kbar``, not the
-  block-diagonal matrix of Lemma lemmalink).
+  block-diagonal matrix of Lemma 5).
 
 A negative gap beyond ``tol`` (``lower > upper``) means the evaluation itself is broken and
 raises :class:`EvaluationError`, as does any failure of dank_ref; a task or size mismatch

@@ -87,7 +87,7 @@ def _linear_scaled(task: str, n: int, seed: int, s: float) -> dict:
 
 
 def _tau_zero_F(task: str, n: int, seed: int) -> float:
-    """A tau with F(a) = 0 for every feasible a: tau/2 > lambda_max(11' + Gamma) (Lemma fbound
+    """A tau with F(a) = 0 for every feasible a: tau/2 > lambda_max(11' + Gamma) (Lemma 1
     bound: n + n C^2 max|K| / (4 eta); max|K| = 1 for the Gaussian kernel)."""
     return 3.0 * (n + n * _BASE["C"] ** 2 / (4.0 * _BASE["eta"]))
 

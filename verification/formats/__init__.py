@@ -41,9 +41,9 @@ field          type         meaning
 =============  ===========  ===============================================================
 format         string       ``"dank-instance"``
 version        integer      ``1``
-task           string       ``"svm"`` (P1, eq. mainrank), ``"svr"`` (P2, eq. mainsvr with the
+task           string       ``"svm"`` (P1, eq. (4)), ``"svr"`` (P2, eq. (22) with the
                             bias constraint ``1'(ah - ac) = 0``) or ``"decomposed"`` (P3,
-                            eq. mainls on ``Kbar = K o [labels_i = labels_j]``: box only, no
+                            eq. (18) on ``Kbar = K o [labels_i = labels_j]``: box only, no
                             bias, tau = 0)
 K              array n x n  the kernel matrix -- **exactly one** of ``K`` or ``X``
 X              array n x d  data (``d >= 1``); the kernel is then computed from ``kernel``:

@@ -85,6 +85,7 @@ from dank_ref.scale_certificate import (
     svr_certificate_features,
 )
 
+from ._evidence import failure_evidence, format_evidence, wants_evidence
 from ._upper import fixed_kernel_gap
 
 __all__ = ["certify", "format_report", "feature_kernel", "EvaluationError", "CHECKS",
@@ -275,7 +276,7 @@ def _check_options(block_rows, progress) -> None:
 
 
 def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = False, *,
-            block_rows: int | None = None, progress=None) -> dict:
+            block_rows: int | None = None, progress=None, evidence: bool | None = None) -> dict:
     """Check a submitted solution of an instance (see the module docstring for every check).
 
     Parameters
@@ -297,6 +298,13 @@ def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = Fals
         :func:`dank_ref.scale_certificate.svm_certificate_features`): the blockwise route
         reports its row blocks or clusters, the dense route its one certificate as 0 / 1 then
         1 / 1.  Default: nothing is reported.
+    evidence : bool, optional
+        Dense route, a failed gap or ``F`` check at a feasible point: add ``evidence`` to the
+        report (:mod:`verification._evidence`: dank_ref's reference optimum ``v*``, the
+        point's value, the distance of a submitted ``F`` from ``F(alpha)``, the point's gap
+        on related problems, and ``kind``, "not converged" or "a different problem").
+        Default (None): when ``n <= 400`` (one reference solve by dank_ref, cached per
+        instance); True: at any ``n``; False: never. Informative only, never the verdict.
 
     Returns
     -------
@@ -318,6 +326,8 @@ def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = Fals
     """
     tol = _check_tol(tol)
     _check_options(block_rows, progress)
+    if evidence is not None and not isinstance(evidence, bool):
+        raise TypeError(f"evidence must be True, False or None, got {evidence!r}")
     n = _check_pair(inst, sol)
     task, y, C = inst["task"], inst["y"], inst["C"]
     inst = dict(inst, tau=inst.get("tau") or 0.0, epsilon=inst.get("epsilon"),
@@ -385,7 +395,16 @@ def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = Fals
     rep["failed"] = [k for k in order if checks[k]["status"] == "fail"]
     rep["reasons"] = [_reason(k, checks[k], rep, sol) for k in rep["failed"]]
     rep["certified"] = feasible and not rep["failed"]
+    _add_evidence(rep, inst, sol, p, Fp, feasible, evidence)
     return rep
+
+
+def _add_evidence(rep, inst, sol, p, Fp, feasible, evidence) -> None:
+    """``rep["evidence"]`` of a failed dense report (:mod:`verification._evidence`: the
+    reference optimum, the point's value, ``F`` against ``F(alpha)``, related problems, and
+    which kind of wrong they point to); informative only, never part of the verdict."""
+    if wants_evidence(rep, feasible, evidence):
+        rep["evidence"] = failure_evidence(inst, sol, p, rep, Fp)
 
 
 def _certify_blockwise(inst, sol, rep, z, feasible, tol, opts) -> dict:
@@ -558,8 +577,8 @@ def format_report(rep) -> str:
             st += f"  value {ch['value']:.3g}  limit {ch['limit']:.3g}"
         lines.append(f"  check {name:17s} {st}")
     for k, v in rep.items():
-        if k not in ("certified", "reasons", "checks", "failed", "task", "n", "tol") \
-                and k not in _INFORMATIVE:
+        if k not in ("certified", "reasons", "checks", "failed", "task", "n", "tol",
+                     "evidence") and k not in _INFORMATIVE:
             lines.append(f"  {k}: {v}")
     info = [k for k in _INFORMATIVE if k in rep]
     if info:
@@ -574,4 +593,6 @@ def format_report(rep) -> str:
                   "v* - lower from above",
                   "        (upper is a primal value of the fixed-F problem near alpha); to "
                   "certify it, solve to a tighter tol (docs/conformance.md)"]
+    if rep.get("evidence") is not None:
+        lines += format_evidence(rep["evidence"])
     return "\n".join(lines)

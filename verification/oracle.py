@@ -300,7 +300,7 @@ def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = Fals
         1 / 1.  Default: nothing is reported.
     evidence : bool, optional
         Dense route, a failed gap or ``F`` check at a feasible point: add ``evidence`` to the
-        report (:mod:`verification._evidence`: dank_ref's reference optimum ``v*``, the
+        report (``verification._evidence``: dank_ref's reference optimum ``v*``, the
         point's value, the distance of a submitted ``F`` from ``F(alpha)``, the point's gap
         on related problems, and ``kind``, "not converged" or "a different problem").
         Default (None): when ``n <= 400`` (one reference solve by dank_ref, cached per
@@ -400,7 +400,7 @@ def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = Fals
 
 
 def _add_evidence(rep, inst, sol, p, Fp, feasible, evidence) -> None:
-    """``rep["evidence"]`` of a failed dense report (:mod:`verification._evidence`: the
+    """``rep["evidence"]`` of a failed dense report (``verification._evidence``: the
     reference optimum, the point's value, ``F`` against ``F(alpha)``, related problems, and
     which kind of wrong they point to); informative only, never part of the verdict."""
     if wants_evidence(rep, feasible, evidence):

@@ -2,7 +2,7 @@
 failed checks, read together, say is wrong with the implementation.
 
 A report with ``evidence`` (a failed gap or ``F`` on an instance small enough for dank_ref,
-:mod:`verification._evidence`) is diagnosed by its ``kind``: "not converged", "a different
+``verification._evidence``) is diagnosed by its ``kind``: "not converged", "a different
 problem" or "unclear", with the reason, the certified gap and dank_ref's bracket of ``v*``
 beside the point's value ``h(alpha)``."""
 

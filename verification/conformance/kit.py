@@ -40,7 +40,7 @@ def judge(case: Case, outcome: Outcome, tol: float = CERT_TOL) -> dict:
     time, the instance's time limit, the solution's meta, and the tail of the implementation's
     stderr or traceback when it failed (else None).  ``kit_error`` is True when the oracle
     itself could not evaluate the answer.  A failed gap or ``F`` on an instance small enough
-    for dank_ref adds the oracle's ``evidence`` (:mod:`verification._evidence`)."""
+    for dank_ref adds the oracle's ``evidence`` (``verification._evidence``)."""
     row = dict(id=case.id, set=case.set, family=case.family, task=case.task, n=case.n,
                status=outcome.status, failed=[], reasons=[], diagnosis=outcome.message,
                rel_gap=None, gap=None, time=outcome.time, time_limit=outcome.time_limit,

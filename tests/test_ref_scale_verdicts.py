@@ -8,7 +8,9 @@ the verdict, each against dank_ref's dense optimum ``v*`` of the same instance.
    still bracket ``v*``, and the verdict ``rel_gap <= tol`` (the oracle's gap check) must
    flip where it should: refused at a tolerance below what the excess allows although the
    point is optimal, accepted above it, and a point whose suboptimality (proved by
-   dank_ref's bracket) exceeds that tolerance still refused.
+   dank_ref's bracket) exceeds that tolerance still refused. With exactly ``rank(F)`` Ritz
+   pairs the excess is small but is what keeps ``v*`` inside the bracket (P1's gap, P2's gap
+   at a submitted bias): without it the upper bound falls below ``v*``.
 2. The check of a submitted SVR bias: targets offset by 3 (the bias is about 3), dank_ref's
    optimal pair submitted with its own bias, with the wrong sign and shifted; the oracle's
    blockwise route (``max_dense_bytes=0``) rejects and accepts exactly as its dense route
@@ -172,25 +174,66 @@ def test_the_blockwise_bias_check_judges_as_the_dense_one(svr_offset, shift):
         assert dense["certified"] is block["certified"] is ok, tol
 
 
-def test_the_bias_check_with_the_krylov_excess():
-    """A high-rank SVR (small eta and tau) with a small Ritz block: the gap at the right
-    bias carries the excess (refused below it, accepted above, v* bracketed); a wrong-sign
-    bias is refused at any tolerance the optimum passes."""
-    X, y = _svr_case(0, 0.3, 1.0)
-    fk = FeatureKernel(X, sigma=0.3, block_rows=7)
+@pytest.fixture(scope="module")
+def svr_high_rank():
+    X, y = _svr_case(0, 0.1, 1.0)
+    fk = FeatureKernel(X, sigma=0.1, block_rows=7)
     K = fk.block(np.arange(N), np.arange(N))
-    kw = dict(C=1.0, epsilon=0.02, eta=0.003, tau=0.003)
+    kw = dict(C=1.0, epsilon=0.02, eta=0.01, tau=0.01)
     ref = _ref(dank_ref.solve_svr, K, y, **kw)
-    assert int(np.sum(np.linalg.eigvalsh(ref.F) > 1e-9)) > 8
+    rank = int(np.sum(np.linalg.eigvalsh(ref.F) > 1e-9))
+    assert rank >= 15
+    return fk, K, y, kw, ref, rank
+
+
+def test_the_bias_check_with_the_krylov_excess(svr_high_rank):
+    """A high-rank SVR with a small Ritz block: the gap at the right bias carries the excess
+    (refused below it, accepted above and rightly, v* bracketed); a wrong-sign bias is
+    refused at any tolerance the optimum passes."""
+    fk, K, y, kw, ref, rank = svr_high_rank
     dense = svr_certificate(K, y, ref.alpha_hat, ref.alpha_check, **kw)
     args = (fk, y, ref.alpha_hat, ref.alpha_check)
     c = svr_certificate_features(*args, route="krylov", k0=4, k_max=8, bias=ref.bias, **kw)
-    assert c.route == "krylov" and c.rank == 8 and c.excess >= 1e-7 * c.scale
+    assert c.route == "krylov" and c.rank == 8 < rank and c.excess >= 1e-7 * c.scale
     assert dense.rel_gap <= 1e-12 and c.rel_gap_at_bias >= c.excess / c.scale
     assert _contains(c.lower, c.lower + c.gap_at_bias, ref)
     assert not c.rel_gap_at_bias <= 0.5 * c.rel_gap_at_bias  # refused below the excess
     high = 2.0 * c.rel_gap_at_bias
     assert (ref.upper - c.lower) / c.scale <= high
     wrong = svr_certificate_features(*args, route="krylov", k0=4, k_max=8, bias=-ref.bias, **kw)
-    assert wrong.rel_gap_at_bias > 1e3 * high
+    assert wrong.rel_gap_at_bias > 10 * high
     assert _contains(wrong.lower, wrong.lower + wrong.gap_at_bias, ref)
+
+
+# ------------------------------------------- a block of exactly rank(F): the excess is the margin
+def test_with_rank_F_ritz_pairs_the_p1_bracket_needs_the_excess(p1_high_rank):
+    """``k = rank(F)`` Ritz pairs find every eigenvalue above ``tau / 2``, but nothing in the
+    block proves there is no further one: the bound's remainder is a small real excess, and
+    it is exactly what keeps ``v*`` inside the bracket (without it the upper bound falls
+    below dank_ref's lower bound of ``v*``). The verdict flips at that excess."""
+    fk, K, y, ref, rank = p1_high_rank
+    c = _krylov(fk, y, ref.alpha, rank, rank)
+    assert c.route == "krylov" and c.rank == rank and c.excess >= 1e-10 * c.scale
+    assert c.upper - c.excess < ref.lower - 1e-12 * c.scale  # the excess decides
+    assert _contains(c.lower, c.upper, ref)
+    low, high = 0.5 * c.excess / c.scale, 2.0 * c.rel_gap
+    assert not c.rel_gap <= low and c.rel_gap <= high
+    assert svm_certificate(K, y, ref.alpha, **P1).rel_gap <= low  # dense: certified at low
+    assert (ref.upper - c.lower) / c.scale <= high
+
+
+def test_with_rank_F_ritz_pairs_the_svr_bias_gap_needs_the_excess(svr_high_rank):
+    """The same for P2 at the right bias: the gap at the submitted bias includes the excess,
+    without which the primal value at that bias would fall below v*."""
+    fk, K, y, kw, ref, rank = svr_high_rank
+    c = svr_certificate_features(fk, y, ref.alpha_hat, ref.alpha_check, route="krylov",
+                                 k0=rank, k_max=rank, bias=ref.bias, **kw)
+    assert c.route == "krylov" and c.rank == rank and c.excess >= 1e-10 * c.scale
+    at_bias = c.lower + c.gap_at_bias
+    assert at_bias - c.excess < ref.lower - 1e-12 * c.scale  # the excess decides
+    assert _contains(c.lower, at_bias, ref) and _contains(c.lower, c.upper, ref)
+    low, high = 0.5 * c.excess / c.scale, 2.0 * c.rel_gap_at_bias
+    assert not c.rel_gap_at_bias <= low and c.rel_gap_at_bias <= high
+    dense = certify_arrays(K, y, task="svr", alpha_hat=ref.alpha_hat,
+                           alpha_check=ref.alpha_check, bias=ref.bias, tol=low, **kw)
+    assert dense["certified"]  # the dense oracle certifies it where the excess does not

@@ -118,6 +118,9 @@ def test_the_plain_svm_with_F_11_is_a_different_problem():
     plain = ev["related"][0]
     assert plain["problem"] == ev["F_nearest"] and plain["rel_gap"] < 1e-9
     assert plain["F_distance"] == 0.0
+    own = ev["related"][-1]  # the outer problem of the submitted kernel F o K = K
+    assert own["problem"] == "the SVM with the submitted kernel F o K"
+    assert own["rel_gap"] < 1e-9 and own["F_distance"] is None
     assert ev["why"].startswith("the submitted F is not F(alpha)")
     assert "alpha is near-optimal for the plain SVM" in ev["why"]
     line = diagnose(rep)
@@ -236,7 +239,9 @@ def test_the_evidence_numbers_are_what_they_say():
     names = [r["problem"] for r in ev["related"]]
     assert names == ["the plain SVM (F = 11', kernel K)", "DANK with eta x 0.25",
                      "DANK with eta x 0.5", "DANK with eta x 2", "DANK with eta x 4",
-                     "DANK with tau = 0", "DANK with tau x 0.5", "DANK with tau x 2"]
+                     "DANK with tau = 0", "DANK with tau x 0.5", "DANK with tau x 2",
+                     "the SVM with the submitted kernel F o K"]
+    assert ev["related"][-1]["F_distance"] is None  # the submitted F itself
     # the related gap is the oracle's own gap on that instance
     other = certify(dict(inst, eta=4.0), dict(task="svm", alpha=a, bias=None, F=None),
                     evidence=False)
@@ -296,3 +301,30 @@ def test_evidence_only_where_it_is_asked_for():
     assert _evidence.wants_evidence(dict(rep, n=_evidence.EVIDENCE_MAX_N + 1), True, True)
     with pytest.raises(TypeError, match="evidence must be True, False or None"):
         certify(inst, sol, evidence=1)
+
+
+def test_an_indefinite_submitted_kernel_is_no_related_problem():
+    """``F o K`` of a submitted ``F`` is a related problem only when it is a kernel."""
+    inst = _svm_inst()
+    F = np.ones((N, N))
+    F[0, 1] = F[1, 0] = -3.0  # symmetric, indefinite with K
+    ev = _certify(inst, alpha=_early(inst, 5), F=F)["evidence"]
+    assert ev["kind"] == "a different problem"
+    assert all("submitted kernel" not in r["problem"] for r in ev["related"])
+
+
+def test_the_kind_is_unclear_when_the_ascent_leads_away():
+    """The fourth criterion, on a synthetic evidence (a concave h and a correct reference
+    solve never give it): no F mismatch, no related fit, ascent cosine <= 0."""
+    ev = dict(F_distance=None, F_nearest=None, shortfall=1e-3, ascent_cosine=-0.2,
+              related=[dict(problem="DANK with eta x 2", rel_gap=0.5, F_distance=None)])
+    kind, why = _evidence._kind(ev, dict(rel_gap=1.0))
+    assert kind == "unclear" and "leads away from the reference solution" in why
+    kind, why = _evidence._kind(dict(ev, ascent_cosine=0.5), dict(rel_gap=1.0))
+    assert kind == "not converged"
+    fit = dict(ev, ascent_cosine=0.5,
+               related=[dict(problem="DANK with eta x 2", rel_gap=2e-3, F_distance=None)])
+    assert _evidence._kind(fit, dict(rel_gap=1.0))[0] == "not converged"  # > FIT_MAX
+    fit["related"][0]["rel_gap"] = 1e-3
+    assert _evidence._kind(fit, dict(rel_gap=1.0))[0] == "a different problem"
+    assert _evidence._kind(fit, dict(rel_gap=0.05))[0] == "not converged"  # not 1/100

@@ -18,8 +18,10 @@ to its report as ``evidence`` (informative only: the verdict never depends on it
 * ``related``: the certified relative gap of the point on each related problem a slip of an
   implementation produces: the plain SVM / SVR with ``F = 11'`` (the kernel ``K``; P3 its
   ``Kbar``), DANK with ``eta`` times :data:`ETA_FACTORS`, with ``tau`` times
-  :data:`TAU_FACTORS` (``tau > 0``; P1, P2) and, for P3, DANK on the whole ``K`` (the
-  clusters ignored). Same certificate as the gap check (dank_ref's bracket at ``alpha``, the
+  :data:`TAU_FACTORS` (``tau > 0``; P1, P2), for P3 DANK on the whole ``K`` (the
+  clusters ignored) and, when ``F`` is submitted, the fixed-kernel problem with the submitted
+  kernel ``F o K`` when that is a kernel (symmetric, PSD; whatever inner problem gave that
+  ``F``, the outer one is right if the point is optimal for it; ``F_distance`` ``null``). Same certificate as the gap check (dank_ref's bracket at ``alpha``, the
   smaller of the primal at the point and after a Newton step of the fixed-``F`` problem),
   relative to the same ``scale``;
 * ``reference_distance``: ``||alpha - alpha*|| / ||alpha*||`` to dank_ref's solution, and
@@ -87,6 +89,10 @@ FIT_MAX = 1e-3
 ETA_FACTORS = (0.25, 0.5, 2.0, 4.0)
 TAU_FACTORS = (0.0, 0.5, 2.0)
 KINDS = ("not converged", "a different problem", "unclear")
+#: The related problem of a submitted ``F``: the fixed-kernel problem with its ``F o K``.
+SUBMITTED = {"svm": "the SVM with the submitted kernel F o K",
+             "svr": "the SVR with the submitted kernel F o K",
+             "decomposed": "the SVM without bias with the submitted kernel F o Kbar"}
 CACHE_SIZE = 8
 _TINY = float(np.finfo(float).tiny)
 _CACHE: collections.OrderedDict = collections.OrderedDict()
@@ -255,7 +261,24 @@ def _related_gaps(inst: dict, p: np.ndarray, scale: float, F_sub):
         rel = max(gap, 0.0) / scale
         out.append(dict(problem=name, rel_gap=_finite(rel),
                         F_distance=None if F_sub is None else _finite(_rel_distance(F_sub, F))))
+    G = None if F_sub is None else _psd_kernel(np.asarray(F_sub, float) * _kernel(inst))
+    if G is not None:  # the outer problem of the submitted kernel, whatever its F
+        gap = _plain_gap(inst, G, d, lin)
+        out.append(dict(problem=SUBMITTED[inst["task"]],
+                        rel_gap=_finite(max(gap, 0.0) / scale), F_distance=None))
     return out
+
+
+def _psd_kernel(G: np.ndarray):
+    """``G`` symmetrised if it is a kernel (symmetric and PSD up to ``1e-10`` relative), else
+    ``None``: the fixed-kernel problem of an indefinite ``G`` is not a convex SVM and its
+    "gap" proves nothing."""
+    top = float(np.max(np.abs(G))) if G.size else 0.0
+    if not top > 0.0 or np.max(np.abs(G - G.T)) > 1e-10 * top:
+        return None
+    G = 0.5 * (G + G.T)
+    lam = np.linalg.eigvalsh(G)
+    return G if lam[0] >= -1e-10 * max(abs(lam[-1]), top) else None
 
 
 # ------------------------------------------------------------------------------- the ascent

@@ -261,7 +261,8 @@ def test_the_text_report_shows_the_evidence():
     assert lines[i + 2].startswith(f"    v*: in [{ev['v_star_lower']!r}, ")
     assert lines[i + 3].startswith(f"    h(alpha): {ev['value']!r} (v* - h(alpha) >= ")
     assert lines[i + 5].startswith("    related problems (relative gap of alpha): the plain SVM")
-    assert len(lines) == i + 6  # the last block; no F line without F
+    assert lines[i + 6] == f"  reason: {rep['reasons'][0]}"  # no F line without F
+    assert lines[-2].startswith("  note: NOT CERTIFIED")  # the note stays last
 
 
 def test_the_kit_row_carries_the_evidence_and_validates():

@@ -57,6 +57,13 @@ solution at ``tol = 1e-10``, one more solve and another validation of ``K``; the
 not be unique).  Without it the oracle imports nothing of dank_fast: its verdicts depend on
 dank_ref alone.
 
+Also informative: ``evidence`` (``verification._evidence``), when the gap or ``F`` check fails
+at a feasible point of a dense instance with ``n <= 400`` (``certify(evidence=...)``):
+dank_ref's reference optimum ``v*``, the point's value, the distance of a submitted ``F`` from
+``F(p)``, the point's gap on related problems (the plain SVM / SVR, mis-scaled ``eta`` or
+``tau``, ...), and which kind of wrong they point to, "not converged" or "a different
+problem".
+
 Cost: ``K`` is validated once, by the loader (:mod:`verification.formats`) or by
 :func:`verification.certify_arrays` (one ``eigvalsh``, the PSD test of docs/validity.md);
 :func:`certify` trusts its input and calls dank_ref's certificate without re-validating it.
@@ -568,7 +575,8 @@ _INFORMATIVE = ("kkt_residual", "dank_fast_rel_gap", "distance_to_reference")
 
 def format_report(rep) -> str:
     """Human-readable report: verdict, one line per check, the bracket, informative numbers,
-    the reasons, and when the gap failed a two-line note on what that does not prove."""
+    the evidence of a failure on a small instance, the reasons, and when the gap failed a
+    two-line note on what that does not prove."""
     lines = [f"verdict: {'CERTIFIED' if rep['certified'] else 'NOT CERTIFIED'}"
              f" (task {rep['task']}, n = {rep['n']}, tol = {rep['tol']:g})"]
     for name, ch in rep["checks"].items():
@@ -586,6 +594,8 @@ def format_report(rep) -> str:
                      + (" (dank_fast_rel_gap, distance_to_reference: the optional cross-check "
                         "by dank_fast)" if "distance_to_reference" in rep else "") + ":")
         lines.extend(f"    {k}: {rep[k]}" for k in info)
+    if rep.get("evidence") is not None:  # before the reasons: the note stays last
+        lines += format_evidence(rep["evidence"])
     for r in rep["reasons"]:
         lines.append(f"  reason: {r}")
     if "gap" in rep["failed"]:
@@ -593,6 +603,4 @@ def format_report(rep) -> str:
                   "v* - lower from above",
                   "        (upper is a primal value of the fixed-F problem near alpha); to "
                   "certify it, solve to a tighter tol (docs/conformance.md)"]
-    if rep.get("evidence") is not None:
-        lines += format_evidence(rep["evidence"])
     return "\n".join(lines)

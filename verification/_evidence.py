@@ -32,15 +32,16 @@ to its report as ``evidence`` (informative only: the verdict never depends on it
 The criteria of ``kind`` (first that applies):
 
 1. ``"a different problem"`` if a submitted ``F`` is not ``F(alpha)``: ``F_distance >``
-   :data:`F_REL_LIMIT` (``1e-6``, ten orders above the rounding of an ``eigh``; the related
-   problems' inner minimisers differ from ``F(alpha)`` by ``1e-4`` and more on the instances
-   tried, since a ``tau`` slip moves the top eigenvalue ``n`` by ``tau / 2``);
+   :data:`F_REL_LIMIT` (``1e-6``, ten orders above the rounding of an ``eigh``, and below
+   what a slip moves: doubling ``tau`` moves the top eigenvalue, about ``n``, by ``tau / 2``;
+   a mis-scaled ``eta`` scales ``Gamma``);
 2. ``"a different problem"`` if the point is near-optimal for a related problem: its relative
    gap there is at most :data:`FIT_MAX` (``1e-3``) and at most :data:`FIT_RATIO` (``1/100``)
    of its gap on the instance. A point stopped early is about as far from every related
-   optimum as from DANK's (within a factor of 30 on the instances tried), so two orders of
+   optimum as from DANK's (its error is not aimed at another problem), so two orders of
    magnitude do not happen by chance; a point solved for another problem is at its gap there
-   (rounding, or that solver's own tolerance);
+   (rounding, or that solver's own tolerance). tests/test_oracle_evidence.py checks both
+   kinds on points of each sort;
 3. ``"unclear"`` if ``ascent_cosine <= 0`` (DANK's ascent at the point leads away from the
    reference's solution: for a concave ``h`` and a short step this does not happen, so the
    reference solve or the evaluation is in doubt);
@@ -50,8 +51,8 @@ The criteria of ``kind`` (first that applies):
    different *inner* problem outside the related ones tried is not excluded, and ``why``
    says so.
 
-Cost: the reference solve (the first one imports CVXPY, about 4 s; the cheap starts certify a
-few hundred points in seconds), cached per instance (:data:`CACHE_SIZE` instances), and one
+Cost: the reference solve (its first conic stage imports CVXPY; dank_ref's cheap starts often
+certify without one), cached per instance (:data:`CACHE_SIZE` instances), and one
 dense certificate per related problem (``O(n^3)`` each).
 """
 

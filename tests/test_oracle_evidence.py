@@ -329,3 +329,12 @@ def test_the_kind_is_unclear_when_the_ascent_leads_away():
     fit["related"][0]["rel_gap"] = 1e-3
     assert _evidence._kind(fit, dict(rel_gap=1.0))[0] == "a different problem"
     assert _evidence._kind(fit, dict(rel_gap=0.05))[0] == "not converged"  # not 1/100
+
+
+def test_progress_reports_the_evidence_phase():
+    inst = _svm_inst()
+    calls = []
+    sol = dict(task="svm", alpha=_early(inst, 5), bias=None, F=None)
+    rep = certify(inst, sol, progress=lambda *c: calls.append(c))
+    phase = "evidence (dank_ref's reference solve, related problems)"
+    assert "evidence" in rep and calls[-2:] == [(phase, 0, 1), (phase, 1, 1)]

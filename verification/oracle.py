@@ -303,8 +303,8 @@ def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = Fals
     progress : callable, optional
         Called as ``progress(phase, done, total)`` (the protocol of
         :func:`dank_ref.scale_certificate.svm_certificate_features`): the blockwise route
-        reports its row blocks or clusters, the dense route its one certificate as 0 / 1 then
-        1 / 1.  Default: nothing is reported.
+        reports its row blocks or clusters, the dense route its one certificate (and the
+        ``evidence`` of a failure, below) as 0 / 1 then 1 / 1.  Default: nothing is reported.
     evidence : bool, optional
         Dense route, a failed gap or ``F`` check at a feasible point: add ``evidence`` to the
         report (``verification._evidence``: dank_ref's reference optimum ``v*``, the
@@ -402,16 +402,21 @@ def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = Fals
     rep["failed"] = [k for k in order if checks[k]["status"] == "fail"]
     rep["reasons"] = [_reason(k, checks[k], rep, sol) for k in rep["failed"]]
     rep["certified"] = feasible and not rep["failed"]
-    _add_evidence(rep, inst, sol, p, Fp, feasible, evidence)
+    _add_evidence(rep, inst, sol, p, Fp, feasible, evidence, progress)
     return rep
 
 
-def _add_evidence(rep, inst, sol, p, Fp, feasible, evidence) -> None:
+def _add_evidence(rep, inst, sol, p, Fp, feasible, evidence, progress) -> None:
     """``rep["evidence"]`` of a failed dense report (``verification._evidence``: the
     reference optimum, the point's value, ``F`` against ``F(alpha)``, related problems, and
     which kind of wrong they point to); informative only, never part of the verdict."""
     if wants_evidence(rep, feasible, evidence):
+        phase = "evidence (dank_ref's reference solve, related problems)"
+        if progress is not None:
+            progress(phase, 0, 1)
         rep["evidence"] = failure_evidence(inst, sol, p, rep, Fp)
+        if progress is not None:
+            progress(phase, 1, 1)
 
 
 def _certify_blockwise(inst, sol, rep, z, feasible, tol, opts) -> dict:

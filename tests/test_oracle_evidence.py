@@ -163,7 +163,7 @@ def test_p3_solved_on_the_whole_kernel_is_a_different_problem():
 
 
 # ----------------------------------------------------------------------------- not converged
-@pytest.mark.parametrize("iters", [5, 30])
+@pytest.mark.parametrize("iters", [5, 12])
 def test_a_few_accelerated_iterations_are_not_converged(iters):
     """With its own F(alpha) submitted: F matches, no related problem fits, the value is
     provably below v* and DANK's ascent leads towards the reference solution."""
@@ -172,8 +172,9 @@ def test_a_few_accelerated_iterations_are_not_converged(iters):
     F = rc.svm_certificate(inst["K"], inst["y"], a, C=inst["C"], eta=inst["eta"],
                            tau=inst["tau"]).F
     rep = _certify(inst, alpha=a, F=F)
+    assert rep["failed"] == ["gap"], rep["rel_gap"]  # still short of tol after these steps
     ev = rep["evidence"]
-    assert rep["failed"] == ["gap"] and ev["kind"] == "not converged", ev["why"]
+    assert ev["kind"] == "not converged", ev["why"]
     assert ev["F_distance"] <= 1e-12 and ev["F_nearest"] is None
     assert ev["shortfall"] > 0 and ev["ascent_cosine"] > 0
     assert ev["why"].startswith("F matches F(alpha); no related problem fits (best: ")

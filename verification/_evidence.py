@@ -18,12 +18,13 @@ to its report as ``evidence`` (informative only: the verdict never depends on it
 * ``related``: the certified relative gap of the point on each related problem a slip of an
   implementation produces: the plain SVM / SVR with ``F = 11'`` (the kernel ``K``; P3 its
   ``Kbar``), DANK with ``eta`` times :data:`ETA_FACTORS`, with ``tau`` times
-  :data:`TAU_FACTORS` (``tau > 0``; P1, P2), for P3 DANK on the whole ``K`` (the
-  clusters ignored) and, when ``F`` is submitted, the fixed-kernel problem with the submitted
-  kernel ``F o K`` when that is a kernel (symmetric, PSD; whatever inner problem gave that
-  ``F``, the outer one is right if the point is optimal for it; ``F_distance`` ``null``). Same certificate as the gap check (dank_ref's bracket at ``alpha``, the
-  smaller of the primal at the point and after a Newton step of the fixed-``F`` problem),
-  relative to the same ``scale``;
+  :data:`TAU_FACTORS` (``tau > 0``; P1, P2), for P3 DANK on the whole ``K`` (the clusters
+  ignored) and, when ``F`` is submitted, the fixed-kernel problem with the submitted kernel
+  ``F o K`` when that is a kernel (symmetric, PSD; whatever inner problem gave that ``F``,
+  the outer one is right if the point is optimal for it; ``F_distance`` ``null``). Same
+  certificate as the gap check (dank_ref's bracket at ``alpha``, the smaller of the primal
+  at the point and after a Newton step of the fixed-``F`` problem), relative to the same
+  ``scale``;
 * ``reference_distance``: ``||alpha - alpha*|| / ||alpha*||`` to dank_ref's solution, and
   ``ascent_cosine``: the cosine between the projected-gradient step of ``h`` at ``alpha``
   (step ``1 / lambda_max(F(alpha) o K)``) and ``alpha* - alpha``: positive when DANK's own
@@ -396,7 +397,8 @@ def _value_words(ev: dict) -> str:
 
 
 def format_evidence(ev: dict) -> list[str]:
-    """The report's lines of ``evidence`` (indented for :func:`verification.oracle.format_report`)."""
+    """The report's lines of ``evidence``, indented for
+    :func:`verification.oracle.format_report`."""
     lines = [f"  evidence: {ev['kind']} (informative only; dank_ref's reference solve and "
              "related problems, docs/user_guide/checking.md)",
              f"    why: {ev['why']}"]

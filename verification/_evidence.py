@@ -118,7 +118,11 @@ def _key(inst: dict) -> str:
         h.update(repr(inst.get(k)).encode())
     for k in ("K", "y", "labels"):
         v = inst.get(k)
-        h.update(b"-" if v is None else np.ascontiguousarray(v).tobytes())
+        if v is None:
+            h.update(b"-")
+        else:
+            v = np.ascontiguousarray(v)
+            h.update(f"{v.dtype.str}{v.shape}".encode() + v.tobytes())
     return h.hexdigest()
 
 

@@ -57,6 +57,13 @@ solution at ``tol = 1e-10``, one more solve and another validation of ``K``; the
 not be unique).  Without it the oracle imports nothing of dank_fast: its verdicts depend on
 dank_ref alone.
 
+Also informative: ``evidence`` (``verification._evidence``), when the gap or ``F`` check fails
+at a feasible point of a dense instance with ``n <= 400`` (``certify(evidence=...)``):
+dank_ref's reference optimum ``v*``, the point's value, the distance of a submitted ``F`` from
+``F(p)``, the point's gap on related problems (the plain SVM / SVR, mis-scaled ``eta`` or
+``tau``, ...), and which kind of wrong they point to, "not converged" or "a different
+problem".
+
 Cost: ``K`` is validated once, by the loader (:mod:`verification.formats`) or by
 :func:`verification.certify_arrays` (one ``eigvalsh``, the PSD test of docs/validity.md);
 :func:`certify` trusts its input and calls dank_ref's certificate without re-validating it.
@@ -85,6 +92,7 @@ from dank_ref.scale_certificate import (
     svr_certificate_features,
 )
 
+from ._evidence import failure_evidence, format_evidence, wants_evidence
 from ._upper import fixed_kernel_gap
 
 __all__ = ["certify", "format_report", "feature_kernel", "EvaluationError", "CHECKS",
@@ -275,7 +283,7 @@ def _check_options(block_rows, progress) -> None:
 
 
 def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = False, *,
-            block_rows: int | None = None, progress=None) -> dict:
+            block_rows: int | None = None, progress=None, evidence: bool | None = None) -> dict:
     """Check a submitted solution of an instance (see the module docstring for every check).
 
     Parameters
@@ -295,8 +303,15 @@ def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = Fals
     progress : callable, optional
         Called as ``progress(phase, done, total)`` (the protocol of
         :func:`dank_ref.scale_certificate.svm_certificate_features`): the blockwise route
-        reports its row blocks or clusters, the dense route its one certificate as 0 / 1 then
-        1 / 1.  Default: nothing is reported.
+        reports its row blocks or clusters, the dense route its one certificate (and the
+        ``evidence`` of a failure, below) as 0 / 1 then 1 / 1.  Default: nothing is reported.
+    evidence : bool, optional
+        Dense route, a failed gap or ``F`` check at a feasible point: add ``evidence`` to the
+        report (``verification._evidence``: dank_ref's reference optimum ``v*``, the
+        point's value, the distance of a submitted ``F`` from ``F(alpha)``, the point's gap
+        on related problems, and ``kind``, "not converged" or "a different problem").
+        Default (None): when ``n <= 400`` (one reference solve by dank_ref, cached per
+        instance); True: at any ``n``; False: never. Informative only, never the verdict.
 
     Returns
     -------
@@ -318,6 +333,8 @@ def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = Fals
     """
     tol = _check_tol(tol)
     _check_options(block_rows, progress)
+    if evidence is not None and not isinstance(evidence, bool):
+        raise TypeError(f"evidence must be True, False or None, got {evidence!r}")
     n = _check_pair(inst, sol)
     task, y, C = inst["task"], inst["y"], inst["C"]
     inst = dict(inst, tau=inst.get("tau") or 0.0, epsilon=inst.get("epsilon"),
@@ -385,7 +402,21 @@ def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = Fals
     rep["failed"] = [k for k in order if checks[k]["status"] == "fail"]
     rep["reasons"] = [_reason(k, checks[k], rep, sol) for k in rep["failed"]]
     rep["certified"] = feasible and not rep["failed"]
+    _add_evidence(rep, inst, sol, p, Fp, feasible, evidence, progress)
     return rep
+
+
+def _add_evidence(rep, inst, sol, p, Fp, feasible, evidence, progress) -> None:
+    """``rep["evidence"]`` of a failed dense report (``verification._evidence``: the
+    reference optimum, the point's value, ``F`` against ``F(alpha)``, related problems, and
+    which kind of wrong they point to); informative only, never part of the verdict."""
+    if wants_evidence(rep, feasible, evidence):
+        phase = "evidence (dank_ref's reference solve, related problems)"
+        if progress is not None:
+            progress(phase, 0, 1)
+        rep["evidence"] = failure_evidence(inst, sol, p, rep, Fp)
+        if progress is not None:
+            progress(phase, 1, 1)
 
 
 def _certify_blockwise(inst, sol, rep, z, feasible, tol, opts) -> dict:
@@ -549,7 +580,8 @@ _INFORMATIVE = ("kkt_residual", "dank_fast_rel_gap", "distance_to_reference")
 
 def format_report(rep) -> str:
     """Human-readable report: verdict, one line per check, the bracket, informative numbers,
-    the reasons, and when the gap failed a two-line note on what that does not prove."""
+    the evidence of a failure on a small instance, the reasons, and when the gap failed a
+    two-line note on what that does not prove."""
     lines = [f"verdict: {'CERTIFIED' if rep['certified'] else 'NOT CERTIFIED'}"
              f" (task {rep['task']}, n = {rep['n']}, tol = {rep['tol']:g})"]
     for name, ch in rep["checks"].items():
@@ -558,8 +590,8 @@ def format_report(rep) -> str:
             st += f"  value {ch['value']:.3g}  limit {ch['limit']:.3g}"
         lines.append(f"  check {name:17s} {st}")
     for k, v in rep.items():
-        if k not in ("certified", "reasons", "checks", "failed", "task", "n", "tol") \
-                and k not in _INFORMATIVE:
+        if k not in ("certified", "reasons", "checks", "failed", "task", "n", "tol",
+                     "evidence") and k not in _INFORMATIVE:
             lines.append(f"  {k}: {v}")
     info = [k for k in _INFORMATIVE if k in rep]
     if info:
@@ -567,6 +599,8 @@ def format_report(rep) -> str:
                      + (" (dank_fast_rel_gap, distance_to_reference: the optional cross-check "
                         "by dank_fast)" if "distance_to_reference" in rep else "") + ":")
         lines.extend(f"    {k}: {rep[k]}" for k in info)
+    if rep.get("evidence") is not None:  # before the reasons: the note stays last
+        lines += format_evidence(rep["evidence"])
     for r in rep["reasons"]:
         lines.append(f"  reason: {r}")
     if "gap" in rep["failed"]:

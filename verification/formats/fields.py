@@ -219,9 +219,10 @@ def box(f: Fields, n: int, version: int):
     if scalar:
         return number(f, "C", positive=True)
     if version < 2:
-        shape = "a list" if f.kind == "json" else f"an array of shape {v.shape}"
-        raise FormatError(f"{f.path}: field 'C' must be a number in a version-1 file, got "
-                          f"{shape} (a vector of per-sample boxes needs version 2)")
+        try:
+            return number(f, "C", positive=True)  # the version-1 error, as before
+        except FormatError as exc:
+            raise FormatError(f"{exc} (a vector of per-sample boxes needs version 2)") from None
     C, _ = array(f, "C", 1)
     if C.shape != (n,):
         raise FormatError(f"{f.path}: field 'C' has {C.size} entries but the kernel is "

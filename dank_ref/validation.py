@@ -526,7 +526,9 @@ def check_box(C, n: int, name: str = "C"):
     A Python or NumPy real number (not bool) is checked by :func:`check_positive` and returned
     as a ``float``, exactly as before per-sample boxes existed.  Anything else must be a real
     1-D array of length ``n`` with finite entries ``> 0`` (libsvm's weighted box ``0 <= a_i <=
-    C_i``), returned as a float64 copy.  A 0-d array is refused: pass a number.
+    C_i``), returned as a float64 copy.  Anything 0-dimensional that is not a real number (a
+    0-d array, a string, None) is refused by :func:`check_positive` with a ``TypeError``, as
+    before per-sample boxes existed.
 
     Parameters
     ----------
@@ -554,8 +556,8 @@ def check_box(C, n: int, name: str = "C"):
     >>> check_box(2, 3), check_box([1, 2, 3], 3).tolist()
     (2.0, [1.0, 2.0, 3.0])
     """
-    if isinstance(C, numbers.Real) or isinstance(C, (bool, np.bool_)):
-        return check_positive(C, name)
+    if isinstance(C, numbers.Real) or isinstance(C, (bool, np.bool_)) or np.ndim(C) == 0:
+        return check_positive(C, name)  # a scalar, or a 0-d array: refused as before
     arr = _real_array(C, name)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be a number > 0 or a 1-D array of {n} per-sample bounds, "

@@ -569,7 +569,7 @@ def check_box(C, n: int, name: str = "C"):
         raise ValueError(f"{name} contains NaN or inf")
     if not np.all(arr > 0.0):
         i = int(np.flatnonzero(~(arr > 0.0))[0])
-        raise ValueError(f"{name} must have entries > 0, got {name}[{i}] = {arr[i]!r}")
+        raise ValueError(f"{name} must have entries > 0, got {name}[{i}] = {float(arr[i])!r}")
     return arr
 
 

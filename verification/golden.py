@@ -145,12 +145,13 @@ def _fast(weighted: bool, certificate):
 # ---------------------------------------------------------------------------------------------
 # solving
 # ---------------------------------------------------------------------------------------------
-def _start(inst: dict) -> tuple[np.ndarray, str]:
+def _start(inst: dict, dank_fast) -> tuple[np.ndarray, str]:
     """The solver's point (P2: ``b = ah - ac``) on the exactly rescaled instance
     ``(Cm K, C / Cm, eta / Cm)``, ``Cm = max C`` (docs/validity.md: ``a*(K, C, eta) =
     Cm a*(Cm K, C / Cm, eta / Cm)``), so that the solvers' internal thresholds see a largest
-    box of 1.  dank_fast's Newton method for a scalar ``C``; dank_ref's conic solve (staged,
-    polished, certified) for per-sample boxes, which dank_fast does not take (yet)."""
+    box of 1.  dank_fast's Newton method for a scalar ``C`` (``dank_fast``: the module, imported
+    by :func:`_solve`, the oracle side's one optional path to it); dank_ref's conic solve
+    (staged, polished, certified) for per-sample boxes, which dank_fast does not take (yet)."""
     task, K, y, C, eta, tau = (inst[k] for k in ("task", "K", "y", "C", "eta", "tau"))
     if isinstance(C, np.ndarray):
         # start-up: dank_ref's solvers import cvxpy (seconds); only this path needs them
@@ -167,8 +168,6 @@ def _start(inst: dict) -> tuple[np.ndarray, str]:
             x = Cm * dank_ref.solve_decomposed(Ks, y, inst["labels"], C=Cs, eta=etas,
                                                tol=GOLDEN_TOL).alpha
         return x, f"dank_ref {task} tol {GOLDEN_TOL:g} on (max C K, C / max C, eta / max C)"
-    # start-up: dank_fast imports scikit-learn (seconds); only this path needs it
-    import dank_fast
     Ks, etas = C * K, eta / C
     if task == "svm":
         x = C * dank_fast.solve_svm(Ks, y, C=1.0, eta=etas, tau=tau, method="newton",
@@ -220,14 +219,16 @@ def _solve(inst: dict) -> tuple[dict, str]:
     dank_fast's certified gaps on the original instance is kept (per-sample boxes that
     dank_fast does not take: the oracle's and dank_ref's).
     """
-    # start-up: dank_ref imports cvxpy (seconds); only this function needs it
+    # start-up: dank_ref imports cvxpy and dank_fast scikit-learn (seconds); only this
+    # function needs them
+    import dank_fast
     import dank_ref.certificate as rc
     from dank_ref.polish import polish_svm, polish_svr
 
     task, K, y, C, eta, tau = (inst[k] for k in ("task", "K", "y", "C", "eta", "tau"))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        x, how = _start(inst)
+        x, how = _start(inst, dank_fast)
         point, snap = _point_and_snap(inst)
 
         def worst(x):

@@ -83,7 +83,11 @@ def newton_polish(
     x = project(np.asarray(x0, float))
     # snapping thresholds are relative to the size of the iterate, not only to the box width:
     # a* can be far smaller than C (e.g. a tiny eta), and snapping at 1e-7 C would zero it
-    width = min(float(np.min(hi - lo)), max(float(np.max(np.abs(x))), np.finfo(float).tiny))
+    width = max(float(np.max(np.abs(x))), np.finfo(float).tiny)
+    if isinstance(hi - lo, np.ndarray):  # per-sample boxes: each coordinate its own width
+        width = np.minimum(hi - lo, width)
+    else:
+        width = min(hi - lo, width)
     best_x, best = x, score(x)
     cur = _Point(x, best, merit(x) if merit is not None else -math.inf)
     accepted = 0

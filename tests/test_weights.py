@@ -432,3 +432,21 @@ def test_stored_golden_files_keep_version_one_unless_weighted():
         assert isinstance(e["params"]["C"], list) == vector
         weighted += vector
     assert weighted >= 3
+
+
+def test_boxes_six_decades_apart_converge():
+    """The polish snaps each coordinate to its own box (a threshold relative to the smallest
+    box left the large ones unsnapped: status "inaccurate" after 19 s on this instance)."""
+    rng = np.random.default_rng(7)
+    for _ in range(6):  # the sixth draw of this stream: n = 29, eta = 4.7e3, C in [1e-4, 1e2]
+        n = int(rng.integers(2, 30))
+        Xh = rng.normal(size=(n, 2))
+        y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+        y[0], y[1] = 1.0, -1.0
+        C = 10.0 ** rng.uniform(-4, 2, n)
+        eta = 10.0 ** rng.uniform(-3, 4)
+        rng.normal(size=n)
+    assert n == 29 and C.max() / C.min() > 1e5
+    Kh = np.exp(-((Xh[:, None] - Xh[None]) ** 2).sum(-1) / 2.0)
+    res = solve_svm(Kh, y, C=C, eta=eta, tau=1.0, time_limit=60.0)
+    assert res.status == "converged" and np.all(res.alpha <= C)

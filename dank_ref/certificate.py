@@ -33,12 +33,13 @@ For a feasible ``a`` let ``F_hat = F(a) = J_{tau/2}(11' + Gamma(a))`` (Lemma fbo
 
   computed in this form (no large cancelling terms).  ``C_i = C`` for a scalar box; a vector
   ``C`` (per-sample boxes ``0 <= a_i <= C_i``, libsvm's weights) changes only the feasible set,
-  hence the weights of the hinge (the primal of the box-weighted SVM).  P1/P3 also try the hard-margin primal
-  point ``(s w, s beta)``, ``beta`` the max-margin bias and ``s = 1 / m`` its smallest margin
-  (when ``m > 0``), and keep the smaller bound (:func:`_scaled_primal_gap`): any primal point is
-  a valid upper bound; this one removes margin violations that are mere rounding, which
-  ``C >> a*`` (hard-margin regime) would otherwise amplify into a spurious gap of order
-  ``C n u``, and shrinks ``w`` when every margin exceeds 1.
+  hence the weights of the hinge (the primal of the box-weighted SVM).  P1/P3 also try the
+  hard-margin primal point ``(s w, s beta)``, ``beta`` the max-margin bias and ``s = 1 / m``
+  its smallest margin (when ``m > 0``), and keep the smaller bound
+  (:func:`_scaled_primal_gap`): any primal point is a valid upper bound; this one removes
+  margin violations that are mere rounding, which ``C >> a*`` (hard-margin regime) would
+  otherwise amplify into a spurious gap of order ``C n u``, and shrinks ``w`` when every
+  margin exceeds 1.
 * ``lower <= upper`` by construction: ``gap = max(gap_raw, 0)`` and ``upper = lower + gap``.
   This is justified because for a point of the feasible set the exact gap is ``>= 0`` (weak
   duality of the fixed-kernel SVM/SVR: ``C_i max(0, 1 - y_i f_i) >= a_i (1 - y_i f_i)`` for
@@ -359,7 +360,8 @@ def _scaled_primal_gap(q: float, lin: float, g: np.ndarray, y: np.ndarray,
 
     ``g = G d`` (decision values without bias), ``b`` the best bias of the hinge (None: no
     bias, P3), ``chinge`` its value ``sum_i C_i max(0, 1 - y_i (g_i + b))`` (the box's
-    weights included; ``C`` times the hinge sum for a scalar box).  Any primal point bounds the fixed-kernel SVM from above.
+    weights included; ``C`` times the hinge sum for a scalar box).  Any primal point bounds the
+    fixed-kernel SVM from above.
     The hard-margin point is ``(s w, s beta)`` with the bias ``beta`` that maximises the smallest
     margin ``m`` (with a bias: ``beta = -(min_{y=+1} g + max_{y=-1} g) / 2``, ``m = (min_{y=+1}
     g - max_{y=-1} g) / 2``; without: ``m = min_i y_i g_i``) and ``s = 1 / m``: no margin is

@@ -48,8 +48,8 @@ from .starts import limit_qp, order_candidates, ray_candidate
 from .svm import build_svm_problem
 from .validation import (
     box_max,
-    check_box,
     check_binary_labels,
+    check_box,
     check_kernel,
     check_partition,
     check_positive,

@@ -4,10 +4,11 @@ dank_ref's own code for instances too large for a dense ``n x n`` kernel: the ke
 :class:`~dank_ref.features.FeatureKernel` (``X`` plus a kernel function), evaluated in row
 blocks. The certified quantities are exactly those of :mod:`dank_ref.certificate` (lower bound
 ``h(a)``, upper bound = primal of the fixed kernel at its exact best bias or the hard-margin
-point, feasibility to ``1e-9 C sqrt(n)``, the same numerical frame, a scalar ``C`` or a vector
-of per-sample boxes ``C_i`` with the hinge weighted by ``C_i`` and ``max C`` in the tolerance);
-only the way they are computed differs (:mod:`dank_ref.reduced`, docs/MATH.md section 12). A candidate is certified
-as given: an infeasible one is a ``ValueError``, raised before any kernel evaluation.
+point, feasibility to ``1e-9 C sqrt(n)``, the same numerical frame, a scalar ``C`` or a
+vector of per-sample boxes ``C_i`` with the hinge weighted by ``C_i`` and ``max C`` in the
+tolerance); only the way they are computed differs (:mod:`dank_ref.reduced`, docs/MATH.md
+section 12). A candidate is certified as given: an infeasible one is a ``ValueError``, raised
+before any kernel evaluation.
 
 Routes (``S = {i : d_i != 0}``, ``s = |S|``, ``d = a o y`` for P1/P3, ``d = ah - ac`` for P2;
 ``k`` the Ritz block of the Krylov route; time counts kernel entries times ``d`` features):

@@ -120,7 +120,7 @@ def test_weighted_best_bias_is_exact():
         w = rng.uniform(0.1, 5.0, m)
         b, fb = rc.best_bias(c, s, w)
 
-        def f(t):
+        def f(t, w=w, s=s, c=c):
             return float(np.sum(w * np.maximum(0.0, s * (t - c))))
 
         grid = np.concatenate([c, [c.min() - 1, c.max() + 1]])

@@ -114,9 +114,9 @@ from .reading import load_instance, load_solution
 from .spec import (
     FORMAT_VERSION,
     KERNELS,
-    READ_VERSIONS,
     MAX_ARRAY_BYTES,
     MAX_JSON_BYTES,
+    READ_VERSIONS,
     TASKS,
     FormatError,
 )

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["FORMAT_VERSION", "READ_VERSIONS", "BOX_VECTOR_VERSION", "TASKS", "KERNELS", "MAX_ARRAY_BYTES", "MAX_JSON_BYTES",
-           "MAX_META_CHARS", "FormatError"]
+__all__ = ["FORMAT_VERSION", "READ_VERSIONS", "BOX_VECTOR_VERSION", "TASKS", "KERNELS",
+           "MAX_ARRAY_BYTES", "MAX_JSON_BYTES", "MAX_META_CHARS", "FormatError"]
 
 #: The newest version of the instance and solution formats, which this package reads and
 #: writes.  Version 2 is a compatible step from version 1: an instance's ``C`` may be a vector

@@ -10,7 +10,9 @@ Depends only on numpy, scipy, cvxpy and threadpoolctl; it never imports ``dank_f
 * :mod:`dank_ref.polish` -- active-set Newton refinement, kept only if the certified gap shrinks.
 
 Every input is validated first, exactly per ``docs/validity.md`` (``TypeError`` / ``ValueError``
-naming the parameter; instances outside the representable range are refused up front).  Every
+naming the parameter; instances outside the representable range are refused up front).  ``C``
+is a scalar or a vector of ``n`` per-sample boxes ``0 <= a_i <= C_i`` (libsvm's sample and
+class weights; docs/MATH.md section 14: only the feasible set changes).  Every
 result is certified by dank_ref's own code at exactly the point it returns:
 ``status == "converged"`` iff that point is feasible (``1e-9 C sqrt(n)``) and its certified
 ``rel_gap <= tol`` (1e-6) -- the conic solver's own status is only recorded.  Otherwise

@@ -27,23 +27,30 @@ For a feasible ``a`` let ``F_hat = F(a) = J_{tau/2}(11' + Gamma(a))`` (Lemma 1).
   primal of the fixed kernel ``G = F_hat o K`` at ``w = sum_i a_i y_i phi(x_i)``.  Since
   ``F_hat`` minimises ``H(a, .)``, ``upper - lower`` is the plain SVM duality gap of ``G``,
 
-      gap_raw = d'Gd + C sum_i max(0, 1 - y_i (G d + b)_i) - 1'a            (P1; P3: b = 0)
-      gap_raw = b'Gb + C sum_i max(0, |y_i - (Gb)_i - beta| - eps) - lin     (P2),
+      gap_raw = d'Gd + sum_i C_i max(0, 1 - y_i (G d + b)_i) - 1'a            (P1; P3: b = 0)
+      gap_raw = b'Gb + sum_i C_i max(0, |y_i - (Gb)_i - beta| - eps) - lin     (P2),
       lin = b'y - eps 1'(ah + ac),   b = ah - ac,
 
-  computed in this form (no large cancelling terms).  P1/P3 also try the hard-margin primal
-  point ``(s w, s beta)``, ``beta`` the max-margin bias and ``s = 1 / m`` its smallest margin
-  (when ``m > 0``), and keep the smaller bound (:func:`_scaled_primal_gap`): any primal point is
-  a valid upper bound; this one removes margin violations that are mere rounding, which
-  ``C >> a*`` (hard-margin regime) would otherwise amplify into a spurious gap of order
-  ``C n u``, and shrinks ``w`` when every margin exceeds 1.
+  computed in this form (no large cancelling terms).  ``C_i = C`` for a scalar box; a vector
+  ``C`` (per-sample boxes ``0 <= a_i <= C_i``, libsvm's weights) changes only the feasible set,
+  hence the weights of the hinge (the primal of the box-weighted SVM).  P1/P3 also try the
+  hard-margin primal point ``(s w, s beta)``, ``beta`` the max-margin bias and ``s = 1 / m``
+  its smallest margin (when ``m > 0``), and keep the smaller bound
+  (:func:`_scaled_primal_gap`): any primal point is a valid upper bound; this one removes
+  margin violations that are mere rounding, which ``C >> a*`` (hard-margin regime) would
+  otherwise amplify into a spurious gap of order ``C n u``, and shrinks ``w`` when every
+  margin exceeds 1.
 * ``lower <= upper`` by construction: ``gap = max(gap_raw, 0)`` and ``upper = lower + gap``.
   This is justified because for a point of the feasible set the exact gap is ``>= 0`` (weak
-  duality of the fixed-kernel SVM/SVR: ``C max(0, 1 - y_i f_i) >= a_i (1 - y_i f_i)`` for
-  ``0 <= a_i <= C`` and ``y'a = 0``), so a negative ``gap_raw`` is rounding error (or the
+  duality of the fixed-kernel SVM/SVR: ``C_i max(0, 1 - y_i f_i) >= a_i (1 - y_i f_i)`` for
+  ``0 <= a_i <= C_i`` and ``y'a = 0``), so a negative ``gap_raw`` is rounding error (or the
   permitted ``1e-9 C sqrt(n)`` feasibility residual).  ``gap_raw`` is kept in the result.
-* the best bias minimises a convex piecewise-linear function of one variable; it is found
-  exactly by sorting the breakpoints (:func:`best_bias`).
+* the best bias minimises a convex piecewise-linear function of one variable (weighted by
+  ``C_i`` for a vector box); it is found exactly by sorting the breakpoints (:func:`best_bias`,
+  :func:`weighted_bias`).
+* feasibility and the frame use ``max C`` for a vector box: the tolerance is
+  ``1e-9 max(C) sqrt(n)`` for every constraint, the P2 scale's floor is
+  ``max(C) (max y - min y) / 2``.
 * relative gaps (invariant under the rescaling laws): P1 and P3 ``gap / 1'a`` (the SVM-side
   scale, ``docs/MATH.md`` section 5); P2 ``gap / max(|b'y| + eps 1'(ah + ac) + b'(F o K)b,
   C (max y - min y) / 2)`` (:func:`svr_gap_scale`, the rule of docs/MATH.md shared with
@@ -71,11 +78,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .projection import _project, project_box_hyperplane
+from .projection import _project, project_box_hyperplane, stack_box
 from .validation import (
+    box_max,
     check_alpha,
     check_binary_labels,
     check_bool,
+    check_box,
     check_kernel,
     check_nonnegative,
     check_partition,
@@ -97,6 +106,7 @@ __all__ = [
     "grad_h_svm",
     "project_box_hyperplane",
     "best_bias",
+    "weighted_bias",
     "svm_certificate",
     "svr_certificate",
     "decomposed_certificate",
@@ -312,6 +322,20 @@ def best_bias(c, s, w=None):
     return b, fb
 
 
+def weighted_bias(c, s, C):
+    """Best bias and the box-weighted loss ``min_b sum_k C_k max(0, s_k (b - c_k))``.
+
+    A scalar box keeps the unit-weight search of :func:`best_bias` and multiplies its value by
+    ``C`` (exactly the computation used before per-sample boxes); a vector box (one weight per
+    breakpoint) is the weighted search, still exact: sorting the breakpoints, the slope grows
+    by ``C_k`` at each.  Returns ``(b, value)``.
+    """
+    if isinstance(C, np.ndarray):
+        return best_bias(c, s, C)
+    b, f = best_bias(c, s)
+    return b, C * f
+
+
 # ---------------------------------------------------------------------------------------------
 # certificates
 # ---------------------------------------------------------------------------------------------
@@ -330,12 +354,14 @@ def _admit(z, proj_fn, infeas_fn, C: float, n: int, project: bool, what: str):
     return x, infeas_fn(x), True, float(np.linalg.norm(z - x))
 
 
-def _scaled_primal_gap(q: float, lin: float, C: float, g: np.ndarray, y: np.ndarray,
-                       hinge: float, b: float | None):
+def _scaled_primal_gap(q: float, lin: float, g: np.ndarray, y: np.ndarray,
+                       chinge: float, b: float | None):
     """Best of two primal points: ``(w, b)`` at the best bias, and the hard-margin point.
 
     ``g = G d`` (decision values without bias), ``b`` the best bias of the hinge (None: no
-    bias, P3), ``hinge`` its value.  Any primal point bounds the fixed-kernel SVM from above.
+    bias, P3), ``chinge`` its value ``sum_i C_i max(0, 1 - y_i (g_i + b))`` (the box's
+    weights included; ``C`` times the hinge sum for a scalar box).  Any primal point bounds the
+    fixed-kernel SVM from above.
     The hard-margin point is ``(s w, s beta)`` with the bias ``beta`` that maximises the smallest
     margin ``m`` (with a bias: ``beta = -(min_{y=+1} g + max_{y=-1} g) / 2``, ``m = (min_{y=+1}
     g - max_{y=-1} g) / 2``; without: ``m = min_i y_i g_i``) and ``s = 1 / m``: no margin is
@@ -345,7 +371,7 @@ def _scaled_primal_gap(q: float, lin: float, C: float, g: np.ndarray, y: np.ndar
     much), ``s > 1`` when ``C >> a*`` and the violations are rounding errors that ``C`` would
     amplify into a spurious gap ``C n u``.  Returns ``(gap_raw, s)``.
     """
-    gap1 = q + C * hinge - lin
+    gap1 = q + chinge - lin
     if not q > 0.0:
         return gap1, 1.0
     if b is None:
@@ -384,7 +410,7 @@ def hard_margin_gap(q: float, lin: float, margins: np.ndarray) -> tuple[float, f
 
 def _svm_infeas(y, C):
     def f(a):
-        return max(abs(float(y @ a)), float(-np.min(a)), float(np.max(a) - C), 0.0)
+        return max(abs(float(y @ a)), float(-np.min(a)), float(np.max(a - C)), 0.0)
     return f
 
 
@@ -396,7 +422,8 @@ def svm_certificate(K, y, alpha, *, C, eta, tau, project: bool = False,
     ----------
     K, y : kernel and labels in {-1, +1} (both classes), validated per ``docs/validity.md``.
     alpha : candidate, feasible for ``A = {y'a = 0, 0 <= a <= C}`` up to ``1e-9 C sqrt(n)``.
-    C, eta, tau : as in eq. (4) (``C, eta > 0``, ``tau >= 0``; representable range).
+    C, eta, tau : as in eq. (4) (``C, eta > 0``, ``tau >= 0``; representable range);
+        ``C`` a scalar or a vector of ``n`` per-sample bounds (``0 <= a_i <= C_i``).
     project : if ``True`` an infeasible ``alpha`` is replaced by its exact Euclidean projection
         onto ``A`` and the result says so (``projected``, ``projection_distance``); otherwise an
         infeasible ``alpha`` raises ``ValueError``.  A feasible ``alpha`` is never moved.
@@ -413,7 +440,7 @@ def svm_certificate(K, y, alpha, *, C, eta, tau, project: bool = False,
         n = K.shape[0]
         y = check_binary_labels(y, n)
         alpha = check_alpha(alpha, n)
-        C = check_positive(C, "C")
+        C = check_box(C, n)
         eta = check_positive(eta, "eta")
         tau = check_nonnegative(tau, "tau")
         project = check_bool(project, "project")
@@ -423,15 +450,15 @@ def svm_certificate(K, y, alpha, *, C, eta, tau, project: bool = False,
     n = K.shape[0]
     a, infeas, moved, dist = _admit(alpha, lambda z: _project(z, y, C)[0], _svm_infeas(y, C),
                                     C, n, project, "alpha")
-    c = frame_scale(C, eta, kernel_scale(K))
+    c = frame_scale(box_max(C), eta, kernel_scale(K))
     Kf, Cf, etaf, af = K * c, C / c, eta / c, a / c
     d = af * y
     F, Gamma, eig = _inner(Kf, d, etaf, tau)
     lower_f = float(np.sum(af)) + _inner_value(Kf, d, Gamma, eig, etaf)
     g = (F * Kf) @ d
-    b, hinge = best_bias(y - g, -y)
+    b, chinge = weighted_bias(y - g, -y, Cf)
     scale_f = float(np.sum(af))
-    gap_raw_f, _ = _scaled_primal_gap(float(d @ g), scale_f, Cf, g, y, hinge, b)
+    gap_raw_f, _ = _scaled_primal_gap(float(d @ g), scale_f, g, y, chinge, b)
     gap_f = max(gap_raw_f, 0.0)
     lower, gap = c * lower_f, c * gap_f
     return Certificate(lower=lower, upper=lower + gap, gap=gap, rel_gap=_rel(gap_f, scale_f),
@@ -456,7 +483,7 @@ def svr_certificate(K, y, alpha_hat, alpha_check, *, C, epsilon, eta, tau, proje
         y = check_targets(y, n)
         alpha_hat = check_alpha(alpha_hat, n, "alpha_hat")
         alpha_check = check_alpha(alpha_check, n, "alpha_check")
-        C = check_positive(C, "C")
+        C = check_box(C, n)
         epsilon = check_nonnegative(epsilon, "epsilon")
         eta = check_positive(eta, "eta")
         tau = check_nonnegative(tau, "tau")
@@ -466,10 +493,11 @@ def svr_certificate(K, y, alpha_hat, alpha_check, *, C, epsilon, eta, tau, proje
     n = K.shape[0]
     z = np.concatenate([np.asarray(alpha_hat, float), np.asarray(alpha_check, float)])
     u = np.concatenate([np.ones(n), -np.ones(n)])
-    x, infeas, moved, dist = _admit(z, lambda v: _project(v, u, C)[0], _svm_infeas(u, C),
+    C2 = stack_box(C)
+    x, infeas, moved, dist = _admit(z, lambda v: _project(v, u, C2)[0], _svm_infeas(u, C2),
                                     C, n, project, "(alpha_hat, alpha_check)")
     ah, ac = x[:n].copy(), x[n:].copy()
-    c = frame_scale(C, eta, kernel_scale(K))
+    c = frame_scale(box_max(C), eta, kernel_scale(K))
     Kf, Cf, etaf = K * c, C / c, eta / c
     ahf, acf = ah / c, ac / c
     bf = ahf - acf
@@ -482,11 +510,11 @@ def svr_certificate(K, y, alpha_hat, alpha_check, *, C, epsilon, eta, tau, proje
     r = y - g
     cpts = np.concatenate([r - epsilon, r + epsilon])
     sgn = np.concatenate([-np.ones(n), np.ones(n)])
-    beta, loss = best_bias(cpts, sgn)
+    beta, closs = weighted_bias(cpts, sgn, stack_box(Cf))
     q = float(bf @ g)
-    gap_raw_f = q + Cf * loss - lin_f
+    gap_raw_f = q + closs - lin_f
     gap_f = max(gap_raw_f, 0.0)
-    scale_f = svr_gap_scale(by, epsilon * l1, q, Cf, y)
+    scale_f = svr_gap_scale(by, epsilon * l1, q, box_max(Cf), y)
     lower, gap = c * lower_f, c * gap_f
     return Certificate(lower=lower, upper=lower + gap, gap=gap, rel_gap=_rel(gap_f, scale_f),
                        bias=beta, F=F, alpha=ah - ac, projection_distance=dist,
@@ -515,7 +543,7 @@ def decomposed_certificate(K, y, alpha, *, C, eta, labels=None, project: bool = 
         n = K.shape[0]
         y = check_binary_labels(y, n, require_both=False)
         alpha = check_alpha(alpha, n)
-        C = check_positive(C, "C")
+        C = check_box(C, n)
         eta = check_positive(eta, "eta")
         project = check_bool(project, "project")
         if labels is not None:
@@ -528,19 +556,23 @@ def decomposed_certificate(K, y, alpha, *, C, eta, labels=None, project: bool = 
         check_range(C, eta, kernel_scale(K), n)
 
     def infeas_fn(a):
-        return max(float(-np.min(a)), float(np.max(a) - C), 0.0)
+        return max(float(-np.min(a)), float(np.max(a - C)), 0.0)
 
     a, infeas, moved, dist = _admit(alpha, lambda z: np.clip(z, 0.0, C), infeas_fn, C, n,
                                     project, "alpha")
-    c = frame_scale(C, eta, kernel_scale(K))
+    c = frame_scale(box_max(C), eta, kernel_scale(K))
     Kf, Cf, etaf, af = K * c, C / c, eta / c, a / c
     d = af * y
     F, Gamma, _ = _inner(Kf, d, etaf, 0.0)
     lower_f = float(np.sum(af)) + _inner_value(Kf, d, Gamma, 0.0, etaf)
     g = (F * Kf) @ d
-    hinge = float(np.sum(np.maximum(0.0, 1.0 - y * g)))
+    hinge_i = np.maximum(0.0, 1.0 - y * g)
+    if isinstance(Cf, np.ndarray):
+        chinge = float(Cf @ hinge_i)
+    else:
+        chinge = Cf * float(np.sum(hinge_i))
     scale_f = float(np.sum(af))
-    gap_raw_f, _ = _scaled_primal_gap(float(d @ g), scale_f, Cf, g, y, hinge, None)
+    gap_raw_f, _ = _scaled_primal_gap(float(d @ g), scale_f, g, y, chinge, None)
     gap_f = max(gap_raw_f, 0.0)
     lower, gap = c * lower_f, c * gap_f
     return Certificate(lower=lower, upper=lower + gap, gap=gap, rel_gap=_rel(gap_f, scale_f),

@@ -82,6 +82,7 @@ from .conic import (
     TIME_LIMIT,
     TOL,
     F_scale,
+    cap_box,
     check_options,
     check_size,
     lmi,
@@ -93,7 +94,9 @@ from .projection import _project
 from .staged import finish, time_left
 from .starts import F0_factor, limit_qp, order_candidates, ray_candidate
 from .validation import (
+    box_max,
     check_binary_labels,
+    check_box,
     check_kernel,
     check_nonnegative,
     check_positive,
@@ -124,7 +127,8 @@ def __getattr__(name: str):
 def build_svm_problem(K: np.ndarray, y: np.ndarray, *, C: float, eta: float, tau: float,
                       equality: bool = True, F_scale: float = 1.0):
     """CVXPY problem of the exact convex form of ``docs/MATH.md``, section 4 (``equality=False``:
-    P3, no ``lam``).
+    P3, no ``lam``).  ``C`` a float or a vector of per-sample bounds (the LMI's ``C 1'delta``
+    is then ``C'delta``).
 
     The PSD variable is ``F' = F / F_scale`` (exact reparametrisation, see module docstring).
     """
@@ -137,7 +141,8 @@ def build_svm_problem(K: np.ndarray, y: np.ndarray, *, C: float, eta: float, tau
     lam = cp.Variable(name="lam") if equality else None
     v = 1.0 + nu - delta + (lam * y if equality else 0.0)
     Q = cp.multiply(F, w * (np.outer(y, y) * K))
-    con = lmi(Q, v, 2.0 * (t - C * cp.sum(delta)), n) >> 0
+    box = C @ delta if isinstance(C, np.ndarray) else C * cp.sum(delta)  # C'delta
+    con = lmi(Q, v, 2.0 * (t - box), n) >> 0
     obj = t + eta * cp.sum_squares(w * F - 1.0)
     if tau > 0.0:
         obj = obj + (tau * eta * w) * cp.trace(F)
@@ -145,9 +150,15 @@ def build_svm_problem(K: np.ndarray, y: np.ndarray, *, C: float, eta: float, tau
     return prob, con, {"F": F, "lam": lam, "t": t, "F_scale": w}
 
 
-def lp_solution_svm(y: np.ndarray, C: float) -> np.ndarray:
+def lp_solution_svm(y: np.ndarray, C) -> np.ndarray:
     """Maximiser of ``1'a`` over ``A = {y'a = 0, 0 <= a <= C}``: each class sums to ``C m``,
-    ``m = min(n+, n-)`` (the solution of P1 when ``K = 0``)."""
+    ``m = min(n+, n-)`` (the solution of P1 when ``K = 0``).  A vector box: each class sums to
+    ``m = min(sum_{y=+1} C_i, sum_{y=-1} C_i)``, every ``a_i`` the same fraction of its ``C_i``."""
+    pos = y > 0
+    if isinstance(C, np.ndarray):
+        cp_, cn = float(np.sum(C[pos])), float(np.sum(C[~pos]))
+        m = min(cp_, cn)
+        return np.where(pos, C * (m / cp_), C * (m / cn))
     npos, nneg = int(np.sum(y > 0)), int(np.sum(y < 0))
     m = min(npos, nneg)
     return np.where(y > 0, C * (m / npos), C * (m / nneg))
@@ -176,8 +187,12 @@ def solve_svm(K, y, *, C, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_SOLVER, ep
         ``K = 0`` allowed).
     y : array_like, shape (n,)
         Labels in {-1, +1}, both classes present.
-    C, eta : float
-        ``> 0``; ``(C, eta, max|K|, n)`` must lie in the representable range.
+    C : float or array_like of shape (n,)
+        ``> 0``: the box ``0 <= a <= C``, or per-sample boxes ``0 <= a_i <= C_i`` (libsvm's
+        sample weights times ``C``); ``(C_i, eta, max|K|, n)`` must lie in the representable
+        range for every ``i``.
+    eta : float
+        ``> 0``.
     tau : float, default 0.01
         Nuclear-norm weight ``>= 0`` (``dank_fast.solve_svm``'s default).
     solver : {"SCS", "CLARABEL"}, default "SCS"
@@ -251,7 +266,7 @@ def solve_svm(K, y, *, C, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_SOLVER, ep
     K = check_kernel(K)
     n = K.shape[0]
     y = check_binary_labels(y, n)
-    C = check_positive(C, "C")
+    C = check_box(C, n)
     eta = check_positive(eta, "eta")
     tau = check_nonnegative(tau, "tau")
     tol, max_iter = renamed_options(tol, max_iter, certify_tol, max_iters)
@@ -272,11 +287,16 @@ def solve_svm(K, y, *, C, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_SOLVER, ep
     return res
 
 
-def _svm_plan(K, y, C: float, eta: float, tau: float, s: float, opt: dict):
-    """Candidates (in the order of the strategy), certify/polish/final callables of P1."""
+def _svm_plan(K, y, C, eta: float, tau: float, s: float, opt: dict):
+    """Candidates (in the order of the strategy), certify/polish/final callables of P1.
+
+    A vector box ``C`` enters the frame, the SDP's scaling and the order of the candidates
+    through ``max C`` (the natural size of ``a``), and the programs, the starting points, the
+    polish and the certificates as the box itself."""
     n = K.shape[0]
-    c = cert.frame_scale(C, eta, s)
+    c = cert.frame_scale(box_max(C), eta, s)
     Kf, Cf, etaf = K * c, C / c, eta / c
+    Cm = box_max(Cf)
     extra = {"frame_scale": c, "time_limit": opt["time_limit"], "strategy": opt["strategy"]}
     stats: dict = {"time_limit": opt["time_limit"], "time_limit_hit": False}
     holder: dict = {}
@@ -284,24 +304,24 @@ def _svm_plan(K, y, C: float, eta: float, tau: float, s: float, opt: dict):
         stats["cvxpy_status"] = "not run (K = 0: linear program solved in closed form)"
         candidates = [("lp", lambda: lp_solution_svm(y, Cf))]
     else:
-        w = F_scale(Cf, etaf, s * c)
+        w = F_scale(Cm, etaf, s * c)
         extra["F_scale"] = w
 
         def limit():
             G = F0_factor(n, tau) * (np.outer(y, y) * Kf)
-            return limit_qp(G, np.ones(n), y, min(Cf, SDP_BOX_CAP),
+            return limit_qp(G, np.ones(n), y, cap_box(Cf, SDP_BOX_CAP),
                             time_limit=time_left(opt["deadline"]))
 
         first, later = sdp_stages(
-            lambda: build_svm_problem(Kf, y, C=min(Cf, SDP_BOX_CAP), eta=etaf, tau=tau,
+            lambda: build_svm_problem(Kf, y, C=cap_box(Cf, SDP_BOX_CAP), eta=etaf, tau=tau,
                                       equality=True, F_scale=w), opt, n, stats, holder, c)
 
         def ray():
-            a0 = lp_solution_svm(y, 1.0)
-            return ray_candidate(a0, lambda a: certify(a).lower, min(Cf, SDP_BOX_CAP))
+            a0 = lp_solution_svm(y, Cf / Cm if isinstance(Cf, np.ndarray) else 1.0)
+            return ray_candidate(a0, lambda a: certify(a).lower, min(Cm, SDP_BOX_CAP))
 
         candidates = order_candidates(first + [("limit_qp", limit), ("ray", ray)],
-                                      Cf, etaf, s * c, opt["staged"]) + later
+                                      Cm, etaf, s * c, opt["staged"]) + later
 
     def certify(a):
         # the solver returns exactly feasible points: project (a no-op if already feasible)

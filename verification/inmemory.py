@@ -173,7 +173,7 @@ def _instance(K, y, *, C, eta, tau, task, epsilon, labels, X, kernel, sigma, gam
     y = _shape("y", y, n)
     ya = (V.check_targets(y, n) if task == "svr" else
           V.check_binary_labels(y, n, require_both=task == "svm"))
-    C, eta = V.check_positive(C, "C"), V.check_positive(eta, "eta")
+    C, eta = V.check_box(C, n), V.check_positive(eta, "eta")
     if tau is None:  # the paper's 0.01, as every entry point; P3 has no nuclear norm
         tau = 0.0 if task == "decomposed" else TAU_DEFAULT
     tau = V.check_nonnegative(tau, "tau")
@@ -256,7 +256,9 @@ def certify_arrays(K=None, y=None, *, C, eta, tau=None, alpha=None, alpha_hat=No
     y : array_like of shape (n,)
         Labels (-1 / +1) or targets (svr).
     C, eta, tau, epsilon : float
-        The instance's parameters (``epsilon`` for ``task="svr"`` only).  ``tau=None`` means
+        The instance's parameters (``epsilon`` for ``task="svr"`` only).  ``C`` may also be
+        a vector of ``n`` per-sample boxes (``0 <= alpha_i <= C_i``; svr: both of
+        ``alpha_hat_i, alpha_check_i``), as in format version 2.  ``tau=None`` means
         0.01 for svm and svr (the paper's value, every other entry point's default) and 0 for
         P3 (``task="decomposed"``, no nuclear norm; any other value is refused).
     alpha, alpha_hat, alpha_check : array_like

@@ -7,7 +7,11 @@ only checks feasibility, compares numbers and keeps the bookkeeping.  Every chec
 points, ``p`` the submitted point, ``tol`` the required relative gap (``--tol``, default 1e-6).
 
 Feasibility (docs/validity.md: ``max violation <= 1e-9 C sqrt(n)``, relative to ``C``), one
-check per constraint:
+check per constraint.  Per-sample boxes (``C`` a vector of ``n`` bounds, format version 2):
+the box checks are ``alpha_i <= C_i`` for every ``i`` (the value is the largest
+``alpha_i - C_i``), and the tolerance of every check is ``1e-9 max(C) sqrt(n)``, the rule of
+``dank_ref.validation.feasibility_tolerance`` (a solver's rounding and the certificate's
+numbers scale with the largest box, not with the smallest):
 
 ============================  =====================================================  =========
 check                         constraint                                              tasks
@@ -167,16 +171,17 @@ def _check_pair(inst: dict, sol: dict) -> int:
 
 
 def _feasibility(task, y, sol, C, n):
-    """``{check: violation}`` for every constraint of the task (0 when satisfied)."""
+    """``{check: violation}`` for every constraint of the task (0 when satisfied); a vector
+    ``C``: the largest ``alpha_i - C_i``."""
     if task == "svr":
         ah, ac = sol["alpha_hat"], sol["alpha_check"]
         return {"alpha_hat_low": max(0.0, -float(ah.min())),
-                "alpha_hat_high": max(0.0, float(ah.max()) - C),
+                "alpha_hat_high": max(0.0, float(np.max(ah - C))),
                 "alpha_check_low": max(0.0, -float(ac.min())),
-                "alpha_check_high": max(0.0, float(ac.max()) - C),
+                "alpha_check_high": max(0.0, float(np.max(ac - C))),
                 "equality": abs(float(np.sum(ah) - np.sum(ac)))}
     a = sol["alpha"]
-    out = {"alpha_low": max(0.0, -float(a.min())), "alpha_high": max(0.0, float(a.max()) - C)}
+    out = {"alpha_low": max(0.0, -float(a.min())), "alpha_high": max(0.0, float(np.max(a - C)))}
     if task == "svm":
         out["equality"] = abs(float(y @ a))
     return out
@@ -196,44 +201,47 @@ def _reference_certificate(inst, p):
     dank_ref is called on the exactly rescaled instance ``(C K, C = 1, eta / C)`` at ``p / C``
     (docs/validity.md: ``v*(K, C, eta) = C v*(C K, 1, eta / C)``, ``a -> a / C``; ``F`` and the
     bias are unchanged), so that no absolute threshold inside it meets a tiny or huge ``C``;
-    ``lower``, ``upper`` and ``gap`` are multiplied back by ``C``.
+    ``lower``, ``upper`` and ``gap`` are multiplied back by ``C``.  A vector ``C`` is rescaled
+    by its largest entry ``Cm``: ``(Cm K, C / Cm, eta / Cm)`` at ``p / Cm``.
     """
     task, K, y, C, eta, tau = (inst[k] for k in ("task", "K", "y", "C", "eta", "tau"))
     n = y.size
-    Ks, etas, ps = C * K, eta / C, p / C
+    Cm = _box_max(C)
+    Cs = C / Cm if isinstance(C, np.ndarray) else 1.0
+    Ks, etas, ps = Cm * K, eta / Cm, p / Cm
     moved = "dank_ref certified a point other than the (projected) submission"
     try:
         if task == "svm":
-            c = rc.svm_certificate(Ks, y, ps, C=1.0, eta=etas, tau=tau, validate=False)
+            c = rc.svm_certificate(Ks, y, ps, C=Cs, eta=etas, tau=tau, validate=False)
             cz = np.asarray(c.alpha)
         elif task == "decomposed":
-            c = rc.decomposed_certificate(Ks, y, ps, C=1.0, eta=etas, labels=inst["labels"],
+            c = rc.decomposed_certificate(Ks, y, ps, C=Cs, eta=etas, labels=inst["labels"],
                                           validate=False)
             cz = np.asarray(c.alpha)
         else:
-            c = rc.svr_certificate(Ks, y, ps[:n], ps[n:], C=1.0, epsilon=inst["epsilon"],
+            c = rc.svr_certificate(Ks, y, ps[:n], ps[n:], C=Cs, epsilon=inst["epsilon"],
                                    eta=etas, tau=tau, validate=False)
             cz = np.asarray(c.alpha_hat) - np.asarray(c.alpha_check)
     except ValueError as exc:
         raise EvaluationError(f"dank_ref cannot certify this instance: {exc}") from exc
-    lower, gap = C * float(c.lower), C * float(c.gap)
+    lower, gap = Cm * float(c.lower), Cm * float(c.gap)
     if task == "svr":
         eps = inst["epsilon"]
         b = p[:n] - p[n:]
-        if np.max(np.abs(C * cz - b), initial=0.0) > FEAS_RTOL * C * math.sqrt(n):
+        if np.max(np.abs(Cm * cz - b), initial=0.0) > FEAS_RTOL * Cm * math.sqrt(n):
             raise EvaluationError(moved)
         lin = float(b @ y) - eps * float(np.sum(p))
         # dank_ref may remove the common part min(ah_i, ac_i) before certifying: that changes
         # lin (so the lower bound and the gap) by eps 1'(ah + ac - ah' - ac'); certify p as given
-        removed = float(np.sum(p)) - C * float(np.sum(c.alpha_hat) + np.sum(c.alpha_check))
+        removed = float(np.sum(p)) - Cm * float(np.sum(c.alpha_hat) + np.sum(c.alpha_check))
         lower, gap = lower - eps * removed, gap + eps * removed
         # P2's unit-consistent scale (docs/MATH.md section 5), at the point as given
         q = float(b @ ((np.asarray(c.F, dtype=float) * K) @ b))
         # (0 only for constant targets at d = 0 with eps 1'(ah + ac) = 0, where the gap is 0)
-        scale = max(rc.svr_gap_scale(float(b @ y), eps * float(np.sum(p)), q, C, y), TINY)
+        scale = max(rc.svr_gap_scale(float(b @ y), eps * float(np.sum(p)), q, Cm, y), TINY)
         d, Kw = b, K
     else:
-        if np.max(np.abs(C * cz - p), initial=0.0) > FEAS_RTOL * C * math.sqrt(n):
+        if np.max(np.abs(Cm * cz - p), initial=0.0) > FEAS_RTOL * Cm * math.sqrt(n):
             raise EvaluationError(moved)
         lin = float(np.sum(p))
         d, scale = p * y, max(lin, TINY)
@@ -255,11 +263,20 @@ def _primal_gap(G, d, y, C, lin, bias, task, eps):
     g = G @ d
     q = float(d @ g)
     if task == "svr":
-        loss = float(np.sum(np.maximum(0.0, np.abs(y - g - bias) - eps)))
-        return q + C * loss - lin
+        return q + _weighted(C, np.maximum(0.0, np.abs(y - g - bias) - eps)) - lin
     margins = y * (g + bias)
-    gap = q + C * float(np.sum(np.maximum(0.0, 1.0 - margins))) - lin
+    gap = q + _weighted(C, np.maximum(0.0, 1.0 - margins)) - lin
     return min(gap, rc.hard_margin_gap(q, lin, margins)[0])
+
+
+def _box_max(C) -> float:
+    """The largest box: ``max_i C_i`` of a vector ``C``, or the scalar ``C``."""
+    return float(np.max(C)) if isinstance(C, np.ndarray) else C
+
+
+def _weighted(C, v: np.ndarray) -> float:
+    """``sum_i C_i v_i`` (a vector box) or ``C sum_i v_i`` (a scalar box, as before)."""
+    return float(C @ v) if isinstance(C, np.ndarray) else C * float(np.sum(v))
 
 
 def feature_kernel(inst: dict, block_rows: int | None = None) -> FeatureKernel:
@@ -345,7 +362,7 @@ def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = Fals
     if sol.get("meta") is not None:
         rep["meta"] = sol["meta"]
 
-    feas_tol = FEAS_RTOL * C * math.sqrt(n)
+    feas_tol = FEAS_RTOL * _box_max(C) * math.sqrt(n)
     viol = _feasibility(task, y, sol, C, n)
     for name, v in viol.items():
         checks[name] = dict(status="pass" if v <= feas_tol else "fail", value=v, limit=feas_tol)

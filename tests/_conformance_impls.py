@@ -30,7 +30,7 @@ def _h(a, y, K, eta, tau):
 
 def _project(z, y, ub=1.0):
     """Euclidean projection onto {y'a = 0, 0 <= a <= ub}: bisection on the shift (``ub`` 1, or
-    per-sample boxes at most 1, docs/MATH.md section 13)."""
+    per-sample boxes at most 1, docs/MATH.md section 14)."""
     ub = np.broadcast_to(ub, z.shape)
     lo, hi = -np.abs(z).max() - 2.0, np.abs(z).max() + 2.0
     for _ in range(60):

@@ -1,6 +1,6 @@
 """The inner minimiser ``F(a)`` of DANK, its certified value, and the one ``F o K`` product.
 
-Lemma fbound: for ``d = a * y`` (SVR: ``d = ah - ac``),
+Lemma 1: for ``d = a * y`` (SVR: ``d = ah - ac``),
 
     F(a) = argmin_{F PSD} H(a, F) = J_{tau/2}(M),   M = 11' + Gamma,   Gamma = D K D / (4 eta),
 
@@ -187,7 +187,7 @@ def inner_minimiser(
     warm: InnerSolution | None = None,
     excess_tol: float | None = None,
 ) -> InnerSolution:
-    """Inner minimiser ``F(a) = J_{tau/2}(11' + Gamma(a))``, Lemma fbound, with certified value.
+    """Inner minimiser ``F(a) = J_{tau/2}(11' + Gamma(a))``, Lemma 1, with certified value.
 
     Parameters
     ----------

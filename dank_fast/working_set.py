@@ -142,7 +142,7 @@ def solve_svm_working_set(
     max_iter: int = 100,
     verbose: bool = False,
 ) -> WorkingSetResult:
-    """Solve P1 (eq. mainrank) on all points of a :class:`FeatureKernel`, certified.
+    """Solve P1 (eq. (4)) on all points of a :class:`FeatureKernel`, certified.
 
     Parameters
     ----------

@@ -25,7 +25,7 @@ For a feasible ``a`` let ``F_hat = F(a) = J_{tau/2}(11' + Gamma(a))`` (Lemma fbo
   ``||M||^2 - ||F_hat||^2 = sum_k phi(l_k)``.  For ``tau = 0`` the last sum vanishes.
 * upper bound ``v* <= g(F_hat) <= Primal(a, b) + R(F_hat)`` for every bias ``b``: the SVM (SVR)
   primal of the fixed kernel ``G = F_hat o K`` at ``w = sum_i a_i y_i phi(x_i)``.  Since
-  ``F_hat`` minimises ``H(a, .)``, ``upper - lower`` is the plain SVM duality gap of ``G``,
+  ``F_hat`` minimises ``H(a, .)``, ``upper - lower`` is the plain SVM duality gap of ``G``::
 
       gap_raw = d'Gd + C sum_i max(0, 1 - y_i (G d + b)_i) - 1'a            (P1; P3: b = 0)
       gap_raw = b'Gb + C sum_i max(0, |y_i - (Gb)_i - beta| - eps) - lin     (P2),
@@ -33,7 +33,7 @@ For a feasible ``a`` let ``F_hat = F(a) = J_{tau/2}(11' + Gamma(a))`` (Lemma fbo
 
   computed in this form (no large cancelling terms).  P1/P3 also try the hard-margin primal
   point ``(s w, s beta)``, ``beta`` the max-margin bias and ``s = 1 / m`` its smallest margin
-  (when ``m > 0``), and keep the smaller bound (:func:`_scaled_primal_gap`): any primal point is
+  (when ``m > 0``), and keep the smaller bound (``_scaled_primal_gap``): any primal point is
   a valid upper bound; this one removes margin violations that are mere rounding, which
   ``C >> a*`` (hard-margin regime) would otherwise amplify into a spurious gap of order
   ``C n u``, and shrinks ``w`` when every margin exceeds 1.
@@ -43,10 +43,10 @@ For a feasible ``a`` let ``F_hat = F(a) = J_{tau/2}(11' + Gamma(a))`` (Lemma fbo
   ``0 <= a_i <= C`` and ``y'a = 0``), so a negative ``gap_raw`` is rounding error (or the
   permitted ``1e-9 C sqrt(n)`` feasibility residual).  ``gap_raw`` is kept in the result.
 * the best bias minimises a convex piecewise-linear function of one variable; it is found
-  exactly by sorting the breakpoints (:func:`best_bias`).
+  exactly by sorting the breakpoints (``best_bias``).
 * relative gaps (invariant under the rescaling laws): P1 and P3 ``gap / 1'a`` (the SVM-side
   scale, ``docs/MATH.md`` section 5); P2 ``gap / max(|b'y| + eps 1'(ah + ac) + b'(F o K)b,
-  C (max y - min y) / 2)`` (:func:`svr_gap_scale`, the rule of docs/MATH.md shared with
+  C (max y - min y) / 2)`` (``svr_gap_scale``, the rule of docs/MATH.md shared with
   dank_fast): every term has the units of the objective, so the P2 measure is also invariant
   under a change of units of ``y`` (``y, C, eps -> c y, c C, c eps``, ``eta -> c^2 eta``).
   All are invariant under the rescaling law below.  A scale of 0 (``a = 0``; P2: also constant
@@ -57,7 +57,7 @@ Numerical frame
 All arithmetic is done in an internally rescaled, well-conditioned frame: by the exact law of
 ``docs/validity.md`` (substitute ``a = c a'`` in eq. mainrank),
 ``v*(K, C, eta) = c v*(c K, C/c, eta/c)``, ``a = c a'``, ``F`` and the bias unchanged, for every
-``c > 0``.  :func:`frame_scale` picks ``c`` as a power of two near the natural size of ``a*``
+``c > 0``.  ``frame_scale`` picks ``c`` as a power of two near the natural size of ``a*``
 (``min(C, 1/max|K|, (16 eta / max|K|^2)^(1/3))``), so ``a / c``, ``c K``, ``C / c``, ``eta / c``
 and the mapping back (``lower``, ``upper``, ``gap`` times ``c``) are exact in binary floating
 point (barring underflow of negligible entries): the certified point is still exactly the one
@@ -170,7 +170,7 @@ def frame_scale(C: float, eta: float, s: float) -> float:
     gives ``c ~ C``, moved if needed until ``eta / c`` lies in ``[2^-1022, 2^1000]``, then
     until ``C / c`` does: the numbers of that frame are ``1'a / c``, ``C / c`` times the hinge
     loss and ``eta / c`` times ``n^2 - ||F||^2``, since ``Gamma = 0`` is then formed without any
-    product ``d_i d_j`` (:func:`_inner`); neither may underflow to 0 (a zero ``C / c`` would
+    product ``d_i d_j`` (``_inner``); neither may underflow to 0 (a zero ``C / c`` would
     certify a wrong upper bound) or overflow.  Possible whenever ``|log2(C / eta)| <= 2022``
     (every ``C, eta`` in ``[1e-300, 1e300]``).
     """

@@ -77,7 +77,7 @@ class FeatureKernel:
     Parameters
     ----------
     X : array_like of shape (n, d)
-        Features, finite (validated by :func:`dank_ref.features.check_features`).
+        Features, finite (validated by ``dank_ref.features.check_features``).
     kernel : {"rbf", "gaussian", "linear", "poly"}, default="rbf"
     sigma, gamma : float, optional
         Gaussian width: ``sigma`` or ``gamma = 1 / (2 sigma^2)``, at most one (default

@@ -25,7 +25,7 @@ Routes (``S = {i : d_i != 0}``, ``s = |S|``, ``d = a o y`` for P1/P3, ``d = ah -
   steps))``), otherwise recomputed blockwise for every product (``O(s^2 d)`` per product,
   memory one block). Plus ``O(s k)``.
 
-Every public function runs with one BLAS thread (:func:`_one_blas_thread`; on shared cores a
+Every public function runs with one BLAS thread (``_one_blas_thread``; on shared cores a
 single thread is the faster one: an ``eigh`` of ``345 x 345`` took 4.6 s with OpenBLAS's two
 threads and 0.06 s with one, at load average 9 on 2 cores).
 

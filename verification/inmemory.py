@@ -1,4 +1,4 @@
-"""The oracle on arrays in memory: :func:`certify_arrays` (no files, no subprocess).
+"""The oracle on arrays in memory: :func:`verification.certify_arrays` (no files, no subprocess).
 
 The arrays are validated by dank_ref's rule (:mod:`dank_ref.validation`, docs/validity.md,
 the rule the file format applies too) with the argument named in every error: a ``TypeError``
@@ -123,7 +123,7 @@ def instance_from_arrays(K=None, y=None, *, C, eta, tau=None, task="svm", epsilo
     """A validated instance dict (the keys of :func:`verification.formats.load_instance`).
 
     The kernel is given as ``K`` or by features: ``X`` with ``kernel`` and its parameters
-    (exactly one of the two; parameters as in :func:`certify_arrays`).  Everything else is
+    (exactly one of the two; parameters as in :func:`verification.certify_arrays`).  Everything else is
     checked before the kernel is validated or formed.
 
     Costs: ``K``: one ``eigvalsh`` (``O(n^3)`` time, ``O(n^2)`` memory: the PSD test).

@@ -40,7 +40,7 @@ numbers are computed at the nearest feasible point and reported as informative):
   ``(q + C loss(bias) - lin) / scale <= tol`` with ``q = d'(F o K)d``, the decision function
   ``f = (F o K)d + bias`` and ``d = alpha * y`` (svm) or ``b`` (svr); hinge loss
   ``max(0, 1 - y f)`` (svm), ``max(0, |y - f| - eps)`` (svr). svm: also at the rescaled
-  point ``(s w, s bias)``, ``s = 1 / min_i y_i f_i`` (the same classifier; :func:`_primal_gap`).
+  point ``(s w, s bias)``, ``s = 1 / min_i y_i f_i`` (the same classifier).
 * ``F`` (if submitted): ``max|F - F(p)| <= 1e-6 max(1, max|F(p)|)``, ``F(p) =
   J_{tau/2}(11' + Gamma)`` from dank_ref (P3: the full ``n x n`` minimiser on ``Kbar``, not the
   block-diagonal matrix of Lemma lemmalink).
@@ -294,7 +294,7 @@ def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = Fals
         block (:func:`feature_kernel`); ignored by the dense route.
     progress : callable, optional
         Called as ``progress(phase, done, total)`` (the protocol of
-        :func:`dank_ref.scale_certificate.svm_certificate_features`): the blockwise route
+        :func:`dank_ref.svm_certificate_features`): the blockwise route
         reports its row blocks or clusters, the dense route its one certificate as 0 / 1 then
         1 / 1.  Default: nothing is reported.
 

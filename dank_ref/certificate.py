@@ -5,11 +5,11 @@ This module is dank_ref's own code (dense ``numpy.linalg.eigh``); it never impor
 What is certified
 -----------------
 Exactly the point handed in.  A candidate must be feasible to the shared tolerance of
-``docs/validity.md`` (violation ``<= 1e-9 C sqrt(n)``), else ``ValueError``; it is evaluated as
-given (no projection, no removal of ``min(ah_i, ac_i)`` for P2 -- ``h`` of P2 depends on
-``ah + ac`` through ``-eps 1'(ah + ac)``).  Only ``project=True``, an explicit request, replaces
+:doc:`docs/validity.md </validity>` (violation ``<= 1e-9 C sqrt(n)``), else ``ValueError``; it is
+evaluated as given (no projection, no removal of ``min(ah_i, ac_i)`` for P2 -- ``h`` of P2 depends
+on ``ah + ac`` through ``-eps 1'(ah + ac)``). Only ``project=True``, an explicit request, replaces
 an infeasible candidate by its exact Euclidean projection; the result then says so
-(``projected=True``, ``projection_distance``, ``alpha`` = the certified point).  The measured
+(``projected=True``, ``projection_distance``, ``alpha`` = the certified point). The measured
 violation of the certified point is ``Certificate.infeasibility``.
 
 For a feasible ``a`` let ``F_hat = F(a) = J_{tau/2}(11' + Gamma(a))`` (Lemma fbound).
@@ -45,17 +45,18 @@ For a feasible ``a`` let ``F_hat = F(a) = J_{tau/2}(11' + Gamma(a))`` (Lemma fbo
 * the best bias minimises a convex piecewise-linear function of one variable; it is found
   exactly by sorting the breakpoints (``best_bias``).
 * relative gaps (invariant under the rescaling laws): P1 and P3 ``gap / 1'a`` (the SVM-side
-  scale, ``docs/MATH.md`` section 5); P2 ``gap / max(|b'y| + eps 1'(ah + ac) + b'(F o K)b,
-  C (max y - min y) / 2)`` (``svr_gap_scale``, the rule of docs/MATH.md shared with
-  dank_fast): every term has the units of the objective, so the P2 measure is also invariant
-  under a change of units of ``y`` (``y, C, eps -> c y, c C, c eps``, ``eta -> c^2 eta``).
-  All are invariant under the rescaling law below.  A scale of 0 (``a = 0``; P2: also constant
-  targets) gives ``rel_gap = inf`` unless the gap is 0.
+  scale, :doc:`docs/MATH.md </MATH>` section 5); P2
+  ``gap / max(|b'y| + eps 1'(ah + ac) + b'(F o K)b, C (max y - min y) /
+  2)`` (``svr_gap_scale``, the rule of :doc:`docs/MATH.md </MATH>` shared with dank_fast): every
+  term has the units of the objective, so the P2 measure is also invariant under a change of units
+  of ``y`` (``y, C, eps -> c y, c C, c eps``, ``eta -> c^2 eta``). All are invariant under the
+  rescaling law below. A scale of 0 (``a = 0``; P2: also constant targets) gives ``rel_gap = inf``
+  unless the gap is 0.
 
 Numerical frame
 ---------------
 All arithmetic is done in an internally rescaled, well-conditioned frame: by the exact law of
-``docs/validity.md`` (substitute ``a = c a'`` in eq. mainrank),
+:doc:`docs/validity.md </validity>` (substitute ``a = c a'`` in eq. mainrank),
 ``v*(K, C, eta) = c v*(c K, C/c, eta/c)``, ``a = c a'``, ``F`` and the bias unchanged, for every
 ``c > 0``.  ``frame_scale`` picks ``c`` as a power of two near the natural size of ``a*``
 (``min(C, 1/max|K|, (16 eta / max|K|^2)^(1/3))``), so ``a / c``, ``c K``, ``C / c``, ``eta / c``
@@ -117,7 +118,7 @@ class Certificate:
     gap_raw : float
         The computed duality gap of the fixed kernel ``F(alpha) o K`` before the clip.
     rel_gap : float
-        ``gap / scale`` (invariant under the rescaling laws of ``docs/validity.md``).
+        ``gap / scale`` (invariant under the rescaling laws of :doc:`docs/validity.md </validity>`).
     scale : float
         P1/P3: ``1'a``; P2: :func:`svr_gap_scale` (all floored at the smallest normal float).
     bias : float or None
@@ -155,7 +156,7 @@ class Certificate:
     @property
     def value(self) -> float:
         """The certified lower bound ``h(alpha)`` (the meaning of ``value`` in every result of
-        dank_ref and dank_fast, docs/conventions.md)."""
+        dank_ref and dank_fast, :doc:`docs/conventions.md </conventions>`)."""
         return self.lower
 
 
@@ -188,7 +189,8 @@ def frame_scale(C: float, eta: float, s: float) -> float:
 
 
 def svr_gap_scale(by: float, tube: float, q: float, C: float, y: np.ndarray) -> float:
-    """Scale of P2's relative gap (docs/MATH.md section 5), in the units of the objective.
+    """Scale of P2's relative gap (:doc:`docs/MATH.md </MATH>` section 5), in the units of the
+    objective.
 
     ``max(|b'y| + eps 1'(ah + ac) + b'(F o K)b, C (max y - min y) / 2)`` with ``by = b'y``,
     ``tube = eps 1'(ah + ac)``, ``q = b'(F o K)b``: the magnitude of the terms of the gap
@@ -394,7 +396,8 @@ def svm_certificate(K, y, alpha, *, C, eta, tau, project: bool = False,
 
     Parameters
     ----------
-    K, y : kernel and labels in {-1, +1} (both classes), validated per ``docs/validity.md``.
+    K, y : kernel and labels in {-1, +1} (both classes), validated per
+        :doc:`docs/validity.md </validity>`.
     alpha : candidate, feasible for ``A = {y'a = 0, 0 <= a <= C}`` up to ``1e-9 C sqrt(n)``.
     C, eta, tau : as in eq. mainrank (``C, eta > 0``, ``tau >= 0``; representable range).
     project : if ``True`` an infeasible ``alpha`` is replaced by its exact Euclidean projection

@@ -5,7 +5,8 @@ the rectangles ``K[rows][:, cols]`` that the large-scale certificates need
 (:mod:`dank_ref.scale_certificate`), ``block_rows`` rows at a time. It is dank_ref's own code
 (it never imports ``dank_fast``).
 
-Kernels (``docs/MATH.md`` section 1; ``docs/validity.md``: PSD by construction, no test):
+Kernels (:doc:`docs/MATH.md </MATH>` section 1; :doc:`docs/validity.md </validity>`: PSD by
+construction, no test):
 
 * ``"rbf"`` / ``"gaussian"``: ``exp(-||x - z||^2 / (2 sigma^2)) = exp(-gamma ||x - z||^2)``;
 * ``"linear"``: ``<x, z>``;

@@ -1,12 +1,13 @@
-r"""Certificates of P1, P2 and P3 from features, in bounded memory (docs/MATH.md section 12).
+r"""Certificates of P1, P2 and P3 from features, in bounded memory (:doc:`docs/MATH.md </MATH>`
+section 12).
 
 dank_ref's own code for instances too large for a dense ``n x n`` kernel: the kernel is a
 :class:`~dank_ref.features.FeatureKernel` (``X`` plus a kernel function), evaluated in row
 blocks. The certified quantities are exactly those of :mod:`dank_ref.certificate` (lower bound
 ``h(a)``, upper bound = primal of the fixed kernel at its exact best bias or the hard-margin
 point, feasibility to ``1e-9 C sqrt(n)``, the same numerical frame); only the way they are
-computed differs (:mod:`dank_ref.reduced`, docs/MATH.md section 12). A candidate is certified
-as given: an infeasible one is a ``ValueError``, raised before any kernel evaluation.
+computed differs (:mod:`dank_ref.reduced`, :doc:`docs/MATH.md </MATH>` section 12). A candidate is
+certified as given: an infeasible one is a ``ValueError``, raised before any kernel evaluation.
 
 Routes (``S = {i : d_i != 0}``, ``s = |S|``, ``d = a o y`` for P1/P3, ``d = ah - ac`` for P2;
 ``k`` the Ritz block of the Krylov route; time counts kernel entries times ``d`` features):
@@ -260,8 +261,8 @@ def _route_arguments(fk: FeatureKernel, C: float, eta: float, tau, options: tupl
     """The checks P1 and P2 share after their arrays, ``C`` and ``eta`` (and P2's
     ``epsilon``), in this order: ``tau``, the route's ``options`` (:func:`_options`),
     ``bias``, ``progress``, then the range of ``C``, ``eta`` and the kernel's scale
-    (docs/validity.md). Returns ``(tau, opts, bias, progress, s_k)``; ``O(n d)`` (the
-    scale)."""
+    (:doc:`docs/validity.md </validity>`). Returns ``(tau, opts, bias, progress, s_k)``; ``O(n d)``
+    (the scale)."""
     tau = check_nonnegative(tau, "tau")
     opts = _options(*options)
     bias = _check_bias(bias)
@@ -291,7 +292,7 @@ def svm_certificate_features(fk: FeatureKernel, y, alpha, *, C, eta, tau, route:
         Candidate, feasible (``max(|y'a|, -min a, max a - C) <= 1e-9 C sqrt(n)``) else
         ``ValueError``; never moved.
     C, eta, tau : float
-        As in eq. mainrank (representable range of docs/validity.md).
+        As in eq. mainrank (representable range of :doc:`docs/validity.md </validity>`).
     route : {"auto", "dense", "krylov"}
         For ``tau > 0``: ``"dense"`` (exact eigh of the reduced matrix) if ``|S| <= dense_max``,
         else ``"krylov"`` (module docstring for the costs). ``tau = 0`` needs neither.
@@ -380,7 +381,8 @@ def svr_certificate_features(fk: FeatureKernel, y, alpha_hat, alpha_check, *, C,
         (``max(|1'(ah - ac)|, -min(ah, ac), max(ah, ac) - C) <= 1e-9 C sqrt(n)``) else
         ``ValueError``; never moved.
     C, epsilon, eta, tau : float
-        As in eq. mainsvr (``epsilon, tau >= 0``; representable range of docs/validity.md).
+        As in eq. mainsvr (``epsilon, tau >= 0``; representable range of
+        :doc:`docs/validity.md </validity>`).
     route : {"auto", "dense", "krylov"}
         For ``tau > 0``, as in :func:`svm_certificate_features`.
     dense_max, support_bytes, k0, k_max, excess_rtol
@@ -476,7 +478,7 @@ def decomposed_certificate_features(fk: FeatureKernel, y, alpha, labels, *, C, e
         Cluster label of every point (any hashable values); ``Kbar`` keeps ``K_ij`` for ``i``
         and ``j`` in the same cluster.
     C, eta : float
-        As in eq. mainls (representable range of docs/validity.md).
+        As in eq. mainls (representable range of :doc:`docs/validity.md </validity>`).
     progress : callable, optional
         Called as ``progress("clusters", done, total)`` before the first cluster and after each
         cluster of two or more points (the clusters of one point come in one step first);

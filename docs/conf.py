@@ -223,7 +223,8 @@ def _first_line(path: Path) -> str:
 
     doc = ast.get_docstring(ast.parse(path.read_text())) or ""
     line = doc.strip().split("\n\n")[0].replace("\n", " ")
-    line = re.sub(r":[a-z:]+:`~?\.?([^`]+)`", r"``\1``", line)  # cross-references as literals
+    # cross-references as literals (the title of ":doc:`title <target>`")
+    line = re.sub(r":[a-z:]+:`~?\.?([^`<]+?)(\s*<[^`>]*>)?`", r"``\1``", line)
     return line.replace("\\", "\\\\").replace("*", "\\*")
 
 

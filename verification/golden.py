@@ -125,11 +125,12 @@ def certify_both(inst: dict, sol: dict) -> dict:
 def _solve(inst: dict) -> tuple[dict, str]:
     """A solution certified as tightly as the solvers get; returns ``(solution, how)``.
 
-    The solve runs on the exactly rescaled instance ``(C K, C = 1, eta / C)`` (docs/validity.md:
-    ``a*(K, C, eta) = C a*(C K, 1, eta / C)``), so that the solvers' internal thresholds see
-    ``C = 1``; candidates are then snapped (entries within ``1e-9 C`` of a bound put on it) and
-    polished by dank_ref's active-set Newton method, and the candidate with the smallest of the
-    oracle's and dank_fast's certified gaps on the original instance is kept.
+    The solve runs on the exactly rescaled instance ``(C K, C = 1, eta / C)``
+    (:doc:`docs/validity.md </validity>`: ``a*(K, C, eta) = C a*(C K, 1, eta / C)``), so that the
+    solvers' internal thresholds see ``C = 1``; candidates are then snapped (entries within
+    ``1e-9 C`` of a bound put on it) and polished by dank_ref's active-set Newton method, and the
+    candidate with the smallest of the oracle's and dank_fast's certified gaps on the original
+    instance is kept.
     """
     # start-up: dank_ref imports cvxpy (seconds); only this function needs it
     import dank_fast

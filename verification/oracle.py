@@ -6,8 +6,8 @@ only checks feasibility, compares numbers and keeps the bookkeeping.  Every chec
 (``report["checks"]``); the solution is CERTIFIED iff none fails.  ``n`` is the number of
 points, ``p`` the submitted point, ``tol`` the required relative gap (``--tol``, default 1e-6).
 
-Feasibility (docs/validity.md: ``max violation <= 1e-9 C sqrt(n)``, relative to ``C``), one
-check per constraint:
+Feasibility (:doc:`docs/validity.md </validity>`: ``max violation <= 1e-9 C sqrt(n)``, relative to
+``C``), one check per constraint:
 
 ============================  =====================================================  =========
 check                         constraint                                              tasks
@@ -29,13 +29,13 @@ numbers are computed at the nearest feasible point and reported as informative):
   (a move of at most the feasibility tolerance, reported as ``projection_distance``); P3 on
   ``Kbar = K o [labels_i = labels_j]``.  ``scale`` is ``1'alpha`` (svm, P3) or
   ``max(|b'y| + eps 1'(ah + ac) + b'(F o K)b, C (max y - min y) / 2)`` (svr, ``b = ah - ac``;
-  every term in the units of the objective, docs/MATH.md section 5).  ``upper`` is the
-  smaller of two primal values of the fixed-kernel problem (kernel ``F(p) o K``): at the
-  ``w`` induced by ``p`` and after one Newton step of that problem from ``p``
-  (:mod:`verification._upper`; ``upper_from`` says which, ``upper_at_point`` gives the
-  first); the blockwise route evaluates the first only.  The svr point is certified *as
-  given*: ``lin = b'y - eps 1'(ah + ac)`` depends on ``ah + ac``, so if the certificate
-  function normalises ``min(ah_i, ac_i)`` to 0 the oracle adds the difference back.
+  every term in the units of the objective, :doc:`docs/MATH.md </MATH>` section 5). ``upper`` is the
+  smaller of two primal values of the fixed-kernel problem (kernel ``F(p) o K``): at the ``w``
+  induced by ``p`` and after one Newton step of that problem from ``p`` (:mod:`verification._upper`;
+  ``upper_from`` says which, ``upper_at_point`` gives the first); the blockwise route evaluates the
+  first only. The svr point is certified *as given*: ``lin = b'y - eps 1'(ah + ac)`` depends on
+  ``ah + ac``, so if the certificate function normalises ``min(ah_i, ac_i)`` to 0 the oracle adds
+  the difference back.
 * ``bias`` (if submitted; svm, svr): the primal-dual gap with the submitted bias,
   ``(q + C loss(bias) - lin) / scale <= tol`` with ``q = d'(F o K)d``, the decision function
   ``f = (F o K)d + bias`` and ``d = alpha * y`` (svm) or ``b`` (svr); hinge loss
@@ -58,14 +58,15 @@ not be unique).  Without it the oracle imports nothing of dank_fast: its verdict
 dank_ref alone.
 
 Cost: ``K`` is validated once, by the loader (:mod:`verification.formats`) or by
-:func:`verification.certify_arrays` (one ``eigvalsh``, the PSD test of docs/validity.md);
-:func:`certify` trusts its input and calls dank_ref's certificate without re-validating it.
-The certificate itself takes one dense ``eigh`` of an ``n x n`` matrix (``O(n^3)`` time, a few
-``n x n`` arrays).  An instance given by ``X`` whose ``n x n`` kernel exceeds the format's limit
-(``K`` is ``None``) is certified blockwise from ``X`` by :mod:`dank_ref.scale_certificate`
-(never an ``n x n`` array: time ``O(n s d)`` plus ``O(s^3)`` for ``tau > 0``, ``s`` the
-support; memory one block plus ``O(n d)``; P3 one cluster at a time), where a submitted ``F``
-is "not evaluated".  ``progress`` (:func:`certify`) reports the phases of either route.
+:func:`verification.certify_arrays` (one ``eigvalsh``, the PSD test of
+:doc:`docs/validity.md </validity>`); :func:`certify` trusts its input and calls dank_ref's
+certificate without re-validating it. The certificate itself takes one dense ``eigh`` of an
+``n x n`` matrix (``O(n^3)`` time, a few ``n x n`` arrays). An instance given by ``X`` whose
+``n x n`` kernel exceeds the format's limit (``K`` is ``None``) is certified blockwise from ``X`` by
+:mod:`dank_ref.scale_certificate` (never an ``n x n`` array: time ``O(n s d)`` plus ``O(s^3)`` for
+``tau > 0``, ``s`` the support; memory one block plus ``O(n d)``; P3 one cluster at a time), where a
+submitted ``F`` is "not evaluated". ``progress`` (:func:`certify`) reports the phases of either
+route.
 """
 
 from __future__ import annotations
@@ -186,9 +187,9 @@ def _reference_certificate(inst, p):
     """dank_ref's certificate at ``p``; returns ``(cert, d, lin, scale, Kw)``.
 
     dank_ref is called on the exactly rescaled instance ``(C K, C = 1, eta / C)`` at ``p / C``
-    (docs/validity.md: ``v*(K, C, eta) = C v*(C K, 1, eta / C)``, ``a -> a / C``; ``F`` and the
-    bias are unchanged), so that no absolute threshold inside it meets a tiny or huge ``C``;
-    ``lower``, ``upper`` and ``gap`` are multiplied back by ``C``.
+    (:doc:`docs/validity.md </validity>`: ``v*(K, C, eta) = C v*(C K, 1, eta / C)``, ``a -> a / C``;
+    ``F`` and the bias are unchanged), so that no absolute threshold inside it meets a tiny or huge
+    ``C``; ``lower``, ``upper`` and ``gap`` are multiplied back by ``C``.
     """
     task, K, y, C, eta, tau = (inst[k] for k in ("task", "K", "y", "C", "eta", "tau"))
     n = y.size

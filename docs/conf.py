@@ -15,6 +15,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # document the packages of this checkout
+sys.path.insert(0, str(Path(__file__).parent / "_ext"))  # dank_mathml
 
 project = "dank"
 author = "the dank authors"
@@ -31,7 +32,7 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.intersphinx",
-    "sphinx.ext.mathjax",
+    "dank_mathml",  # math as MathML at build time: no MathJax from a CDN (the site works offline)
     "numpydoc",
     "myst_parser",
     "sphinx_gallery.gen_gallery",
@@ -92,6 +93,7 @@ sphinx_gallery_conf = {
 }
 
 # --- HTML ----------------------------------------------------------------------------------
+html_math_renderer = "dank_mathml"
 html_theme = "pydata_sphinx_theme"
 html_title = f"dank {release}"
 html_theme_options = {

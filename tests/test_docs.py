@@ -32,7 +32,8 @@ def _require(name: str) -> None:
 
 
 def test_site_builds_with_warnings_as_errors(tmp_path):
-    for name in ("sphinx", "numpydoc", "sphinx_gallery", "myst_parser", "pydata_sphinx_theme"):
+    for name in ("sphinx", "numpydoc", "sphinx_gallery", "myst_parser", "pydata_sphinx_theme",
+                 "latex2mathml"):
         _require(name)
     env = dict(os.environ, PYTHONPATH=str(ROOT), MPLBACKEND="agg")
     out = subprocess.run(

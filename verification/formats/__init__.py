@@ -52,8 +52,8 @@ kernel         string       ``"gaussian"``: ``exp(-gamma ||x - x'||^2)`` with ex
                             ``"linear"``: ``x'x'`` (no parameters);
                             ``"polynomial"``: ``(gamma x'x' + coef0)^degree`` with all three
 sigma, gamma   number > 0   kernel parameters (only those the kernel uses are allowed)
-degree         integer >= 1
-coef0          number >= 0  (``coef0 < 0`` is not a PSD kernel, :doc:`docs/validity.md </validity>`)
+degree         int >= 1
+coef0          number >= 0  (``coef0 < 0`` is not a PSD kernel, ``docs/validity.md``)
 y              array n      labels, exactly ``-1`` or ``+1`` (svm: both classes; decomposed:
                             one class allowed), or real targets (svr)
 C, eta         number > 0

@@ -90,6 +90,9 @@ sphinx_gallery_conf = {
     # no sg_execution_times pages: their table loads jQuery and DataTables from CDNs, and
     # the site must work offline
     "write_computation_times": False,
+    # a script's last expression is shown as output, except matplotlib's return values
+    # (``ax.set_title(...)``, ``ax.legend()``: "<matplotlib.legend.Legend object at 0x...>")
+    "ignore_repr_types": r"matplotlib\.",
 }
 
 # --- HTML ----------------------------------------------------------------------------------

@@ -295,7 +295,8 @@ def svm_certificate_features(fk: FeatureKernel, y, alpha, *, C, eta, tau, route:
         As in eq. mainrank (representable range of :doc:`docs/validity.md </validity>`).
     route : {"auto", "dense", "krylov"}
         For ``tau > 0``: ``"dense"`` (exact eigh of the reduced matrix) if ``|S| <= dense_max``,
-        else ``"krylov"`` (module docstring for the costs). ``tau = 0`` needs neither.
+        else ``"krylov"`` (:mod:`dank_ref.scale_certificate` for the costs). ``tau = 0`` needs
+        neither.
     dense_max, support_bytes, k0, k_max, excess_rtol
         Krylov route: the largest support of the ``"auto"`` dense route, the most bytes of
         ``K[S, S]`` kept in memory, the first and largest Ritz block, and the stopping rule
@@ -459,8 +460,8 @@ def decomposed_certificate_features(fk: FeatureKernel, y, alpha, labels, *, C, e
 
     Box ``0 <= a <= C`` only (``1e-9 C sqrt(n)``), no bias, ``tau = 0``: ``F = 11' + Gamma(Kbar)``
     and, cluster by cluster, ``(F o Kbar) d`` on cluster ``c`` is one pass over
-    ``K[I_c][:, S_c]`` (module docstring). The bracket is the sum over clusters (the lower
-    bound's terms and the hinge add up; the hard-margin point is taken globally, as in
+    ``K[I_c][:, S_c]`` (:mod:`dank_ref.scale_certificate`). The bracket is the sum over clusters
+    (the lower bound's terms and the hinge add up; the hard-margin point is taken globally, as in
     :func:`dank_ref.certificate.decomposed_certificate`, with which it agrees). A cluster of
     one point is valid: all of them are handled at once from the diagonal ``K_ii``
     (``O(d)`` each).

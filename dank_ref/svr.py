@@ -86,7 +86,7 @@ __all__ = ["solve_svr", "build_svr_problem"]
 
 
 def build_svr_problem(K, y, *, C, epsilon, eta, tau, F_scale: float = 1.0):
-    """CVXPY program of the module docstring; the PSD variable is ``F / F_scale``."""
+    """CVXPY program derived in :mod:`dank_ref.svr`; the PSD variable is ``F / F_scale``."""
     n = K.shape[0]
     w = float(F_scale)
     F = cp.Variable((n, n), PSD=True, name="F")

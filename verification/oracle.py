@@ -277,7 +277,7 @@ def _check_options(block_rows, progress) -> None:
 
 def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = False, *,
             block_rows: int | None = None, progress=None) -> dict:
-    """Check a submitted solution of an instance (see the module docstring for every check).
+    """Check a submitted solution of an instance (every check: :mod:`verification.oracle`).
 
     Parameters
     ----------

@@ -72,6 +72,14 @@ def test_site_builds_with_warnings_as_errors(tmp_path):
     if os.environ.get("DANK_DOCS_GALLERY", "on") != "off":
         example = (html / "auto_examples/plot_01_exact_reference.html").read_text()
         assert "rel_gap=" in example  # the script ran and its output is on the page
+        # the oracle's commands as a user types them, with their output and exit codes
+        files = (html / "auto_examples/plot_07a_certify_files.html").read_text()
+        for shown in ("$ dank-verify certify moons.json moons_solution.json",
+                      "verdict: CERTIFIED", "verdict: NOT CERTIFIED", "$ echo $?"):
+            assert shown in files, shown
+        kit = (html / "auto_examples/plot_07_check_your_solver.html").read_text()
+        assert "$ dank-verify conformance --impl my_solver:solve" in kit
+        assert "PYTHONPATH" not in kit and "dank-rendered-md" in kit  # report.md rendered
 
 
 def test_generated_tables_are_current():

@@ -180,7 +180,7 @@ def solve_svm(K, y, *, C, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_SOLVER, ep
     C, eta : float
         ``> 0``; ``(C, eta, max|K|, n)`` must lie in the representable range.
     tau : float, default 0.01
-        Nuclear-norm weight ``>= 0`` (``dank_fast.solve_svm``'s default).
+        Nuclear-norm weight ``>= 0`` (:func:`dank_fast.solve_svm`'s default).
     solver : {"SCS", "CLARABEL"}, default "SCS"
         The conic solver (SCS: first order, O(n^2) memory; Clarabel: interior point).  With
         ``strategy="auto"`` a solver predicted slow (Clarabel beyond n ~ 57) runs after the

@@ -62,12 +62,7 @@ def test_site_builds_with_warnings_as_errors(tmp_path):
 
     # every relative link and #anchor of the built HTML resolves, nothing loads from a CDN
     # (about a second for the whole site)
-    sys.path.insert(0, str(ROOT / "docs" / "scripts"))
-    try:
-        from check_links import check
-    finally:
-        sys.path.pop(0)
-    broken = check(html)
+    broken = _check_links()(html)
     assert not broken, "broken links in the built site:\n" + "\n".join(broken)
     if os.environ.get("DANK_DOCS_GALLERY", "on") != "off":
         example = (html / "auto_examples/plot_01_exact_reference.html").read_text()
@@ -80,6 +75,34 @@ def test_site_builds_with_warnings_as_errors(tmp_path):
         kit = (html / "auto_examples/plot_07_check_your_solver.html").read_text()
         assert "$ dank-verify conformance --impl my_solver:solve" in kit
         assert "PYTHONPATH" not in kit and "dank-rendered-md" in kit  # report.md rendered
+
+
+def _check_links():
+    sys.path.insert(0, str(ROOT / "docs" / "scripts"))
+    try:
+        from check_links import check
+    finally:
+        sys.path.pop(0)
+    return check
+
+
+def test_link_check_finds_each_kind_of_broken_link(tmp_path):
+    (tmp_path / "_static").mkdir()
+    (tmp_path / "a.html").write_text(
+        '<p id="top">x</p><a href="b.html#there">ok</a> <a href="#top">ok</a>\n'
+        '<a href="b.html#gone">anchor</a> <a href="c.html">file</a>\n'
+        '<script src="https://cdn.example.org/x.js"></script>\n'
+        '<span class="problematic">|y_i|</span> <a href="https://example.org/">outside</a>')
+    (tmp_path / "b.html").write_text('<section id="there"></section>')
+    (tmp_path / "_static" / "s.css").write_text("a { background: url(//cdn.example.org/i.png) }")
+    broken = _check_links()(tmp_path)
+    assert len(broken) == 5, broken
+    for what in ("no id 'gone' in b.html", "no file c.html", "cdn.example.org/x.js",
+                 "problematic", "_static/s.css:1"):
+        assert any(what in line for line in broken), what
+    (tmp_path / "a.html").write_text('<a href="b.html#there">ok</a>')
+    (tmp_path / "_static" / "s.css").write_text("a { color: red }")
+    assert _check_links()(tmp_path) == []
 
 
 def test_generated_tables_are_current():

@@ -8,6 +8,7 @@ Usage: ``python docs/scripts/check_links.py docs/_build/html``; exits 1 listing 
 
 from __future__ import annotations
 
+import re
 import sys
 from html.parser import HTMLParser
 from pathlib import Path
@@ -16,6 +17,10 @@ from urllib.parse import unquote, urlsplit
 #: attributes that load a resource when the page is shown (``<a href>`` only navigates)
 _LOADS = {("script", "src"), ("img", "src"), ("link", "href"), ("iframe", "src"),
           ("source", "src"), ("video", "src"), ("audio", "src"), ("embed", "src")}
+
+
+#: a stylesheet's ``url(...)`` or ``@import`` of another host
+_REMOTE_CSS = re.compile(r"""(url\(\s*|@import\s+)['"]?(https?:)?//[^'")\s;]*""")
 
 
 class _Page(HTMLParser):
@@ -79,7 +84,8 @@ def check(site: Path) -> list[str]:
             if target.is_dir():
                 target = target / "index.html"
             if not target.exists():
-                broken.append(f"{where}: no file {target.relative_to(site) if target.is_relative_to(site) else target}")
+                shown = target.relative_to(site) if target.is_relative_to(site) else target
+                broken.append(f"{where}: no file {shown}")
                 continue
             fragment = unquote(parts.fragment)
             if not fragment or target.suffix != ".html":
@@ -87,6 +93,12 @@ def check(site: Path) -> list[str]:
             ids = pages[target].ids if target in pages else _parse(target).ids
             if fragment not in ids:
                 broken.append(f"{where}: no id {fragment!r} in {target.relative_to(site)}")
+    for css in sorted(site.rglob("*.css")):  # fonts and images a stylesheet fetches
+        text = css.read_text(encoding="utf-8", errors="replace")
+        for m in _REMOTE_CSS.finditer(text):
+            line = text.count("\n", 0, m.start()) + 1
+            broken.append(f"{css.relative_to(site)}:{line}: {m.group(0)!r} loads from another "
+                          "host (the site must work offline)")
     return broken
 
 

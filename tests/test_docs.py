@@ -57,6 +57,8 @@ def test_site_builds_with_warnings_as_errors(tmp_path):
     ref_svm = (html / "api/generated/dank_ref.solve_svm.html").read_text()
     for target in ("../../MATH.html", "../../validity.html", "../modules/dank_ref.svm.html"):
         assert f'href="{target}' in ref_svm, target
+    for package in ("dank_ref", "dank_fast", "verification"):  # the targets of :mod:`package`
+        assert f'id="module-{package}"' in (html / f"api/{package}.html").read_text(), package
     # no sg_execution_times pages: they load jQuery and DataTables from CDNs
     assert not list(html.rglob("sg_execution_times.html"))
 

@@ -1,5 +1,6 @@
 """Where a DANK solve's time goes: cProfile's cumulative time of named parts (shared by
-``bench_families.py --profile`` and ``bench_grid.py --profile``).
+``bench_families.py --profile``, ``bench_grid.py --profile`` and
+``bench_distribution.py --profile``), and the top functions by cumulative and by own time.
 
 A part is ``(name, file, function)``: the cumulative time of every call of ``function`` in a
 file whose path ends with ``file`` (several entries may add to one name). cProfile charges
@@ -24,15 +25,13 @@ PARTS = (("svc_start", "_libsvm.py", "svc_dual"),
          ("validation", "_kernel_validation.py", "check_kernel_psd"),
          ("eigen", "inner.py", "inner_minimiser"),
          ("evaluate", "_problem.py", "evaluate"),
-         ("direction", "_factor.py", "newton_direction"),
+         ("direction", "_newton.py", "_direction"),
          ("curvature", "_curvature.py", "curvature"),
          ("final_certificate", "_problem.py", "certify"))
 #: call counts: evaluations of ``F(a)`` and the eigensolvers' calls
 COUNTS = (("evaluations", "inner.py", "inner_minimiser"),
-          ("krylov", "_eigen.py", "_warm_krylov"),
-          ("arpack", "arpack.py", "eigsh"),
-          ("matvecs", "_eigen.py", "matmat"), ("dense_eigh", "_eigen.py", "eig_dense"),
-          ("lobpcg", "_lobpcg.py", "lobpcg"))
+          ("krylov", "_eigen.py", "_krylov_round"),
+          ("matvecs", "_eigen.py", "gamma"), ("dense_eigh", "_eigen.py", "_dense"))
 
 
 class _Alarm(Exception):
@@ -59,10 +58,30 @@ def measure(stats: pstats.Stats, parts=PARTS, counts=COUNTS) -> dict:
     return out
 
 
-def profiled(fn, limit: float, parts=PARTS, counts=COUNTS, warm: bool = False):
+def _where(path: str, line: int, func: str) -> str:
+    """``package/file.py:line(function)`` (the last two parts of the path), or the built-in's
+    name."""
+    if path == "~":
+        return func
+    short = "/".join(path.replace("\\", "/").split("/")[-2:])
+    return f"{short}:{line}({func})"
+
+
+def top(stats: pstats.Stats, k: int) -> dict:
+    """The ``k`` functions of a profile with the largest cumulative time (``cumulative``) and
+    the largest own time, callees excluded (``tottime``): each ``{"function", "ncalls",
+    "tottime", "cumtime"}``, largest first."""
+    rows = [{"function": _where(*key), "ncalls": int(nc), "tottime": float(tt),
+             "cumtime": float(ct)} for key, (_, nc, tt, ct, _) in stats.stats.items()]
+    return {name: sorted(rows, key=lambda r: r[key], reverse=True)[:k]
+            for name, key in (("cumulative", "cumtime"), ("tottime", "tottime"))}
+
+
+def profiled(fn, limit: float, parts=PARTS, counts=COUNTS, warm: bool = False, top_k: int = 0):
     """``fn`` run under cProfile: a function returning ``fn()``'s dict with ``profile``
     added: :func:`measure`'s parts and counts, ``total_s`` and ``stopped`` (the run was
-    stopped after ``limit`` seconds, 0 for none: the profile of what ran).
+    stopped after ``limit`` seconds, 0 for none: the profile of what ran); with ``top_k``,
+    also ``top``: :func:`top`'s ``top_k`` functions by cumulative and by own time.
 
     ``warm``: run ``fn`` once, unprofiled, before the profiled run. In a freshly forked
     process a first solve pays the BLAS threads' start-up and copy-on-write page faults (make_moons
@@ -87,6 +106,9 @@ def profiled(fn, limit: float, parts=PARTS, counts=COUNTS, warm: bool = False):
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, old)
         total = time.perf_counter() - t0
-        found = measure(pstats.Stats(prof), parts, counts)
+        stats = pstats.Stats(prof)
+        found = measure(stats, parts, counts)
+        if top_k:
+            found["top"] = top(stats, top_k)
         return dict(out or {}, profile={"total_s": total, "stopped": stopped, **found})
     return run

@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """Cost of the re-run baselines of ``dank-reproduce`` (cells ``rf-cv``, ``logdet``, ``nw-cv``,
-``nw-ml``) per data set, to check the issue's budget (about 25 min of cell time at ``--full``).
+``nw-ml``) per data set, against a budget of about 25 min of cell time at ``--full``.
 
 For each set it runs the baseline cells of the first ``--splits`` splits with the paper's grid
 (``--full``'s protocol; ``logdet`` after its ``svm-cv`` dependency, ``nw-ml`` after ``nw-cv``,

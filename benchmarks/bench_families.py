@@ -13,8 +13,8 @@ rows:
   ``SVC(kernel="precomputed", C=C)``. ``eta`` is the paper's rule ``||a_SVC||^2`` (the squared
   norm of the plain SVM's dual solution) and, at the sizes ``--small-eta-sizes``, also
   ``||a_SVC||^2 / --small-eta-divisor`` (default 100): ``Gamma = YKY o aa' / (4 eta)`` is 100
-  times larger, so ``F`` is far from ``11'`` and of higher rank, the regime of the issue's
-  30,000-point row (``eta = 50`` against ``||a_SVC||^2 = 55,731``); a divisor rather than a
+  times larger, so ``F`` is far from ``11'`` and of higher rank, the regime of the 30,000-point
+  working-set row (``eta = 50`` against ``||a_SVC||^2 = 55,731``); a divisor rather than a
   fixed ``eta`` keeps the regime the same on every family, whose ``||a_SVC||^2`` range from
   tens to thousands;
 * **ovo**: ``DANKClassifier(C=C, sigma=sigma, n_jobs=j).fit(X, y)`` on a 10-class problem
@@ -41,7 +41,7 @@ Families:
 * ``classif10`` (ovo rows): ``make_classification(n, 20, n_informative=5, n_classes=10,
   flip_y=0.1)``, sigma 3;
 * ``quadratic`` (working-set rows): ``X ~ N(0, I_8)``, ``y = +1`` for the top 20% of ``x_1 +
-  x_2^2 / 2 + 0.3 e``, sigma 1.5, ``C = 4``, ``eta = 50`` (the issue's row).
+  x_2^2 / 2 + 0.3 e``, sigma 1.5, ``C = 4``, ``eta = 50``.
 
 Pairing: each repeat fits SVC and then runs the DANK solve, alternately, in the same process;
 the row's ratio is the median over the repeats of ``DANK time / SVC time`` of the same repeat
@@ -340,9 +340,8 @@ def _profile_line(p: dict) -> str:
     parts = ", ".join(f"{'evaluate (not eigen)' if k == 'evaluate' else k} {100 * v:.0f}%"
                       for k, v in share.items() if v >= 0.005)
     return (f"#   profile{' (stopped)' if p['stopped'] else ''}: {p['total_s']:.2f} s: {parts}; "
-            f"{p['evaluations']} evaluations of F(a), {p.get('krylov', 0)} Krylov steps, "
-            f"{p['arpack']} ARPACK calls, "
-            f"{p['matvecs']} block products, {p['dense_eigh']} dense eigh, {p['lobpcg']} LOBPCG")
+            f"{p['evaluations']} evaluations of F(a), {p.get('krylov', 0)} Krylov rounds, "
+            f"{p['matvecs']} block products, {p['dense_eigh']} dense eigh")
 
 
 def paired(svc_fit, solve, repeat: int, limit: float) -> dict:

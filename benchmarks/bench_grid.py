@@ -64,7 +64,7 @@ FIT_PARTS = tuple(p for p in PARTS if p[0] in ("svc_start", "eigen", "direction"
     ("validation", "estimators.py", "_validate_training_data"),
     ("validation", "sklearn/base.py", "_validate_params"),
     ("kernel", "kernels.py", "compute_kernel"),
-    ("dense_eigh_s", "_eigen.py", "eig_dense"))
+    ("dense_eigh_s", "_eigen.py", "_dense"))
 FIT_COUNTS = tuple(c for c in COUNTS if c[0] in ("evaluations", "dense_eigh"))
 GRID = tuple(float(2.0**k) for k in range(-5, 6))  # the paper's grid for sigma and C
 DEFAULT_SETS = ("heart", "sonar", "monks1", "spect", "fertility", "wine", "diabetic")

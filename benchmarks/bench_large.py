@@ -26,10 +26,10 @@ Settings (table tablarge; what the paper leaves open is chosen here and printed)
   (12,000 / 3,000, the paper's proportion), min-max scaled; C = 32, 1/(2 sigma^2) = 32;
   v = round(12,000 / 2,324) = 5 clusters, keeping the paper's points per cluster
   (464,810 / 200 = 2,324).
-* ``ijcnn1-20k``: a seeded 20,000-point sample of ijcnn1's training set, DANK exact only (the
-  issue's "exact n = 20,000" row).
+* ``ijcnn1-20k``: a seeded 20,000-point sample of ijcnn1's training set, DANK exact only (an
+  exact solve at n = 20,000).
 
-Memory rows (issue 19; synthetic data, since the full covtype is not available here):
+Memory rows (synthetic data, since the full covtype is not available here):
 
 * ``covtype-synthetic``: ``make_classification(581,012 x 54, random_state=seed)``, the first
   464,810 rows for training (covtype's size and split), min-max scaled on them;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Cost of the sensitivity readings of ``dank-reproduce`` (issue 17) at ``--full`` size.
+"""Cost of the sensitivity readings of ``dank-reproduce`` at ``--full`` size.
 
 Runs every reading cell of :mod:`verification.study.experiments.readings` on every classification
 set for the given splits, in this process with one BLAS thread (as a worker of the runner),

@@ -102,7 +102,7 @@ def _p3(data, sigma, **params):
 
 
 FAMILIES: dict[str, tuple[str, Callable]] = {
-    # the instance: make_moons-like, noise 0.2, sigma 0.5, C 1, eta 20
+    # make_moons-like, noise 0.2, sigma 0.5, C 1, eta 20
     "moons": ("P1", _p1(lambda n, r: _moons(n, r, 0.2), 0.5, C=1.0, eta=20.0, tau=0.01)),
     "uniform": ("P1", _p1(_uniform, 0.5, C=1.0, eta=1.0, tau=0.01)),
     "blobs-imbalanced": ("P1", _p1(lambda n, r: _blobs(n, r, 0.15), 1.0, C=100.0, eta=1000.0,

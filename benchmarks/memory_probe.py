@@ -10,10 +10,9 @@ training features counted once), against ``8 sum_c n_c^2`` (every cluster's kern
 
 It uses the public API only, so the same script measures any checkout (``--repo``)::
 
-    python benchmarks/memory_probe.py --label after --update-readme        # this checkout
-    git worktree add /tmp/before 5977344         # before issue 19 (results kept their kernels)
-    python benchmarks/memory_probe.py --label "before (5977344)" --repo /tmp/before \\
-        --update-readme
+    python benchmarks/memory_probe.py --label current --update-readme      # this checkout
+    git worktree add /tmp/other REV              # any other revision, to compare with
+    python benchmarks/memory_probe.py --label "REV" --repo /tmp/other --update-readme
 """
 
 from __future__ import annotations

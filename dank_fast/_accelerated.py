@@ -122,8 +122,7 @@ def _initial_L(problem, ev) -> float:
 
 def _without_scratch(inner):
     """The inner solution without what only the solvers' Newton curvature reads (the dense
-    route's ``N x N`` eigenvectors, the curvature's diagonal): a result keeps ``F`` in factors
-    only."""
+    route's eigenvectors, the curvature's diagonal): a result keeps ``F`` in factors only."""
     if inner.basis is None and inner.kk_d2 is None:
         return inner
     return dataclasses.replace(inner, basis=None, kk_d2=None)

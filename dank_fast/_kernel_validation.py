@@ -222,9 +222,7 @@ def _check_psd(A: np.ndarray, s: float, eps_psd: float, name: str) -> None:
     B = scaled.T
     shift = eps_psd * n * s_scaled
     B[np.diag_indices(n)] += shift
-    # small matrices single-threaded: busy-waiting BLAS threads on shared cores made a
-    # 200 x 200 factorisation take 170 ms instead of 1 ms
-    with blas_threads(n):
+    with blas_threads(n):  # one BLAS thread (dank_fast._threads)
         _, info = dpotrf(B, lower=1, clean=0, overwrite_a=1)
         if info == 0:
             return

@@ -87,7 +87,7 @@ def full_certificate_dense(K, y, abar, C, eta, c):
     """``h(abar)`` and the certificate of the full problem mainls on a dense ``K``."""
     kd = KernelData(K if c == 1.0 else K * c)
     p = DecomposedProblem(kd, y, C / c, eta / c)
-    ev = p.evaluate(abar / c, route="dense")
+    ev = p.evaluate(abar / c)  # tau = 0: F in closed form
     cert = p.certify(ev)
     return ev.h * c, scale_certificate(cert, c)
 

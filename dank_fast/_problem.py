@@ -51,17 +51,16 @@ class SVMProblem:
 
     kind = "svm"
 
-    def __init__(self, K: np.ndarray | KernelData, y: np.ndarray, C: float, eta: float, tau: float):
+    def __init__(self, K: np.ndarray | KernelData, y: np.ndarray, C, eta: float, tau: float,
+                 route: str = "auto"):
         self.kd = K if isinstance(K, KernelData) else KernelData(K)
         self.y = y
         self.C = C
         self.eta = eta
         self.tau = tau
         self.dim = y.size
-        self.route = "auto"
-        #: an inner solution near the solvers' start (a presolve's), whose eigenvectors start
-        #: the first evaluation's eigen-route (:func:`dank_fast.inner.inner_minimiser`)
-        self.prior: InnerSolution | None = None
+        #: how ``F(a)`` is computed (:func:`dank_fast.inner.inner_minimiser`)
+        self.route = route
 
     @property
     def eq_vector(self) -> np.ndarray | None:
@@ -100,15 +99,9 @@ class SVMProblem:
         """``grad h(a) = 1 - Y (F(a) o K) Y a`` (eq. gradf)."""
         return 1.0 - self.y * f0
 
-    def evaluate(self, z: np.ndarray, warm: Evaluation | None = None, route: str | None = None):
-        inner = inner_minimiser(
-            self.kd,
-            self.d_of(z),
-            self.eta,
-            self.tau,
-            route=route or self.route,
-            warm=self.prior if warm is None else warm.inner,
-        )
+    def evaluate(self, z: np.ndarray, warm: Evaluation | None = None):
+        inner = inner_minimiser(self.kd, self.d_of(z), self.eta, self.tau, route=self.route,
+                                warm=None if warm is None else warm.inner)
         return Evaluation(z, inner, self.lin(z) + self.eta * inner.deficit, self)
 
     def certify(self, ev: Evaluation) -> Certificate:

@@ -25,7 +25,7 @@ import numpy as np
 
 from ._kernel_data import ROWS
 
-__all__ = ["kernel_factors", "lowrank_gershgorin_psd", "LOWRANK_MIN_N", "PivotedCholesky"]
+__all__ = ["lowrank_gershgorin_psd", "LOWRANK_MIN_N", "PivotedCholesky"]
 
 #: below this size the Cholesky factorisations are as cheap as the low-rank routes: the PSD test
 #: (family benchmark's kernels: moons0.2 n = 2,000 11x faster than the Cholesky, n = 1,000
@@ -62,18 +62,6 @@ class PivotedCholesky:
         self.L = np.empty((self.residual.size, 0))
         self.done = False
 
-    def likely(self, r_max: int) -> bool:
-        """Whether the target looks reachable within ``r_max`` columns, judged after a quarter
-        of them (a sixteenth of the flops): by then the largest residual diagonal must have
-        fallen by a quarter of the orders of magnitude from the largest diagonal to the target
-        (the decay of a geometric spectrum, slower than that of a smooth kernel). A heuristic
-        for callers that decide whether to use the factor, never part of a bound."""
-        self.extend(max(1, r_max // 4))
-        if self.done:
-            return self.L.shape[1] <= r_max
-        now = float(np.max(self.residual))
-        return bool(now > 0.0 and np.log(self.top / now) >= 0.25 * np.log(self.top / self.target))
-
     def extend(self, r_max: int) -> np.ndarray | None:
         """``L`` (``n x r``, ``r <= r_max``) once the residual diagonal is at most the target,
         or None when that needs more than ``r_max`` columns (the work so far is kept)."""
@@ -94,19 +82,6 @@ class PivotedCholesky:
         if not self.done and float(np.max(self.residual, initial=0.0)) <= self.target:
             self.done = True
         return self.L if self.done else None
-
-
-def kernel_factors(kd) -> tuple[PivotedCholesky, PivotedCholesky]:
-    """The pivoted Cholesky factors of ``K`` and ``K o K`` of the kernel data ``kd`` (kept on it
-    as ``kd.lowrank``, grown by later calls), to the residual diagonal ``eps_psd max|K| / 2`` and
-    its square: the tolerance at which docs/validity.md accepts ``K`` as PSD. Used by the Newton
-    curvature (:mod:`dank_fast._lowrank`) and the inner eigenpairs (:mod:`dank_fast._eigen`)."""
-    if kd.lowrank is None:
-        K, s = kd.K, kd.kappa
-        e = 0.5e-8 * s  # eps_psd = 1e-8 of a float64 kernel (docs/validity.md, rule 4)
-        kd.lowrank = (PivotedCholesky(lambda p: K[p], kd.diag, e),
-                      PivotedCholesky(lambda p: K[p] * K[p], kd.diag * kd.diag, e * s))
-    return kd.lowrank
 
 
 def lowrank_gershgorin_psd(A: np.ndarray, s: float, eps: float, *,

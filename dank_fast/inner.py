@@ -28,11 +28,11 @@ Routes
 ------
 * ``tau == 0`` (``"closed"``): ``F = 11' + Gamma`` exactly (already PSD); no eigensolver.
 * ``"dense"``: full eigendecomposition of the reduced matrix (``O(N^3)`` time, ``O(N^2)`` memory).
-* ``"lanczos"``: the top ``k`` eigenpairs (ARPACK, warm-started), then a Rayleigh-Ritz clean-up and
-  a **certified bound** (below): ``O(N^2 k)`` time per evaluation (``|S|^2`` via ``K``), ``O(N k)``
-  memory beyond ``K``.
+* ``"lanczos"``: block Krylov from the previous evaluation's eigenvectors, Rayleigh-Ritz and a
+  **certified bound** (:mod:`dank_fast._eigen`): ``O(N^2 k)`` time per round for a block of
+  ``k`` vectors (products with ``K[S][:, S]``), ``O(N k)`` memory beyond ``K``.
 
-The certified bound of the ``"lanczos"`` route is derived in :mod:`dank_fast._eigen`.
+``route="auto"`` picks between the last two by the cost model of :mod:`dank_fast._eigen`.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._eigen import Reduced, certified_eigenpairs, eig_dense, psi
+from ._eigen import Reduced, eigenpairs, psi
 from ._kernel_data import KernelData
 from ._threads import blas_threads
 
@@ -56,11 +56,6 @@ __all__ = [
     "blas_threads",
 ]
 
-#: reduced size up to which the dense eigendecomposition is used outright (a 200 x 200 eigh
-#: takes ~3 ms; the iterative route can cost far more when the rank is high: 1.15 s against
-#: 0.02 s on a 108-point problem with a small eta; family benchmark, one BLAS thread, in
-#: process, dense only up to N = 8: heart C = 1 takes 1.80x the time, heart C = 32 1.47x)
-DENSE_LIMIT = 200
 
 
 @dataclass
@@ -87,7 +82,7 @@ class LowRankF:
         S = np.flatnonzero(x)
         if S.size == 0:
             return np.zeros(kd.n)
-        with blas_threads(kd.dense_size(S)):
+        with blas_threads(S.size):
             block = kd.support_product(S, self.U[S] * x[S, None])
         return np.einsum("ik,ik,k->i", self.U, block, self.mu)
 
@@ -124,11 +119,10 @@ class CenteredF:
         if S.size == 0:
             return np.zeros(kd.n)
         xs = x[S]
-        if not kd._copy(S):
-            with blas_threads(kd.n):
-                return kd.K @ x + self.d * (kd.K2 @ (self.d * x)) / (4 * self.eta)
-        KS = kd.columns(S)
-        return KS @ xs + self.d * ((KS * KS) @ (self.d[S] * xs)) / (4 * self.eta)
+        with blas_threads(S.size):
+            P = kd.support_product(S, np.column_stack([xs, self.d[S] * xs]))
+            P2 = kd.support_product(S, self.d[S] * xs, square=True)
+        return P[:, 0] + self.d * P2 / (4 * self.eta)
 
     def dense(self) -> np.ndarray:
         return 1.0 + np.outer(self.d, self.d) * self._kd.K / (4 * self.eta)
@@ -159,14 +153,13 @@ class InnerSolution:
     tail_bound : float
         Upper bound ``g`` of the largest eigenvalue not computed (0 on the exact routes).
     basis : ndarray or None
-        On the ``"dense"`` route with ``N = |S| + 1 <= DENSE_LIMIT + 1``, the eigenvectors of
-        the reduced ``M`` (columns, in the order of ``eigvals``; at most 323 kB): the solvers'
-        exact Newton curvature reuses them. None elsewhere, and in results
-        (:func:`dank_fast._accelerated.finish` drops it).
+        On the ``"dense"`` route, the eigenvectors of the reduced ``M`` (columns, in the order
+        of ``eigvals``, ``8 N^2`` bytes): the exact Newton curvature reads them
+        (:mod:`dank_fast._curvature`). None elsewhere, and in results.
     kk_d2 : ndarray or None
         ``(K o K)[S][:, S] d_S^2`` on the support ``S`` of ``d`` (:meth:`KernelData.gamma_sums`
-        computes it anyway): the diagonal of the solvers' Newton curvature model. None where
-        ``S`` is empty, and in results.
+        computes it anyway): the diagonal of the solvers' Newton curvature. None where ``S``
+        is empty, and in results.
     """
 
     F: LowRankF | CenteredF
@@ -182,12 +175,6 @@ class InnerSolution:
     def exact(self) -> bool:
         """True when ``F`` is the exact minimiser (closed form or full eigendecomposition)."""
         return self.route in ("closed", "dense")
-
-    @property
-    def certified(self) -> bool:
-        """True when ``deficit`` and ``excess`` are rigorous (every route produces this)."""
-        return True
-
 
 
 def inner_minimiser(
@@ -211,14 +198,14 @@ def inner_minimiser(
     eta : float > 0
     tau : float >= 0
     route : {"auto", "dense", "lanczos"}
-        Ignored when ``tau == 0`` (closed form). ``"auto"`` uses the dense reduced
-        eigendecomposition up to size ``DENSE_LIMIT``, the certified Lanczos route above.
+        Ignored when ``tau == 0`` (closed form). ``"auto"`` chooses between the dense
+        decomposition and the iterative route by the cost model of :mod:`dank_fast._eigen`.
     warm : InnerSolution, optional
         Previous solution; its Ritz vectors start the iterative route's block.
     excess_tol : float, optional
         Target for ``excess`` on the iterative route (default ``1e-12 * n_total``): the block
-        grows, or iterates longer, until the certified excess is below it (or the route's limits
-        are reached; the bound stays rigorous either way).
+        grows, or iterates longer, until the certified excess is below it; where that would
+        cost more than the dense decomposition (``"auto"``), the dense one is made.
 
     Returns
     -------
@@ -228,11 +215,11 @@ def inner_minimiser(
     Notes
     -----
     Cost with ``s = |S|``: ``"dense"`` ``O(s^3)`` time and ``O(s^2)`` memory; ``"lanczos"``
-    ``O(s^2 k)`` time (products with ``K[S][:, S]``; ``k`` ~ the rank of ``F`` + 6), ``O(s k)``
-    memory beyond ``K``; ``tau = 0`` ``O(s^2)``.
+    ``O(s^2 k)`` time per round (products with ``K[S][:, S]``; ``k`` the rank of ``F`` + 8),
+    ``O(s k)`` memory beyond ``K``; ``tau = 0`` ``O(s^2)``.
     """
     S = np.flatnonzero(d)
-    with blas_threads(kd.dense_size(S)):  # one thread policy for all the dense work below
+    with blas_threads(S.size):  # one thread policy for all the dense work below
         return _inner(kd, d, S, eta, tau, route, warm, excess_tol)
 
 
@@ -255,27 +242,11 @@ def _inner(kd, d, S, eta, tau, route, warm, excess_tol) -> InnerSolution:
         return InnerSolution(F, float(psi(np.array([float(n)]), t)[0]), 0.0,
                              np.array([float(n)]), "dense")
     red = Reduced(kd, d, S, eta)
-    N = red.N
-    base = -(2.0 * one_g_one + g_frob2)
-    if excess_tol is None:
-        excess_tol = 1e-12 * n
-    rz = None
-    if not (route == "dense" or N <= 8 or route == "auto" and N <= DENSE_LIMIT):
-        width = warm.eigvals.size if warm is not None and warm.route == "lanczos" else 0
-        rz = certified_eigenpairs(red, _warm_block(red, warm), width, t, g_frob2, g_trace,
-                                  excess_tol, route)
-    basis = None
-    if rz is None:
-        lam, W = eig_dense(red)
-        deficit = base + float(np.sort(psi(np.maximum(lam, 0.0), t)).sum())
-        excess, tail, used = 0.0, 0.0, "dense"
-        theta, Uk = lam, W
-        basis = W if N <= DENSE_LIMIT + 1 else None  # kept small (the dense route reaches
-        # larger N when the iterative one gives up: MBs per evaluation no curvature reads)
-    else:
-        theta, Uk = rz.theta, rz.U
-        deficit = base + rz.deficit_part
-        excess, tail, used = rz.excess, rz.tail_bound, "lanczos"
+    # the block of the previous evaluation's iterative route: its Krylov space was 3 blocks
+    width = warm.eigvals.size // 3 if warm is not None and warm.route == "lanczos" else 0
+    rz = eigenpairs(red, t, g_frob2, g_trace, _warm_block(red, warm),
+                    1e-12 * n if excess_tol is None else excess_tol, route, width)
+    theta, Uk = rz.theta, rz.U
     keep = theta > t
     mu = theta[keep] - t
     Wk = Uk[:, keep]
@@ -287,7 +258,10 @@ def _inner(kd, d, S, eta, tau, route, warm, excess_tol) -> InnerSolution:
         rest = np.ones(kd.n, dtype=bool)
         rest[S] = False
         U[rest] = ghost
-    return InnerSolution(LowRankF(mu, U, ghost), deficit, excess, theta, used, tail, basis, kk)
+    deficit = -(2.0 * one_g_one + g_frob2) + rz.deficit_part
+    basis = rz.U if rz.route == "dense" else None
+    return InnerSolution(LowRankF(mu, U, ghost), deficit, rz.excess, theta, rz.route,
+                         rz.tail_bound, basis, kk)
 
 
 def _warm_block(red: Reduced, warm: InnerSolution | None) -> np.ndarray | None:

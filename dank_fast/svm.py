@@ -3,20 +3,14 @@
 from __future__ import annotations
 
 import time
-import warnings
 
-import numpy as np
-
-from ._accelerated import ConvergenceWarning
 from ._checked import checked_kernel_data
 from ._kernel_data import KernelData
 from ._libsvm import svc_dual, svc_iteration_limit
 from ._methods import METHODS, run_method
 from ._problem import SVMProblem
-from ._psd import LOWRANK_MIN_N, kernel_factors
 from ._result import DANKResult
 from ._scaling import canonical_factor, recertify_zero_kernel, unscale
-from ._surrogate import FactorKernelData
 from ._threads import blas_threads
 from ._validation import (
     check_binary_labels,
@@ -33,14 +27,6 @@ from .working_set import solve_svm_working_set
 # svc_dual and svc_iteration_limit live in dank_fast._libsvm (re-exported here)
 __all__ = ["solve_svm", "svc_dual", "svc_iteration_limit", "METHODS"]
 
-
-#: the surrogate's rank ``r`` may be at most the start's support over this: its products,
-#: ``(n + |S|) r`` per vector, then cost at most about half of those on ``K[S][:, S]`` (family
-#: rows, in process, paired, never presolved against this: moons0.2 n = 2,000, C = 1 1.28x the
-#: time, n = 5,000, C = 32 1.37x, moons0.3 n = 5,000, C = 1 2.01x. At a quarter instead the
-#: rows whose decision changes move both ways: moons0.2 n = 1,000, C = 32 1.25x, blobs
-#: n = 2,000, C = 32 1.13x, moons0.2 n = 2,000, C = 32 0.76x, blobs n = 5,000, C = 1 0.87x)
-PRESOLVE_SUPPORT = 8
 
 def solve_svm(
     K,
@@ -97,9 +83,7 @@ def solve_svm(
     max_iter : int, optional
         Iteration limit (default 5000 for accelerated; the paper's ``t_max = 2000``;
         for newton: 100 Newton steps, and ``max_iter`` (default 5000) iterations of
-        the accelerated fallback). A presolve on the kernel's low-rank surrogate (Newton
-        from a start, ``extra["presolve"]``) counts its Newton steps against it, leaving at
-        least one to the solve on ``K``.
+        the accelerated fallback).
     alpha0 : array_like, optional
         Warm start (projected onto ``A``); e.g. a plain SVM's dual solution.
     eig_route : {"auto", "dense", "lanczos"}
@@ -168,49 +152,10 @@ def _solve_dense(kd, y, C, eta, tau, method, tol, max_iter, alpha0, eig_route, o
         alpha0, warm = svc_dual(kd.K, y, C), "svc"
     c = canonical_factor(C, eta, kd.kappa)
     kd_c = kd if c == 1.0 else KernelData(kd.K * c, n_total=kd.n_total)
-    problem = SVMProblem(kd_c, y, C / c, eta / c, tau)
-    problem.route = eig_route
-    pre = _presolve(problem, method, c, tol, max_iter, alpha0, options)
-    if pre is not None:  # the solve on K starts there, within what is left of max_iter
-        alpha0, problem.prior = pre.alpha * c, pre.inner
-        if max_iter is not None:
-            max_iter = max(max_iter - pre.extra.get("newton_iter", pre.n_iter), 1)
+    problem = SVMProblem(kd_c, y, C / c, eta / c, tau, eig_route)
     res = run_method(problem, method, c=c, tol=tol, max_iter=max_iter, alpha0=alpha0,
                      options=options)
-    if pre is not None:
-        res.n_iter += pre.n_iter
-        res.time += pre.time
-        res.extra["presolve"] = {"rank": pre.extra["rank"], "n_iter": pre.n_iter,
-                                 "status": pre.status}
-        for key in ("newton_iter", "accelerated_iter", "handovers"):
-            if key in res.extra and key in pre.extra:
-                res.extra[key] += pre.extra[key]
     return unscale(res, c, kd, eta), warm
-
-
-def _presolve(problem, method, c, tol, max_iter, alpha0, options):
-    """The solve on the low-rank surrogate of ``K`` (:mod:`dank_fast._surrogate`), whose
-    solution (and eigenvectors of ``F``) start the exact solve; None where the surrogate does
-    not pay: a method other than Newton's, no start (``alpha0``), ``tau = 0``, a kernel of
-    fewer than ``LOWRANK_MIN_N`` points, or a rank above an eighth of the start's support
-    (:data:`PRESOLVE_SUPPORT`). ``O(n r^2)`` time for the factor, ``O(n r)`` memory."""
-    kd = problem.kd
-    if (method not in ("auto", "newton") or problem.tau == 0 or alpha0 is None
-            or kd.n < LOWRANK_MIN_N):
-        return None
-    cap = int(np.count_nonzero(alpha0)) // PRESOLVE_SUPPORT
-    pk = kernel_factors(kd)[0]
-    L = pk.extend(cap) if pk.likely(cap) else None
-    if L is None:
-        return None
-    sur = SVMProblem(FactorKernelData(kd, L), problem.y, problem.C, problem.eta, problem.tau)
-    sur.route = problem.route
-    with warnings.catch_warnings():  # the exact solve that follows judges convergence
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        pre = run_method(sur, method, c=c, tol=tol, max_iter=max_iter, alpha0=alpha0,
-                         options=options)
-    pre.extra["rank"] = L.shape[1]
-    return pre
 
 
 def _solve_features(K, y, C, eta, tau, method, tol, max_iter, alpha0, options) -> DANKResult:

@@ -68,8 +68,8 @@ class SVRProblem(SVMProblem):
 
     kind = "svr"
 
-    def __init__(self, K, y, C: float, eta: float, tau: float, epsilon: float):
-        super().__init__(K, y, C, eta, tau)
+    def __init__(self, K, y, C, eta: float, tau: float, epsilon: float, route: str = "auto"):
+        super().__init__(K, y, C, eta, tau, route)
         self.epsilon = epsilon
         self.n = y.size
         self.dim = 2 * y.size
@@ -313,8 +313,7 @@ def solve_svr(
     # exact (docs/validity.md), and the solvers' numbers stay representable whatever the scales
     c = _canonical_factor(C, eta, kd.kappa)
     kd_c = kd if c == 1.0 else KernelData(kd.K * c)
-    problem = SVRProblem(kd_c, y, C / c, eta / c, tau, epsilon)
-    problem.route = eig_route
+    problem = SVRProblem(kd_c, y, C / c, eta / c, tau, epsilon, eig_route)
     res = run_method(problem, method, c=c, tol=tol, max_iter=max_iter, alpha0=alpha0,
                      options=options)
     if method == "auto":

@@ -33,7 +33,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._accelerated import ConvergenceWarning
-from ._eigen import dense_affordable
 from ._kernel_data import KernelData
 from ._libsvm import svc_dual
 from ._newton import newton
@@ -176,9 +175,9 @@ def solve_svm_working_set(
     -----
     Memory: ``8 |W|^2`` bytes for ``K[W][:, W]`` plus ``8 |free|^2`` for the Newton system
     plus ``kernel.block_bytes``, and a few ``8 |W|^2`` arrays when ``F(a)`` is computed by the
-    dense decomposition (a small ``eta``: :func:`_eig_route`); time per round ``O(|W|^2 d +
-    |free|^3 + (n - |W|) |S| d)`` plus the eigenpairs of ``F(a)`` per evaluation (``O(|W|^3)``
-    on the dense route).
+    dense decomposition (a small ``eta``, :mod:`dank_fast._eigen`); time per round
+    ``O(|W|^2 d + |free|^3 + (n - |W|) |S| d)`` plus the eigenpairs of ``F(a)`` per evaluation
+    (``O(|W|^3)`` on the dense route).
     """
     t0 = time.perf_counter()
     n = kernel.n
@@ -229,34 +228,9 @@ def solve_svm_working_set(
 
 def _round_problem(kernel: FeatureKernel, W: np.ndarray, a: np.ndarray, y: np.ndarray, C: float,
                    eta: float, tau: float) -> tuple[KernelData, SVMProblem]:
-    """P1 on the working set ``W`` (the other points as ghosts) and its kernel data, with the
-    route of ``F(a)`` :func:`_eig_route` chooses at the round's start ``a[W]``."""
+    """P1 on the working set ``W`` (the other points as ghosts) and its kernel data."""
     kd = KernelData(kernel.block(W, W), n_total=kernel.n)
-    prob = SVMProblem(kd, y[W], C, eta, tau)
-    prob.route = _eig_route(a[W], kernel.diag()[W], eta, tau)
-    return kd, prob
-
-
-def _eig_route(aW: np.ndarray, diag_W: np.ndarray, eta: float, tau: float) -> str:
-    """How ``F(a)`` is computed on the working set at its start ``aW``: ``"dense"`` when the
-    iterative route may need a fifth of the spectrum of ``M = 11' + Gamma`` or more on a working
-    set too large for its own dense fallback, else ``"auto"``.
-
-    ``rank F <= 1 + #{lambda(Gamma) > tau/2} <= 1 + tr(Gamma) / (tau/2)`` (interlacing under the
-    rank-one ``11'``; ``Gamma`` is PSD), with ``tr(Gamma) = sum_i a_i^2 K_ii / (4 eta)``. A fifth
-    of the spectrum is where the iterative route hands over to the dense decomposition
-    (:mod:`dank_fast._eigen`), which it does only while that fits its block budget
-    (:func:`dank_fast._eigen.dense_affordable`); here the kernel block ``K[W][:, W]`` already
-    takes ``8 |W|^2`` bytes, so the dense decomposition (``O(|W|^3)`` time, a few more ``|W| x
-    |W|`` arrays) is affordable at every ``|W|`` the route takes. The paper's ``eta =
-    ||a_SVM||^2`` at the SVM's start gives ``tr(Gamma) = 1/4`` for a Gaussian kernel (the
-    iterative route); ``eta = 50`` against ``||a_SVM||^2 = 55,731`` gives 279 (dense).
-    """
-    N = aW.size + 1
-    if tau == 0.0 or dense_affordable(N):
-        return "auto"  # F in closed form, or the eigen-engine's own dense fallback applies
-    bound = 1.0 + float((aW * aW) @ diag_W) / (4.0 * eta) / (tau / 2.0)
-    return "dense" if 5.0 * bound >= N else "auto"
+    return kd, SVMProblem(kd, y[W], C, eta, tau)
 
 
 def _first_working_set(kernel: FeatureKernel, y: np.ndarray, C: float, alpha0, verbose: bool,

@@ -2,16 +2,18 @@
 
 Depends only on numpy, scipy, cvxpy and threadpoolctl; it never imports ``dank_fast``.
 
-* :func:`solve_svm`  -- P1 (eq. mainrank) as one SDP (derivation in :mod:`dank_ref.svm`).
-* :func:`solve_svr`  -- P2 (eq. mainsvr, bias constraint ``1'(ah - ac) = 0``), :mod:`dank_ref.svr`.
-* :func:`solve_decomposed` -- P3 (eqs. mainls / mainlssub, Lemma lemmalink),
+* :func:`solve_svm`  -- P1 (eq. (4)) as one SDP (derivation in :mod:`dank_ref.svm`).
+* :func:`solve_svr`  -- P2 (eq. (22), bias constraint ``1'(ah - ac) = 0``), :mod:`dank_ref.svr`.
+* :func:`solve_decomposed` -- P3 (eqs. (18), (19), Lemma 5),
   :mod:`dank_ref.decomposed`.
 * :mod:`dank_ref.certificate` -- independent duality certificates (lower/upper/gap, exact bias).
 * :mod:`dank_ref.polish` -- active-set Newton refinement, kept only if the certified gap shrinks.
 
 Every input is validated first, exactly per :doc:`docs/validity.md </validity>` (``TypeError`` /
 ``ValueError`` naming the parameter; instances outside the representable range are refused up
-front). Every result is certified by dank_ref's own code at exactly the point it returns:
+front). ``C`` is a scalar or a vector of ``n`` per-sample boxes ``0 <= a_i <= C_i`` (libsvm's sample
+and class weights; :doc:`docs/MATH.md </MATH>` section 14: only the feasible set changes). Every
+result is certified by dank_ref's own code at exactly the point it returns:
 ``status == "converged"`` iff that point is feasible (``1e-9 C sqrt(n)``) and its certified
 ``rel_gap <= tol`` (1e-6) -- the conic solver's own status is only recorded. Otherwise
 ``"time_limit"`` (the whole solve got ``time_limit`` seconds, default 300, always finite) or
@@ -37,14 +39,13 @@ it copes better with extreme scalings (e.g. ``eta = 1e6 .. 1e8``, where SCS need
 iterations), but its KKT system grows like n^4 (:func:`estimate_memory_bytes`; with the 8 GiB
 default limit it refuses n > ~135, before building the problem).
 
-dsp-cvxpy verdict: ``dsp-cvxpy`` 0.4.2 installs, but (1) it is incompatible with cvxpy 1.9
-(``MinimizeMaximize`` cannot be instantiated: abstract method ``format_labeled``), and (2) after
-patching that, the saddle objective is rejected as "not DSP": the coupling term
-``-1/2 (a o y)'(F o K)(a o y) = -1/2 sum_k x_k' F x_k`` (``x_k = a o y o l_k``, ``K = L L'``) needs
-``saddle_quad_form(x, P)`` with ``x`` on the *maximisation* side and ``P = F`` on the
-minimisation side, while DSP's atom is registered the other way round (convex in ``x``,
-concave/affine in a PSD ``P``).  The hand-derived SDP (Schur complement of the dualised inner SVM)
-is exactly what a DSP reformulation would produce anyway, with one LMI instead of n.
+Why a hand-derived SDP and not a disciplined saddle program (``dsp-cvxpy``): the coupling
+term ``-1/2 (a o y)'(F o K)(a o y) = -1/2 sum_k x_k' F x_k`` (``x_k = a o y o l_k``,
+``K = L L'``) needs ``saddle_quad_form(x, P)`` with ``x`` on the *maximisation* side and
+``P = F`` on the minimisation side, while DSP's atom has it the other way round (convex in
+``x``, concave/affine in a PSD ``P``), so DSP rejects the objective.  The SDP used here (Schur
+complement of the dualised inner SVM) is what a DSP reformulation would produce, with one LMI
+instead of n.
 """
 
 import importlib

@@ -51,7 +51,7 @@ class RefResult:
         Decision function: ``f(x) = sum_i alpha_i y_i (F o K)(x_i, x) + bias`` (SVR: ``alpha_i``
         in place of ``alpha_i y_i``).
     F : ndarray
-        ``F(alpha)``, the inner minimiser (Lemma fbound), n x n.
+        ``F(alpha)``, the inner minimiser (Lemma 1), n x n.
     lower, upper, gap, rel_gap : float
         Independent certificate (``dank_ref.certificate``): ``lower <= v* <= upper``.
     status : str

@@ -12,7 +12,7 @@ an infeasible candidate by its exact Euclidean projection; the result then says 
 (``projected=True``, ``projection_distance``, ``alpha`` = the certified point). The measured
 violation of the certified point is ``Certificate.infeasibility``.
 
-For a feasible ``a`` let ``F_hat = F(a) = J_{tau/2}(11' + Gamma(a))`` (Lemma fbound).
+For a feasible ``a`` let ``F_hat = F(a) = J_{tau/2}(11' + Gamma(a))`` (Lemma 1).
 
 * lower bound ``h(a) = H(a, F_hat) <= v*``, evaluated without the cancellation of
   ``1'a + eta (n^2 - ||F_hat||_F^2)``: with ``d = a o y``, ``M = 11' + Gamma`` and eigenvalues
@@ -27,23 +27,30 @@ For a feasible ``a`` let ``F_hat = F(a) = J_{tau/2}(11' + Gamma(a))`` (Lemma fbo
   primal of the fixed kernel ``G = F_hat o K`` at ``w = sum_i a_i y_i phi(x_i)``.  Since
   ``F_hat`` minimises ``H(a, .)``, ``upper - lower`` is the plain SVM duality gap of ``G``::
 
-      gap_raw = d'Gd + C sum_i max(0, 1 - y_i (G d + b)_i) - 1'a            (P1; P3: b = 0)
-      gap_raw = b'Gb + C sum_i max(0, |y_i - (Gb)_i - beta| - eps) - lin     (P2),
+      gap_raw = d'Gd + sum_i C_i max(0, 1 - y_i (G d + b)_i) - 1'a            (P1; P3: b = 0)
+      gap_raw = b'Gb + sum_i C_i max(0, |y_i - (Gb)_i - beta| - eps) - lin     (P2),
       lin = b'y - eps 1'(ah + ac),   b = ah - ac,
 
-  computed in this form (no large cancelling terms).  P1/P3 also try the hard-margin primal
-  point ``(s w, s beta)``, ``beta`` the max-margin bias and ``s = 1 / m`` its smallest margin
-  (when ``m > 0``), and keep the smaller bound (``_scaled_primal_gap``): any primal point is
-  a valid upper bound; this one removes margin violations that are mere rounding, which
-  ``C >> a*`` (hard-margin regime) would otherwise amplify into a spurious gap of order
-  ``C n u``, and shrinks ``w`` when every margin exceeds 1.
+  computed in this form (no large cancelling terms).  ``C_i = C`` for a scalar box; a vector
+  ``C`` (per-sample boxes ``0 <= a_i <= C_i``, libsvm's weights) changes only the feasible set,
+  hence the weights of the hinge (the primal of the box-weighted SVM).  P1/P3 also try the
+  hard-margin primal point ``(s w, s beta)``, ``beta`` the max-margin bias and ``s = 1 / m``
+  its smallest margin (when ``m > 0``), and keep the smaller bound
+  (``_scaled_primal_gap``): any primal point is a valid upper bound; this one removes
+  margin violations that are mere rounding, which ``C >> a*`` (hard-margin regime) would
+  otherwise amplify into a spurious gap of order ``C n u``, and shrinks ``w`` when every
+  margin exceeds 1.
 * ``lower <= upper`` by construction: ``gap = max(gap_raw, 0)`` and ``upper = lower + gap``.
   This is justified because for a point of the feasible set the exact gap is ``>= 0`` (weak
-  duality of the fixed-kernel SVM/SVR: ``C max(0, 1 - y_i f_i) >= a_i (1 - y_i f_i)`` for
-  ``0 <= a_i <= C`` and ``y'a = 0``), so a negative ``gap_raw`` is rounding error (or the
+  duality of the fixed-kernel SVM/SVR: ``C_i max(0, 1 - y_i f_i) >= a_i (1 - y_i f_i)`` for
+  ``0 <= a_i <= C_i`` and ``y'a = 0``), so a negative ``gap_raw`` is rounding error (or the
   permitted ``1e-9 C sqrt(n)`` feasibility residual).  ``gap_raw`` is kept in the result.
-* the best bias minimises a convex piecewise-linear function of one variable; it is found
-  exactly by sorting the breakpoints (``best_bias``).
+* the best bias minimises a convex piecewise-linear function of one variable (weighted by
+  ``C_i`` for a vector box); it is found exactly by sorting the breakpoints (``best_bias``,
+  ``weighted_bias``).
+* feasibility and the frame use ``max C`` for a vector box: the tolerance is
+  ``1e-9 max(C) sqrt(n)`` for every constraint, the P2 scale's floor is
+  ``max(C) (max y - min y) / 2``.
 * relative gaps (invariant under the rescaling laws): P1 and P3 ``gap / 1'a`` (the SVM-side
   scale, :doc:`docs/MATH.md </MATH>` section 5); P2
   ``gap / max(|b'y| + eps 1'(ah + ac) + b'(F o K)b, C (max y - min y) /
@@ -56,7 +63,7 @@ For a feasible ``a`` let ``F_hat = F(a) = J_{tau/2}(11' + Gamma(a))`` (Lemma fbo
 Numerical frame
 ---------------
 All arithmetic is done in an internally rescaled, well-conditioned frame: by the exact law of
-:doc:`docs/validity.md </validity>` (substitute ``a = c a'`` in eq. mainrank),
+:doc:`docs/validity.md </validity>` (substitute ``a = c a'`` in eq. (4)),
 ``v*(K, C, eta) = c v*(c K, C/c, eta/c)``, ``a = c a'``, ``F`` and the bias unchanged, for every
 ``c > 0``.  ``frame_scale`` picks ``c`` as a power of two near the natural size of ``a*``
 (``min(C, 1/max|K|, (16 eta / max|K|^2)^(1/3))``), so ``a / c``, ``c K``, ``C / c``, ``eta / c``
@@ -72,11 +79,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .projection import _project, project_box_hyperplane
+from .projection import _project, project_box_hyperplane, stack_box
 from .validation import (
+    box_max,
     check_alpha,
     check_binary_labels,
     check_bool,
+    check_box,
     check_kernel,
     check_nonnegative,
     check_partition,
@@ -98,6 +107,7 @@ __all__ = [
     "grad_h_svm",
     "project_box_hyperplane",
     "best_bias",
+    "weighted_bias",
     "svm_certificate",
     "svr_certificate",
     "decomposed_certificate",
@@ -124,7 +134,7 @@ class Certificate:
     bias : float or None
         Exact best bias of the fixed kernel (``None`` for P3).
     F : ndarray
-        ``F(alpha)`` (Lemma fbound).
+        ``F(alpha)`` (Lemma 1).
     alpha : ndarray
         The certified point (P2: ``b = ah - ac``).
     alpha_hat, alpha_check : ndarray or None
@@ -255,7 +265,7 @@ def _checked(K, y, a, eta, tau, *, labels_kind: str = "svm"):
 
 
 def inner_F(K, d, *, eta: float, tau: float) -> np.ndarray:
-    """``F = J_{tau/2}(11' + diag(d) K diag(d) / (4 eta))`` (Lemma fbound), dense eigh.
+    """``F = J_{tau/2}(11' + diag(d) K diag(d) / (4 eta))`` (Lemma 1), dense eigh.
 
     ``d = a o y`` (P1/P3) or ``b = ah - ac`` (P2); validated like a candidate vector.
     """
@@ -267,7 +277,7 @@ def inner_F(K, d, *, eta: float, tau: float) -> np.ndarray:
 
 
 def h_svm(K, y, a, *, eta: float, tau: float) -> float:
-    """Closed-form ``h(a) = min_F H(a, F)`` of eq. mainrank at ``a`` (no feasibility check)."""
+    """Closed-form ``h(a) = min_F H(a, F)`` of eq. (4) at ``a`` (no feasibility check)."""
     K, y, a, eta, tau = _checked(K, y, a, eta, tau)
     d = a * y
     _, Gamma, eig = _inner(K, d, eta, tau)
@@ -275,7 +285,7 @@ def h_svm(K, y, a, *, eta: float, tau: float) -> float:
 
 
 def grad_h_svm(K, y, a, *, eta: float, tau: float) -> np.ndarray:
-    """``grad h(a) = 1 - Y (F(a) o K) Y a`` (Danskin; eq. gradf)."""
+    """``grad h(a) = 1 - Y (F(a) o K) Y a`` (Danskin; eq. (26))."""
     K, y, a, eta, tau = _checked(K, y, a, eta, tau)
     d = a * y
     F = _inner(K, d, eta, tau)[0]
@@ -314,6 +324,20 @@ def best_bias(c, s, w=None):
     return b, fb
 
 
+def weighted_bias(c, s, C):
+    """Best bias and the box-weighted loss ``min_b sum_k C_k max(0, s_k (b - c_k))``.
+
+    A scalar box keeps the unit-weight search of :func:`best_bias` and multiplies its value by
+    ``C`` (exactly the computation used before per-sample boxes); a vector box (one weight per
+    breakpoint) is the weighted search, still exact: sorting the breakpoints, the slope grows
+    by ``C_k`` at each.  Returns ``(b, value)``.
+    """
+    if isinstance(C, np.ndarray):
+        return best_bias(c, s, C)
+    b, f = best_bias(c, s)
+    return b, C * f
+
+
 # ---------------------------------------------------------------------------------------------
 # certificates
 # ---------------------------------------------------------------------------------------------
@@ -332,12 +356,14 @@ def _admit(z, proj_fn, infeas_fn, C: float, n: int, project: bool, what: str):
     return x, infeas_fn(x), True, float(np.linalg.norm(z - x))
 
 
-def _scaled_primal_gap(q: float, lin: float, C: float, g: np.ndarray, y: np.ndarray,
-                       hinge: float, b: float | None):
+def _scaled_primal_gap(q: float, lin: float, g: np.ndarray, y: np.ndarray,
+                       chinge: float, b: float | None):
     """Best of two primal points: ``(w, b)`` at the best bias, and the hard-margin point.
 
     ``g = G d`` (decision values without bias), ``b`` the best bias of the hinge (None: no
-    bias, P3), ``hinge`` its value.  Any primal point bounds the fixed-kernel SVM from above.
+    bias, P3), ``chinge`` its value ``sum_i C_i max(0, 1 - y_i (g_i + b))`` (the box's
+    weights included; ``C`` times the hinge sum for a scalar box).  Any primal point bounds the
+    fixed-kernel SVM from above.
     The hard-margin point is ``(s w, s beta)`` with the bias ``beta`` that maximises the smallest
     margin ``m`` (with a bias: ``beta = -(min_{y=+1} g + max_{y=-1} g) / 2``, ``m = (min_{y=+1}
     g - max_{y=-1} g) / 2``; without: ``m = min_i y_i g_i``) and ``s = 1 / m``: no margin is
@@ -347,7 +373,7 @@ def _scaled_primal_gap(q: float, lin: float, C: float, g: np.ndarray, y: np.ndar
     much), ``s > 1`` when ``C >> a*`` and the violations are rounding errors that ``C`` would
     amplify into a spurious gap ``C n u``.  Returns ``(gap_raw, s)``.
     """
-    gap1 = q + C * hinge - lin
+    gap1 = q + chinge - lin
     if not q > 0.0:
         return gap1, 1.0
     if b is None:
@@ -386,20 +412,21 @@ def hard_margin_gap(q: float, lin: float, margins: np.ndarray) -> tuple[float, f
 
 def _svm_infeas(y, C):
     def f(a):
-        return max(abs(float(y @ a)), float(-np.min(a)), float(np.max(a) - C), 0.0)
+        return max(abs(float(y @ a)), float(-np.min(a)), float(np.max(a - C)), 0.0)
     return f
 
 
 def svm_certificate(K, y, alpha, *, C, eta, tau, project: bool = False,
                     validate: bool = True) -> Certificate:
-    """Certificate for P1 (eq. mainrank) at exactly the given ``alpha``.
+    """Certificate for P1 (eq. (4)) at exactly the given ``alpha``.
 
     Parameters
     ----------
     K, y : kernel and labels in {-1, +1} (both classes), validated per
-        :doc:`docs/validity.md </validity>`.
-    alpha : candidate, feasible for ``A = {y'a = 0, 0 <= a <= C}`` up to ``1e-9 C sqrt(n)``.
-    C, eta, tau : as in eq. mainrank (``C, eta > 0``, ``tau >= 0``; representable range).
+    :doc:`docs/validity.md </validity>`. alpha : candidate, feasible for
+    ``A = {y'a = 0, 0 <= a <= C}`` up to ``1e-9 C sqrt(n)``. C, eta, tau : as in eq. (4)
+    (``C, eta > 0``, ``tau >= 0``; representable range);
+        ``C`` a scalar or a vector of ``n`` per-sample bounds (``0 <= a_i <= C_i``).
     project : if ``True`` an infeasible ``alpha`` is replaced by its exact Euclidean projection
         onto ``A`` and the result says so (``projected``, ``projection_distance``); otherwise an
         infeasible ``alpha`` raises ``ValueError``.  A feasible ``alpha`` is never moved.
@@ -416,7 +443,7 @@ def svm_certificate(K, y, alpha, *, C, eta, tau, project: bool = False,
         n = K.shape[0]
         y = check_binary_labels(y, n)
         alpha = check_alpha(alpha, n)
-        C = check_positive(C, "C")
+        C = check_box(C, n)
         eta = check_positive(eta, "eta")
         tau = check_nonnegative(tau, "tau")
         project = check_bool(project, "project")
@@ -426,15 +453,15 @@ def svm_certificate(K, y, alpha, *, C, eta, tau, project: bool = False,
     n = K.shape[0]
     a, infeas, moved, dist = _admit(alpha, lambda z: _project(z, y, C)[0], _svm_infeas(y, C),
                                     C, n, project, "alpha")
-    c = frame_scale(C, eta, kernel_scale(K))
+    c = frame_scale(box_max(C), eta, kernel_scale(K))
     Kf, Cf, etaf, af = K * c, C / c, eta / c, a / c
     d = af * y
     F, Gamma, eig = _inner(Kf, d, etaf, tau)
     lower_f = float(np.sum(af)) + _inner_value(Kf, d, Gamma, eig, etaf)
     g = (F * Kf) @ d
-    b, hinge = best_bias(y - g, -y)
+    b, chinge = weighted_bias(y - g, -y, Cf)
     scale_f = float(np.sum(af))
-    gap_raw_f, _ = _scaled_primal_gap(float(d @ g), scale_f, Cf, g, y, hinge, b)
+    gap_raw_f, _ = _scaled_primal_gap(float(d @ g), scale_f, g, y, chinge, b)
     gap_f = max(gap_raw_f, 0.0)
     lower, gap = c * lower_f, c * gap_f
     return Certificate(lower=lower, upper=lower + gap, gap=gap, rel_gap=_rel(gap_f, scale_f),
@@ -444,7 +471,7 @@ def svm_certificate(K, y, alpha, *, C, eta, tau, project: bool = False,
 
 def svr_certificate(K, y, alpha_hat, alpha_check, *, C, epsilon, eta, tau, project: bool = False,
                     validate: bool = True) -> Certificate:
-    """Certificate for P2 (eq. mainsvr, bias constraint ``1'(ah - ac) = 0``) at exactly
+    """Certificate for P2 (eq. (22), bias constraint ``1'(ah - ac) = 0``) at exactly
     ``(alpha_hat, alpha_check)``.
 
     The pair is certified as given: ``h = b'y - eps 1'(ah + ac) + eta (n^2 - ||F(b)||^2)``,
@@ -459,7 +486,7 @@ def svr_certificate(K, y, alpha_hat, alpha_check, *, C, epsilon, eta, tau, proje
         y = check_targets(y, n)
         alpha_hat = check_alpha(alpha_hat, n, "alpha_hat")
         alpha_check = check_alpha(alpha_check, n, "alpha_check")
-        C = check_positive(C, "C")
+        C = check_box(C, n)
         epsilon = check_nonnegative(epsilon, "epsilon")
         eta = check_positive(eta, "eta")
         tau = check_nonnegative(tau, "tau")
@@ -469,10 +496,11 @@ def svr_certificate(K, y, alpha_hat, alpha_check, *, C, epsilon, eta, tau, proje
     n = K.shape[0]
     z = np.concatenate([np.asarray(alpha_hat, float), np.asarray(alpha_check, float)])
     u = np.concatenate([np.ones(n), -np.ones(n)])
-    x, infeas, moved, dist = _admit(z, lambda v: _project(v, u, C)[0], _svm_infeas(u, C),
+    C2 = stack_box(C)
+    x, infeas, moved, dist = _admit(z, lambda v: _project(v, u, C2)[0], _svm_infeas(u, C2),
                                     C, n, project, "(alpha_hat, alpha_check)")
     ah, ac = x[:n].copy(), x[n:].copy()
-    c = frame_scale(C, eta, kernel_scale(K))
+    c = frame_scale(box_max(C), eta, kernel_scale(K))
     Kf, Cf, etaf = K * c, C / c, eta / c
     ahf, acf = ah / c, ac / c
     bf = ahf - acf
@@ -485,11 +513,11 @@ def svr_certificate(K, y, alpha_hat, alpha_check, *, C, epsilon, eta, tau, proje
     r = y - g
     cpts = np.concatenate([r - epsilon, r + epsilon])
     sgn = np.concatenate([-np.ones(n), np.ones(n)])
-    beta, loss = best_bias(cpts, sgn)
+    beta, closs = weighted_bias(cpts, sgn, stack_box(Cf))
     q = float(bf @ g)
-    gap_raw_f = q + Cf * loss - lin_f
+    gap_raw_f = q + closs - lin_f
     gap_f = max(gap_raw_f, 0.0)
-    scale_f = svr_gap_scale(by, epsilon * l1, q, Cf, y)
+    scale_f = svr_gap_scale(by, epsilon * l1, q, box_max(Cf), y)
     lower, gap = c * lower_f, c * gap_f
     return Certificate(lower=lower, upper=lower + gap, gap=gap, rel_gap=_rel(gap_f, scale_f),
                        bias=beta, F=F, alpha=ah - ac, projection_distance=dist,
@@ -499,7 +527,7 @@ def svr_certificate(K, y, alpha_hat, alpha_check, *, C, epsilon, eta, tau, proje
 
 
 def block_kernel(K, labels) -> np.ndarray:
-    """``Kbar_ij = K_ij [labels_i == labels_j]`` (Lemma lemmalink)."""
+    """``Kbar_ij = K_ij [labels_i == labels_j]`` (Lemma 5)."""
     K = np.asarray(K, float)
     labels = check_partition(labels, K.shape[0])
     return K * (labels[:, None] == labels[None, :])
@@ -507,7 +535,7 @@ def block_kernel(K, labels) -> np.ndarray:
 
 def decomposed_certificate(K, y, alpha, *, C, eta, labels=None, project: bool = False,
                            validate: bool = True) -> Certificate:
-    """Certificate for P3 (eq. mainls on ``Kbar``): box ``0 <= a <= C`` only, no bias, tau = 0.
+    """Certificate for P3 (eq. (18) on ``Kbar``): box ``0 <= a <= C`` only, no bias, tau = 0.
 
     If ``labels`` is given, ``K`` is replaced by :func:`block_kernel` ``(K, labels)``.  The point
     is certified as given (box violation ``<= 1e-9 C sqrt(n)``); ``project=True`` explicitly
@@ -518,7 +546,7 @@ def decomposed_certificate(K, y, alpha, *, C, eta, labels=None, project: bool = 
         n = K.shape[0]
         y = check_binary_labels(y, n, require_both=False)
         alpha = check_alpha(alpha, n)
-        C = check_positive(C, "C")
+        C = check_box(C, n)
         eta = check_positive(eta, "eta")
         project = check_bool(project, "project")
         if labels is not None:
@@ -531,19 +559,23 @@ def decomposed_certificate(K, y, alpha, *, C, eta, labels=None, project: bool = 
         check_range(C, eta, kernel_scale(K), n)
 
     def infeas_fn(a):
-        return max(float(-np.min(a)), float(np.max(a) - C), 0.0)
+        return max(float(-np.min(a)), float(np.max(a - C)), 0.0)
 
     a, infeas, moved, dist = _admit(alpha, lambda z: np.clip(z, 0.0, C), infeas_fn, C, n,
                                     project, "alpha")
-    c = frame_scale(C, eta, kernel_scale(K))
+    c = frame_scale(box_max(C), eta, kernel_scale(K))
     Kf, Cf, etaf, af = K * c, C / c, eta / c, a / c
     d = af * y
     F, Gamma, _ = _inner(Kf, d, etaf, 0.0)
     lower_f = float(np.sum(af)) + _inner_value(Kf, d, Gamma, 0.0, etaf)
     g = (F * Kf) @ d
-    hinge = float(np.sum(np.maximum(0.0, 1.0 - y * g)))
+    hinge_i = np.maximum(0.0, 1.0 - y * g)
+    if isinstance(Cf, np.ndarray):
+        chinge = float(Cf @ hinge_i)
+    else:
+        chinge = Cf * float(np.sum(hinge_i))
     scale_f = float(np.sum(af))
-    gap_raw_f, _ = _scaled_primal_gap(float(d @ g), scale_f, Cf, g, y, hinge, None)
+    gap_raw_f, _ = _scaled_primal_gap(float(d @ g), scale_f, g, y, chinge, None)
     gap_f = max(gap_raw_f, 0.0)
     lower, gap = c * lower_f, c * gap_f
     return Certificate(lower=lower, upper=lower + gap, gap=gap, rel_gap=_rel(gap_f, scale_f),

@@ -256,6 +256,11 @@ def dual_vector(con, n: int) -> tuple[np.ndarray, float]:
     return -Z[:n, n] / zeta, zeta
 
 
+def cap_box(C, cap: float):
+    """The box ``min(C, cap)`` of a starting point's program (entrywise for a vector box)."""
+    return np.minimum(C, cap) if isinstance(C, np.ndarray) else min(C, cap)
+
+
 def F_scale(C_f: float, eta_f: float, s_f: float) -> float:
     """Power of two ``w ~ max(1, min(C_f, 1)^2 s_f / (4 eta_f))``: the size of ``Gamma``, a' ~ 1."""
     if s_f <= 0.0:

@@ -1,4 +1,4 @@
-r"""Reference solver for P3, the decomposed DANK-SVM (eqs. mainls, mainlssub; Lemma lemmalink).
+r"""Reference solver for P3, the decomposed DANK-SVM (eqs. (18), (19); Lemma 5).
 
 P3 has no bias (box ``0 <= a <= C`` only) and ``tau = 0``.  On the block kernel
 ``Kbar_ij = K_ij [labels_i == labels_j]`` it is the SDP of :mod:`dank_ref.svm` without ``lam``:
@@ -7,11 +7,11 @@ P3 has no bias (box ``0 <= a <= C`` only) and ``tau = 0``.  On the block kernel
     s.t. [[ F o (yy' o Kbar), 1 + nu - delta ], [ ., 2 (t - C 1'delta) ]]  PSD.
 
 ``method="joint"`` solves this one program on all ``n`` points; ``method="blocks"`` solves the
-same program per cluster (``mainlssub``) and concatenates ``a``.  With ``tau = 0``,
+same program per cluster (eq. (19)) and concatenates ``a``.  With ``tau = 0``,
 ``h(a) = 1'a - 1/2 d'Kbar d - eta ||Gamma||^2`` separates over the blocks, so both give the same
-``a`` and value (Lemma lemmalink) -- checked in the tests.
+``a`` and value (Lemma 5) -- checked in the tests.
 
-Note on Lemma lemmalink's ``Fbar``: the minimiser of ``Hbar(abar, .)`` over all PSD ``F`` is
+Note on Lemma 5's ``Fbar``: the minimiser of ``Hbar(abar, .)`` over all PSD ``F`` is
 ``11' + Gamma(abar)``, whose off-block entries are 1 (``Kbar`` is 0 there, so only the centering
 term acts), NOT the block-diagonal matrix with zero off-block entries printed in the lemma: the
 latter costs an extra ``eta * #(off-block entries)`` in ``Hbar``.  The ``abar`` part and the
@@ -34,6 +34,7 @@ from .conic import (
     TIME_LIMIT,
     TOL,
     F_scale,
+    cap_box,
     check_options,
     check_size,
     dual_vector,
@@ -46,7 +47,9 @@ from .staged import LOOSE_EPS, finish, time_left
 from .starts import limit_qp, order_candidates, ray_candidate
 from .svm import build_svm_problem
 from .validation import (
+    box_max,
     check_binary_labels,
+    check_box,
     check_kernel,
     check_partition,
     check_positive,
@@ -66,7 +69,7 @@ def solve_decomposed(K, y, labels, *, C, eta, solver: str = DEFAULT_SOLVER, meth
                      max_iters: int | None = None) -> RefResult:
     """Solve P3, the decomposed problem, exactly and certify it on the block kernel.
 
-    P3 (``eqs. mainls / mainlssub``, Lemma lemmalink) is P1 without bias and with
+    P3 (eqs. (18), (19), Lemma 5) is P1 without bias and with
     ``tau = 0`` on ``Kbar = K o [labels_i == labels_j]``; the certificate is computed on
     ``Kbar``.  Cost: ``method="joint"`` is one SDP on all n points (as
     :func:`dank_ref.solve_svm`); ``method="blocks"`` solves one SDP per cluster, so its
@@ -80,8 +83,11 @@ def solve_decomposed(K, y, labels, *, C, eta, solver: str = DEFAULT_SOLVER, meth
         Labels in {-1, +1}; one class is allowed (P3 has no bias).
     labels : array_like, shape (n,)
         Cluster ids, one per point (``NaN`` / ``None`` rejected).
-    C, eta : float
-        ``> 0`` (P3 has ``tau = 0``); the representable range is checked on ``Kbar``.
+    C : float or array_like of shape (n,)
+        ``> 0``: the box, or per-sample boxes ``0 <= a_i <= C_i`` (each cluster's solve
+        takes its own entries); the representable range is checked on ``Kbar``.
+    eta : float
+        ``> 0`` (P3 has ``tau = 0``).
     solver : {"SCS", "CLARABEL"}, default "SCS"
         The conic solver, as in :func:`dank_ref.solve_svm`.
     method : {"joint", "blocks"}, default "joint"
@@ -124,7 +130,7 @@ max_iters
     n = K.shape[0]
     y = check_binary_labels(y, n, require_both=False)
     labels = check_partition(labels, n)
-    C = check_positive(C, "C")
+    C = check_box(C, n)
     eta = check_positive(eta, "eta")
     if not isinstance(method, str) or method not in ("joint", "blocks"):
         raise ValueError(f"method must be 'joint' or 'blocks', got {method!r}")
@@ -135,26 +141,27 @@ max_iters
     Kb = cert.block_kernel(K, labels)
     s = kernel_scale(Kb)
     check_range(C, eta, s, n)
-    c = cert.frame_scale(C, eta, s)
+    c = cert.frame_scale(box_max(C), eta, s)
     Kbf, Cf, etaf = Kb * c, C / c, eta / c
+    Cm = box_max(Cf)
     extra = {"method": method, "frame_scale": c, "time_limit": opt["time_limit"],
              "strategy": opt["strategy"]}
     stats: dict = {"time_limit": opt["time_limit"], "time_limit_hit": False}
 
     def limit():
         G = np.outer(y, y) * Kbf  # tau = 0: F0 = 11'
-        return limit_qp(G, np.ones(n), None, min(Cf, SDP_BOX_CAP),
+        return limit_qp(G, np.ones(n), None, cap_box(Cf, SDP_BOX_CAP),
                         time_limit=time_left(opt["deadline"]))
 
     if s == 0.0:
         stats["cvxpy_status"] = "not run (Kbar = 0: a = C solves the linear program)"
-        candidates = [("lp", lambda: np.full(n, Cf))]
+        candidates = [("lp", lambda: np.broadcast_to(Cf, (n,)).astype(float))]
     elif method == "joint":
         check_size(n, opt["solver"], opt["memory_limit"])
-        w = F_scale(Cf, etaf, s * c)
+        w = F_scale(Cm, etaf, s * c)
         extra["F_scale"] = w
         first, later = sdp_stages(
-            lambda: build_svm_problem(Kbf, y, C=min(Cf, SDP_BOX_CAP), eta=etaf, tau=0.0,
+            lambda: build_svm_problem(Kbf, y, C=cap_box(Cf, SDP_BOX_CAP), eta=etaf, tau=0.0,
                                       equality=False, F_scale=w), opt, n, stats, {}, c)
         candidates = first + [("limit_qp", limit)]
     else:
@@ -169,9 +176,10 @@ max_iters
 
     if s > 0.0:
         def ray():
-            return ray_candidate(np.ones(n), lambda a: certify(a).lower, min(Cf, SDP_BOX_CAP))
+            a0 = Cf / Cm if isinstance(Cf, np.ndarray) else np.ones(n)
+            return ray_candidate(a0, lambda a: certify(a).lower, min(Cm, SDP_BOX_CAP))
 
-        candidates = order_candidates(candidates + [("ray", ray)], Cf, etaf, s * c,
+        candidates = order_candidates(candidates + [("ray", ray)], Cm, etaf, s * c,
                                       opt["staged"]) + later
 
     def certify(a):
@@ -222,14 +230,15 @@ def _blocks_sdp(Kbf, y, blocks, Cf, etaf, opt, stats, tag, eps) -> np.ndarray:
                   f"{tag}_solver": opt["solver"], f"{tag}_eps": eps})
     for idx in blocks:
         Kc = Kbf[np.ix_(idx, idx)]
+        Cc = Cf[idx] if isinstance(Cf, np.ndarray) else Cf  # the block's own boxes
         if idx.size == 1:  # max_a a - a^2 k/2 - a^4 k^2/(16 eta) on [0, C]
-            a_raw[idx] = _one_point(float(Kc[0, 0]), Cf, etaf)
+            a_raw[idx] = _one_point(float(Kc[0, 0]), box_max(Cc), etaf)
             continue
         left = time_left(opt["deadline"])
         if left <= 0.0 and tag != "sdp":
             raise SolverError(f"stage {tag}: no time left")
-        w = F_scale(Cf, etaf, max(float(np.max(np.abs(Kc))), np.finfo(float).tiny))
-        prob, con, _ = build_svm_problem(Kc, y[idx], C=min(Cf, SDP_BOX_CAP), eta=etaf,
+        w = F_scale(box_max(Cc), etaf, max(float(np.max(np.abs(Kc))), np.finfo(float).tiny))
+        prob, con, _ = build_svm_problem(Kc, y[idx], C=cap_box(Cc, SDP_BOX_CAP), eta=etaf,
                                          tau=0.0, equality=False, F_scale=w)
         st = run_conic(prob, opt["solver"], eps, opt["verbose"], opt["max_iter"],
                        max(left, 1e-3))

@@ -2,7 +2,7 @@ r"""Exact Hessian of the smooth part of ``h`` in ``d`` for every ``tau >= 0`` (D
 
 With ``d = a o y`` (P1/P3; P2: ``d = b = ah - ac``), ``M(d) = 11' + D K D / (4 eta)``,
 ``D = diag(d)``, and ``F(d) = J_{tau/2}(M) = U diag(f(l)) U'``, ``f(l) = max(l - tau/2, 0)``
-(Lemma fbound), the smooth part of ``h`` has the gradient ``-(F o K) d`` (Danskin, eq. gradf)
+(Lemma 1), the smooth part of ``h`` has the gradient ``-(F o K) d`` (Danskin, eq. (26))
 and the Hessian
 
     Hess_d = -(F o K) - T,    T e_i = (dF[e_i] o K) d,
@@ -64,7 +64,7 @@ class SpectralHessian:
     d : ndarray, shape (n,)
         ``a o y`` (P1/P3) or ``b`` (P2).
     F : ndarray, shape (n, n)
-        ``F(d)`` (Lemma fbound), as computed by the certificate.
+        ``F(d)`` (Lemma 1), as computed by the certificate.
     eta, tau : float
         ``eta > 0``, ``tau >= 0``.
 

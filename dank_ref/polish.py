@@ -31,11 +31,12 @@ import numpy as np
 
 from .certificate import _inner
 from .hessian import DenseHessian, HessianOp, hessian_d
-from .projection import _project
+from .projection import _project, stack_box
 from .validation import (
     check_alpha,
     check_binary_labels,
     check_bool,
+    check_box,
     check_iterations,
     check_kernel,
     check_nonnegative,
@@ -82,7 +83,11 @@ def newton_polish(
     x = project(np.asarray(x0, float))
     # snapping thresholds are relative to the size of the iterate, not only to the box width:
     # a* can be far smaller than C (e.g. a tiny eta), and snapping at 1e-7 C would zero it
-    width = min(hi - lo, max(float(np.max(np.abs(x))), np.finfo(float).tiny))
+    width = max(float(np.max(np.abs(x))), np.finfo(float).tiny)
+    if isinstance(hi - lo, np.ndarray):  # per-sample boxes: each coordinate its own width
+        width = np.minimum(hi - lo, width)
+    else:
+        width = min(hi - lo, width)
     best_x, best = x, score(x)
     cur = _Point(x, best, merit(x) if merit is not None else -math.inf)
     accepted = 0
@@ -172,8 +177,8 @@ def _newton_step(cur, g, H, lo, hi, l1, u, tol, project, score, merit, mu_box, r
     free = ~(at_lo | at_hi | at_zero)
     # snap the fixed variables and move the gradient there (quadratic model)
     snapped = x.copy()
-    snapped[at_lo] = lo
-    snapped[at_hi] = hi
+    snapped[at_lo] = _on(lo, at_lo)
+    snapped[at_hi] = _on(hi, at_hi)
     snapped[at_zero] = 0.0
     g = g + H.matvec(snapped - x)
     sgn = np.sign(x)
@@ -205,6 +210,11 @@ def _newton_step(cur, g, H, lo, hi, l1, u, tol, project, score, merit, mu_box, r
     else:
         step = np.linalg.lstsq(HF, -gF, rcond=1e-14)[0]
     return _line_search(cur, snapped, idx, step, sgn, lo, hi, l1, project, score, merit)
+
+
+def _on(bound, mask):
+    """The bound's entries on ``mask`` (a vector box), or the scalar bound itself."""
+    return bound[mask] if isinstance(bound, np.ndarray) else bound
 
 
 def _released(r, g, at_lo, at_hi, at_zero, free, lo, hi, l1, release):
@@ -262,7 +272,7 @@ def polish_svm(K, y, a0, *, C, eta, tau, equality: bool = True, max_iter: int = 
         K = check_kernel(K)
         y = check_binary_labels(y, K.shape[0], require_both=equality)
         a0 = check_alpha(a0, K.shape[0], "a0")
-        C = check_positive(C, "C")
+        C = check_box(C, K.shape[0])
         eta = check_positive(eta, "eta")
         tau = check_nonnegative(tau, "tau")
         check_bool(equality, "equality")
@@ -303,7 +313,7 @@ def polish_svr(K, y, b0, *, C, epsilon, eta, tau, max_iter: int = 30,
         K = check_kernel(K)
         y = check_targets(y, K.shape[0])
         b0 = check_alpha(b0, K.shape[0], "b0")
-        C = check_positive(C, "C")
+        C = check_box(C, K.shape[0])
         epsilon = check_nonnegative(epsilon, "epsilon")
         eta = check_positive(eta, "eta")
         tau = check_nonnegative(tau, "tau")
@@ -322,7 +332,7 @@ def polish_svr(K, y, b0, *, C, epsilon, eta, tau, max_iter: int = 30,
 
     def project(b):
         z = np.concatenate([np.maximum(b, 0.0), np.maximum(-b, 0.0)])
-        x = _project(z, u2, C)[0]
+        x = _project(z, u2, stack_box(C))[0]
         return x[:n] - x[n:]
 
     return newton_polish(b0, lo=-C, hi=C, l1=epsilon, u=np.ones(n), grad_hess=grad_hess,

@@ -5,9 +5,11 @@ dank_ref's own code for instances too large for a dense ``n x n`` kernel: the ke
 :class:`~dank_ref.features.FeatureKernel` (``X`` plus a kernel function), evaluated in row
 blocks. The certified quantities are exactly those of :mod:`dank_ref.certificate` (lower bound
 ``h(a)``, upper bound = primal of the fixed kernel at its exact best bias or the hard-margin
-point, feasibility to ``1e-9 C sqrt(n)``, the same numerical frame); only the way they are
-computed differs (:mod:`dank_ref.reduced`, :doc:`docs/MATH.md </MATH>` section 12). A candidate is
-certified as given: an infeasible one is a ``ValueError``, raised before any kernel evaluation.
+point, feasibility to ``1e-9 C sqrt(n)``, the same numerical frame, a scalar ``C`` or a
+vector of per-sample boxes ``C_i`` with the hinge weighted by ``C_i`` and ``max C`` in the
+tolerance); only the way they are computed differs (:mod:`dank_ref.reduced`,
+:doc:`docs/MATH.md </MATH>` section 12). A candidate is certified as given: an infeasible one is a
+``ValueError``, raised before any kernel evaluation.
 
 Routes (``S = {i : d_i != 0}``, ``s = |S|``, ``d = a o y`` for P1/P3, ``d = ah - ac`` for P2;
 ``k`` the Ritz block of the Krylov route; time counts kernel entries times ``d`` features):
@@ -44,10 +46,13 @@ from dataclasses import dataclass
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from .certificate import best_bias, frame_scale, hard_margin_gap, svr_gap_scale
+from .certificate import frame_scale, hard_margin_gap, svr_gap_scale, weighted_bias
 from .features import FeatureKernel
+from .projection import stack_box
 from .reduced import DENSE_MAX, SUPPORT_BYTES, fixed_kernel_g, tau0_pass
 from .validation import (
+    box_max,
+    check_box,
     check_nonnegative,
     check_partition,
     check_positive,
@@ -200,9 +205,15 @@ def _in_caller_units(c: float, lower_f: float, gap_raw_f: float, scale_f: float,
                             rel_gap_at_bias=None if gb is None else _rel(gb, scale_f), **fields)
 
 
-def _primal_gap(q, lin, C, g, y, hinge, b):
-    """Best of ``(w, b)`` at the best bias and the hard-margin point (certificate module doc)."""
-    gap1 = q + C * hinge - lin
+def _weighted(C, v: np.ndarray) -> float:
+    """``sum_i C_i v_i`` (a vector box), or ``C sum_i v_i`` (a scalar box, as before)."""
+    return float(C @ v) if isinstance(C, np.ndarray) else C * float(np.sum(v))
+
+
+def _primal_gap(q, lin, chinge, g, y, b):
+    """Best of ``(w, b)`` at the best bias and the hard-margin point (certificate module doc);
+    ``chinge = sum_i C_i hinge_i`` at the best bias."""
+    gap1 = q + chinge - lin
     if not q > 0.0:
         return gap1
     if b is None:
@@ -222,9 +233,9 @@ def _primal_gap(q, lin, C, g, y, hinge, b):
 def _bias_gap(bias, q, lin, C, g, y, eps):
     """Gap of the primal point at a submitted bias (frame units); ``eps`` is None for P1."""
     if eps is not None:
-        return q + C * float(np.sum(np.maximum(0.0, np.abs(y - g - bias) - eps))) - lin
+        return q + _weighted(C, np.maximum(0.0, np.abs(y - g - bias) - eps)) - lin
     margins = y * (g + bias)
-    gap = q + C * float(np.sum(np.maximum(0.0, 1.0 - margins))) - lin
+    gap = q + _weighted(C, np.maximum(0.0, 1.0 - margins)) - lin
     return min(gap, hard_margin_gap(q, lin, margins)[0])
 
 
@@ -280,7 +291,7 @@ def svm_certificate_features(fk: FeatureKernel, y, alpha, *, C, eta, tau, route:
                              dense_max: int = DENSE_MAX, support_bytes: int = SUPPORT_BYTES,
                              k0: int = 16, k_max: int = 1024, excess_rtol: float = 1e-10,
                              bias=None, progress=None) -> ScaleCertificate:
-    """Certificate of P1 (eq. mainrank) at exactly ``alpha``, from features.
+    """Certificate of P1 (eq. (4)) at exactly ``alpha``, from features.
 
     Parameters
     ----------
@@ -291,8 +302,8 @@ def svm_certificate_features(fk: FeatureKernel, y, alpha, *, C, eta, tau, route:
     alpha : array_like of shape (n,)
         Candidate, feasible (``max(|y'a|, -min a, max a - C) <= 1e-9 C sqrt(n)``) else
         ``ValueError``; never moved.
-    C, eta, tau : float
-        As in eq. mainrank (representable range of :doc:`docs/validity.md </validity>`).
+    C, eta, tau : float (``C``: or a vector of n per-sample boxes)
+        As in eq. (4) (representable range of :doc:`docs/validity.md </validity>`).
     route : {"auto", "dense", "krylov"}
         For ``tau > 0``: ``"dense"`` (exact eigh of the reduced matrix) if ``|S| <= dense_max``,
         else ``"krylov"`` (:mod:`dank_ref.scale_certificate` for the costs). ``tau = 0`` needs
@@ -338,21 +349,21 @@ def svm_certificate_features(fk: FeatureKernel, y, alpha, *, C, eta, tau, route:
     n = fk.n
     y = _labels(y, n, both=True)
     a = _vector(alpha, n, "alpha")
-    C, eta = check_positive(C, "C"), check_positive(eta, "eta")
+    C, eta = check_box(C, n), check_positive(eta, "eta")
     tau, opts, bias, progress, s_k = _route_arguments(
         fk, C, eta, tau, (route, dense_max, support_bytes, k0, k_max, excess_rtol), bias,
         progress)
     infeas = _feasible({"y'alpha = 0": abs(float(y @ a)), "alpha >= 0": float(-np.min(a)),
-                        "alpha <= C": float(np.max(a) - C)}, C, n, "alpha")
-    c = frame_scale(C, eta, s_k)
+                        "alpha <= C": float(np.max(a - C))}, C, n, "alpha")
+    c = frame_scale(box_max(C), eta, s_k)
     af = a / c
     d = af * y
     scale_f = float(np.sum(af))
     g, inner, used, rank, excess = fixed_kernel_g(fk, c, d, eta / c, tau, scale=scale_f,
                                                    progress=progress, **opts)
     lower_f = scale_f + inner
-    b, hinge = best_bias(y - g, -y)
-    gap_raw_f = _primal_gap(float(d @ g), scale_f, C / c, g, y, hinge, b) + eta / c * excess
+    b, chinge = weighted_bias(y - g, -y, C / c)
+    gap_raw_f = _primal_gap(float(d @ g), scale_f, chinge, g, y, b) + eta / c * excess
     gb = None if bias is None else (_bias_gap(bias, float(d @ g), scale_f, C / c, g, y, None)
                                     + eta / c * excess)
     return _in_caller_units(c, lower_f, gap_raw_f, scale_f, gb, bias=b, alpha=a,
@@ -366,7 +377,7 @@ def svr_certificate_features(fk: FeatureKernel, y, alpha_hat, alpha_check, *, C,
                              support_bytes: int = SUPPORT_BYTES, k0: int = 16,
                              k_max: int = 1024, excess_rtol: float = 1e-10,
                              bias=None, progress=None) -> ScaleCertificate:
-    """Certificate of P2 (eq. mainsvr, bias constraint ``1'(ah - ac) = 0``) from features.
+    """Certificate of P2 (eq. (22), bias constraint ``1'(ah - ac) = 0``) from features.
 
     The pair is certified as given (``h`` depends on ``ah + ac``); ``d = ah - ac``; routes,
     costs, options and ``bias`` as :func:`svm_certificate_features`.
@@ -381,8 +392,8 @@ def svr_certificate_features(fk: FeatureKernel, y, alpha_hat, alpha_check, *, C,
         The candidate pair, feasible
         (``max(|1'(ah - ac)|, -min(ah, ac), max(ah, ac) - C) <= 1e-9 C sqrt(n)``) else
         ``ValueError``; never moved.
-    C, epsilon, eta, tau : float
-        As in eq. mainsvr (``epsilon, tau >= 0``; representable range of
+    C, epsilon, eta, tau : float (``C``: or a vector of n per-sample boxes)
+        As in eq. (22) (``epsilon, tau >= 0``; representable range of
         :doc:`docs/validity.md </validity>`).
     route : {"auto", "dense", "krylov"}
         For ``tau > 0``, as in :func:`svm_certificate_features`.
@@ -420,7 +431,7 @@ def svr_certificate_features(fk: FeatureKernel, y, alpha_hat, alpha_check, *, C,
     y = _vector(y, n, "y")
     ah = _vector(alpha_hat, n, "alpha_hat")
     ac = _vector(alpha_check, n, "alpha_check")
-    C, eta = check_positive(C, "C"), check_positive(eta, "eta")
+    C, eta = check_box(C, n), check_positive(eta, "eta")
     epsilon = check_nonnegative(epsilon, "epsilon")
     tau, opts, bias, progress, s_k = _route_arguments(
         fk, C, eta, tau, (route, dense_max, support_bytes, k0, k_max, excess_rtol), bias,
@@ -428,9 +439,9 @@ def svr_certificate_features(fk: FeatureKernel, y, alpha_hat, alpha_check, *, C,
     z = np.concatenate([ah, ac])
     infeas = _feasible({"1'(alpha_hat - alpha_check) = 0": abs(float(np.sum(ah) - np.sum(ac))),
                         "alpha_hat, alpha_check >= 0": float(-np.min(z)),
-                        "alpha_hat, alpha_check <= C": float(np.max(z) - C)}, C, n,
+                        "alpha_hat, alpha_check <= C": float(np.max(z - stack_box(C)))}, C, n,
                        "(alpha_hat, alpha_check)")
-    c = frame_scale(C, eta, s_k)
+    c = frame_scale(box_max(C), eta, s_k)
     bf = ah / c - ac / c
     by = float(bf @ y)
     l1 = float(np.sum(ah / c) + np.sum(ac / c))
@@ -440,11 +451,11 @@ def svr_certificate_features(fk: FeatureKernel, y, alpha_hat, alpha_check, *, C,
                                                    progress=progress, **opts)
     lower_f = lin_f + inner
     r = y - g
-    beta, loss = best_bias(np.concatenate([r - epsilon, r + epsilon]),
-                           np.concatenate([-np.ones(n), np.ones(n)]))
+    beta, closs = weighted_bias(np.concatenate([r - epsilon, r + epsilon]),
+                                np.concatenate([-np.ones(n), np.ones(n)]), stack_box(C / c))
     q = float(bf @ g)
-    gap_raw_f = q + C / c * loss - lin_f + eta / c * excess
-    scale_f = svr_gap_scale(by, epsilon * l1, q, C / c, y)
+    gap_raw_f = q + closs - lin_f + eta / c * excess
+    scale_f = svr_gap_scale(by, epsilon * l1, q, box_max(C) / c, y)
     gb = None if bias is None else (_bias_gap(bias, q, lin_f, C / c, g, y, epsilon)
                                     + eta / c * excess)
     return _in_caller_units(c, lower_f, gap_raw_f, scale_f, gb, bias=beta, alpha=ah - ac,
@@ -456,15 +467,14 @@ def svr_certificate_features(fk: FeatureKernel, y, alpha_hat, alpha_check, *, C,
 @_one_blas_thread
 def decomposed_certificate_features(fk: FeatureKernel, y, alpha, labels, *, C, eta,
                                     progress=None) -> ScaleCertificate:
-    """Certificate of P3 on ``Kbar`` (eq. mainls, Lemma lemmalink) from features and ``labels``.
+    """Certificate of P3 on ``Kbar`` (eq. (18), Lemma 5) from features and ``labels``.
 
     Box ``0 <= a <= C`` only (``1e-9 C sqrt(n)``), no bias, ``tau = 0``: ``F = 11' + Gamma(Kbar)``
     and, cluster by cluster, ``(F o Kbar) d`` on cluster ``c`` is one pass over
     ``K[I_c][:, S_c]`` (:mod:`dank_ref.scale_certificate`). The bracket is the sum over clusters
     (the lower bound's terms and the hinge add up; the hard-margin point is taken globally, as in
-    :func:`dank_ref.certificate.decomposed_certificate`, with which it agrees). A cluster of
-    one point is valid: all of them are handled at once from the diagonal ``K_ii``
-    (``O(d)`` each).
+    :func:`dank_ref.certificate.decomposed_certificate`, with which it agrees). A cluster of one
+    point is valid: all of them are handled at once from the diagonal ``K_ii`` (``O(d)`` each).
 
     Parameters
     ----------
@@ -478,8 +488,8 @@ def decomposed_certificate_features(fk: FeatureKernel, y, alpha, labels, *, C, e
     labels : array_like of shape (n,)
         Cluster label of every point (any hashable values); ``Kbar`` keeps ``K_ij`` for ``i``
         and ``j`` in the same cluster.
-    C, eta : float
-        As in eq. mainls (representable range of :doc:`docs/validity.md </validity>`).
+    C, eta : float (``C``: or a vector of n per-sample boxes)
+        As in eq. (18) (representable range of :doc:`docs/validity.md </validity>`).
     progress : callable, optional
         Called as ``progress("clusters", done, total)`` before the first cluster and after each
         cluster of two or more points (the clusters of one point come in one step first);
@@ -510,14 +520,14 @@ def decomposed_certificate_features(fk: FeatureKernel, y, alpha, labels, *, C, e
     n = fk.n
     y = _labels(y, n, both=False)
     a = _vector(alpha, n, "alpha")
-    C, eta = check_positive(C, "C"), check_positive(eta, "eta")
+    C, eta = check_box(C, n), check_positive(eta, "eta")
     codes = check_partition(labels, n)
     progress = _check_progress(progress)
     s_k = fk.scale()
     check_range(C, eta, s_k, n)
-    infeas = _feasible({"alpha >= 0": float(-np.min(a)), "alpha <= C": float(np.max(a) - C)},
+    infeas = _feasible({"alpha >= 0": float(-np.min(a)), "alpha <= C": float(np.max(a - C))},
                        C, n, "alpha")
-    c = frame_scale(C, eta, s_k)
+    c = frame_scale(box_max(C), eta, s_k)
     af = a / c
     d = af * y
     etaf = eta / c
@@ -551,8 +561,8 @@ def decomposed_certificate_features(fk: FeatureKernel, y, alpha, labels, *, C, e
             progress("clusters", done, total)
     scale_f = float(np.sum(af))
     lower_f = scale_f - 0.5 * dkd - etaf * g2
-    hinge = float(np.sum(np.maximum(0.0, 1.0 - y * g)))
-    gap_raw_f = _primal_gap(float(d @ g), scale_f, C / c, g, y, hinge, None)
+    chinge = _weighted(C / c, np.maximum(0.0, 1.0 - y * g))
+    gap_raw_f = _primal_gap(float(d @ g), scale_f, chinge, g, y, None)
     return _in_caller_units(c, lower_f, gap_raw_f, scale_f, bias=None, alpha=a,
                             infeasibility=infeas, route="clusters",
                             support=int(np.count_nonzero(d)))

@@ -127,21 +127,23 @@ def limit_qp(G: np.ndarray, lin: np.ndarray, eq: np.ndarray | None, C: float, *,
     In the solver frame ``a* = O(1)``; a huge box makes the interior-point QP fail on singular
     kernels (a null-space direction is then only bounded by the box).  The larger cap is tried
     when the smaller one fails or binds.  Only a starting point: polishing and the
-    certificate use the true box ``C``.
+    certificate use the true box ``C``.  ``C`` a float or a vector of per-sample bounds
+    (capped entrywise).
     """
     t_end = time.perf_counter() + max(time_limit, 1.0)
     out, err = None, None
     for cap in (2.0**10, 2.0**20):
-        box = min(C, cap)
+        box = np.minimum(C, cap) if isinstance(C, np.ndarray) else min(C, cap)
+        uncapped = bool(np.all(box == C))
         try:
             out = _limit_qp_once(G, lin, eq, box, time_limit=t_end - time.perf_counter(),
                                  pair=pair)
         except SolverError as exc:
             err = exc
-            if box == C:
+            if uncapped:
                 break
             continue
-        if box == C or float(np.max(np.abs(out))) < 0.999 * box:
+        if uncapped or bool(np.all(np.abs(out) < 0.999 * box)):
             return out
     if out is not None:
         return out

@@ -1,8 +1,8 @@
-r"""Exact reference solver for P1, DANK in SVM (eq. mainrank), as ONE convex program.
+r"""Exact reference solver for P1, DANK in SVM (eq. (4)), as ONE convex program.
 
 Derivation of the conic form (Lanckriet et al. 2004 style)
 ----------------------------------------------------------
-Strong duality (eq. mainrank is convex-concave, Slater holds) gives
+Strong duality (eq. (4) is convex-concave, Slater holds) gives
 ``v* = min_{F PSD} g(F)``, ``g(F) = R(F) + max_{a in A} 1'a - 1/2 a'Q a`` with
 ``Q = Y (F o K) Y = F o (yy' o K)`` (PSD by the Schur product theorem) and
 ``R(F) = eta ||F - 11'||_F^2 + tau eta tr F``.  Dualise the inner SVM: with multipliers
@@ -34,8 +34,8 @@ Rescaling (what the conic solver sees)
 --------------------------------------
 The conic solver is never handed the raw data.  With ``s = max|K|`` and the exact law of
 :doc:`docs/validity.md </validity>`, ``v*(K, C, eta, tau) = c v*(cK, C/c, eta/c, tau)``,
-``a* = c a*'`` (substitute ``a = c a'`` in eq. mainrank; ``F`` and the bias are unchanged), the
-program is built for ``(cK, C/c, eta/c)`` with ``c`` a power of two near the natural size of ``a*``,
+``a* = c a*'`` (substitute ``a = c a'`` in eq. (4); ``F`` and the bias are unchanged), the program
+is built for ``(cK, C/c, eta/c)`` with ``c`` a power of two near the natural size of ``a*``,
 ``min(C, 1/s, (16 eta/s^2)^(1/3))`` (:func:`dank_ref.certificate.frame_scale`), so that
 ``a' = O(1)``, ``max|cK| <= 1`` and ``C/c >= 1``. In addition ``F = w F'`` with ``w`` a power of two
 near ``max(1, max Gamma')`` (``PSD`` is preserved; ``F o K = F' o (wK)``,
@@ -82,6 +82,7 @@ from .conic import (
     TIME_LIMIT,
     TOL,
     F_scale,
+    cap_box,
     check_options,
     check_size,
     lmi,
@@ -93,7 +94,9 @@ from .projection import _project
 from .staged import finish, time_left
 from .starts import F0_factor, limit_qp, order_candidates, ray_candidate
 from .validation import (
+    box_max,
     check_binary_labels,
+    check_box,
     check_kernel,
     check_nonnegative,
     check_positive,
@@ -124,7 +127,8 @@ def __getattr__(name: str):
 def build_svm_problem(K: np.ndarray, y: np.ndarray, *, C: float, eta: float, tau: float,
                       equality: bool = True, F_scale: float = 1.0):
     """CVXPY problem of the exact convex form of :doc:`docs/MATH.md </MATH>`, section 4
-    (``equality=False``: P3, no ``lam``).
+    (``equality=False``: P3, no ``lam``).  ``C`` a float or a vector of per-sample bounds (the
+    LMI's ``C 1'delta`` is then ``C'delta``).
 
     The PSD variable is ``F' = F / F_scale`` (exact reparametrisation, see :mod:`dank_ref.svm`).
     """
@@ -137,7 +141,8 @@ def build_svm_problem(K: np.ndarray, y: np.ndarray, *, C: float, eta: float, tau
     lam = cp.Variable(name="lam") if equality else None
     v = 1.0 + nu - delta + (lam * y if equality else 0.0)
     Q = cp.multiply(F, w * (np.outer(y, y) * K))
-    con = lmi(Q, v, 2.0 * (t - C * cp.sum(delta)), n) >> 0
+    box = C @ delta if isinstance(C, np.ndarray) else C * cp.sum(delta)  # C'delta
+    con = lmi(Q, v, 2.0 * (t - box), n) >> 0
     obj = t + eta * cp.sum_squares(w * F - 1.0)
     if tau > 0.0:
         obj = obj + (tau * eta * w) * cp.trace(F)
@@ -145,9 +150,15 @@ def build_svm_problem(K: np.ndarray, y: np.ndarray, *, C: float, eta: float, tau
     return prob, con, {"F": F, "lam": lam, "t": t, "F_scale": w}
 
 
-def lp_solution_svm(y: np.ndarray, C: float) -> np.ndarray:
+def lp_solution_svm(y: np.ndarray, C) -> np.ndarray:
     """Maximiser of ``1'a`` over ``A = {y'a = 0, 0 <= a <= C}``: each class sums to ``C m``,
-    ``m = min(n+, n-)`` (the solution of P1 when ``K = 0``)."""
+    ``m = min(n+, n-)`` (the solution of P1 when ``K = 0``).  A vector box: each class sums to
+    ``m = min(sum_{y=+1} C_i, sum_{y=-1} C_i)``, every ``a_i`` the same fraction of its ``C_i``."""
+    pos = y > 0
+    if isinstance(C, np.ndarray):
+        cp_, cn = float(np.sum(C[pos])), float(np.sum(C[~pos]))
+        m = min(cp_, cn)
+        return np.where(pos, C * (m / cp_), C * (m / cn))
     npos, nneg = int(np.sum(y > 0)), int(np.sum(y < 0))
     m = min(npos, nneg)
     return np.where(y > 0, C * (m / npos), C * (m / nneg))
@@ -161,10 +172,10 @@ def solve_svm(K, y, *, C, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_SOLVER, ep
               certify_tol: float | None = None, max_iters: int | None = None) -> RefResult:
     """Solve P1 exactly as one SDP and certify the result independently.
 
-    P1 is the saddle problem ``eq. mainrank`` (:doc:`docs/MATH.md </MATH>` section 1), written as
-    one semidefinite program (derivation in :mod:`dank_ref.svm`) and solved by CVXPY; the returned
-    point is polished and certified by dank_ref's own code (:mod:`dank_ref.certificate`). Cost: SCS
-    needs O(n^2) memory; Clarabel's KKT system grows like n^4 (:func:`estimate_memory_bytes`), which
+    P1 is the saddle problem eq. (4) (:doc:`docs/MATH.md </MATH>` section 1), written as one
+    semidefinite program (derivation in :mod:`dank_ref.svm`) and solved by CVXPY; the returned point
+    is polished and certified by dank_ref's own code (:mod:`dank_ref.certificate`). Cost: SCS needs
+    O(n^2) memory; Clarabel's KKT system grows like n^4 (:func:`estimate_memory_bytes`), which
     limits it to n ~ 135 under the 8 GiB default. Measured over families of instances (SCS;
     ``benchmarks/bench_ref.py``, :doc:`/user_guide/performance`): median 0.1 s at n = 100, 0.8 s at
     n = 200 and 3.5 s at n = 500 (worst 6.9 s); a solve that must escalate to a tight conic solve
@@ -177,8 +188,12 @@ def solve_svm(K, y, *, C, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_SOLVER, ep
         tolerances, ``K = 0`` allowed).
     y : array_like, shape (n,)
         Labels in {-1, +1}, both classes present.
-    C, eta : float
-        ``> 0``; ``(C, eta, max|K|, n)`` must lie in the representable range.
+    C : float or array_like of shape (n,)
+        ``> 0``: the box ``0 <= a <= C``, or per-sample boxes ``0 <= a_i <= C_i`` (libsvm's
+        sample weights times ``C``); ``(C_i, eta, max|K|, n)`` must lie in the representable
+        range for every ``i``.
+    eta : float
+        ``> 0``.
     tau : float, default 0.01
         Nuclear-norm weight ``>= 0`` (:func:`dank_fast.solve_svm`'s default).
     solver : {"SCS", "CLARABEL"}, default "SCS"
@@ -253,7 +268,7 @@ def solve_svm(K, y, *, C, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_SOLVER, ep
     K = check_kernel(K)
     n = K.shape[0]
     y = check_binary_labels(y, n)
-    C = check_positive(C, "C")
+    C = check_box(C, n)
     eta = check_positive(eta, "eta")
     tau = check_nonnegative(tau, "tau")
     tol, max_iter = renamed_options(tol, max_iter, certify_tol, max_iters)
@@ -274,11 +289,16 @@ def solve_svm(K, y, *, C, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_SOLVER, ep
     return res
 
 
-def _svm_plan(K, y, C: float, eta: float, tau: float, s: float, opt: dict):
-    """Candidates (in the order of the strategy), certify/polish/final callables of P1."""
+def _svm_plan(K, y, C, eta: float, tau: float, s: float, opt: dict):
+    """Candidates (in the order of the strategy), certify/polish/final callables of P1.
+
+    A vector box ``C`` enters the frame, the SDP's scaling and the order of the candidates
+    through ``max C`` (the natural size of ``a``), and the programs, the starting points, the
+    polish and the certificates as the box itself."""
     n = K.shape[0]
-    c = cert.frame_scale(C, eta, s)
+    c = cert.frame_scale(box_max(C), eta, s)
     Kf, Cf, etaf = K * c, C / c, eta / c
+    Cm = box_max(Cf)
     extra = {"frame_scale": c, "time_limit": opt["time_limit"], "strategy": opt["strategy"]}
     stats: dict = {"time_limit": opt["time_limit"], "time_limit_hit": False}
     holder: dict = {}
@@ -286,24 +306,24 @@ def _svm_plan(K, y, C: float, eta: float, tau: float, s: float, opt: dict):
         stats["cvxpy_status"] = "not run (K = 0: linear program solved in closed form)"
         candidates = [("lp", lambda: lp_solution_svm(y, Cf))]
     else:
-        w = F_scale(Cf, etaf, s * c)
+        w = F_scale(Cm, etaf, s * c)
         extra["F_scale"] = w
 
         def limit():
             G = F0_factor(n, tau) * (np.outer(y, y) * Kf)
-            return limit_qp(G, np.ones(n), y, min(Cf, SDP_BOX_CAP),
+            return limit_qp(G, np.ones(n), y, cap_box(Cf, SDP_BOX_CAP),
                             time_limit=time_left(opt["deadline"]))
 
         first, later = sdp_stages(
-            lambda: build_svm_problem(Kf, y, C=min(Cf, SDP_BOX_CAP), eta=etaf, tau=tau,
+            lambda: build_svm_problem(Kf, y, C=cap_box(Cf, SDP_BOX_CAP), eta=etaf, tau=tau,
                                       equality=True, F_scale=w), opt, n, stats, holder, c)
 
         def ray():
-            a0 = lp_solution_svm(y, 1.0)
-            return ray_candidate(a0, lambda a: certify(a).lower, min(Cf, SDP_BOX_CAP))
+            a0 = lp_solution_svm(y, Cf / Cm if isinstance(Cf, np.ndarray) else 1.0)
+            return ray_candidate(a0, lambda a: certify(a).lower, min(Cm, SDP_BOX_CAP))
 
         candidates = order_candidates(first + [("limit_qp", limit), ("ray", ray)],
-                                      Cf, etaf, s * c, opt["staged"]) + later
+                                      Cm, etaf, s * c, opt["staged"]) + later
 
     def certify(a):
         # the solver returns exactly feasible points: project (a no-op if already feasible)

@@ -1,4 +1,4 @@
-r"""Exact reference solver for P2, DANK in SVR (eq. mainsvr), as ONE convex program.
+r"""Exact reference solver for P2, DANK in SVR (eq. (22)), as ONE convex program.
 
 Bias constraint: ``1'(ah - ac) = 0`` (the standard epsilon-SVR constraint; the paper prints
 ``(ah - ac)'y = 0``, see :doc:`docs/MATH.md </MATH>`, section 2).
@@ -63,6 +63,7 @@ from .conic import (
     TIME_LIMIT,
     TOL,
     F_scale,
+    cap_box,
     check_options,
     check_size,
     lmi,
@@ -74,6 +75,8 @@ from .projection import _project_sum_zero
 from .staged import finish, time_left
 from .starts import F0_factor, limit_qp, order_candidates
 from .validation import (
+    box_max,
+    check_box,
     check_kernel,
     check_nonnegative,
     check_positive,
@@ -96,7 +99,8 @@ def build_svr_problem(K, y, *, C, epsilon, eta, tau, F_scale: float = 1.0):
     d_h = cp.Variable(n, nonneg=True, name="d_h")
     d_c = cp.Variable(n, nonneg=True, name="d_c")
     p = y - epsilon + nu_h - d_h + lam
-    con = lmi(cp.multiply(F, w * K), p, 2.0 * (t - C * cp.sum(d_h + d_c)), n) >> 0
+    box = C @ (d_h + d_c) if isinstance(C, np.ndarray) else C * cp.sum(d_h + d_c)  # C'(d_h+d_c)
+    con = lmi(cp.multiply(F, w * K), p, 2.0 * (t - box), n) >> 0
     obj = t + eta * cp.sum_squares(w * F - 1.0)
     if tau > 0.0:
         obj = obj + (tau * eta * w) * cp.trace(F)
@@ -109,18 +113,20 @@ def lp_solution_svr(y: np.ndarray, C: float, epsilon: float,
     """``b`` maximising ``b'y - eps 1'|b|`` s.t. ``1'b = 0``, ``|b| <= C`` (P2 with ``K = 0``).
 
     Solved as the LP in ``(ah, ac) / C in [0, 1]^2n`` by HiGHS; a vertex, so exact up to the
-    LP's rounding.
+    LP's rounding.  A vector box ``C``: the same LP in ``(ah_i, ac_i) / C_i`` (costs and the
+    equality weighted by ``C_i``).
     """
 
     n = y.size
-    cost = -np.concatenate([y - epsilon, -y - epsilon])
-    A_eq = np.concatenate([np.ones(n), -np.ones(n)])[None, :]
+    w = np.concatenate([C, C]) if isinstance(C, np.ndarray) else np.ones(2 * n)
+    cost = -np.concatenate([y - epsilon, -y - epsilon]) * w
+    A_eq = (np.concatenate([np.ones(n), -np.ones(n)]) * w)[None, :]
     res = linprog(cost, A_eq=A_eq, b_eq=[0.0], bounds=[(0.0, 1.0)] * (2 * n), method="highs",
                   options={"time_limit": float(time_limit)})
     if res.status != 0 or res.x is None:
         raise SolverError(f"linear program for K = 0 failed: {res.message}")
     x = np.clip(res.x, 0.0, 1.0)
-    return C * (x[:n] - x[n:])
+    return C * x[:n] - C * x[n:]
 
 
 @single_blas_threaded
@@ -131,10 +137,10 @@ def solve_svr(K, y, *, C, epsilon, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_S
               certify_tol: float | None = None, max_iters: int | None = None) -> RefResult:
     """Solve P2, DANK in SVR, exactly as one SDP and certify the result independently.
 
-    P2 is ``eq. mainsvr`` with the bias constraint ``1'(ah - ac) = 0`` (:doc:`docs/MATH.md </MATH>`
-    section 2). The SDP has the PSD blocks of P1's (``F`` n x n and an (n+1) x (n+1) LMI) and O(n)
-    scalar multipliers more, so it costs about as much as :func:`dank_ref.solve_svm` on the same n
-    (SCS: O(n^2) memory; Clarabel: :func:`estimate_memory_bytes`). Every target in the tube
+    P2 is eq. (22) with the bias constraint ``1'(ah - ac) = 0`` (:doc:`docs/MATH.md </MATH>` section
+    2). The SDP has the PSD blocks of P1's (``F`` n x n and an (n+1) x (n+1) LMI) and O(n) scalar
+    multipliers more, so it costs about as much as :func:`dank_ref.solve_svm` on the same n (SCS:
+    O(n^2) memory; Clarabel: :func:`estimate_memory_bytes`). Every target in the tube
     (``max y - min y <= 2 epsilon``) needs no conic solve: ``ah = ac = 0`` is certified with gap 0.
 
     Parameters
@@ -143,8 +149,9 @@ def solve_svr(K, y, *, C, epsilon, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_S
         PSD kernel, as in :func:`dank_ref.solve_svm`.
     y : array_like, shape (n,)
         Finite real targets.
-    C : float
-        ``> 0``; ``(C, eta, max|K|, n)`` must lie in the representable range.
+    C : float or array_like of shape (n,)
+        ``> 0``: the box ``0 <= ah, ac <= C``, or per-sample boxes ``0 <= ah_i, ac_i <= C_i``;
+        ``(C_i, eta, max|K|, n)`` must lie in the representable range for every ``i``.
     epsilon : float
         Insensitivity width ``>= 0``.
     eta : float
@@ -192,7 +199,7 @@ certify_tol, max_iters
     K = check_kernel(K)
     n = K.shape[0]
     y = check_targets(y, n)
-    C = check_positive(C, "C")
+    C = check_box(C, n)
     epsilon = check_nonnegative(epsilon, "epsilon")
     eta = check_positive(eta, "eta")
     tau = check_nonnegative(tau, "tau")
@@ -208,8 +215,9 @@ certify_tol, max_iters
         return cert.svr_certificate(K, y, np.maximum(b, 0.0), np.maximum(-b, 0.0), C=C,
                                     epsilon=epsilon, eta=eta, tau=tau, validate=False)
 
-    c = cert.frame_scale(C, eta, s)
+    c = cert.frame_scale(box_max(C), eta, s)
     Kf, Cf, etaf = K * c, C / c, eta / c
+    Cm = box_max(Cf)
     extra = {"frame_scale": c, "time_limit": opt["time_limit"], "strategy": opt["strategy"]}
 
     stats: dict = {"time_limit": opt["time_limit"], "time_limit_hit": False}
@@ -225,20 +233,20 @@ certify_tol, max_iters
         stats["cvxpy_status"] = "not run (K = 0: linear program solved by HiGHS)"
         candidates = [("lp", lambda: lp_solution_svr(y, Cf, epsilon, opt["time_limit"]))]
     else:
-        w = F_scale(Cf, etaf, s * c)
+        w = F_scale(Cm, etaf, s * c)
         extra["F_scale"] = w
         yc = y - (0.5 * float(np.max(y)) + 0.5 * float(np.min(y)))
 
         def limit():
             G = F0_factor(n, tau) * Kf
             lin = np.concatenate([yc - epsilon, -yc - epsilon])
-            return limit_qp(G, lin, None, min(Cf, SDP_BOX_CAP),
+            return limit_qp(G, lin, None, cap_box(Cf, SDP_BOX_CAP),
                             time_limit=time_left(opt["deadline"]), pair=True)
 
         first, later = sdp_stages(
-            lambda: build_svr_problem(Kf, yc, C=min(Cf, SDP_BOX_CAP), epsilon=epsilon, eta=etaf,
+            lambda: build_svr_problem(Kf, yc, C=cap_box(Cf, SDP_BOX_CAP), epsilon=epsilon, eta=etaf,
                                       tau=tau, F_scale=w), opt, n, stats, {}, c)
-        candidates = order_candidates(first + [("limit_qp", limit)], Cf, etaf, s * c,
+        candidates = order_candidates(first + [("limit_qp", limit)], Cm, etaf, s * c,
                                       opt["staged"]) + later
 
     def certify(b):

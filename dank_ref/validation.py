@@ -19,7 +19,8 @@ own; ``float64``, ``longdouble`` and integers: ``2.2e-16``)
 
 Representable range (``s > 0``): ``1e-100 <= C s n <= 1e100`` and
 ``1e-100 <= eta / (C^2 s) <= 1e100``, tested in logarithms so that the test itself never
-overflows.
+overflows.  A vector box ``C`` (per-sample bounds, :func:`check_box`) is in range iff both its
+smallest and its largest entry are, i.e. every ``C_i`` is.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ import numpy as np
 __all__ = ["check_kernel", "kernel_scale", "check_binary_labels", "check_targets",
            "check_positive", "check_nonnegative", "check_tolerance", "check_iterations",
            "check_bool", "check_time_limit", "check_partition", "check_alpha", "check_range",
-           "feasibility_tolerance", "RANGE_LO", "RANGE_HI", "FEAS_RTOL"]
+           "check_box", "box_max", "feasibility_tolerance", "RANGE_LO", "RANGE_HI", "FEAS_RTOL"]
 
 _F64_EPS = float(np.finfo(np.float64).eps)
 #: Lower end of the representable range of docs/validity.md (:func:`check_range`).
@@ -521,7 +522,65 @@ def check_alpha(alpha, n: int, name: str = "alpha") -> np.ndarray:
     return np.array(_vector(alpha, n, name), dtype=np.float64, copy=True)
 
 
-def check_range(C: float, eta: float, s: float, n: int) -> None:
+def check_box(C, n: int, name: str = "C"):
+    """Validate the box of P1, P2, P3: a scalar ``> 0`` or a vector of ``n`` per-sample bounds.
+
+    A Python or NumPy real number (not bool) is checked by :func:`check_positive` and returned
+    as a ``float``, exactly as before per-sample boxes existed.  Anything else must be a real
+    1-D array of length ``n`` with finite entries ``> 0`` (libsvm's weighted box ``0 <= a_i <=
+    C_i``), returned as a float64 copy.  Anything 0-dimensional that is not a real number (a
+    0-d array, a string, None) is refused by :func:`check_positive` with a ``TypeError``, as
+    before per-sample boxes existed.
+
+    Parameters
+    ----------
+    C : float or array_like of shape (n,)
+        The box.
+    n : int
+        The number of points.
+    name : str, default "C"
+        The parameter's name, used in error messages.
+
+    Returns
+    -------
+    float or ndarray of float64, shape (n,)
+
+    Raises
+    ------
+    TypeError
+        Not a real number nor a real numeric array (bool, str, complex, ...).
+    ValueError
+        Wrong shape or length, an entry not finite or ``<= 0``.
+
+    Examples
+    --------
+    >>> from dank_ref.validation import check_box
+    >>> check_box(2, 3), check_box([1, 2, 3], 3).tolist()
+    (2.0, [1.0, 2.0, 3.0])
+    """
+    if isinstance(C, numbers.Real) or isinstance(C, (bool, np.bool_)) or np.ndim(C) == 0:
+        return check_positive(C, name)  # a scalar, or a 0-d array: refused as before
+    arr = _real_array(C, name)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a number > 0 or a 1-D array of {n} per-sample bounds, "
+                         f"got shape {arr.shape}")
+    if arr.shape[0] != n:
+        raise ValueError(f"{name} has length {arr.shape[0]} but there are {n} points")
+    arr = np.array(arr, dtype=np.float64, copy=True)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or inf")
+    if not np.all(arr > 0.0):
+        i = int(np.flatnonzero(~(arr > 0.0))[0])
+        raise ValueError(f"{name} must have entries > 0, got {name}[{i}] = {float(arr[i])!r}")
+    return arr
+
+
+def box_max(C) -> float:
+    """``max_i C_i`` of a validated box (the scalar itself for a scalar box)."""
+    return float(np.max(C)) if isinstance(C, np.ndarray) else float(C)
+
+
+def check_range(C, eta: float, s: float, n: int) -> None:
     """Refuse instances outside the representable range of :doc:`docs/validity.md </validity>`.
 
     With ``s = max|K| > 0``: ``1e-100 <= C s n <= 1e100`` and ``1e-100 <= eta / (C^2 s) <= 1e100``
@@ -530,8 +589,9 @@ def check_range(C: float, eta: float, s: float, n: int) -> None:
 
     Parameters
     ----------
-    C : float
-        The box bound, ``> 0``.
+    C : float or ndarray
+        The box bound, ``> 0``; a vector box is in range iff its smallest and its largest
+        entry are (both are tested, the message names the one out of range).
     eta : float
         The regulariser weight, ``> 0``.
     s : float
@@ -545,6 +605,10 @@ def check_range(C: float, eta: float, s: float, n: int) -> None:
         Naming ``C``, ``eta`` and ``max|K|`` and the offending product.
     """
     if s <= 0.0:
+        return
+    if isinstance(C, np.ndarray):
+        for c in sorted({float(np.max(C)), float(np.min(C))}, reverse=True):
+            check_range(c, eta, s, n)
         return
     lc, le, ls, ln = math.log10(C), math.log10(eta), math.log10(s), math.log10(n)
     svm_scale = lc + ls + ln
@@ -564,16 +628,19 @@ def check_range(C: float, eta: float, s: float, n: int) -> None:
         )
 
 
-def feasibility_tolerance(C: float, n: int) -> float:
+def feasibility_tolerance(C, n: int) -> float:
     """Return the feasibility tolerance ``1e-9 * C * sqrt(n)`` of
     :doc:`docs/validity.md </validity>`.
 
-    A candidate is feasible iff its largest constraint violation is at most this.
+    A candidate is feasible iff its largest constraint violation is at most this.  For a
+    vector box the tolerance is ``1e-9 * max(C) * sqrt(n)`` for every constraint (each box
+    ``a_i <= C_i`` included): the certificate's numbers and a solver's rounding scale with the
+    largest bound, not with the smallest.
 
     Parameters
     ----------
-    C : float
-        The box bound.
+    C : float or ndarray
+        The box bound (scalar or per-sample).
     n : int
         The number of points.
 
@@ -588,4 +655,4 @@ def feasibility_tolerance(C: float, n: int) -> float:
     >>> feasibility_tolerance(1.0, 100)
     1e-08
     """
-    return FEAS_RTOL * C * math.sqrt(n)
+    return FEAS_RTOL * box_max(C) * math.sqrt(n)

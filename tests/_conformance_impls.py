@@ -28,46 +28,50 @@ def _h(a, y, K, eta, tau):
     return a.sum() + eta * (y.size ** 2 - np.sum(F * F)), 1.0 - y * ((F * K) @ (a * y))
 
 
-def _project(z, y):
-    """Euclidean projection onto {y'a = 0, 0 <= a <= 1}: bisection on the shift."""
+def _project(z, y, ub=1.0):
+    """Euclidean projection onto {y'a = 0, 0 <= a <= ub}: bisection on the shift (``ub`` 1, or
+    per-sample boxes at most 1, docs/MATH.md section 14)."""
+    ub = np.broadcast_to(ub, z.shape)
     lo, hi = -np.abs(z).max() - 2.0, np.abs(z).max() + 2.0
     for _ in range(60):
         mid = 0.5 * (lo + hi)
-        if y @ np.clip(z - mid * y, 0.0, 1.0) > 0:
+        if y @ np.clip(z - mid * y, 0.0, ub) > 0:
             lo = mid
         else:
             hi = mid
-    a = np.clip(z - 0.5 * (lo + hi) * y, 0.0, 1.0)
-    free = (a > 0.0) & (a < 1.0)
+    a = np.clip(z - 0.5 * (lo + hi) * y, 0.0, ub)
+    free = (a > 0.0) & (a < ub)
     if free.any():  # the exact shift on the free set (y'a = 0 up to rounding)
-        lam = (y[free] @ z[free] + y[a >= 1.0].sum()) / free.sum()
-        b = np.clip(z - lam * y, 0.0, 1.0)
+        lam = (y[free] @ z[free] + (y * ub)[a >= ub].sum()) / free.sum()
+        b = np.clip(z - lam * y, 0.0, ub)
         if abs(y @ b) <= abs(y @ a):
             a = b
     return a
 
 
-def _slsqp(y, K, eta, tau, start, maxiter=1000):
+def _slsqp(y, K, eta, tau, start, maxiter=1000, ub=1.0):
     a0 = np.where(y > 0, start / max(1, np.sum(y > 0)), start / max(1, np.sum(y < 0)))
+    bounds = [(0, u) for u in np.broadcast_to(ub, y.shape)]
+    a0 = np.minimum(a0, np.broadcast_to(ub, y.shape))
     s = 1.0 / max(1e-300, abs(_h(a0, y, K, eta, tau)[0]))
 
     def negh(a):
         v, g = _h(a, y, K, eta, tau)
         return -s * v, -s * g
 
-    r = minimize(negh, a0, jac=True, method="SLSQP", bounds=[(0, 1)] * y.size,
+    r = minimize(negh, a0, jac=True, method="SLSQP", bounds=bounds,
                  constraints=[dict(type="eq", fun=lambda a: y @ a, jac=lambda a: y)],
                  options=dict(ftol=1e-16, maxiter=maxiter))
-    return _project(r.x, y)
+    return _project(r.x, y, ub)
 
 
-def _ascend(a, y, K, eta, tau, iters=3000):
+def _ascend(a, y, K, eta, tau, iters=3000, ub=1.0):
     """Projected gradient ascent with a backtracking step (a polish of the SLSQP point)."""
     v, g = _h(a, y, K, eta, tau)
     t = 1.0
     for _ in range(iters):
         while True:
-            b = _project(a + t * g, y)
+            b = _project(a + t * g, y, ub)
             vb, gb = _h(b, y, K, eta, tau)
             if vb >= v + np.dot(g, b - a) - np.sum((b - a) ** 2) / (2 * t) or t < 1e-12:
                 break
@@ -80,14 +84,14 @@ def _ascend(a, y, K, eta, tau, iters=3000):
     return a
 
 
-def _fixed_step(a, y, K, eta, tau, iters=5000):
+def _fixed_step(a, y, K, eta, tau, iters=5000, ub=1.0):
     """Projected gradient with the fixed step 1/L, L = 2 lambda_max(F o K) (the curvature for a
     large eta): it needs gradients only, which carry no cancellation, whereas the value h loses
     ~u eta n^2 to rounding (1e-8 at eta = 1e6), too much for a value-based line search."""
     F = _F(a, y, K, eta, tau)
     step = 0.5 / max(np.linalg.eigvalsh(F * K)[-1], 1e-300)
     for _ in range(iters):
-        b = _project(a + step * _h(a, y, K, eta, tau)[1], y)
+        b = _project(a + step * _h(a, y, K, eta, tau)[1], y, ub)
         if np.max(np.abs(b - a)) < 1e-15:
             break
         a = b
@@ -96,16 +100,19 @@ def _fixed_step(a, y, K, eta, tau, iters=5000):
 
 def _alpha(inst, maxiter=1000, polish=True):
     """P1 (eq. mainrank) on (C K, 1, eta / C): SLSQP from two starts, then projected gradient
-    ascent; returns alpha for the original instance (docs/validity.md: a* = C a*(CK, 1, eta/C))."""
+    ascent; returns alpha for the original instance (docs/validity.md: a* = C a*(CK, 1, eta/C)).
+    Per-sample boxes (a vector C): on (Cm K, C / Cm, eta / Cm), Cm = max C."""
     K, y, C, eta, tau = (inst[k] for k in ("K", "y", "C", "eta", "tau"))
-    Ks, etas = C * K, eta / C
-    a = max((_slsqp(y, Ks, etas, tau, s, maxiter) for s in (1.0, 1e-3)),
+    Cm = float(np.max(C))
+    ub = np.asarray(C, dtype=float) / Cm if np.ndim(C) else 1.0
+    Ks, etas = Cm * K, eta / Cm
+    a = max((_slsqp(y, Ks, etas, tau, s, maxiter, ub) for s in (1.0, 1e-3)),
             key=lambda a: _h(a, y, Ks, etas, tau)[0])
     if polish:
-        a = _ascend(a, y, Ks, etas, tau)
+        a = _ascend(a, y, Ks, etas, tau, ub=ub)
         if etas > 1e3:  # the value-based search stalls on rounding: gradients only from here
-            a = _fixed_step(a, y, Ks, etas, tau)
-    return C * a
+            a = _fixed_step(a, y, Ks, etas, tau, ub=ub)
+    return Cm * a
 
 
 def correct(inst):

@@ -206,6 +206,29 @@ def range_rule(C: float, eta: float, s: float, n: int) -> Verdict:
     return v
 
 
+def box_rule(C, n: int | None) -> Verdict:
+    """``C`` of P1, P2, P3: a scalar ``> 0`` (:func:`scalar_rule`) or a 1-D real array of ``n``
+    finite entries ``> 0`` (per-sample boxes, docs/validity.md).  A valid vector is only
+    ``unsure`` (``TypeError``): dank_fast refuses a vector ``C`` until it takes per-sample
+    boxes; a vector of another length or with a bad entry is refused (either type: dank_fast
+    refuses any vector as a ``TypeError``, dank_ref a wrong length as a ``ValueError``)."""
+    if not (isinstance(C, list | tuple) or (isinstance(C, np.ndarray) and C.ndim >= 1)):
+        return scalar_rule(C, "C", "pos")
+    v = Verdict()
+    arr = as_array(C)
+    ok = (arr is not None and arr.ndim == 1 and arr.dtype.kind in "fiu" and n is not None
+          and arr.size == n)
+    if ok:
+        with np.errstate(over="ignore"):
+            f = arr.astype(np.float64)
+        ok = bool(np.all(np.isfinite(f)) and np.all(f > 0))
+    if ok:
+        v.unsure("C", TYPE)
+    else:
+        v.add("C", EITHER)
+    return v
+
+
 def cluster_labels_rule(labels, n: int) -> Verdict:
     """P3 ``labels=``: 1-D, length n, values equal to themselves (no NaN, no None)."""
     v = Verdict()

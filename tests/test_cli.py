@@ -2,9 +2,13 @@
 
 import json
 import os
+import re
+import tomllib
+from pathlib import Path
 
 import pytest
 
+from verification._argtypes import DOCS_URL
 from verification.cli import main
 from verification.schemas import validate
 from verification.study.claims._common import STATUSES
@@ -73,6 +77,7 @@ from verification.golden import GOLDEN_DIR, load_manifest  # noqa: E402
 P1_INST = os.path.join(GOLDEN_DIR, "p1_basic_instance.npz")
 P1_SOL = os.path.join(GOLDEN_DIR, "p1_basic_solution.npz")
 P2_SOL = os.path.join(GOLDEN_DIR, "p2_basic_solution.npz")
+DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 
 def _exit2(capsys, argv, *needles):
@@ -93,9 +98,69 @@ def test_certify_help(capsys):
     assert e.value.code == 0
     out = capsys.readouterr().out
     for s in ("INSTANCE", "SOLUTION", "--tol", "--reference", "--debug", "exit codes",
-              "0  certified", "1  not certified", "2  bad input", "docs/FORMATS.md",
-              "example:", "dank-verify certify verification/golden/p1_basic_instance.npz"):
+              "0  certified", "1  not certified", "2  bad input", "/FORMATS.html",
+              "examples:", "dank-verify vectors --write vectors",
+              "dank-verify certify vectors/p1_basic_instance.npz"):
         assert s in out, s
+
+
+def _help(capsys, *argv):
+    with pytest.raises(SystemExit) as e:
+        main([*argv, "--help"])
+    assert e.value.code == 0
+    return capsys.readouterr().out
+
+
+def _commands(text):
+    """The ``dank-verify ...`` command lines of a help text's examples, as argument lists."""
+    return [line.split("  ")[0].split()[1:] for line in
+            (raw.strip() for raw in text.splitlines()) if line.startswith("dank-verify ")]
+
+
+def test_certify_help_examples_run_for_an_installed_user(capsys, tmp_path, monkeypatch):
+    """The examples use files the user makes with a command, not the repository's paths."""
+    commands = _commands(_help(capsys, "certify"))
+    assert [c[0] for c in commands] == ["vectors", "certify", "conformance"]
+    monkeypatch.chdir(tmp_path)
+    for argv in commands:
+        assert not any(a.startswith(("verification/", "docs/")) for a in argv), argv
+        assert main(argv) == 0, argv
+        capsys.readouterr()
+    assert (tmp_path / "repro" / "p1_basic.json").exists()
+
+
+def test_help_texts_agree_with_what_certify_accepts(capsys):
+    """Every option of a ``dank-verify certify`` line in another help text or in the docs is
+    one that ``certify --help`` lists."""
+    listed = set(re.findall(r"--[a-z][a-z0-9-]*", _help(capsys, "certify")))
+    texts = {"conformance --help": _help(capsys, "conformance"),
+             "--help": _help(capsys), "vectors --help": _help(capsys, "vectors")}
+    for path in sorted(DOCS.rglob("*.md")) + [DOCS.parent / "README.md"]:
+        texts[str(path.relative_to(DOCS.parent))] = path.read_text()
+    seen = 0
+    for where, text in texts.items():
+        for line in re.findall(r"dank-verify certify [^\n`]*", text):
+            seen += 1
+            unknown = set(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", line)) - listed
+            assert not unknown, (where, line, unknown)
+    assert seen >= 3
+
+
+@pytest.mark.parametrize("argv", [[], ["certify"], ["vectors"], ["conformance"],
+                                  ["reproduce"]], ids=lambda a: " ".join(a) or "main")
+def test_help_links_the_site_not_uninstalled_files(capsys, argv):
+    """docs/*.md are not installed with the package: a help text links the site's pages."""
+    text = _help(capsys, *argv)
+    assert not re.search(r"docs/\S*\.md|\.md\b(?<!report\.md)", text), text
+    for url in re.findall(r"https://\S+", text):
+        assert url.startswith(DOCS_URL + "/"), url
+        page = url.removeprefix(DOCS_URL + "/").rstrip(").,").removesuffix(".html")
+        assert (DOCS / f"{page}.md").exists(), url
+
+
+def test_docs_url_is_the_projects_documentation_url():
+    meta = tomllib.loads((DOCS.parent / "pyproject.toml").read_text())
+    assert DOCS_URL.startswith(meta["project"]["urls"]["Documentation"].rstrip("/") + "/")
 
 
 def test_vectors_help(capsys):
@@ -155,6 +220,10 @@ def test_certify_bad_files_exit_2(capsys, tmp_path):
     assert main(["certify", I, S]) == 0  # the control is certified
     capsys.readouterr()
     _exit2(capsys, ["certify", str(tmp_path / "missing.npz"), S], "no such file")
+    # both missing: both named in the one line, the instance first
+    _exit2(capsys, ["certify", str(tmp_path / "no_i.npz"), str(tmp_path / "no_s.npz")],
+           f"bad input: {tmp_path / 'no_i.npz'}: no such file; {tmp_path / 'no_s.npz'}: "
+           "no such file")
     _exit2(capsys, ["certify", I, _json_file(tmp_path, "w.json", dict(sol, alpha=[0.5]))],
            "'alpha' has 1 entries but the instance has n = 2")
     _exit2(capsys, ["certify", I, _json_file(tmp_path, "t.json", dict(sol, task="svr"))],

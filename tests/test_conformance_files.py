@@ -66,8 +66,13 @@ def test_written_instances_and_solutions_validate(tmp_path, task, extra):
     ({"format": "dank-instance", "version": 1, "task": "svm", "K": [[1.0]], "X": [[1.0]],
       "kernel": "linear", "y": [1.0], "C": 1, "eta": 1, "tau": 0}, "instance",
      "$: the value is valid under each of"),
-    ({"format": "dank-instance", "version": 2, "task": "svm", "K": [[1.0]], "y": [1.0],
-      "C": 1, "eta": 1, "tau": 0}, "instance", "$.version: 1 was expected"),
+    ({"format": "dank-instance", "version": 3, "task": "svm", "K": [[1.0]], "y": [1.0],
+      "C": 1, "eta": 1, "tau": 0}, "instance", "$.version: 3 is not one of [1, 2]"),
+    ({"format": "dank-instance", "version": 1, "task": "svm", "K": [[1.0]], "y": [1.0],
+      "C": [1.0], "eta": 1, "tau": 0}, "instance", "$.C: [1.0] is not of type 'number'"),
+    ({"format": "dank-instance", "version": 2, "task": "svm", "K": [[1.0, 0.0], [0.0, 1.0]],
+      "y": [1.0, -1.0], "C": [1.0, 0], "eta": 1, "tau": 0}, "instance",
+     "$.C[1]: 0 is less than or equal to the minimum of 0"),
     ({"format": "dank-instance", "version": 1, "task": "svm", "K": [[1.0]], "y": [1.0],
       "C": 0, "eta": 1, "tau": 0}, "instance", "$.C: 0 is less than or equal to the minimum of 0"),
     ({"format": "dank-instance", "version": 1, "task": "svm", "K": [[1.0]], "y": [True],
@@ -124,7 +129,11 @@ def test_families_regenerate_to_their_checksums(tmp_path):
     assert min(ns) == 10 and max(ns) == 1000
     assert {e["task"] for e in entries.values()} == {"svm", "svr", "decomposed"}
     fams = {e["family"] for e in entries.values()}
-    assert fams == {"size", "kscale", "cscale", "eta", "tau", "corner"}
+    assert fams == {"size", "kscale", "cscale", "eta", "tau", "corner", "weights"}
+    # the weights family: one vector C per task (format version 2)
+    weighted = [f for _, fam, _, f in specs() if fam == "weights"]
+    assert {f["task"] for f in weighted} == {"svm", "svr", "decomposed"}
+    assert all(np.ndim(f["C"]) == 1 and np.size(f["C"]) == np.size(f["y"]) for f in weighted)
 
 
 def test_a_changed_family_is_detected(tmp_path):
@@ -210,4 +219,4 @@ def test_conformance_md_documents_every_family_instance_and_the_defaults(capsys)
     with pytest.raises(SystemExit):
         main(["conformance", "--help"])
     helptext = capsys.readouterr().out
-    assert "docs/conformance.md" in helptext and "docstring" not in helptext
+    assert "/conformance.html" in helptext and "docstring" not in helptext

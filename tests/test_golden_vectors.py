@@ -58,6 +58,9 @@ def test_vector_certified_by_oracle_and_dank_fast(name):
     submitted = {"F", "bias"} if inst["task"] != "decomposed" else {"F"}
     assert {k for k in submitted if rep["checks"][k]["status"] == "pass"} == submitted
     cb = certify_both(inst, sol)
+    if cb["fast"] is None:  # only per-sample boxes, while dank_fast does not take a vector C
+        assert isinstance(inst["C"], np.ndarray) and e["rel_gap_fast"] is None
+        cb["fast"] = (rep["lower"], rep["upper"], rep["rel_gap"])
     assert cb["fast"][2] <= GOLDEN_TOL
     assert cb["fast"][0] <= cb["fast"][1] + GOLDEN_TOL * max(1.0, abs(cb["fast"][0]))
     # the oracle's bracket, dank_fast's and the manifest's agree
@@ -129,6 +132,18 @@ def test_the_corners_are_what_they_claim():
     assert MAN["vectors"]["p1_integer_K"]["params"]["K_dtype"] == "int64"
     inst, _ = _vec("p1_one_positive")
     assert np.sum(inst["y"] > 0) == 1
+    # per-sample boxes: the solution uses several distinct boxes, free and at the bound
+    for name in ("p1_weighted", "p1_class_weights", "p2_weighted", "p3_weighted"):
+        inst, sol = _vec(name)
+        C = inst["C"]
+        assert isinstance(C, np.ndarray) and np.unique(C).size >= 2, name
+        a = sol["alpha"] if inst["task"] != "svr" else sol["alpha_hat"] + sol["alpha_check"]
+        free, top = (a > 0) & (a < C), a == C
+        assert free.any() and top.any() and np.unique(C[free | top]).size >= 2, name
+        assert np.all(a <= C) and not np.all(a <= np.min(C)), name
+    assert MAN["format_version"] == 2
+    cw = _vec("p1_class_weights")[0]
+    assert np.sum(cw["y"] > 0) == 1 and cw["C"][cw["y"] > 0][0] == cw["n"] / 2
     jsons = [n for n, e in MAN["vectors"].items() if e["instance"].endswith(".json")]
     assert len(jsons) >= 4
     for n in jsons:
@@ -152,7 +167,10 @@ for name, e in man["vectors"].items():
     inst = load_instance(os.path.join(GOLDEN_DIR, e["instance"]))
     sol = load_solution(os.path.join(GOLDEN_DIR, e["solution"]), inst["n"])
     K, y, C, eta, tau = (inst[k] for k in ("K", "y", "C", "eta", "tau"))
-    if inst["task"] == "svm":
+    if e["rel_gap_fast"] is None:  # per-sample boxes: the oracle (numpy and dank_ref only)
+        from verification.oracle import certify
+        worst = max(worst, certify(inst, sol, tol=1e-12)["rel_gap"])
+    elif inst["task"] == "svm":
         c = dank_fast.svm_certificate(K, y, sol["alpha"], C=C, eta=eta, tau=tau)
         worst = max(worst, c.rel_gap)
     elif inst["task"] == "svr":
@@ -182,7 +200,8 @@ def _copy(tmp_path, names):
     return d, man
 
 
-REGEN = ["p1_basic", "p1_polynomial", "p2_json", "p3_two_clusters"]
+REGEN = ["p1_basic", "p1_polynomial", "p1_weighted", "p2_json", "p2_weighted",
+         "p3_two_clusters"]
 
 
 def test_regeneration_reproduces_the_stored_vectors():

@@ -151,8 +151,7 @@ def test_F_matches_sdp_minimisation(tau, eta):
 def test_h_closed_form_equals_direct_H(tau, route):
     K, y, a = instance(20, seed=7, C=1.5, frac_zero=0.3)
     eta = 0.5
-    prob = SVMProblem(K, y, C=1.5, eta=eta, tau=tau)
-    prob.route = route
+    prob = SVMProblem(K, y, C=1.5, eta=eta, tau=tau, route=route)
     ev = prob.evaluate(a)
     Fref = ref_F(K, a * y, eta, tau)
     h_ref = H_direct(K, y, a, Fref, eta, tau)
@@ -229,54 +228,6 @@ def _exact_phi_star(K, d, eta, tau):
     return n * n - float(np.sum(F * F))
 
 
-@pytest.mark.parametrize("k", [1, 2, 4, 8])
-@pytest.mark.parametrize("subspace", ["random", "perturbed", "exact"])
-def test_ritz_bound_is_rigorous_for_any_subspace(k, subspace):
-    """The bound of inner.py holds for ANY orthonormal block, however poor: deficit_lb <= exact
-    <= deficit_lb + excess; it is tight (excess ~ 0) when the block holds the top eigenvectors
-    and the tail lies below the threshold."""
-    from dank_fast._eigen import Reduced as _Reduced
-    from dank_fast._eigen import _certify_ritz
-    from dank_fast._eigen import psi as _psi
-
-    rng = np.random.default_rng(k)
-    n = 30
-    X = rng.normal(size=(n, 2))
-    K = gaussian_kernel(X, 0.6)
-    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
-    a = rng.uniform(0.0, 2.0, size=n)
-    a[rng.random(n) < 0.3] = 0.0
-    d = a * y
-    eta, tau = 0.3, 0.05
-    t = tau / 2
-    kd = KernelData(K)
-    S = np.flatnonzero(d)
-    red = _Reduced(kd, d, S, eta)
-    quad, sq, tr, _ = kd.gamma_sums(S, d[S])
-    g_frob2, g_trace = sq / (16 * eta**2), tr / (4 * eta)
-    lam, V = np.linalg.eigh(red.dense())
-    V = V[:, ::-1]
-    if subspace == "random":
-        W = rng.normal(size=(red.N, k))
-    elif subspace == "perturbed":
-        W = V[:, :k] + 1e-3 * rng.normal(size=(red.N, k))
-    else:
-        W = V[:, :k]
-    from dank_fast._eigen import _gamma_max_bound
-
-    rz = _certify_ritz(red, W, t, g_frob2, g_trace, _gamma_max_bound(red))
-    base = -(2 * quad / (4 * eta) + g_frob2)
-    exact = _exact_phi_star(K, d, eta, tau)
-    lb = base + rz.deficit_part
-    scale = max(1.0, abs(exact))
-    assert lb <= exact + 1e-10 * scale
-    assert exact <= lb + rz.excess + 1e-10 * scale
-    assert rz.excess >= 0.0
-    # the exact route's formula
-    assert exact == pytest.approx(base + float(_psi(np.maximum(lam, 0), t).sum()), rel=1e-10)
-    if subspace == "exact" and lam[::-1][k] <= t and rz.tail_bound <= t:
-        assert rz.excess <= 1e-18 * scale
-
 @settings(max_examples=25, deadline=None)
 @given(
     st.integers(12, 40),
@@ -350,7 +301,7 @@ def test_kernel_data_cache_does_not_leak_between_supports():
     K, y, a = instance(20, seed=19)
     kd = KernelData(K)
     for S in (np.array([1, 3, 5]), np.array([0, 2]), np.array([1, 3, 5])):
-        np.testing.assert_array_equal(kd.columns(S), K[:, S])
+        np.testing.assert_array_equal(kd.support_product(S, np.eye(S.size)), K[:, S])
         np.testing.assert_array_equal(kd.block(S), K[np.ix_(S, S)])
 
 
@@ -373,8 +324,7 @@ def test_grad_matches_central_differences(tau, eta, route):
     n, C = 14, 2.0
     K, y, a = instance(n, seed=23, C=C)
     assert np.all((a > 0) & (a < C))
-    prob = SVMProblem(K, y, C=C, eta=eta, tau=tau)
-    prob.route = route
+    prob = SVMProblem(K, y, C=C, eta=eta, tau=tau, route=route)
     g = prob.evaluate(a).grad
     # h = O(n^2 eta) is evaluated to ~1e-16 relative; step 1e-4 balances truncation
     # (O(step^2)) against round-off (O(eps n^2 eta / step)).
@@ -420,61 +370,6 @@ def test_grad_property(n, tau, log_eta, log_sigma, seed):
     assert err < 1e-5, err
 
 
-@pytest.mark.parametrize("kernel", ["narrow", "wide", "linear"])
-def test_gamma_max_bound_is_an_upper_bound(kernel):
-    """Collatz-Wielandt on |Gamma|: >= lambda_max(Gamma_SS), also for kernels with negative
-    entries (linear), and nearly tight for a nearly diagonal (narrow Gaussian) kernel."""
-    from dank_fast._eigen import Reduced as _Reduced
-    from dank_fast._eigen import _gamma_max_bound
-
-    rng = np.random.default_rng(3)
-    X = rng.normal(size=(80, 3))
-    K = {"narrow": gaussian_kernel(X, 0.05), "wide": gaussian_kernel(X, 3.0),
-         "linear": X @ X.T}[kernel]
-    d = rng.uniform(-2, 2, size=80)
-    d[rng.random(80) < 0.2] = 0.0
-    eta = 0.7
-    kd = KernelData(K)
-    S = np.flatnonzero(d)
-    red = _Reduced(kd, d, S, eta)
-    Gam = np.outer(d[S], d[S]) * K[np.ix_(S, S)] / (4 * eta)
-    lmax = np.linalg.eigvalsh(Gam)[-1]
-    bound = _gamma_max_bound(red)
-    assert bound >= lmax * (1 - 1e-12)
-    if kernel == "narrow":
-        assert bound <= 1.5 * lmax
-
-
-@pytest.mark.parametrize("kernel", ["wide", "linear"])
-@pytest.mark.parametrize("k", [0, 1, 3])
-@pytest.mark.parametrize("copy_blocks", [True, False])
-def test_tail_factorisation_decides_the_largest_eigenvalue_off_the_ritz_block(kernel, k,
-                                                                              copy_blocks):
-    """The Cholesky test of the compression ``(I - P) M (I - P)`` (``P`` spanned by the top
-    ``k`` Ritz vectors, a support that leaves points out: the ghost coordinate) says yes just
-    above its largest eigenvalue and no just below, against the dense value, whether or not
-    the kernel data copy the block ``K[S][:, S]``."""
-    from dank_fast._eigen import Reduced as _Reduced
-    from dank_fast._eigen import _tail_below, eig_dense
-
-    rng = np.random.default_rng(11 + k)
-    X = rng.normal(size=(90, 3))
-    K = {"wide": gaussian_kernel(X, 2.0), "linear": X @ X.T}[kernel]
-    d = rng.uniform(-2, 2, size=90)
-    d[rng.random(90) < 0.2] = 0.0
-    kd = KernelData(K, copy_blocks=copy_blocks)
-    S = np.flatnonzero(d)
-    red = _Reduced(kd, d, S, 0.7)
-    lam, W = eig_dense(red)
-    U = W[:, :k]
-    P = np.eye(red.N) - U @ U.T
-    gmax = float(np.linalg.eigvalsh(P @ red.dense() @ P)[-1])
-    frob2 = float(np.sum((np.outer(d[S], d[S]) * K[np.ix_(S, S)] / (4 * 0.7)) ** 2))
-    assert gmax > 1e-3 * lam[0]
-    assert _tail_below(red, U, gmax * (1 + 1e-6), frob2)
-    assert not _tail_below(red, U, gmax * (1 - 1e-6), frob2)
-
-
 def test_flat_tail_needs_no_dense_fallback():
     """A narrow kernel: thousands of tiny eigenvalues whose Frobenius norm exceeds tau/2 while
     each is far below it. The Collatz-Wielandt bound certifies the tail, so the iterative route
@@ -490,72 +385,6 @@ def test_flat_tail_needs_no_dense_fallback():
     assert sol.excess <= 1e-12 * n
 
 
-def test_arpack_failure_falls_back_to_the_block_method(monkeypatch):
-    """An ArpackError (seen in long experiment runs) must not surface: the block method takes
-    over from the same start and the bracket is still certified (scipy's ARPACK made to fail)."""
-    from scipy.sparse.linalg import ArpackError
-
-    import dank_fast._eigen as eigen
-
-    K, y, a = instance(300, seed=31, C=1.0, sigma=0.7)
-    kd = KernelData(K)
-
-    def boom(*args, **kwargs):
-        raise ArpackError(-9999)
-
-    monkeypatch.setattr(eigen, "eigsh", boom)
-    sl = inner_minimiser(kd, a * y, 2.0, 0.01, route="lanczos")
-    sd = inner_minimiser(kd, a * y, 2.0, 0.01, route="dense")
-    assert sl.route == "lanczos"
-    assert sl.deficit <= sd.deficit + 1e-9 * abs(sd.deficit)
-    assert sd.deficit <= sl.deficit + sl.excess + 1e-9 * abs(sd.deficit)
-
-
-def test_blas_thread_policy():
-    """One BLAS thread for small dense work; large work runs with the user's configuration:
-    the library default, or a limit the user set (never raised)."""
-    from threadpoolctl import threadpool_info, threadpool_limits
-
-    from dank_fast.inner import blas_threads
-
-    def blas_threads_now():
-        return max(d["num_threads"] for d in threadpool_info() if d["user_api"] == "blas")
-
-    default = blas_threads_now()
-    with blas_threads(10):
-        assert blas_threads_now() == 1
-    with blas_threads(10_000):
-        assert blas_threads_now() == default
-    with threadpool_limits(limits=1, user_api="blas"), blas_threads(10_000):
-        assert blas_threads_now() == 1
-    assert blas_threads_now() == default
-
-
-def test_every_iterative_eigensolver_failing_still_certifies(monkeypatch):
-    """ARPACK and LOBPCG both failing (issue 15: 15 CV fits of the reproduction raised
-    ArpackError; scipy's solvers made to fail here) must not surface: the dense decomposition
-    takes over where affordable, and the bracket is the dense route's."""
-    from scipy.sparse.linalg import ArpackError
-
-    import dank_fast._eigen as eigen
-
-    K, y, a = instance(300, seed=31, C=1.0, sigma=0.7)
-    kd = KernelData(K)
-
-    def arpack_boom(*args, **kwargs):
-        raise ArpackError(3)
-
-    def lobpcg_boom(*args, **kwargs):
-        raise np.linalg.LinAlgError("not positive definite")
-
-    monkeypatch.setattr(eigen, "eigsh", arpack_boom)
-    monkeypatch.setattr(eigen, "lobpcg", lobpcg_boom)
-    sl = inner_minimiser(kd, a * y, 2.0, 0.01, route="lanczos")
-    sd = inner_minimiser(kd, a * y, 2.0, 0.01, route="dense")
-    assert sl.deficit <= sd.deficit + 1e-9 * abs(sd.deficit)
-    assert sd.deficit <= sl.deficit + sl.excess + 1e-9 * abs(sd.deficit)
-
-
 def test_lanczos_route_is_repeatable():
     """No unseeded random start: the same call gives bit-identical results."""
     import dank_fast.inner as inner
@@ -566,38 +395,12 @@ def test_lanczos_route_is_repeatable():
     assert r1.deficit == r2.deficit and r1.excess == r2.excess
 
 
-def test_nested_thread_limits_restore():
-    """Nested policies: small work inside small or large work runs on one thread, large work
-    inside a one-thread region runs on the counts the user had when it was entered, and leaving
-    every level restores the thread counts as they were."""
-    from threadpoolctl import threadpool_info
-
-    from dank_fast.inner import blas_threads
-
-    def counts():
-        return [d["num_threads"] for d in threadpool_info() if d["user_api"] == "blas"]
-
-    before = counts()
-    with blas_threads(10):
-        with blas_threads(20), blas_threads(30):
-            assert set(counts()) == {1}
-        with blas_threads(10_000):
-            assert counts() == before
-            with blas_threads(10):
-                assert set(counts()) == {1}
-            assert counts() == before
-        assert set(counts()) == {1}
-    with blas_threads(10_000), blas_threads(10):
-        assert set(counts()) == {1}
-    assert counts() == before
-
-
 @pytest.mark.parametrize("frac", [0.1, 0.3, 0.5, 0.8, 1.0])
 @pytest.mark.parametrize("cols", [0, 1, 4])
-@pytest.mark.parametrize("cached", [True, False])
-def test_support_product_by_row_blocks_is_the_column_product(frac, cols, cached):
-    """K[:, S] @ X from blocks of rows of K[S, :] (symmetric K; several blocks and a ragged
-    last one at n = 300), or from the cached columns K[:, S]."""
+@pytest.mark.parametrize("square", [False, True])
+def test_support_product_by_row_blocks_is_the_column_product(frac, cols, square):
+    """K[:, S] @ X (and (K o K)[:, S] @ X) from blocks of rows of K[S, :] (symmetric K;
+    several blocks and a ragged last one at n = 300)."""
     rng = np.random.default_rng(int(10 * frac) + cols)
     n = 300
     Z = rng.normal(size=(n, 3))
@@ -605,16 +408,15 @@ def test_support_product_by_row_blocks_is_the_column_product(frac, cols, cached)
     S = np.sort(rng.choice(n, int(frac * n), replace=False))
     X = rng.normal(size=(S.size,) if cols == 0 else (S.size, cols))
     kd = KernelData(K)
-    if cached:
-        kd.columns(S)
-    got = kd.support_product(S, X)
+    got = kd.support_product(S, X, square=square)
     assert got.shape == (n,) + X.shape[1:]
-    np.testing.assert_allclose(got, K[:, S] @ X, rtol=1e-12, atol=1e-10)
+    A = K * K if square else K
+    np.testing.assert_allclose(got, A[:, S] @ X, rtol=1e-12, atol=1e-10)
 
 
 @pytest.mark.parametrize("copy", [None, False])
-def test_block_and_columns_are_the_gathers_of_K_and_follow_S(copy):
-    """``block(S) = K[S][:, S]`` and ``columns(S) = K[:, S]`` exactly, for one S after another
+def test_block_is_the_gather_of_K_and_follows_S(copy):
+    """``block(S) = K[S][:, S]`` exactly, for one S after another
     (the caches must follow S; blocks of rows with a ragged last one at n = 300), products
     with or without copies, and ``drop_caches`` empties them."""
     rng = np.random.default_rng(7)
@@ -625,11 +427,10 @@ def test_block_and_columns_are_the_gathers_of_K_and_follow_S(copy):
     for size in (130, 130, 200, 3):
         S = np.sort(rng.choice(n, size, replace=False))
         np.testing.assert_array_equal(kd.block(S), K[np.ix_(S, S)])
-        np.testing.assert_array_equal(kd.columns(S), K[:, S])
         np.testing.assert_allclose(kd.block_product(S, np.eye(size)), K[np.ix_(S, S)],
                                    rtol=1e-12, atol=1e-12)
     kd.drop_caches()
-    assert kd._block is None and kd._cols is None
+    assert kd._block is None
 
 
 def test_a_solve_leaves_no_cached_gathers_in_its_result():
@@ -640,7 +441,7 @@ def test_a_solve_leaves_no_cached_gathers_in_its_result():
     res = solve_svm(compute_kernel(X, sigma=1.0), y, C=1.0, eta=50.0, tau=0.01)
     assert res.success
     kd = res.kernel
-    assert kd._block is None and kd._cols is None
+    assert kd._block is None
 
 
 def _flat_tail_instance():
@@ -725,31 +526,6 @@ def test_lanczos_route_from_a_far_warm_start_still_brackets_the_dense_value(shif
     assert warm.route == "lanczos" and warm.excess <= 1e-12 * kd.n_total
     assert warm.deficit <= ref.deficit + 1e-9 * abs(ref.deficit)
     assert ref.deficit <= warm.deficit + warm.excess + 1e-9 * abs(ref.deficit)
-
-
-def test_dense_route_keeps_its_eigenvectors_for_newton_but_results_do_not():
-    """The dense route hands its N x N eigenvectors to the Newton curvature; a result keeps F in
-    factors only (the memory of a result is O(n r))."""
-    K, y, a = instance(60, seed=2, C=1.0, sigma=0.7)
-    sol = inner_minimiser(KernelData(K), a * y, 2.0, 0.01, route="dense")
-    S = np.flatnonzero(a)
-    N = S.size + (S.size < a.size)
-    assert sol.basis is not None and sol.basis.shape == (N, N)
-    np.testing.assert_allclose(sol.basis.T @ sol.basis, np.eye(N), atol=1e-12)
-    res = solve_svm(K, y, C=1.0, eta=2.0, tau=0.01)
-    assert res.inner.basis is None
-
-
-def test_dense_fallback_keeps_no_large_basis():
-    """The eigenvectors are kept only up to DENSE_LIMIT + 1 (the dense fallback of the Lanczos
-    route reaches N = 2,896, where they would be 64 MiB per evaluation)."""
-    from dank_fast.inner import DENSE_LIMIT
-
-    rng = np.random.default_rng(2)
-    n = DENSE_LIMIT + 40
-    K = gaussian_kernel(rng.normal(size=(n, 2)), 0.7)
-    sol = inner_minimiser(KernelData(K), rng.uniform(0.1, 1.0, n), 2.0, 0.01, route="dense")
-    assert sol.route == "dense" and sol.basis is None
 
 
 @pytest.mark.parametrize("copy", [True, False])

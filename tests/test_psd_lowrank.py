@@ -10,7 +10,7 @@ from threadpoolctl import threadpool_limits
 
 from dank_fast import compute_kernel
 from dank_fast._kernel_validation import check_kernel_matrix
-from dank_fast._psd import LOWRANK_MIN_N, PivotedCholesky, lowrank_gershgorin_psd
+from dank_fast._psd import LOWRANK_MIN_N, lowrank_gershgorin_psd
 
 EPS = 1e-8  # eps_psd of a float64 kernel
 N = LOWRANK_MIN_N
@@ -85,19 +85,3 @@ def test_check_kernel_matrix_accepts_smooth_and_full_rank_kernels_alike():
     with pytest.raises(ValueError):
         check_kernel_matrix(bad)
 
-
-@pytest.mark.parametrize(("sigma", "low"), [(0.5, True), (0.02, False)])
-def test_likely_judges_the_rank_after_a_quarter_of_the_columns(sigma, low):
-    """``PivotedCholesky.likely`` says True for a smooth kernel (rank ~45 of 1,000: the target
-    is then reached within the budget) and False for a narrow one (numerically full rank),
-    having computed no more than a quarter of the budget's columns."""
-    K = smooth_kernel(N, 0, sigma=sigma)
-    budget = N // 8
-    pc = PivotedCholesky(lambda p: K[p], np.diag(K).copy(), 0.5 * EPS)
-    assert pc.likely(budget) is low
-    assert pc.L.shape[1] <= budget // 4
-    L = pc.extend(budget)
-    assert (L is not None) is low
-    if low:
-        assert np.max(pc.residual) <= 0.5 * EPS
-        assert np.max(np.abs(K - L @ L.T)) <= 1e-6

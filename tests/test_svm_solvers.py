@@ -650,14 +650,14 @@ def test_accelerated_solution_is_certified(inst, seed):
     # at least as feasible as svm_certificate demands of its input
     assert abs(y @ a) <= 1e-9 * C * np.sqrt(n)
     # lower is h(alpha) computed exactly; upper bounds h at every feasible point
-    prob = SVMProblem(K, y, C, eta, tau)
-    h = prob.evaluate(a, route="dense").h
+    prob = SVMProblem(K, y, C, eta, tau, route="dense")
+    h = prob.evaluate(a).h
     assert abs(h - res.lower) <= 1e-12 * (abs(h) + eta * n * n)
     assert h <= res.upper + r
     rng = np.random.default_rng(seed)
     for _ in range(3):
         z = project_A(rng.uniform(0, C, size=n), y, C)
-        assert prob.evaluate(z, route="dense").h <= res.upper + r
+        assert prob.evaluate(z).h <= res.upper + r
     # an independent certificate agrees
     cert = svm_certificate(K, y, a, C=C, eta=eta, tau=tau)
     assert abs(cert.lower - res.lower) <= 1e-12 * (abs(h) + eta * n * n)
@@ -675,7 +675,7 @@ def test_h_pointwise_nondecreasing_in_tau_and_eta(inst, seed):
     a = project_A(rng.uniform(0, C, size=n), y, C)
     r = value_roundoff(10 * eta, n)
     h = {
-        (e, t): SVMProblem(K, y, C, e, t).evaluate(a, route="dense").h
+        (e, t): SVMProblem(K, y, C, e, t, route="dense").evaluate(a).h
         for e in (eta, 10 * eta)
         for t in (0.0, tau, tau + 0.5)
     }

@@ -69,3 +69,47 @@ def test_grid_profiles_are_shares_of_the_profiled_time_and_counts_per_fit():
                    "| 5,000 | 3.0 |")
     assert "take 3.0 times an SVC fit, and a fit makes 5,000 Python-level" in out[-1]
     assert tables._grid_profiles([{"dataset": "none"}]) == []
+
+
+def _draw(i, family, n, ratio_svc, ratio_bound, status="converged", profile=None):
+    r = {"index": i, "family": family, "n": n, "sigma": 1.5, "sigma_factor": 0.8, "C": 2.0,
+         "eta": 30.0, "eta_factor": 0.5, "svc_s": 0.01, "dank_s": 0.01 * ratio_svc,
+         "bound_s": 0.01 * ratio_svc / ratio_bound, "eigh_s": 0.02, "eigh_size": 101,
+         "support": 100, "rank_F": 4, "rel_gap": 1e-7, "status": status,
+         "ratio_svc": ratio_svc, "ratio_bound": ratio_bound, "noise": 0.2}
+    if profile:
+        r["profile"] = profile
+    return r
+
+
+def test_distribution_section_summarises_by_family_and_names_the_worst_draw():
+    prof = {"total_s": 2.0, "svc_start": 0.2, "validation": 0.4, "eigen": 0.6, "direction": 0.2,
+            "evaluations": 7, "top": {"tottime": [
+                {"function": "dank_fast/_x.py:1(f)", "tottime": 1.0},
+                {"function": "linalg/_decomp.py:2(eigh)", "tottime": 0.5},
+                {"function": "g", "tottime": 0.1}, {"function": "h", "tottime": 0.05}]}}
+    draws = [_draw(0, "moons", 500, 4.0, 0.8), _draw(1, "moons", 1200, 10.0, 1.5),
+             _draw(2, "blobs", 3000, 30.0, 6.0, "max_iter", prof)]
+    data = {"meta": {"date": "2026-11-29T00:00:00", "code": {"git_head": "abc1234"},
+                     "cpu_count": 2, "blas": "openblas 0.3 threads=1; openmp None threads=2",
+                     "loadavg_start": [1.0, 1, 1], "loadavg_end": [2.0, 2, 2],
+                     "command": "python benchmarks/bench_distribution.py --draws 3",
+                     "seed": 42},
+            "summary": {"draws": 3, "ratio_svc_median": 10.0, "ratio_svc_p90": 26.0,
+                        "within_bound": 1 / 3, "within_2x_bound": 2 / 3, "all_certified": False,
+                        "uncertified": 1, "worst": {"index": 2}}}
+    data["draws"] = draws
+    text = tables.distribution_table(data)
+    lines = text.splitlines()
+    assert "at git `abc1234` on 2 cores, one BLAS thread" in lines[0] and "seed 42" in lines[0]
+    assert "| blobs | 1 | 3,000 | 30.0x | 30.0x | 0 of 1 | 0 of 1 | 0 of 1 |" in lines
+    assert "| moons | 2 | 500-1,200 | 7.0x | 9.4x | 1 of 2 | 2 of 2 | 2 of 2 |" in lines
+    assert "| all | 3 | 500-3,000 | 10.0x | 26.0x | 1 of 3 | 2 of 3 | 2 of 3 |" in lines
+    assert ("median 10.0x, 90th percentile 26.0x; 33% within the bound, 67% within twice the "
+            "bound; 1 of 3 solves NOT certified") in text
+    assert "worst draw by DANK / bound (#2): blobs (noise = 0.2), n = 3,000" in text
+    assert "(30.0x SVC, 6.0x its bound of 50.0 ms)" in text and "07. Its profile (one more" in text
+    assert ("SVC start 10%, validation of `K` (PSD test) 20%, evaluations of `F(a)` 30%, "
+            "Newton systems 10%, rest 30%; 7 evaluations") in text
+    assert "most own time in `dank_fast/_x.py:1(f)` 50%, `linalg/_decomp.py:2(eigh)` 25%, `g` 5%" \
+        in text and "`h`" not in text

@@ -1,11 +1,16 @@
-"""argparse types shared by the command lines (``dank-verify certify``, ``... conformance``)."""
+"""argparse types and help links shared by the command lines (``dank-verify certify``,
+``... conformance``)."""
 
 from __future__ import annotations
 
 import argparse
 import math
 
-__all__ = ["positive"]
+__all__ = ["DOCS_URL", "positive"]
+
+# the documentation site (pyproject's Documentation URL, latest version): the help texts link
+# its pages, since the docs/ sources are not installed with the package
+DOCS_URL = "https://dank-kernels.readthedocs.io/en/latest"
 
 
 def positive(kind=float):

@@ -98,6 +98,14 @@ def specs() -> list[tuple[str, str, dict]]:
     Xi = np.round(4 * X).astype(np.int64)
     add("p1_integer_K", "integer-valued K (int64 dtype, linear kernel of integer data)",
         task="svm", K=Xi @ Xi.T + 1, y=y, C=0.1, eta=10.0, tau=0.01)
+    # per-sample boxes 0 <= a_i <= C_i (format version 2): powers of two, exact in binary
+    w = 2.0 ** np.array([-2, 1, 0, -1, 2, 0, -3, 1, -1, 0, 2, -2], dtype=float)
+    add("p1_weighted", "per-sample boxes C_i = 2^k, k in -3..2 (libsvm's sample weights)",
+        task="svm", K=K, y=y, C=w, eta=10.0, tau=0.01)
+    cw = np.where(yu > 0, n / (2.0 * np.sum(yu > 0)), n / (2.0 * np.sum(yu < 0)))
+    add("p1_class_weights", "one positive among twelve, class weights 'balanced' "
+        "(C_i = n / (2 n_class)), JSON", ext="json", task="svm", K=K, y=yu, C=cw, eta=10.0,
+        tau=0.01)
 
     # ---- P2 (svr) ---------------------------------------------------------------------------
     Xr = np.linspace(-1.0, 1.0, 12)[:, None]
@@ -134,6 +142,8 @@ def specs() -> list[tuple[str, str, dict]]:
     vr = Xr[:, 0] + 2.0
     add("p2_rank_one_K", "rank-one K = v v'", task="svr", K=np.outer(vr, vr), y=yr, C=1.0,
         epsilon=0.05, eta=1.0, tau=0.01)
+    add("p2_weighted", "per-sample boxes C_i = 2^k, k in -3..2", task="svr", K=Kr, y=yr,
+        C=w / 2.0, epsilon=0.05, eta=5.0, tau=0.01)
 
     # ---- P3 (decomposed) --------------------------------------------------------------------
     two = (X[:, 0] > 0.5).astype(np.int64)
@@ -158,4 +168,6 @@ def specs() -> list[tuple[str, str, dict]]:
         C=1.0, eta=1.0, labels=two)
     add("p3_near_singular_K", "nearly singular K (sigma = 5)", task="decomposed", K=Kw, y=y,
         C=1.0, eta=1.0, labels=two)
+    add("p3_weighted", "per-sample boxes C_i = 2^k, k in -3..2", task="decomposed", K=K, y=y,
+        C=w, eta=10.0, labels=two)
     return out

@@ -5,7 +5,7 @@ the submitted point ``a``: the SVM (P1, P3) or SVR (P2) with the fixed kernel ``
 Its primal value at *any* ``(w(a'), b)``, ``w(a') = sum_i d'_i phi_G(x_i)``, bounds that
 maximum from above, so
 
-    v* - h(a) <= P_G(w(a'), b) - D_G(a) = q' / 2 + q / 2 + C loss(a', b) - lin
+    v* - h(a) <= P_G(w(a'), b) - D_G(a) = q' / 2 + q / 2 + sum_i C_i loss_i(a', b) - lin
 
 (``q = d'Gd``, ``q' = d''Gd'``, ``lin`` the linear part of the dual at ``a``) for every
 feasible ``a'`` and bias ``b``. The certificate evaluates it at ``a' = a`` (the primal at the
@@ -58,8 +58,18 @@ def _cg(A, rhs: np.ndarray, proj) -> np.ndarray:
     return x
 
 
-def _free(z: np.ndarray, C: float) -> np.ndarray:
+def _free(z: np.ndarray, C) -> np.ndarray:
     return np.flatnonzero((z > 1e-12 * C) & (z < C * (1.0 - 1e-12)))
+
+
+def _on(C, S):
+    """The boxes of the coordinates ``S`` (a vector box), or the scalar box itself."""
+    return C[S] if isinstance(C, np.ndarray) else C
+
+
+def _weighted(C, v: np.ndarray) -> float:
+    """``sum_i C_i v_i`` (a vector box) or ``C sum_i v_i`` (a scalar box, as before)."""
+    return float(C @ v) if isinstance(C, np.ndarray) else C * float(np.sum(v))
 
 
 def fixed_kernel_gap(G: np.ndarray, d: np.ndarray, y: np.ndarray, C: float, lin: float,
@@ -74,8 +84,10 @@ def fixed_kernel_gap(G: np.ndarray, d: np.ndarray, y: np.ndarray, C: float, lin:
         ``a o y`` (svm, P3) or ``b = ah - ac`` (svr) at the submitted feasible point.
     y : ndarray of shape (n,)
         Labels (svm, P3) or targets (svr).
-    C, lin, eps : float
-        The box, the dual's linear part at the point (``1'a``; svr ``b'y - eps 1'(ah + ac)``)
+    C : float or ndarray of shape (n,)
+        The box (scalar or per-sample; the loss is then weighted by ``C_i``).
+    lin, eps : float
+        The dual's linear part at the point (``1'a``; svr ``b'y - eps 1'(ah + ac)``)
         and the tube width (svr).
     task : {"svm", "svr", "decomposed"}
         The problem (P3 has no bias and no equality constraint).
@@ -113,25 +125,27 @@ def fixed_kernel_gap(G: np.ndarray, d: np.ndarray, y: np.ndarray, C: float, lin:
         delta = _cg(lambda v: GS @ v, grad[S], proj)
         b = d.copy()
         b[S] += delta
-        b[S] = np.where(sgn[S] > 0, np.clip(b[S], 0.0, C), np.clip(b[S], -C, 0.0))
+        CS = _on(C, S)
+        b[S] = np.where(sgn[S] > 0, np.clip(b[S], 0.0, CS), np.clip(b[S], -CS, 0.0))
         p = project_svr(np.concatenate([np.maximum(b, 0.0), np.maximum(-b, 0.0)]), C)
         d2 = p[: y.size] - p[y.size:]
         g2 = G @ d2
         r = y - g2
-        _, loss = rc.best_bias(np.concatenate([r + eps, r - eps]),
-                               np.concatenate([np.ones_like(r), -np.ones_like(r)]))
+        _, closs = rc.weighted_bias(np.concatenate([r + eps, r - eps]),
+                                    np.concatenate([np.ones_like(r), -np.ones_like(r)]),
+                                    np.concatenate([C, C]) if isinstance(C, np.ndarray) else C)
     else:
         yS = y[S]
         delta = _cg(lambda v: yS * (GS @ (yS * v)), grad[S], proj)
         a2 = a.copy()
-        a2[S] = np.clip(a2[S] + delta, 0.0, C)
+        a2[S] = np.clip(a2[S] + delta, 0.0, _on(C, S))
         if task == "svm":
             a2 = project_A(a2, y, C)
         d2 = a2 * y
         g2 = G @ d2
         if task == "svm":
-            _, loss = rc.best_bias(y - g2, -y)
+            _, closs = rc.weighted_bias(y - g2, -y, C)
         else:
-            loss = float(np.sum(np.maximum(0.0, 1.0 - y * g2)))
+            closs = _weighted(C, np.maximum(0.0, 1.0 - y * g2))
     q2 = float(d2 @ g2)
-    return 0.5 * (q + q2) + C * loss - lin
+    return 0.5 * (q + q2) + closs - lin

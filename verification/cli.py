@@ -14,16 +14,19 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import threading
 import time
 
-from ._argtypes import positive
+from ._argtypes import DOCS_URL, positive
+from ._stdout import Parser as _PipeSafeParser
+from ._stdout import flush_stdout, write_stdout
 
 
 def _run(argv):
     """``dank-verify [--quick|--full] [--budget N] [--seed N] [--out DIR] [--no-figures]``."""
-    p = argparse.ArgumentParser(prog="dank-verify", description="Check every claim of the DANK "
+    p = _PipeSafeParser(prog="dank-verify", description="Check every claim of the DANK "
                                 "paper and the solvers; write report.md, results.json, figures "
                                 "and counterexample files. Subcommands: certify, vectors, "
                                 "reproduce, conformance.")
@@ -47,8 +50,9 @@ def _run(argv):
     from .study.runner import run_all
 
     res = run_all(out=a.out, seed=a.seed, budget=budget, make_figures=not a.no_figures)
-    for v in res["verdicts"]:
-        print(f"{v['claim']:12s} {v['status']:20s} {v['headline']}")
+    if res["verdicts"]:
+        write_stdout("\n".join(f"{v['claim']:12s} {v['status']:20s} {v['headline']}"
+                                for v in res["verdicts"]))
     return 0
 
 
@@ -56,7 +60,7 @@ class _UsageError(Exception):
     """An argument error of a subcommand parser (reported in one line, exit 2)."""
 
 
-class _Parser(argparse.ArgumentParser):
+class _Parser(_PipeSafeParser):
     def error(self, message):
         raise _UsageError(message)
 
@@ -138,14 +142,15 @@ def _nonnegative(text: str) -> float:
     return v
 
 
-_CERTIFY_EPILOG = """\
+_CERTIFY_EPILOG = f"""\
 file format:
   INSTANCE and SOLUTION are .npz archives or JSON objects (the type is read from the
   content, not the extension), version 1, documented field by field (types, limits,
-  examples) in docs/FORMATS.md and in the docstring of verification/formats/__init__.py:
+  examples) on the documentation site and in the docstring of verification.formats:
+      {DOCS_URL}/FORMATS.html
       python -c "import verification.formats as f; help(f)"
   what each check means, its tolerance and what "not certified" does not prove:
-  docs/conformance.md.
+      {DOCS_URL}/conformance.html
 
 progress: a certify that runs longer than --progress-after seconds (default 3) reports its
   phase (reading, dense certificate, row blocks or clusters done) and the elapsed time on
@@ -157,9 +162,11 @@ exit codes:
   2  bad input (unreadable or malformed file, task or size mismatch, bad --tol) or any
      failure to evaluate; one line on stderr (the traceback only with --debug)
 
-example:
-  dank-verify certify verification/golden/p1_basic_instance.npz \\
-                      verification/golden/p1_basic_solution.npz --tol 1e-9
+examples:
+  dank-verify vectors --write vectors     write the test vectors (instance, solution pairs)
+  dank-verify certify vectors/p1_basic_instance.npz vectors/p1_basic_solution.npz --tol 1e-9
+  dank-verify conformance --export repro --case p1_basic --format json
+                                          an instance alone, as input for a solver of yours
 """
 
 
@@ -179,7 +186,7 @@ def _certify(argv):
                    "the point and the distance to its Newton solution at tol 1e-10: one more "
                    "solve); informative only, never part of the verdict")
     p.add_argument("--no-reference", action="store_true",
-                   help=argparse.SUPPRESS)  # the default now; accepted for existing scripts
+                   help=argparse.SUPPRESS)  # no cross-check is the default; a no-op
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     p.add_argument("--progress-after", type=_nonnegative, default=3.0, metavar="S",
                    help="report progress on stderr once the certify has run S seconds "
@@ -209,6 +216,9 @@ def _certify_run(a, prog, progress, load_instance, load_solution, certify, forma
     solution's before the kernel is validated or formed), certify, print the report."""
     step = progress or (lambda phase, done, total: None)
     try:
+        missing = [path for path in (a.instance, a.solution) if not os.path.exists(path)]
+        if missing:  # every missing file in the one line, not only the first read
+            raise ValueError("; ".join(f"{path}: no such file" for path in missing))
         step("reading the solution", 0, 1)
         sol = load_solution(a.solution)
         name = "alpha_hat" if sol["task"] == "svr" else "alpha"
@@ -236,7 +246,7 @@ def _certify_run(a, prog, progress, load_instance, load_solution, certify, forma
         if a.debug:
             raise
         return _fail(prog, "cannot evaluate", exc)
-    print(text)
+    write_stdout(text)
     return 0 if rep["certified"] else 1
 
 
@@ -281,7 +291,7 @@ def _vectors(argv):
     try:
         if a.write is not None:
             man = generate(a.write)
-            print(f"wrote {len(man['vectors'])} vectors and MANIFEST.json to {a.write}")
+            write_stdout(f"wrote {len(man['vectors'])} vectors and MANIFEST.json to {a.write}")
             return 0
         ok, lines = check_vectors(a.dir, regenerate=not a.no_regenerate)
     except Exception as exc:  # noqa: BLE001 - exit 2 with one line
@@ -289,14 +299,14 @@ def _vectors(argv):
             raise
         bad = isinstance(exc, (ValueError, TypeError, OSError))
         return _fail(prog, "bad input" if bad else "cannot evaluate", exc)
-    print("\n".join(lines))
+    write_stdout("\n".join(lines))
     return 0 if ok else 1
 
 
 def _reproduce(argv):
     """``dank-verify reproduce FILE``: exit 0 if the violation (substantive or degenerate) is
     reproduced, 1 if the claim holds on the file's instance, 2 for a bad file (one line)."""
-    p = argparse.ArgumentParser(prog="dank-verify reproduce",
+    p = _PipeSafeParser(prog="dank-verify reproduce",
                                 description="Re-check a counterexample file written by "
                                 "dank-verify. Exit 0: violation reproduced; 1: not violated; "
                                 "2: unreadable or invalid file.")
@@ -311,7 +321,7 @@ def _reproduce(argv):
         msg = " ".join(str(exc).split()) or type(exc).__name__
         print(f"dank-verify reproduce: bad input: {msg}", file=sys.stderr)
         return 2
-    print(r["text"])
+    write_stdout(r["text"])
     return 0 if r["kind"] != "holds" else 1
 
 
@@ -330,7 +340,18 @@ def main(argv=None):
     on stderr themselves.  For the other commands an unexpected exception is also reported in
     one line with exit code 2; ``--debug`` (removed from their arguments) shows the traceback
     instead.
+
+    A reader that closes stdout early (``dank-verify certify ... | head -n 2``) does not change
+    the exit code: the rest of the output is dropped, without a traceback
+    (:mod:`verification._stdout`).
     """
+    code = _dispatch(argv)
+    flush_stdout()
+    return code
+
+
+def _dispatch(argv):
+    """:func:`main` before the final flush of stdout."""
     argv = list(sys.argv[1:] if argv is None else argv)
     own = {"certify": _certify, "vectors": _vectors, "conformance": _conformance}
     if argv and argv[0] in own:

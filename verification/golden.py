@@ -13,7 +13,11 @@ The corners (:func:`specs`): tau = 0; tau so large that F = 0; rank-one F; C tin
 huge (1e6); n = 2; one class per cluster, a single cluster and singleton clusters (P3);
 epsilon = 0 and epsilon so large that a* = 0 (P2); a rank-one and a nearly singular K; eta at
 1e-3 and 1e6; linear, polynomial and Gaussian (sigma or gamma) kernels given by ``X``; an
-integer-valued ``K``; duplicate points; one point of one class; JSON files.
+integer-valued ``K``; duplicate points; one point of one class; JSON files; per-sample boxes
+(a vector ``C``, format version 2: ``p1_weighted``, ``p1_class_weights``, ``p2_weighted``,
+``p3_weighted``), solved by dank_ref's conic solver and certified by the oracle and
+dank_ref's certificates (dank_fast's too once it takes a vector ``C``; until then the
+manifest's ``*_fast`` fields are null).
 
 Regeneration: ``dank-verify vectors --write DIR`` solves every spec afresh (dank_fast ``newton``
 to 1e-12, then dank_ref's active-set Newton polish whenever either certificate is above 1e-12)
@@ -86,7 +90,8 @@ def certify_both(inst: dict, sol: dict) -> dict:
     Returns
     -------
     dict
-        ``{"ref": (lower, upper, rel_gap), "fast": (lower, upper, rel_gap)}``.
+        ``{"ref": (lower, upper, rel_gap), "fast": (lower, upper, rel_gap)}``; ``"fast"`` is
+        ``None`` for per-sample boxes (a vector ``C``) that dank_fast does not take (yet).
 
     Raises
     ------
@@ -100,91 +105,141 @@ def certify_both(inst: dict, sol: dict) -> dict:
     from dank_fast.inner import KernelData, inner_minimiser
 
     task, K, y, C, eta, tau = (inst[k] for k in ("task", "K", "y", "C", "eta", "tau"))
+    weighted = isinstance(C, np.ndarray)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if task == "svm":
             a = sol["alpha"]
             r = rc.svm_certificate(K, y, a, C=C, eta=eta, tau=tau)
-            f = dank_fast.svm_certificate(K, y, a, C=C, eta=eta, tau=tau)
+            f = _fast(weighted, lambda: dank_fast.svm_certificate(K, y, a, C=C, eta=eta, tau=tau))
         elif task == "svr":
             ah, ac, eps = sol["alpha_hat"], sol["alpha_check"], inst["epsilon"]
             r = rc.svr_certificate(K, y, ah, ac, C=C, epsilon=eps, eta=eta, tau=tau)
-            f = dank_fast.svr_certificate(K, y, ah, ac, C=C, epsilon=eps, eta=eta, tau=tau)
+            f = _fast(weighted, lambda: dank_fast.svr_certificate(K, y, ah, ac, C=C, epsilon=eps,
+                                                                  eta=eta, tau=tau))
         else:
             a = sol["alpha"]
             r = rc.decomposed_certificate(K, y, a, C=C, eta=eta, labels=inst["labels"])
+            # dank_fast's P3 box certificate is internal and unvalidated: a vector C is not
+            # handed to it (it has no public P3 certificate that says it takes one)
             kd = KernelData(_block(K, inst["labels"]))
-            f = certify_box(kd, y, a, C, eta, inner_minimiser(kd, a * y, eta, 0.0, route="dense"))
+            f = None if weighted else certify_box(
+                kd, y, a, C, eta, inner_minimiser(kd, a * y, eta, 0.0, route="dense"))
     return {"ref": (float(r.lower), float(r.upper), float(r.rel_gap)),
-            "fast": (float(f.lower), float(f.upper), float(f.rel_gap))}
+            "fast": None if f is None else (float(f.lower), float(f.upper), float(f.rel_gap))}
+
+
+def _fast(weighted: bool, certificate):
+    """dank_fast's certificate; for per-sample boxes ``None`` while dank_fast refuses a vector
+    ``C`` (``TypeError`` / ``ValueError`` from its validation), so that a weighted vector is
+    certified by the oracle and dank_ref alone until dank_fast supports it (then it must
+    certify it like every other vector)."""
+    if not weighted:
+        return certificate()
+    try:
+        return certificate()
+    except (TypeError, ValueError):
+        return None
 
 
 # ---------------------------------------------------------------------------------------------
 # solving
 # ---------------------------------------------------------------------------------------------
+def _start(inst: dict, dank_fast) -> tuple[np.ndarray, str]:
+    """The solver's point (P2: ``b = ah - ac``) on the exactly rescaled instance
+    ``(Cm K, C / Cm, eta / Cm)``, ``Cm = max C`` (:doc:`docs/validity.md </validity>`:
+    ``a*(K, C, eta) = Cm a*(Cm K, C / Cm, eta / Cm)``), so that the solvers' internal thresholds
+    see a largest box of 1. dank_fast's Newton
+    method for a scalar ``C`` (``dank_fast``: the module, imported by :func:`_solve`, the oracle
+    side's one optional path to it); dank_ref's conic solve (staged, polished, certified) for
+    per-sample boxes, which dank_fast does not take (yet)."""
+    task, K, y, C, eta, tau = (inst[k] for k in ("task", "K", "y", "C", "eta", "tau"))
+    if isinstance(C, np.ndarray):
+        # start-up: dank_ref's solvers import cvxpy (seconds); only this path needs them
+        import dank_ref
+        Cm = float(np.max(C))
+        Ks, Cs, etas = Cm * K, C / Cm, eta / Cm
+        if task == "svm":
+            x = Cm * dank_ref.solve_svm(Ks, y, C=Cs, eta=etas, tau=tau, tol=GOLDEN_TOL).alpha
+        elif task == "svr":
+            r = dank_ref.solve_svr(Ks, y, C=Cs, epsilon=inst["epsilon"], eta=etas, tau=tau,
+                                   tol=GOLDEN_TOL)
+            x = Cm * (r.alpha_hat - r.alpha_check)
+        else:
+            x = Cm * dank_ref.solve_decomposed(Ks, y, inst["labels"], C=Cs, eta=etas,
+                                               tol=GOLDEN_TOL).alpha
+        return x, f"dank_ref {task} tol {GOLDEN_TOL:g} on (max C K, C / max C, eta / max C)"
+    Ks, etas = C * K, eta / C
+    if task == "svm":
+        x = C * dank_fast.solve_svm(Ks, y, C=1.0, eta=etas, tau=tau, method="newton",
+                                    tol=GOLDEN_TOL).alpha
+    elif task == "svr":
+        r = dank_fast.solve_svr(Ks, y, C=1.0, epsilon=inst["epsilon"], eta=etas, tau=tau,
+                                method="newton", tol=GOLDEN_TOL)
+        x = C * (r.extra["alpha_hat"] - r.extra["alpha_check"])
+    else:
+        x = C * dank_fast.solve_decomposed(Ks, y, C=1.0, eta=etas, labels=inst["labels"],
+                                           method="newton", tol=GOLDEN_TOL).alpha
+    return x, f"dank_fast {task} newton tol {GOLDEN_TOL:g} on (C K, 1, eta / C)"
+
+
+def _point_and_snap(inst: dict):
+    """``(point, snap)``: the feasible solution dict of a solver's point (its exact
+    projection) and the snapping of entries within ``1e-9 C_i`` of a bound onto it."""
+    task, y, C = inst["task"], inst["y"], inst["C"]
+    n = y.size
+    if task == "svr":
+        def point(b):
+            z = project_svr(np.concatenate([np.maximum(b, 0.0), np.maximum(-b, 0.0)]), C)
+            ah, ac = z[:n], z[n:]
+            common = np.minimum(ah, ac)  # never optimal for eps > 0; harmless for eps = 0
+            return dict(alpha_hat=ah - common, alpha_check=ac - common)
+
+        def snap(b):
+            m = np.abs(b)
+            return np.where(m < 1e-9 * C, 0.0, np.where(m > C * (1 - 1e-9), C * np.sign(b), b))
+        return point, snap
+    if task == "svm":
+        def point(x):
+            return dict(alpha=project_A(x, y, C))
+    else:
+        def point(x):
+            return dict(alpha=np.clip(x, 0.0, C))
+
+    def snap(x):
+        return np.where(x < 1e-9 * C, 0.0, np.where(x > C * (1 - 1e-9), C, x))
+    return point, snap
+
+
 def _solve(inst: dict) -> tuple[dict, str]:
     """A solution certified as tightly as the solvers get; returns ``(solution, how)``.
 
-    The solve runs on the exactly rescaled instance ``(C K, C = 1, eta / C)``
-    (:doc:`docs/validity.md </validity>`: ``a*(K, C, eta) = C a*(C K, 1, eta / C)``), so that the
-    solvers' internal thresholds see ``C = 1``; candidates are then snapped (entries within
-    ``1e-9 C`` of a bound put on it) and polished by dank_ref's active-set Newton method, and the
-    candidate with the smallest of the oracle's and dank_fast's certified gaps on the original
-    instance is kept.
+    The solve runs on the exactly rescaled instance (:func:`_start`); candidates are then
+    snapped (entries within ``1e-9 C`` of a bound put on it) and polished by dank_ref's
+    active-set Newton method, and the candidate with the smallest of the oracle's and
+    dank_fast's certified gaps on the original instance is kept (per-sample boxes that
+    dank_fast does not take: the oracle's and dank_ref's).
     """
-    # start-up: dank_ref imports cvxpy (seconds); only this function needs it
+    # start-up: dank_ref imports cvxpy and dank_fast scikit-learn (seconds); only this
+    # function needs them
     import dank_fast
     import dank_ref.certificate as rc
     from dank_ref.polish import polish_svm, polish_svr
 
     task, K, y, C, eta, tau = (inst[k] for k in ("task", "K", "y", "C", "eta", "tau"))
-    n = y.size
-    Ks, etas = C * K, eta / C
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        if task == "svm":
-            x = C * dank_fast.solve_svm(Ks, y, C=1.0, eta=etas, tau=tau, method="newton",
-                                        tol=GOLDEN_TOL).alpha
-
-            def point(x):
-                return dict(alpha=project_A(x, y, C))
-
-            def snap(x):
-                return np.where(x < 1e-9 * C, 0.0, np.where(x > C * (1 - 1e-9), C, x))
-        elif task == "svr":
-            eps = inst["epsilon"]
-            r = dank_fast.solve_svr(Ks, y, C=1.0, epsilon=eps, eta=etas, tau=tau,
-                                    method="newton", tol=GOLDEN_TOL)
-            x = C * (r.extra["alpha_hat"] - r.extra["alpha_check"])
-
-            def point(b):
-                z = project_svr(np.concatenate([np.maximum(b, 0.0), np.maximum(-b, 0.0)]), C)
-                ah, ac = z[:n], z[n:]
-                common = np.minimum(ah, ac)  # never optimal for eps > 0; harmless for eps = 0
-                return dict(alpha_hat=ah - common, alpha_check=ac - common)
-
-            def snap(b):
-                m = np.abs(b)
-                return np.where(m < 1e-9 * C, 0.0, np.where(m > C * (1 - 1e-9), C * np.sign(b),
-                                                              b))
-        else:
-            x = C * dank_fast.solve_decomposed(Ks, y, C=1.0, eta=etas, labels=inst["labels"],
-                                               method="newton", tol=GOLDEN_TOL).alpha
-
-            def point(x):
-                return dict(alpha=np.clip(x, 0.0, C))
-
-            def snap(x):
-                return np.where(x < 1e-9 * C, 0.0, np.where(x > C * (1 - 1e-9), C, x))
+        x, how = _start(inst, dank_fast)
+        point, snap = _point_and_snap(inst)
 
         def worst(x):
             try:
-                return max(_oracle_rel_gap(inst, point(x)),
-                           certify_both(inst, point(x))["fast"][2])
+                cb = certify_both(inst, point(x))
+                other = cb["fast"] if cb["fast"] is not None else cb["ref"]
+                return max(_oracle_rel_gap(inst, point(x)), other[2])
             except ValueError:
                 return np.inf
 
-        how = f"dank_fast {task} newton tol {GOLDEN_TOL:g} on (C K, 1, eta / C)"
         best = worst(x)
         xs = snap(x)
         if worst(xs) < best:
@@ -235,7 +290,9 @@ def sha256(path) -> str:
 
 
 def _params(inst: dict, fields: dict) -> dict:
-    p = dict(task=inst["task"], n=inst["n"], C=inst["C"], eta=inst["eta"], tau=inst["tau"],
+    C = inst["C"]
+    p = dict(task=inst["task"], n=inst["n"], C=C.tolist() if isinstance(C, np.ndarray) else C,
+             eta=inst["eta"], tau=inst["tau"],
              max_abs_K=float(np.max(np.abs(inst["K"]))),
              kernel=({k: (v if not isinstance(v, float) else float(v))
                       for k, v in inst["kernel"].items()}),
@@ -247,6 +304,20 @@ def _params(inst: dict, fields: dict) -> dict:
     return p
 
 
+def _fast_entry(fast) -> dict:
+    """The manifest's ``lower_fast``, ``upper_fast``, ``rel_gap_fast``: ``None`` (JSON null)
+    when dank_fast did not certify the vector (per-sample boxes it does not take yet)."""
+    keys = ("lower_fast", "upper_fast", "rel_gap_fast")
+    return dict(zip(keys, (None,) * 3 if fast is None else fast, strict=True))
+
+
+def _format_version(names) -> int:
+    """The newest instance format version among the vectors of the manifest."""
+    versions = [2 if isinstance(f.get("C"), (list, np.ndarray)) else 1
+                for name, _, f in specs() if names is None or name in names]
+    return max(versions, default=1)
+
+
 def generate(directory=GOLDEN_DIR, names=None) -> dict:
     """Solve every spec (or those in ``names``) and write the files and ``MANIFEST.json``.
 
@@ -255,7 +326,7 @@ def generate(directory=GOLDEN_DIR, names=None) -> dict:
     the instance), by dank_fast (``*_fast``) and by the oracle (``rel_gap_oracle``), and
     ``meets_golden_tol`` for each package: a vector that a package cannot certify to
     ``GOLDEN_TOL`` is written anyway and :func:`check_vectors` reports it.  The whole set
-    (47 vectors, n <= 12) takes a few seconds.
+    (51 vectors, n <= 12) takes a few seconds.
 
     Parameters
     ----------
@@ -276,7 +347,8 @@ def generate(directory=GOLDEN_DIR, names=None) -> dict:
         ``directory`` cannot be created or written.
     """
     os.makedirs(directory, exist_ok=True)
-    manifest = {"manifest_version": MANIFEST_VERSION, "format_version": 1,
+    manifest = {"manifest_version": MANIFEST_VERSION,
+                "format_version": _format_version(names),
                 "golden_tol": GOLDEN_TOL,
                 "regenerate": "dank-verify vectors --write DIR (check: dank-verify vectors)",
                 "vectors": {}}
@@ -297,10 +369,10 @@ def generate(directory=GOLDEN_DIR, names=None) -> dict:
             corner=what, instance=os.path.basename(ip), solution=os.path.basename(sp),
             sha256_instance=sha256(ip), sha256_solution=sha256(sp), params=_params(inst, fields),
             lower=cb["ref"][0], upper=cb["ref"][1], rel_gap=cb["ref"][2],
-            lower_fast=cb["fast"][0], upper_fast=cb["fast"][1], rel_gap_fast=cb["fast"][2],
-            rel_gap_oracle=_oracle_rel_gap(inst, stored),
+            **_fast_entry(cb["fast"]), rel_gap_oracle=_oracle_rel_gap(inst, stored),
             meets_golden_tol={"dank_ref": cb["ref"][2] <= GOLDEN_TOL,
-                              "dank_fast": cb["fast"][2] <= GOLDEN_TOL},
+                              "dank_fast": None if cb["fast"] is None
+                              else cb["fast"][2] <= GOLDEN_TOL},
             reference=how)
     with open(os.path.join(directory, "MANIFEST.json"), "w") as fh:
         json.dump(manifest, fh, indent=1)
@@ -435,7 +507,7 @@ def _stored_problems(directory, e) -> list:
         probs.append(("oracle", "oracle: " + "; ".join(rep["reasons"])))
     cb = certify_both(inst, sol)
     for pkg, key in (("dank_ref", "ref"), ("dank_fast", "fast")):
-        if not cb[key][2] <= GOLDEN_TOL:
+        if cb[key] is not None and not cb[key][2] <= GOLDEN_TOL:
             probs.append((pkg, f"{pkg} rel_gap {cb[key][2]:.3g} > {GOLDEN_TOL:g}"))
     if not _overlap(cb["ref"][0], cb["ref"][1], e["lower"], e["upper"]):
         probs.append(("bracket", "re-certified bracket differs from the manifest"))
@@ -449,9 +521,11 @@ def _same_instance(path_a, path_b) -> bool:
         a, b = load_instance(path_a), load_instance(path_b)
     except ValueError:
         return False
-    for k in ("task", "n", "C", "eta", "tau", "epsilon", "kernel"):
+    for k in ("task", "n", "eta", "tau", "epsilon", "kernel"):
         if a[k] != b[k]:
             return False
+    if not np.array_equal(a["C"], b["C"]) or np.ndim(a["C"]) != np.ndim(b["C"]):
+        return False
     if not np.array_equal(a["y"], b["y"]):
         return False
     if (a["labels"] is None) != (b["labels"] is None) or (

@@ -173,7 +173,7 @@ def _instance(K, y, *, C, eta, tau, task, epsilon, labels, X, kernel, sigma, gam
     y = _shape("y", y, n)
     ya = (V.check_targets(y, n) if task == "svr" else
           V.check_binary_labels(y, n, require_both=task == "svm"))
-    C, eta = V.check_positive(C, "C"), V.check_positive(eta, "eta")
+    C, eta = V.check_box(C, n), V.check_positive(eta, "eta")
     if tau is None:  # the paper's 0.01, as every entry point; P3 has no nuclear norm
         tau = 0.0 if task == "decomposed" else TAU_DEFAULT
     tau = V.check_nonnegative(tau, "tau")
@@ -242,7 +242,7 @@ def certify_arrays(K=None, y=None, *, C, eta, tau=None, alpha=None, alpha_hat=No
                    progress=None) -> dict:
     """Certify a candidate solution given as arrays in memory.
 
-    The problems are P1 (``eq. mainrank``), P2 (``eq. mainsvr``) and P3 (``eq. mainls``);
+    The problems are P1 (eq. (4)), P2 (eq. (22)) and P3 (eq. (18));
     the checks are those of :func:`verification.oracle.certify` on files.  The kernel is given
     as ``K`` or by features (``X``, ``kernel`` and its parameters), exactly one of the two;
     an instance given by ``X`` is certified as the file route certifies the same instance
@@ -256,13 +256,15 @@ def certify_arrays(K=None, y=None, *, C, eta, tau=None, alpha=None, alpha_hat=No
     y : array_like of shape (n,)
         Labels (-1 / +1) or targets (svr).
     C, eta, tau, epsilon : float
-        The instance's parameters (``epsilon`` for ``task="svr"`` only).  ``tau=None`` means
+        The instance's parameters (``epsilon`` for ``task="svr"`` only).  ``C`` may also be
+        a vector of ``n`` per-sample boxes (``0 <= alpha_i <= C_i``; svr: both of
+        ``alpha_hat_i, alpha_check_i``), as in format version 2.  ``tau=None`` means
         0.01 for svm and svr (the paper's value, every other entry point's default) and 0 for
         P3 (``task="decomposed"``, no nuclear norm; any other value is refused).
     alpha, alpha_hat, alpha_check : array_like
         The point: ``alpha`` (svm, decomposed) or ``alpha_hat`` and ``alpha_check`` (svr).
     bias, F : optional
-        The claimed bias (svm, svr) and inner minimiser ``F(alpha)`` (Lemma fbound; not
+        The claimed bias (svm, svr) and inner minimiser ``F(alpha)`` (Lemma 1; not
         evaluated by the blockwise route, where its check is "not evaluated").
     task : {"svm", "svr", "decomposed"}, default "svm"
         The problem.

@@ -7,7 +7,11 @@ only checks feasibility, compares numbers and keeps the bookkeeping.  Every chec
 points, ``p`` the submitted point, ``tol`` the required relative gap (``--tol``, default 1e-6).
 
 Feasibility (:doc:`docs/validity.md </validity>`: ``max violation <= 1e-9 C sqrt(n)``, relative to
-``C``), one check per constraint:
+``C``), one check per constraint. Per-sample boxes (``C`` a vector of ``n`` bounds, format version
+2): the box checks are ``alpha_i <= C_i`` for every ``i`` (the value is the largest
+``alpha_i - C_i``), and the tolerance of every check is ``1e-9 max(C) sqrt(n)``, the rule of
+``dank_ref.validation.feasibility_tolerance`` (a solver's rounding and the certificate's numbers
+scale with the largest box, not with the smallest):
 
 ============================  =====================================================  =========
 check                         constraint                                              tasks
@@ -43,7 +47,7 @@ numbers are computed at the nearest feasible point and reported as informative):
   point ``(s w, s bias)``, ``s = 1 / min_i y_i f_i`` (the same classifier).
 * ``F`` (if submitted): ``max|F - F(p)| <= 1e-6 max(1, max|F(p)|)``, ``F(p) =
   J_{tau/2}(11' + Gamma)`` from dank_ref (P3: the full ``n x n`` minimiser on ``Kbar``, not the
-  block-diagonal matrix of Lemma lemmalink).
+  block-diagonal matrix of Lemma 5).
 
 A negative gap beyond ``tol`` (``lower > upper``) means the evaluation itself is broken and
 raises :class:`EvaluationError`, as does any failure of dank_ref; a task or size mismatch
@@ -56,6 +60,13 @@ certificate of the same projected point) and ``distance_to_reference`` (to a dan
 solution at ``tol = 1e-10``, one more solve and another validation of ``K``; the optimum need
 not be unique).  Without it the oracle imports nothing of dank_fast: its verdicts depend on
 dank_ref alone.
+
+Also informative: ``evidence`` (``verification._evidence``), when the gap or ``F`` check fails
+at a feasible point of a dense instance with ``n <= 400`` (``certify(evidence=...)``):
+dank_ref's reference optimum ``v*``, the point's value, the distance of a submitted ``F`` from
+``F(p)``, the point's gap on related problems (the plain SVM / SVR, mis-scaled ``eta`` or
+``tau``, ...), and which kind of wrong they point to, "not converged" or "a different
+problem".
 
 Cost: ``K`` is validated once, by the loader (:mod:`verification.formats`) or by
 :func:`verification.certify_arrays` (one ``eigvalsh``, the PSD test of
@@ -86,6 +97,7 @@ from dank_ref.scale_certificate import (
     svr_certificate_features,
 )
 
+from ._evidence import failure_evidence, format_evidence, wants_evidence
 from ._upper import fixed_kernel_gap
 
 __all__ = ["certify", "format_report", "feature_kernel", "EvaluationError", "CHECKS",
@@ -160,16 +172,17 @@ def _check_pair(inst: dict, sol: dict) -> int:
 
 
 def _feasibility(task, y, sol, C, n):
-    """``{check: violation}`` for every constraint of the task (0 when satisfied)."""
+    """``{check: violation}`` for every constraint of the task (0 when satisfied); a vector
+    ``C``: the largest ``alpha_i - C_i``."""
     if task == "svr":
         ah, ac = sol["alpha_hat"], sol["alpha_check"]
         return {"alpha_hat_low": max(0.0, -float(ah.min())),
-                "alpha_hat_high": max(0.0, float(ah.max()) - C),
+                "alpha_hat_high": max(0.0, float(np.max(ah - C))),
                 "alpha_check_low": max(0.0, -float(ac.min())),
-                "alpha_check_high": max(0.0, float(ac.max()) - C),
+                "alpha_check_high": max(0.0, float(np.max(ac - C))),
                 "equality": abs(float(np.sum(ah) - np.sum(ac)))}
     a = sol["alpha"]
-    out = {"alpha_low": max(0.0, -float(a.min())), "alpha_high": max(0.0, float(a.max()) - C)}
+    out = {"alpha_low": max(0.0, -float(a.min())), "alpha_high": max(0.0, float(np.max(a - C)))}
     if task == "svm":
         out["equality"] = abs(float(y @ a))
     return out
@@ -189,44 +202,47 @@ def _reference_certificate(inst, p):
     dank_ref is called on the exactly rescaled instance ``(C K, C = 1, eta / C)`` at ``p / C``
     (:doc:`docs/validity.md </validity>`: ``v*(K, C, eta) = C v*(C K, 1, eta / C)``, ``a -> a / C``;
     ``F`` and the bias are unchanged), so that no absolute threshold inside it meets a tiny or huge
-    ``C``; ``lower``, ``upper`` and ``gap`` are multiplied back by ``C``.
+    ``C``; ``lower``, ``upper`` and ``gap`` are multiplied back by ``C``. A vector ``C`` is rescaled
+    by its largest entry ``Cm``: ``(Cm K, C / Cm, eta / Cm)`` at ``p / Cm``.
     """
     task, K, y, C, eta, tau = (inst[k] for k in ("task", "K", "y", "C", "eta", "tau"))
     n = y.size
-    Ks, etas, ps = C * K, eta / C, p / C
+    Cm = _box_max(C)
+    Cs = C / Cm if isinstance(C, np.ndarray) else 1.0
+    Ks, etas, ps = Cm * K, eta / Cm, p / Cm
     moved = "dank_ref certified a point other than the (projected) submission"
     try:
         if task == "svm":
-            c = rc.svm_certificate(Ks, y, ps, C=1.0, eta=etas, tau=tau, validate=False)
+            c = rc.svm_certificate(Ks, y, ps, C=Cs, eta=etas, tau=tau, validate=False)
             cz = np.asarray(c.alpha)
         elif task == "decomposed":
-            c = rc.decomposed_certificate(Ks, y, ps, C=1.0, eta=etas, labels=inst["labels"],
+            c = rc.decomposed_certificate(Ks, y, ps, C=Cs, eta=etas, labels=inst["labels"],
                                           validate=False)
             cz = np.asarray(c.alpha)
         else:
-            c = rc.svr_certificate(Ks, y, ps[:n], ps[n:], C=1.0, epsilon=inst["epsilon"],
+            c = rc.svr_certificate(Ks, y, ps[:n], ps[n:], C=Cs, epsilon=inst["epsilon"],
                                    eta=etas, tau=tau, validate=False)
             cz = np.asarray(c.alpha_hat) - np.asarray(c.alpha_check)
     except ValueError as exc:
         raise EvaluationError(f"dank_ref cannot certify this instance: {exc}") from exc
-    lower, gap = C * float(c.lower), C * float(c.gap)
+    lower, gap = Cm * float(c.lower), Cm * float(c.gap)
     if task == "svr":
         eps = inst["epsilon"]
         b = p[:n] - p[n:]
-        if np.max(np.abs(C * cz - b), initial=0.0) > FEAS_RTOL * C * math.sqrt(n):
+        if np.max(np.abs(Cm * cz - b), initial=0.0) > FEAS_RTOL * Cm * math.sqrt(n):
             raise EvaluationError(moved)
         lin = float(b @ y) - eps * float(np.sum(p))
         # dank_ref may remove the common part min(ah_i, ac_i) before certifying: that changes
         # lin (so the lower bound and the gap) by eps 1'(ah + ac - ah' - ac'); certify p as given
-        removed = float(np.sum(p)) - C * float(np.sum(c.alpha_hat) + np.sum(c.alpha_check))
+        removed = float(np.sum(p)) - Cm * float(np.sum(c.alpha_hat) + np.sum(c.alpha_check))
         lower, gap = lower - eps * removed, gap + eps * removed
         # P2's unit-consistent scale (docs/MATH.md section 5), at the point as given
         q = float(b @ ((np.asarray(c.F, dtype=float) * K) @ b))
         # (0 only for constant targets at d = 0 with eps 1'(ah + ac) = 0, where the gap is 0)
-        scale = max(rc.svr_gap_scale(float(b @ y), eps * float(np.sum(p)), q, C, y), TINY)
+        scale = max(rc.svr_gap_scale(float(b @ y), eps * float(np.sum(p)), q, Cm, y), TINY)
         d, Kw = b, K
     else:
-        if np.max(np.abs(C * cz - p), initial=0.0) > FEAS_RTOL * C * math.sqrt(n):
+        if np.max(np.abs(Cm * cz - p), initial=0.0) > FEAS_RTOL * Cm * math.sqrt(n):
             raise EvaluationError(moved)
         lin = float(np.sum(p))
         d, scale = p * y, max(lin, TINY)
@@ -248,11 +264,20 @@ def _primal_gap(G, d, y, C, lin, bias, task, eps):
     g = G @ d
     q = float(d @ g)
     if task == "svr":
-        loss = float(np.sum(np.maximum(0.0, np.abs(y - g - bias) - eps)))
-        return q + C * loss - lin
+        return q + _weighted(C, np.maximum(0.0, np.abs(y - g - bias) - eps)) - lin
     margins = y * (g + bias)
-    gap = q + C * float(np.sum(np.maximum(0.0, 1.0 - margins))) - lin
+    gap = q + _weighted(C, np.maximum(0.0, 1.0 - margins)) - lin
     return min(gap, rc.hard_margin_gap(q, lin, margins)[0])
+
+
+def _box_max(C) -> float:
+    """The largest box: ``max_i C_i`` of a vector ``C``, or the scalar ``C``."""
+    return float(np.max(C)) if isinstance(C, np.ndarray) else C
+
+
+def _weighted(C, v: np.ndarray) -> float:
+    """``sum_i C_i v_i`` (a vector box) or ``C sum_i v_i`` (a scalar box, as before)."""
+    return float(C @ v) if isinstance(C, np.ndarray) else C * float(np.sum(v))
 
 
 def feature_kernel(inst: dict, block_rows: int | None = None) -> FeatureKernel:
@@ -276,7 +301,7 @@ def _check_options(block_rows, progress) -> None:
 
 
 def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = False, *,
-            block_rows: int | None = None, progress=None) -> dict:
+            block_rows: int | None = None, progress=None, evidence: bool | None = None) -> dict:
     """Check a submitted solution of an instance (every check: :mod:`verification.oracle`).
 
     Parameters
@@ -296,8 +321,15 @@ def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = Fals
     progress : callable, optional
         Called as ``progress(phase, done, total)`` (the protocol of
         :func:`dank_ref.svm_certificate_features`): the blockwise route
-        reports its row blocks or clusters, the dense route its one certificate as 0 / 1 then
-        1 / 1.  Default: nothing is reported.
+        reports its row blocks or clusters, the dense route its one certificate (and the
+        ``evidence`` of a failure, below) as 0 / 1 then 1 / 1.  Default: nothing is reported.
+    evidence : bool, optional
+        Dense route, a failed gap or ``F`` check at a feasible point: add ``evidence`` to the
+        report (``verification._evidence``: dank_ref's reference optimum ``v*``, the
+        point's value, the distance of a submitted ``F`` from ``F(alpha)``, the point's gap
+        on related problems, and ``kind``, "not converged" or "a different problem").
+        Default (None): when ``n <= 400`` (one reference solve by dank_ref, cached per
+        instance); True: at any ``n``; False: never. Informative only, never the verdict.
 
     Returns
     -------
@@ -319,6 +351,8 @@ def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = Fals
     """
     tol = _check_tol(tol)
     _check_options(block_rows, progress)
+    if evidence is not None and not isinstance(evidence, bool):
+        raise TypeError(f"evidence must be True, False or None, got {evidence!r}")
     n = _check_pair(inst, sol)
     task, y, C = inst["task"], inst["y"], inst["C"]
     inst = dict(inst, tau=inst.get("tau") or 0.0, epsilon=inst.get("epsilon"),
@@ -329,7 +363,7 @@ def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = Fals
     if sol.get("meta") is not None:
         rep["meta"] = sol["meta"]
 
-    feas_tol = FEAS_RTOL * C * math.sqrt(n)
+    feas_tol = FEAS_RTOL * _box_max(C) * math.sqrt(n)
     viol = _feasibility(task, y, sol, C, n)
     for name, v in viol.items():
         checks[name] = dict(status="pass" if v <= feas_tol else "fail", value=v, limit=feas_tol)
@@ -386,7 +420,21 @@ def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = Fals
     rep["failed"] = [k for k in order if checks[k]["status"] == "fail"]
     rep["reasons"] = [_reason(k, checks[k], rep, sol) for k in rep["failed"]]
     rep["certified"] = feasible and not rep["failed"]
+    _add_evidence(rep, inst, sol, p, Fp, feasible, evidence, progress)
     return rep
+
+
+def _add_evidence(rep, inst, sol, p, Fp, feasible, evidence, progress) -> None:
+    """``rep["evidence"]`` of a failed dense report (``verification._evidence``: the
+    reference optimum, the point's value, ``F`` against ``F(alpha)``, related problems, and
+    which kind of wrong they point to); informative only, never part of the verdict."""
+    if wants_evidence(rep, feasible, evidence):
+        phase = "evidence (dank_ref's reference solve, related problems)"
+        if progress is not None:
+            progress(phase, 0, 1)
+        rep["evidence"] = failure_evidence(inst, sol, p, rep, Fp)
+        if progress is not None:
+            progress(phase, 1, 1)
 
 
 def _certify_blockwise(inst, sol, rep, z, feasible, tol, opts) -> dict:
@@ -550,7 +598,8 @@ _INFORMATIVE = ("kkt_residual", "dank_fast_rel_gap", "distance_to_reference")
 
 def format_report(rep) -> str:
     """Human-readable report: verdict, one line per check, the bracket, informative numbers,
-    the reasons, and when the gap failed a two-line note on what that does not prove."""
+    the evidence of a failure on a small instance, the reasons, and when the gap failed a
+    two-line note on what that does not prove."""
     lines = [f"verdict: {'CERTIFIED' if rep['certified'] else 'NOT CERTIFIED'}"
              f" (task {rep['task']}, n = {rep['n']}, tol = {rep['tol']:g})"]
     for name, ch in rep["checks"].items():
@@ -559,8 +608,8 @@ def format_report(rep) -> str:
             st += f"  value {ch['value']:.3g}  limit {ch['limit']:.3g}"
         lines.append(f"  check {name:17s} {st}")
     for k, v in rep.items():
-        if k not in ("certified", "reasons", "checks", "failed", "task", "n", "tol") \
-                and k not in _INFORMATIVE:
+        if k not in ("certified", "reasons", "checks", "failed", "task", "n", "tol",
+                     "evidence") and k not in _INFORMATIVE:
             lines.append(f"  {k}: {v}")
     info = [k for k in _INFORMATIVE if k in rep]
     if info:
@@ -568,6 +617,8 @@ def format_report(rep) -> str:
                      + (" (dank_fast_rel_gap, distance_to_reference: the optional cross-check "
                         "by dank_fast)" if "distance_to_reference" in rep else "") + ":")
         lines.extend(f"    {k}: {rep[k]}" for k in info)
+    if rep.get("evidence") is not None:  # before the reasons: the note stays last
+        lines += format_evidence(rep["evidence"])
     for r in rep["reasons"]:
         lines.append(f"  reason: {r}")
     if "gap" in rep["failed"]:

@@ -1,8 +1,8 @@
 """Generate the measured tables of README.md and docs/user_guide/performance.md.
 
 Every number comes from the committed benchmark results in ``benchmarks/results/`` (written by
-``benchmarks/bench_large.py``, ``bench_svm.py``, ``bench_grid.py``, ``bench_ref.py`` and
-``bench_scale.py``); each
+``benchmarks/bench_large.py``, ``bench_svm.py``, ``bench_grid.py``, ``bench_ref.py``,
+``bench_scale.py`` and ``bench_distribution.py``); each
 table goes between a pair of markers ``<!-- tables:NAME:start -->`` / ``<!-- tables:NAME:end -->``.
 
 Usage::
@@ -24,7 +24,8 @@ RESULTS = ROOT / "benchmarks" / "results"
 TARGETS = {"README.md": ["scale", "families-summary"],
            "docs/conformance.md": ["oracle-scale"],
            "benchmarks/README.md": ["families"],
-           "docs/user_guide/performance.md": ["families", "large", "n2000", "grid", "ref"]}
+           "docs/user_guide/performance.md": ["families", "distribution", "large", "n2000", "grid",
+                                              "ref"]}
 
 
 def _load(name: str) -> dict:
@@ -223,7 +224,7 @@ def _families_profiles(rows: list) -> list[str]:
         route = FAMILY_ROUTES[kind] + (" (stopped)" if p["stopped"] else "")
         eta = r.get("eta_rule", "||a_SVC||^2").replace("||a_SVC||^2", "rule")
         out.append(f"| {r['family']} | {route} | {r['n']:,} | {r['C']:g} | {eta} | {cells} "
-                   f"| {p['evaluations']} | {p.get('krylov', '-')} | {p['arpack']} "
+                   f"| {p['evaluations']} | {p.get('krylov', '-')} | {p.get('arpack', '-')} "
                    f"({p['matvecs']}) | {p['dense_eigh']} |")
     return out
 
@@ -300,9 +301,7 @@ def _families_accelerated_text(rows: list) -> list[str]:
 def families_table() -> str:
     fam = _load("families.json")
     meta = fam["meta"]
-    blas = [e for e in meta["blas"].split(";") if not e.strip().startswith("openmp")]
-    one = all(e.strip().endswith("threads=1") for e in blas)
-    threads = "one BLAS thread" if one else "the configured BLAS threads"
+    threads = _threads(meta)
     load = ""
     if meta.get("loadavg_start"):
         load = (f", load average {meta['loadavg_start'][0]:.1f} at the start and "
@@ -413,10 +412,87 @@ def ref_table() -> str:
     return "\n".join(out)
 
 
+DISTRIBUTION_FAMILY_KEYS = ("noise", "factor", "s", "n_features", "n_informative", "flip_y",
+                            "class_sep")
+
+
+def _threads(meta: dict) -> str:
+    blas = [e for e in meta["blas"].split(";") if not e.strip().startswith("openmp")]
+    one = all(e.strip().endswith("threads=1") for e in blas)
+    return "one BLAS thread" if one else "the configured BLAS threads"
+
+
+def _draw_params(r: dict) -> str:
+    fam = ", ".join(f"{k} = {r[k]:.3g}" if isinstance(r[k], float) else f"{k} = {r[k]}"
+                    for k in DISTRIBUTION_FAMILY_KEYS if k in r)
+    return (f"{r['family']} ({fam}), n = {r['n']:,}, sigma = {r['sigma']:.3g} (median distance "
+            f"x {r['sigma_factor']:.3g}), C = {r['C']:.3g}, eta = {r['eta']:.3g} "
+            f"(`||a_SVC||^2` x {r['eta_factor']:.3g})")
+
+
+def _ms(t: float) -> str:
+    return f"{1000 * t:.1f} ms" if t < 1 else f"{t:.2f} s"
+
+
+def distribution_table(data: dict | None = None) -> str:
+    """performance.md: ``bench_distribution.py``'s run: the summary by family and overall, the
+    worst draw with its parameters and, when profiled, where its time goes."""
+    data = _load("distribution.json") if data is None else data
+    meta, s, draws = data["meta"], data["summary"], data["draws"]
+    load = (f", load average {meta['loadavg_start'][0]:.1f} at the start and "
+            f"{meta['loadavg_end'][0]:.1f} at the end")
+    out = [f"Measured {meta['date'][:10]} at git `{meta['code']['git_head']}` on "
+           f"{meta['cpu_count']} cores, {_threads(meta)}{load} (`{meta['command']}`, seed "
+           f"{meta['seed']}, `benchmarks/results/distribution.json`).", "",
+           "| family | draws | n | DANK / SVC, median | DANK / SVC, 90th percentile "
+           "| within the bound | within twice the bound | certified |",
+           "|---|---|---|---|---|---|---|---|"]
+
+    def row(name, rs):
+        ratios = [r["ratio_svc"] for r in rs]
+        within = sum(r["ratio_bound"] <= 1.0 for r in rs)
+        within2 = sum(r["ratio_bound"] <= 2.0 for r in rs)
+        cert = sum(r["status"] == "converged" for r in rs)
+        p90 = statistics.quantiles(ratios, n=10, method="inclusive")[-1] if len(rs) > 1 \
+            else ratios[0]
+        k = len(rs)
+        return (f"| {name} | {k} | {_span([r['n'] for r in rs], '{:,}')} "
+                f"| {statistics.median(ratios):.1f}x | {p90:.1f}x | {within} of {k} "
+                f"| {within2} of {k} | {cert} of {k} |")
+    families = list(dict.fromkeys(r["family"] for r in sorted(draws, key=lambda r: r["family"])))
+    out += [row(f, [r for r in draws if r["family"] == f]) for f in families]
+    out.append(row("all", draws))
+    certified = ("every solve certified" if s["all_certified"]
+                 else f"{s['uncertified']} of {s['draws']} solves NOT certified")
+    out += ["", f"Over the {s['draws']} draws: DANK / SVC median {s['ratio_svc_median']:.1f}x, "
+            f"90th percentile {s['ratio_svc_p90']:.1f}x; {100 * s['within_bound']:.0f}% within "
+            f"the bound, {100 * s['within_2x_bound']:.0f}% within twice the bound; {certified}."]
+    w = next(r for r in draws if r["index"] == s["worst"]["index"])
+    out += ["", f"The worst draw by DANK / bound (#{w['index']}): {_draw_params(w)}. SVC "
+            f"{_ms(w['svc_s'])}, DANK {_ms(w['dank_s'])} ({w['ratio_svc']:.1f}x SVC, "
+            f"{w['ratio_bound']:.1f}x its bound of {_ms(w['bound_s'])}); `eigh` of the "
+            f"support's reduced matrix ({w['eigh_size']:,} rows) {_ms(w['eigh_s'])}; "
+            f"|S| = {w['support']:,}, rank F = {w['rank_F']}, {w['status']} at rel. gap "
+            f"{w['rel_gap']:.1e}."]
+    p = w.get("profile")
+    if p:
+        total = max(p["total_s"], 1e-9)
+        parts = {"SVC start": p["svc_start"], "validation of `K` (PSD test)": p["validation"],
+                 "evaluations of `F(a)`": p["eigen"], "Newton systems": p["direction"]}
+        parts["rest"] = max(total - sum(parts.values()), 0.0)
+        own = ", ".join(f"`{t['function']}` {100 * t['tottime'] / total:.0f}%"
+                        for t in p["top"]["tottime"][:3])
+        out[-1] += (" Its profile (one more solve under cProfile, "
+                   f"{_ms(p['total_s'])}): " + ", ".join(
+                       f"{k} {100 * v / total:.0f}%" for k, v in parts.items())
+                     + f"; {p['evaluations']} evaluations of `F(a)`; most own time in {own}.")
+    return "\n".join(out)
+
+
 TABLES = {"scale": scale_table, "oracle-scale": oracle_scale_table, "families": families_table,
           "large": large_table,
           "n2000": n2000_table, "grid": grid_table, "ref": ref_table,
-          "families-summary": families_summary}
+          "families-summary": families_summary, "distribution": distribution_table}
 
 
 def render(text: str, names: list[str]) -> str:

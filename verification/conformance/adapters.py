@@ -3,7 +3,7 @@
 ``verification.conformance.adapters:NAME`` with NAME one of :data:`ADAPTERS`:
 
 * ``fast_<method>``: ``dank_fast.solve_svm`` / ``solve_svr`` / ``solve_decomposed`` with
-  ``method=<method>`` (``fast_paper`` is Algorithm ago3 exactly as printed), ``tol = 1e-8``
+  ``method=<method>`` (``fast_paper`` is Algorithm 1 exactly as printed), ``tol = 1e-8``
   (the oracle's tol is 1e-6), the rest at its defaults (``fast_auto``: each solver's default
   method, ``"auto"``; ``meta`` says which ran).  The answer carries
   ``F`` (svm, svr: the dense inner minimiser; not for P3, whose ``F`` dank_fast keeps per

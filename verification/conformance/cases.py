@@ -223,8 +223,8 @@ def write_instance(case: Case, path: str) -> None:
     if path.endswith(".json") and json_size(case) > spec.MAX_JSON_BYTES:
         raise ValueError(f"instance {case.id}: as JSON it would take up to "
                          f"{json_size(case) / 2**20:.0f} MiB, more than the "
-                         f"{spec.MAX_JSON_BYTES / 2**20:.0f} MiB a reader accepts "
-                         "(docs/FORMATS.md); use --format npz")
+                         f"{spec.MAX_JSON_BYTES / 2**20:.0f} MiB a reader accepts; "
+                         "use --format npz")
     if case.set == "large" and not path.endswith(".json"):
         shutil.copyfile(case.path, path)
         return

@@ -9,7 +9,8 @@
 
 Exit code 0: every instance certified (``--export``: the files written); 1: at least one not
 certified, error or timeout; 2: bad usage or a failure of the kit itself (one line on stderr;
-``--debug`` shows the traceback).  Everything a user needs is in docs/conformance.md.
+``--debug`` shows the traceback).  Everything a user needs is on the documentation site's
+conformance page (``DOCS_URL/conformance.html``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ import sys
 import tempfile
 import time
 
-from .._argtypes import positive
+from .._argtypes import DOCS_URL, positive
+from .._stdout import Parser as _PipeSafeParser
+from .._stdout import write_stdout
 from ..formats.spec import MAX_JSON_BYTES, one_line
 from .cases import SETS, export_cases, json_size, load_cases, select_cases
 from .families import FAMILIES_VERSION
@@ -50,14 +53,15 @@ _EPILOG = f"""\
   a crash or a hang is that instance's row, never the kit's failure.
 --cmd "PROGRAM ARGS {{instance}} {{solution}}"
   Any program: {{instance}} becomes the instance file (.npz, or JSON with --format json),
-  {{solution}} the path where it must write its solution (docs/FORMATS.md).
+  {{solution}} the path where it must write its solution (the formats:
+  {DOCS_URL}/FORMATS.html).
 --export DIR
   Run nothing: write the selected instances into DIR as <id>.npz (or .json), exactly the
   files a --cmd program receives, and DIR/index.json (id, family, task, n, file, time limit
   of each), to reproduce one instance outside the kit, e.g.
     dank-verify conformance --export repro --set families --case fam1_svm_n1000 --format json
     my_solver repro/fam1_svm_n1000.json sol.json
-    dank-verify certify repro/fam1_svm_n1000.json sol.json --no-reference
+    dank-verify certify repro/fam1_svm_n1000.json sol.json
 
 time limit of an instance of n points: S + T x (n/1000)^2 seconds, --timeout S (default
   {TIMEOUT:g}) and --timeout-per-1000 T (default {TIMEOUT_PER_1000:g}): \
@@ -80,7 +84,8 @@ statuses: certified | not certified (every failed check, its reason and a diagno
   the program's stderr, or of the traceback, are kept in report.md and results.json) | timeout
 output: DIR/report.md, DIR/results.json; one summary line and the failures on stdout.
 exit codes: 0 every instance certified; 1 at least one not; 2 bad usage or a kit failure.
-test sets, families, tolerance, what "not certified" means: docs/conformance.md
+test sets, families, tolerance, what "not certified" means:
+  {DOCS_URL}/conformance.html
 
 examples:
   dank-verify conformance --impl verification.conformance.adapters:fast_newton
@@ -104,7 +109,7 @@ class _UsageError(Exception):
     pass
 
 
-class _Parser(argparse.ArgumentParser):
+class _Parser(_PipeSafeParser):
     def error(self, message):
         raise _UsageError(message)
 
@@ -260,7 +265,7 @@ def main(argv=None) -> int:
     try:
         if a.export:
             count, index = export(a)
-            print(f"conformance: wrote {count} instance file{'s' * (count != 1)} "
+            write_stdout(f"conformance: wrote {count} instance file{'s' * (count != 1)} "
                   f"({a.format}) and {os.path.basename(index)} to {a.export}")
             return 0
         doc, code = run(a)
@@ -270,7 +275,7 @@ def main(argv=None) -> int:
         what = "bad input" if isinstance(exc, (ValueError, TypeError)) else "error"
         print(f"{PROG}: {what}: {type(exc).__name__}: {one_line(exc)}", file=sys.stderr)
         return 2
-    print("\n".join(console_lines(doc, a.out)))
+    write_stdout("\n".join(console_lines(doc, a.out)))
     if code == 2:
         print(f"{PROG}: the oracle could not evaluate some answers (rows marked kit_error)",
               file=sys.stderr)

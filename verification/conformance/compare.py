@@ -1,4 +1,4 @@
-"""The committed comparison of this project's solvers (issue 16 item 6), qpbenchmark style.
+"""The committed comparison of this project's solvers, qpbenchmark style.
 
     python -m verification.conformance.compare [--out reproduction/conformance] [--set all]
         [--timeout 30] [--jobs 2] [--only fast_newton,ref_scs]

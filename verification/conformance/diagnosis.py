@@ -1,5 +1,10 @@
 """One-line diagnosis of a certificate report (:func:`verification.oracle.certify`): what the
-failed checks, read together, say is wrong with the implementation."""
+failed checks, read together, say is wrong with the implementation.
+
+A report with ``evidence`` (a failed gap or ``F`` on an instance small enough for dank_ref,
+``verification._evidence``) is diagnosed by its ``kind``: "not converged", "a different
+problem" or "unclear", with the reason, the certified gap and dank_ref's bracket of ``v*``
+beside the point's value ``h(alpha)``."""
 
 from __future__ import annotations
 
@@ -17,9 +22,26 @@ def _infeasible(rep: dict, names: list[str]) -> str:
             f"would be {rep['rel_gap']:.3g}")
 
 
+def _from_evidence(rep: dict, gap: str) -> str:
+    """The line of a report with ``evidence``: its kind and why, the gap, ``v*`` and ``h``."""
+    ev = rep["evidence"]
+    if ev["v_star_lower"] is not None:
+        ref = (f"v* in [{ev['v_star_lower']:.10g}, {ev['v_star_upper']:.10g}] by dank_ref, "
+               f"h(alpha) = {ev['value']:.10g}")
+    else:
+        ref = f"v* unavailable (dank_ref {ev['reference_status']})"
+    state = gap if "gap" in rep["failed"] else "alpha itself is certified"
+    line = f"{ev['kind']}: {ev['why']} ({state}; {ref})"
+    if ev["kind"] == "unclear":
+        line += "; not converged or a wrong problem: a solve to a tighter tol tells"
+    return line
+
+
 def _optimality(rep: dict, failed: list[str]) -> str:
     checks, tol = rep["checks"], rep["tol"]
     gap = f"certified relative gap {rep['rel_gap']:.3g} > tol {tol:g}"
+    if rep.get("evidence") is not None:
+        return _from_evidence(rep, gap)
     if "gap" in failed and rep["scale"] <= 1e-300:
         return ("1'alpha = 0: the relative gap is undefined (alpha = 0 is never optimal for "
                 f"P1 and P3); absolute gap {rep['gap']:.3g}")

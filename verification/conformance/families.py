@@ -23,7 +23,13 @@ family         what it catches
 ``corner``     svm: one positive among 100, duplicated points with opposite labels;
                svr: epsilon = 0, epsilon above every |y| (a* = 0); decomposed: singleton
                clusters, one class per cluster
+``weights``    per-sample boxes (a vector C, format version 2): C_i = 2^k, k uniform in
+               -2..2; svm also class weights "balanced" (n / (2 n_class)) on a 1:9 set:
+               a box, a hinge or a bias not weighted per sample
 =============  ==========================================================================
+
+Adding instances keeps :data:`FAMILIES_VERSION` (the ids and bytes of the others do not
+change; the ``weights`` family was added so); changing one is a new version.
 """
 
 from __future__ import annotations
@@ -87,7 +93,7 @@ def _linear_scaled(task: str, n: int, seed: int, s: float) -> dict:
 
 
 def _tau_zero_F(task: str, n: int, seed: int) -> float:
-    """A tau with F(a) = 0 for every feasible a: tau/2 > lambda_max(11' + Gamma) (Lemma fbound
+    """A tau with F(a) = 0 for every feasible a: tau/2 > lambda_max(11' + Gamma) (Lemma 1
     bound: n + n C^2 max|K| / (4 eta); max|K| = 1 for the Gaussian kernel)."""
     return 3.0 * (n + n * _BASE["C"] ** 2 / (4.0 * _BASE["eta"]))
 
@@ -111,6 +117,22 @@ def _corners() -> list[tuple[str, str, dict]]:
     Xc, yc = _blobs(100, 9)
     out.append(("decomposed_one_class_per_cluster", "one class per cluster",
                 _task_fields("decomposed", 100, 9, labels=(yc > 0).astype(np.int64))))
+    return out
+
+
+def _weights() -> list[tuple[str, str, dict]]:
+    """The ``weights`` family: per-sample boxes, powers of two (exact in binary)."""
+    out = []
+    for task, seed in (("svm", 600), ("svr", 601), ("decomposed", 602)):
+        k = np.random.default_rng(seed + 1000).integers(-2, 3, 100)
+        out.append((f"{task}_weights", "per-sample boxes C_i = 2^k, k uniform in -2..2",
+                    _task_fields(task, 100, seed, C=2.0 ** k)))
+    X, _ = _blobs(100, 603)
+    y = -np.ones(100)
+    y[np.argsort(X[:, 0] + X[:, 1])[-10:]] = 1.0  # 10 of class +1: 1:9, as large1_svm
+    cw = np.where(y > 0, 100 / (2.0 * 10), 100 / (2.0 * 90))
+    out.append(("svm_class_weights", "class weights 'balanced' (C_i = n / (2 n_class)) on a "
+                "1:9 set", _task_fields("svm", 100, 603, y=y, C=cw)))
     return out
 
 
@@ -141,6 +163,7 @@ def specs() -> list[tuple[str, str, str, dict]]:
         out.append((f"{task}_F_zero", "tau", "tau so large that F = 0",
                     _task_fields(task, 100, 500, tau=_tau_zero_F(task, 100, 500))))
     out += [(i, "corner", d, f) for i, d, f in _corners()]
+    out += [(i, "weights", d, f) for i, d, f in _weights()]
     return [(f"fam{FAMILIES_VERSION}_{i}", fam, d, f) for i, fam, d, f in out]
 
 

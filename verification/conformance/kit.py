@@ -39,7 +39,8 @@ def judge(case: Case, outcome: Outcome, tol: float = CERT_TOL) -> dict:
     diagnosis, certified relative gap (None when not evaluated or not finite), absolute gap,
     time, the instance's time limit, the solution's meta, and the tail of the implementation's
     stderr or traceback when it failed (else None).  ``kit_error`` is True when the oracle
-    itself could not evaluate the answer."""
+    itself could not evaluate the answer.  A failed gap or ``F`` on an instance small enough
+    for dank_ref adds the oracle's ``evidence`` (``verification._evidence``)."""
     row = dict(id=case.id, set=case.set, family=case.family, task=case.task, n=case.n,
                status=outcome.status, failed=[], reasons=[], diagnosis=outcome.message,
                rel_gap=None, gap=None, time=outcome.time, time_limit=outcome.time_limit,
@@ -64,6 +65,8 @@ def judge(case: Case, outcome: Outcome, tol: float = CERT_TOL) -> dict:
                failed=list(rep["failed"]), reasons=list(rep["reasons"]),
                diagnosis=diagnose(rep), rel_gap=rel if math.isfinite(rel) else None,
                gap=rep["gap"])
+    if rep.get("evidence") is not None:  # optional: a failed gap or F on a small instance
+        row["evidence"] = rep["evidence"]
     return row
 
 
@@ -89,7 +92,8 @@ def run_cases(cases: list[Case], runner, tol: float = CERT_TOL, progress=None) -
         One row per case in the order of ``cases``: ``id``, ``set``, ``family``, ``task``,
         ``n``, ``status`` (``"certified"``, ``"not certified"``, ``"error"`` or
         ``"timeout"``), ``failed``, ``reasons``, ``diagnosis``, ``rel_gap``, ``gap``,
-        ``time``, ``time_limit``, ``meta``, ``stderr_tail`` and ``kit_error``.
+        ``time``, ``time_limit``, ``meta``, ``stderr_tail``, ``kit_error`` and, for a failed
+        gap or ``F`` on an instance small enough for dank_ref, ``evidence``.
 
     Raises
     ------

@@ -19,6 +19,7 @@ import re
 
 import numpy as np
 
+from .._argtypes import DOCS_URL
 from .kit import STATUSES
 
 __all__ = ["TIME_SHIFT", "GAP_SHIFT", "RESULTS_FORMAT", "RESULTS_VERSION", "summarize",
@@ -149,7 +150,7 @@ def write_report(path: str, doc: dict) -> None:
              "",
              "Success is decided by the oracle's certificate (`verification.oracle.certify`), "
              "never by the implementation's own status. What the statuses, the tolerance and "
-             "the limits mean: docs/conformance.md.", ""]
+             f"the limits mean: {DOCS_URL}/conformance.html.", ""]
     lines += summary_table(doc["summary"])
     bad = [r for r in rows if r["status"] != "certified"]
     lines += ["", f"## Failures ({len(bad)})", ""]

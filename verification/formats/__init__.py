@@ -1,4 +1,5 @@
-"""Oracle file formats (version 1) for DANK instances and solutions: a strict reader and writer.
+"""Oracle file formats (version 2; version 1 files read as before) for DANK instances and
+solutions: a strict reader and writer.
 
 A file is either an ``.npz`` archive (a zip of ``.npy`` members, one per field) or a JSON
 object.  The type is decided by the file's content (zip magic ``PK\\x03\\x04`` / ``.npy`` magic
@@ -34,16 +35,16 @@ Types (exact)
 Missing required fields, fields that the task does not use and unknown fields are all errors;
 JSON ``null`` is not a value (omit an optional field instead); duplicate JSON keys are errors.
 
-Instance (``format = "dank-instance"``, ``version = 1``)
---------------------------------------------------------
+Instance (``format = "dank-instance"``, ``version = 1`` or ``2``)
+-----------------------------------------------------------------
 =============  ===========  ===============================================================
 field          type         meaning
 =============  ===========  ===============================================================
 format         string       ``"dank-instance"``
-version        integer      ``1``
-task           string       ``"svm"`` (P1, eq. mainrank), ``"svr"`` (P2, eq. mainsvr with the
+version        integer      ``1`` or ``2`` (2: ``C`` may be a vector; written only then)
+task           string       ``"svm"`` (P1, eq. (4)), ``"svr"`` (P2, eq. (22) with the
                             bias constraint ``1'(ah - ac) = 0``) or ``"decomposed"`` (P3,
-                            eq. mainls on ``Kbar = K o [labels_i = labels_j]``: box only, no
+                            eq. (18) on ``Kbar = K o [labels_i = labels_j]``: box only, no
                             bias, tau = 0)
 K              array n x n  the kernel matrix -- **exactly one** of ``K`` or ``X``
 X              array n x d  data (``d >= 1``); the kernel is then computed from ``kernel``:
@@ -53,10 +54,12 @@ kernel         string       ``"gaussian"``: ``exp(-gamma ||x - x'||^2)`` with ex
                             ``"polynomial"``: ``(gamma x'x' + coef0)^degree`` with all three
 sigma, gamma   number > 0   kernel parameters (only those the kernel uses are allowed)
 degree         int >= 1
-coef0          number >= 0  (``coef0 < 0`` is not a PSD kernel, ``docs/validity.md``)
+coef0          number >= 0  (``coef0 < 0`` is not a PSD kernel, :doc:`docs/validity.md </validity>`)
 y              array n      labels, exactly ``-1`` or ``+1`` (svm: both classes; decomposed:
                             one class allowed), or real targets (svr)
-C, eta         number > 0
+C              number > 0   the box; version 2 also: array n of per-sample boxes ``> 0``
+                            (``0 <= a_i <= C_i``; svr: ``0 <= ah_i, ac_i <= C_i``)
+eta            number > 0
 tau            number >= 0  required for svm and svr; optional for decomposed, where it must
                             be 0
 epsilon        number >= 0  svr only (required)
@@ -68,13 +71,14 @@ to ``max(1e-10, 10 u) max|K|`` and PSD to ``-max(1e-8, u) n max|K|`` (``u`` the 
 its dtype; ``K = 0`` is valid), then symmetrised. A kernel computed from ``X`` by the formulas above
 is PSD by construction and is not tested (it must be finite: an overflowing kernel or ``sigma`` is
 refused). Instances outside the representable range ``1e-100 <= C max|K| n <= 1e100``,
-``1e-100 <= eta / (C^2 max|K|) <= 1e100`` are refused.
+``1e-100 <= eta / (C^2 max|K|) <= 1e100`` are refused (a vector ``C``: for its smallest and its
+largest entry).
 
-Solution (``format = "dank-solution"``, ``version = 1``)
---------------------------------------------------------
+Solution (``format = "dank-solution"``, ``version = 1`` or ``2``)
+-----------------------------------------------------------------
 =============  ===========  ===============================================================
 format         string       ``"dank-solution"``
-version        integer      ``1``
+version        integer      ``1`` or ``2`` (the same fields; written as ``1``)
 task           string       as in the instance (a mismatch is bad input)
 alpha          array n      the dual vector (svm, decomposed)
 alpha_hat,     array n      each (svr); the certified point is ``(alpha_hat, alpha_check)``
@@ -112,6 +116,7 @@ from .spec import (
     KERNELS,
     MAX_ARRAY_BYTES,
     MAX_JSON_BYTES,
+    READ_VERSIONS,
     TASKS,
     FormatError,
 )
@@ -119,6 +124,7 @@ from .writing import save_instance, save_solution
 
 __all__ = [
     "FORMAT_VERSION",
+    "READ_VERSIONS",
     "TASKS",
     "KERNELS",
     "MAX_ARRAY_BYTES",

@@ -11,10 +11,11 @@ import json
 import numpy as np
 
 from .containers import Fields
-from .spec import F64_EPS, FORMAT_VERSION, KERNEL_FIELDS, TASKS, FormatError
+from .spec import F64_EPS, KERNEL_FIELDS, READ_VERSIONS, TASKS, FormatError
 from .values import check_finite, check_meta, check_range
 
-__all__ = ["require", "string", "integer", "number", "array", "int_array", "meta", "header"]
+__all__ = ["require", "string", "integer", "number", "array", "int_array", "meta", "header",
+           "box"]
 
 
 def _describe_json(v) -> str:
@@ -209,6 +210,30 @@ def meta(f: Fields, name: str = "meta"):
         raise FormatError(str(exc)) from exc
 
 
+def box(f: Fields, n: int, version: int):
+    """An instance's ``C``: a number ``> 0`` (every version), or from version 2 on a 1-D array
+    of ``n`` per-sample boxes, each finite and ``> 0`` (returned as float64).  A version-1 file
+    is read exactly as before: ``C`` must be a number."""
+    v = require(f, "C")
+    scalar = not isinstance(v, list) if f.kind == "json" else v.ndim == 0
+    if scalar:
+        return number(f, "C", positive=True)
+    if version < 2:
+        try:
+            return number(f, "C", positive=True)  # the version-1 error, as before
+        except FormatError as exc:
+            raise FormatError(f"{exc} (a vector of per-sample boxes needs version 2)") from None
+    C, _ = array(f, "C", 1)
+    if C.shape != (n,):
+        raise FormatError(f"{f.path}: field 'C' has {C.size} entries but the kernel is "
+                          f"{n} x {n} (a vector C gives one box per point)")
+    bad = np.flatnonzero(~(C > 0.0))
+    if bad.size:
+        raise FormatError(f"{f.path}: field 'C'[{int(bad[0])}] must be > 0, got "
+                          f"{float(C[bad[0]])!r}")
+    return C
+
+
 def _bad_constant(name):
     raise ValueError(f"non-standard JSON constant {name}")
 
@@ -220,9 +245,9 @@ def header(f: Fields, kind: str, allowed: dict, every: frozenset) -> str:
         hint = f" (this is {other} file)" if other else ""
         raise FormatError(f"{f.path}: field 'format' is {fmt!r}, expected {kind!r}{hint}")
     ver = integer(f, "version")
-    if ver != FORMAT_VERSION:
-        raise FormatError(f"{f.path}: unsupported version {ver} (this reader reads version "
-                          f"{FORMAT_VERSION})")
+    if ver not in READ_VERSIONS:
+        raise FormatError(f"{f.path}: unsupported version {ver} (this reader reads versions "
+                          f"{', '.join(map(str, READ_VERSIONS))})")
     task = string(f, "task")
     if task not in TASKS:
         raise FormatError(f"{f.path}: field 'task' must be one of {TASKS}, got {task!r}")

@@ -7,7 +7,7 @@ import numpy as np
 
 from . import spec
 from .containers import Fields, open_fields
-from .fields import array, header, int_array, integer, meta, number, string
+from .fields import array, box, header, int_array, integer, meta, number, string
 from .kernels import check_representable, kernel_from_X, validate_kernel
 from .spec import (
     ALL_INSTANCE,
@@ -130,7 +130,8 @@ def load_instance(path, *, max_array_bytes: int | None = None,
     dict
         ``task``, ``n``, ``K`` (float64, symmetrised; ``None`` when ``X`` is given and the
         ``n x n`` kernel would exceed ``MAX_ARRAY_BYTES``: the oracle then works blockwise),
-        ``y``, ``C``, ``eta``, ``tau``,
+        ``y``, ``C`` (a float, or from version 2 on a float64 vector of ``n`` per-sample
+        boxes), ``eta``, ``tau``,
         ``epsilon`` (svr, else None), ``labels`` (decomposed, else None), ``kernel`` (how K
         was given: ``source`` and the kernel's parameters), ``X`` (float64, or None when the
         file gives ``K``).
@@ -167,7 +168,7 @@ def load_instance(path, *, max_array_bytes: int | None = None,
             check_labels(y, task)
         except ValueError as exc:
             raise FormatError(f"{f.path}: {exc}") from exc
-        C = number(f, "C", positive=True)
+        C = box(f, n, integer(f, "version"))
         eta = number(f, "eta", positive=True)
         if task == "decomposed":
             tau = number(f, "tau", nonneg=True) if "tau" in f else 0.0

@@ -8,11 +8,19 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["FORMAT_VERSION", "TASKS", "KERNELS", "MAX_ARRAY_BYTES", "MAX_JSON_BYTES",
-           "MAX_META_CHARS", "FormatError"]
+__all__ = ["FORMAT_VERSION", "READ_VERSIONS", "BOX_VECTOR_VERSION", "TASKS", "KERNELS",
+           "MAX_ARRAY_BYTES", "MAX_JSON_BYTES", "MAX_META_CHARS", "FormatError"]
 
-#: The version of the instance and solution formats that this package reads and writes.
-FORMAT_VERSION = 1
+#: The newest version of the instance and solution formats, which this package reads and
+#: writes.  Version 2 is a compatible step from version 1: an instance's ``C`` may be a vector
+#: of ``n`` per-sample boxes; every version-1 file is read exactly as before.  A writer writes
+#: the lowest version that holds its content (version 1 unless ``C`` is a vector), so a
+#: version-1 reader still reads every file without a vector ``C``.
+FORMAT_VERSION = 2
+#: The versions this reader reads.
+READ_VERSIONS = (1, 2)
+#: The first version in which an instance's ``C`` may be a vector of per-sample boxes.
+BOX_VECTOR_VERSION = 2
 #: The values of the ``task`` field: P1 (``"svm"``), P2 (``"svr"``), P3 (``"decomposed"``).
 TASKS = ("svm", "svr", "decomposed")
 #: The values of the ``kernel`` field of an instance that gives ``X`` instead of ``K``.

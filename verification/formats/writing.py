@@ -12,7 +12,7 @@ import zipfile
 
 import numpy as np
 
-from .spec import FORMAT_VERSION
+from .spec import BOX_VECTOR_VERSION
 from .values import check_finite, check_meta
 
 __all__ = ["save_instance", "save_solution", "path_is_json"]
@@ -91,8 +91,11 @@ def save_instance(path, *, task, y, C, eta, tau=None, K=None, X=None, kernel=Non
         The problem (:data:`TASKS`).
     y : array_like of shape (n,)
         Labels -1 or +1 (svm, decomposed) or real targets (svr).
-    C, eta : float
-        The box bound and the regulariser weight, ``> 0``.
+    C : float or array_like of shape (n,)
+        The box bound, ``> 0``, or one box per point (written as format version 2; a
+        scalar ``C`` writes version 1, byte for byte as before).
+    eta : float
+        The regulariser weight, ``> 0``.
     tau : float, optional
         The nuclear-norm weight (required for svm and svr; 0 or omitted for decomposed).
     K : array_like of shape (n, n), optional
@@ -119,7 +122,9 @@ def save_instance(path, *, task, y, C, eta, tau=None, K=None, X=None, kernel=Non
     """
     if (K is None) == (X is None):
         raise ValueError("give exactly one of K or X")
-    fields = dict(format="dank-instance", version=FORMAT_VERSION, task=task)
+    vector_C = np.ndim(C) > 0
+    fields = dict(format="dank-instance", version=BOX_VECTOR_VERSION if vector_C else 1,
+                  task=task)
     if K is not None:
         fields["K"] = np.asarray(K)
     else:
@@ -131,7 +136,8 @@ def save_instance(path, *, task, y, C, eta, tau=None, K=None, X=None, kernel=Non
                       gamma=None if gamma is None else float(gamma),
                       degree=None if degree is None else int(degree),
                       coef0=None if coef0 is None else float(coef0))
-    fields.update(y=np.asarray(y, dtype=np.float64), C=float(C), eta=float(eta),
+    fields.update(y=np.asarray(y, dtype=np.float64),
+                  C=np.asarray(C, dtype=np.float64) if vector_C else float(C), eta=float(eta),
                   tau=None if tau is None else float(tau),
                   epsilon=None if epsilon is None else float(epsilon),
                   labels=None if labels is None else np.asarray(labels).astype(np.int64))
@@ -178,6 +184,7 @@ def save_solution(path, *, task, alpha=None, alpha_hat=None, alpha_check=None, b
     def arr(v):
         return None if v is None else np.asarray(v, dtype=np.float64)
 
-    _write(path, dict(format="dank-solution", version=FORMAT_VERSION, task=task,
+    # a solution's fields did not change in version 2: it is written as version 1
+    _write(path, dict(format="dank-solution", version=1, task=task,
                       alpha=arr(alpha), alpha_hat=arr(alpha_hat), alpha_check=arr(alpha_check),
                       bias=None if bias is None else float(bias), F=arr(F), meta=meta))

@@ -50,7 +50,7 @@ def outcome_of(method: str, status: str, rel_gap: float) -> str:
     """Plain-words outcome of one cross-check solve.
 
     ``accelerated``/``newton`` stop on the certified gap (``"certified"`` when it reached
-    :data:`CROSS_TOL`).  ``paper`` (Algorithm ago3 as printed) and ``pgm`` (eq. pgm) stop on
+    :data:`CROSS_TOL`).  ``paper`` (Algorithm 1 as printed) and ``pgm`` (eq. (17)) stop on
     the paper's own rule ``||a_t - a_{t-1}|| <= 1e-4`` or at ``t_max = 2000``: ``"stopped by
     its rule before the optimum"`` when the rule fired while the certified relative gap was
     still above :data:`EARLY_TOL`.

@@ -19,7 +19,7 @@ What the paper leaves unspecified, and the choices made here:
   the paper's "[-0.5, 0.5] x [-0.5, 0.5]" is that centred square). Targets noise-free.
 * Where the error is measured: the paper does not say; both the training points and a
   held-out set (1-D: 1000 equispaced points; 2-D: 2000 uniform points) are reported.
-  Unseen points use the out-of-sample extension (section ose, ``extension="paper"``).
+  Unseen points use the out-of-sample extension (Section 2.3, ``extension="paper"``).
 * SVR-CV: Gaussian kernel, ``sigma`` and ``C`` on ``2^-5 .. 2^5`` by 5-fold CV (the paper's
   classification protocol, which its regression section says it follows), inputs min-max
   scaled to ``[0, 1]``. ``epsilon = 0.01 std(y)`` (not stated in the paper).

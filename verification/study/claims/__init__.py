@@ -2,7 +2,7 @@
 
 Claim ids (the paper's numbering and a description of each: :mod:`.paper`, and the table in
 ``docs/MATH.md``): L1, L2, T1, PG, L3, T2, T3, T4, NR, SD, HW, EMP (plus ``NR[printed]``:
-Algorithm ago3 with line 7's sign as printed).  Verdict kinds: :mod:`._common`.
+Algorithm 1 with line 7's sign as printed).  Verdict kinds: :mod:`._common`.
 """
 
 from __future__ import annotations

@@ -6,10 +6,10 @@ independently of ``dank_fast`` (dense ``numpy.linalg.eigh``, no input validation
 searches stay cheap) and are tested value for value against :mod:`dank_ref.certificate`
 (``inner_F``, ``h_svm``, ``grad_h_svm``; tests/test_claims.py):
 
-* ``F(d) = J_{tau/2}(11' + diag(d) K diag(d) / (4 eta))`` (Lemma fbound), for any vector ``d``
+* ``F(d) = J_{tau/2}(11' + diag(d) K diag(d) / (4 eta))`` (Lemma 1), for any vector ``d``
   (``d = a * y`` for P1/P3, ``d = ah - ac`` for P2);
 * ``h = lin + eta (n^2 - ||F||_F^2)`` (inner minimum in closed form, ``docs/MATH.md`` section 3);
-* ``grad_a h = 1 - Y (F o K) Y a`` (P1, eq. gradf), P2 partial gradients
+* ``grad_a h = 1 - Y (F o K) Y a`` (P1, eq. (26)), P2 partial gradients
   ``y - eps - (F o K) b`` and ``-y - eps + (F o K) b`` (derived; finite-difference tested).
 
 Verdicts
@@ -218,8 +218,8 @@ def classify(lhs: float, rhs: float, magnitude: float = 0.0, rtol: float = RTOL)
 
 def rounding_level(lhs: float, rhs: float, magnitude: float, rtol: float = RTOL) -> bool:
     """Both sides below the comparison's resolution ``rtol * magnitude``: ``lhs <= rhs`` holds
-    by :func:`violated`'s rule, but ``lhs / rhs`` is a ratio of rounding errors (issue 15:
-    ``2e-29 / 1.5e-30 = 13.8`` was reported as a worst case)."""
+    by :func:`violated`'s rule, but ``lhs / rhs`` is a ratio of rounding errors (e.g.
+    ``2e-29 / 1.5e-30 = 13.8``), never a worst case."""
     return max(abs(lhs), abs(rhs)) <= rtol * abs(magnitude)
 
 
@@ -357,7 +357,7 @@ def draw_instance(rng, n_range=(4, 24), task="svm", tau_large=True):
     """A random instance: data, kernel (Gaussian / scaled Gaussian / linear), C, eta, tau.
 
     C, eta, kernel width and scale are log-uniform over wide ranges; tau is 0, 0.01, or
-    log-uniform up to ``3 n`` (so that the ``tau/2 > n`` regime of Lemma fbound is visited).
+    log-uniform up to ``3 n`` (so that the ``tau/2 > n`` regime of Lemma 1 is visited).
     """
     n = int(rng.integers(n_range[0], n_range[1] + 1))
     d = int(rng.integers(1, 6))

@@ -316,7 +316,7 @@ def _score(lhs, rhs):
 
 
 def gamma_chain_ratio(K, b1, b2, eta, tau):
-    """``||F1 - F2|| / ||Gamma1 - Gamma2||`` (the first link of Lemma gammaboundsvr)."""
+    """``||F1 - F2|| / ||Gamma1 - Gamma2||`` (the first link of Lemma 8)."""
     F1, F2 = F_of(K, b1, eta, tau), F_of(K, b2, eta, tau)
     return ratio(float(np.linalg.norm(F1 - F2)),
                  float(np.linalg.norm(gamma(K, b1, eta) - gamma(K, b2, eta))))

@@ -1,14 +1,14 @@
-"""Decomposition claims (P3: box 0 <= a <= C, no bias, tau = 0): T3 (Theorem theorappf) and
-T4 (Theorem theorsv), plus the P3 solver they need.
+"""Decomposition claims (P3: box 0 <= a <= C, no bias, tau = 0): T3 (Theorem 6) and
+T4 (Theorem 7), plus the P3 solver they need.
 
 Reading of the theorems used here (the paper's text is ambiguous; see each docstring):
 
-* ``(a*, F*)``: optimal solution of eq. mainls on the full kernel ``K``;
-  ``(abar, Fbar)``: optimal solution of eq. mainlslemma on ``Kbar = K o [pi(i) = pi(j)]``
-  (Lemma lemmalink: the concatenated sub-problem solutions), ``Fbar = 11' + Gamma_Kbar(abar)``.
+* ``(a*, F*)``: optimal solution of eq. (18) on the full kernel ``K``;
+  ``(abar, Fbar)``: optimal solution of eq. (20) on ``Kbar = K o [pi(i) = pi(j)]``
+  (Lemma 5: the concatenated sub-problem solutions), ``Fbar = 11' + Gamma_Kbar(abar)``.
 * ``B1 = min_ij max(F*_ij, Fbar_ij)``, ``B2 = max_ij max(F*_ij, Fbar_ij)`` (the tightest
   constants of the theorem's assumption as printed), ``B = B2 - B1``, ``kappa = max |K_ij|``.
-  The proof of Theorem theorappf uses ``|F*_ij - Fbar_ij| <= B``, which needs both entries in
+  The proof of Theorem 6 uses ``|F*_ij - Fbar_ij| <= B``, which needs both entries in
   ``[B1, B2]``; that reading (``B1 = min_ij min(F*_ij, Fbar_ij)``) is reported beside it.
 * Premises: T3 needs ``0 < B1``; T4 is about the points its rule screens (``abar_i = 0`` and
   the gradient below the threshold), so an instance on which nothing is screened does not
@@ -159,7 +159,7 @@ def _eval_T3(inst, labels, Kb, full, blk, scale):
     """T3 at one solved pair: ``(lhs, rhs, info)``.
 
     ``lhs`` is the theorem as printed, ``|H(a*, F*) - H(abar, Fbar)|`` with ``H`` the full
-    objective of eq. mainls (kernel ``K``) evaluated at the sub-problems' solution; the
+    objective of eq. (18) (kernel ``K``) evaluated at the sub-problems' solution; the
     saddle value ``H(a*, F*)`` is only known to lie in the certified ``[lower, upper]``, so
     ``lhs`` is the distance from ``H(abar, Fbar)`` to that interval (a violation is certain).
     ``info["lhs_subproblem_value"]`` is the other reading, ``|v*(K) - v*(Kbar)|`` (the
@@ -195,7 +195,7 @@ def reproduce_T3(arr, p):
 
 
 def screening(inst, labels, Kb, full, blk, scale=1.0):
-    """Screened set of Theorem theorsv and its violations; returns a dict.
+    """Screened set of Theorem 7 and its violations; returns a dict.
 
     Also ``excess = grad - thr`` (how far each gradient is above the threshold; the rule
     screens ``i`` only when it is <= 0) and ``excess_bound = 1 + B C ||Kbar_i||_1 + (B + B2) C

@@ -1,4 +1,4 @@
-"""EMP: the paper's empirical statements (Figure flexiF, section ana, section bound)."""
+"""EMP: the paper's empirical statements (Figure 2, Section 2.2.2, Section 6.2.4)."""
 
 from __future__ import annotations
 

@@ -119,7 +119,7 @@ def _private_storage():
 def _no_local_constants():
     """Keep the search independent of how the package is installed.
 
-    Hypothesis (6.13x and later) mixes into its draws numeric constants harvested from the source
+    Hypothesis (6.13 and later) mixes into its draws numeric constants harvested from the source
     of "local" modules: dank's own modules when it is installed in editable mode or run from a
     checkout, none when it is installed in site-packages. The same seed then gave different
     searches (PG's worst ratio 4.6 vs 8.9). During a search no local constants are used (and

@@ -1,4 +1,4 @@
-"""NR: the rate of Algorithm ago3 (section nest) and SD: strong duality of eq. mainrank."""
+"""NR: the rate of Algorithm 1 (Section 3.2) and SD: strong duality of eq. (4)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ STATEMENT_NR = (
 
 
 def ago3_betas(K, y, C, eta, tau, L, T, sign=+1.0):
-    """Literal transcription of Algorithm ago3 (exact projection); returns the beta_t list.
+    """Literal transcription of Algorithm 1 (exact projection); returns the beta_t list.
 
     ``sign=-1`` is line 7 as printed (``a0 - 1/(2L) sum``); ``+1`` is the ascent sign."""
     n = y.size

@@ -1,6 +1,6 @@
 """The paper's numbering of the claims, and how it was derived from the LaTeX source.
 
-The checks name the claims by the paper's LaTeX labels (``Lemma fbound``, ``eq. pgm``), which a
+The checks name the claims by the paper's LaTeX labels (Lemma 1, eq. (17)), which a
 reader of the published PDF cannot see.  :data:`CLAIMS` gives each claim id its printed number
 and a one-line description; :func:`derive_numbering` recomputes the numbers from the LaTeX
 (``tests/test_claims_paper.py`` checks that the two agree when the source is available).

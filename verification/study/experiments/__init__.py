@@ -1,4 +1,4 @@
-"""Re-run of the paper's experiments (Tables SOCMKL, UCIres, UCIrank, UCIreg, Figure conv).
+"""Re-run of the paper's experiments (Tables 1, 2, 5, 6, Figure 4).
 
 ``dank-reproduce`` (:mod:`.cli`) re-runs the UCI experiments of section "Experimental
 Results" with their protocol on the data sets in ``../shared/datasets`` and gives every
@@ -13,8 +13,8 @@ Its modules:
 * ``runner``: cells ``(data set, split, method)``, the resumable cache, parallel execution
 * ``tables``: one module per table (aggregation, paired t-tests, verdicts, its section of
   report.md); ``tables.report`` assembles report.md and results.json
-* ``figures``: Figure conv (projected gradient vs the accelerated method, certified gap) and
-  the paper-vs-ours scatter
+* ``figures``: Figure 4 (projected gradient vs the accelerated method, certified gap) and the
+  paper-vs-ours scatter
 * ``cli``: the ``dank-reproduce`` command line
 """
 

@@ -3,9 +3,9 @@
     dank-reproduce [--quick | --full] [--out DIR] [--data-dir DIR] [--seed N] [--jobs N] ...
 
 ``--quick`` (default): 3 classification sets (heart, sonar, wine) and 2 regression sets
-(pyrim, bodyfat), 3 splits, every other power of the grid (6 x 6), Figure conv with
-``t_max = 500``. ``--full``: the 10 classification and 8 regression sets of Tables SOCMKL and
-UCIreg, 10 splits, the paper's 11 x 11 grid, ``t_max = 2000``. Both write ``report.md``,
+(pyrim, bodyfat), 3 splits, every other power of the grid (6 x 6), Figure 4 with
+``t_max = 500``. ``--full``: the 10 classification and 8 regression sets of Tables 1 and
+6, 10 splits, the paper's 11 x 11 grid, ``t_max = 2000``. Both write ``report.md``,
 ``results.json`` and PNG figures to ``--out``; finished cells are cached in ``<out>/cache`` and
 a rerun of the same command resumes (``--no-cache`` turns it off). Exit status: 0 done, 1 some
 cells failed (listed in the report), 2 bad input (e.g. no data directory).
@@ -212,7 +212,7 @@ def run_reproduction(a, command: str = "dank-reproduce") -> int:
     """Re-run the paper's experiments and write the reproduction report.
 
     Loads the data sets, runs (or loads from the cache under ``out/cache``) every cell,
-    aggregates the tables, runs Figure conv, gives every claim a verdict and writes
+    aggregates the tables, runs Figure 4, gives every claim a verdict and writes
     ``out/report.md``, ``out/results.json`` and the figures; prints one verdict per line.
 
     Parameters
@@ -308,7 +308,7 @@ def run_reproduction(a, command: str = "dank-reproduce") -> int:
                      label="cells", n_train=n_train)
     n_cached = sum(1 for r in recs.values() if r.get("_cached"))
     tables = aggregate(recs, proto, cls_sets, reg_sets, ds_info)
-    # Figure conv on heart (its own small experiment)
+    # Figure 4 on heart (its own small experiment)
     conv = None
     if t_conv > 0:
         conv = _conv(recs, proto, data_dir, t_conv)
@@ -345,7 +345,7 @@ def run_reproduction(a, command: str = "dank-reproduce") -> int:
 
 
 def _conv(recs, proto, data_dir, t_max):
-    """Figure conv on heart with DANK's chosen (sigma, C) of split 0 if known, else SVM-CV's."""
+    """Figure 4 on heart with DANK's chosen (sigma, C) of split 0 if known, else SVM-CV's."""
     # start-up: figure conv only (figures imports scikit-learn's SVC and dank_fast)
     from .figures import conv_experiment
     from .protocol import Cell, _cell_svm_cv, split_context

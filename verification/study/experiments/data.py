@@ -10,7 +10,7 @@ Where the data come from
 else ``../shared/datasets`` relative to the repository root. A missing directory or file is a
 :class:`DataDirError` (the CLI exits with status 2).
 
-Splits (paper, section classUCI: "we randomly pick half of the data for training and the rest
+Splits (paper, Section 6.1.1: "we randomly pick half of the data for training and the rest
 for test except for monks1, monks2, and monks3")
 ------------------------------------------------
 * Random-split sets: 10 random halves, **stratified** by class by default (``stratify=False``
@@ -51,7 +51,7 @@ __all__ = [
     "shared_dir",
 ]
 
-#: classification sets of Table SOCMKL, in the paper's row order: name -> (files, official split)
+#: classification sets of Table 1, in the paper's row order: name -> (files, official split)
 CLASSIFICATION: dict[str, tuple[tuple[str, ...], bool]] = {
     "diabetic": (("diabetic.csv",), False),
     "heart": (("heart.csv",), False),
@@ -65,7 +65,7 @@ CLASSIFICATION: dict[str, tuple[tuple[str, ...], bool]] = {
     "wine": (("wine.csv",), False),
 }
 
-#: regression sets of Table UCIreg (LIBSVM ``*_scale`` files), in the paper's row order
+#: regression sets of Table 6 (LIBSVM ``*_scale`` files), in the paper's row order
 REGRESSION: dict[str, str] = {
     "bodyfat": "bodyfat_scale.csv",
     "pyrim": "pyrim_scale.csv",
@@ -212,7 +212,7 @@ def _read_csv(path: Path, numeric_target: bool) -> tuple[np.ndarray, np.ndarray]
 
 def load_dataset(name: str, data_dir: str | os.PathLike, *, spect_split: str = "official"
                  ) -> Dataset:
-    """Load one data set of Table SOCMKL or UCIreg.
+    """Load one data set of Table 1 or Table 6.
 
     Parameters
     ----------

@@ -1,9 +1,9 @@
-"""Figure conv (with the certified gap the paper does not show) and paper-vs-ours figures.
+"""Figure 4 (with the certified gap the paper does not show) and paper-vs-ours figures.
 
-Figure conv (section "Convergence experiments"): on heart, the objective ``H(a_t, F(a_t)) =
-h(a_t)`` and ``||a_t - a_{t-1}||`` per iteration for the projected gradient method (eq. pgm)
-and the paper's accelerated method (Algorithm ago3), both from ``a_0 = 0`` with the paper's
-stopping rule (``||a_t - a_{t-1}|| <= 1e-4`` or ``t_max = 2000``). Algorithm ago3 is run as
+Figure 4 (section "Convergence experiments"): on heart, the objective ``H(a_t, F(a_t)) =
+h(a_t)`` and ``||a_t - a_{t-1}||`` per iteration for the projected gradient method (eq. (17))
+and the paper's accelerated method (Algorithm 1), both from ``a_0 = 0`` with the paper's
+stopping rule (``||a_t - a_{t-1}|| <= 1e-4`` or ``t_max = 2000``). Algorithm 1 is run as
 printed and with the ascent sign of its beta step (the printed minus sign belongs to Nesterov's
 *minimisation* scheme; see the README's findings). A third panel adds the certified duality
 gap ``upper - lower`` of the iterates (exactly projected onto ``A``), computed every few
@@ -122,7 +122,7 @@ def plot_conv(conv: dict, path: str) -> str:
 
 
 def plot_socmkl(socmkl: dict, path: str) -> str:
-    """Paper's test accuracy against ours, per method and data set (Table SOCMKL)."""
+    """Paper's test accuracy against ours, per method and data set (Table 1)."""
     # start-up: matplotlib (optional dependency, the report extra) only for figures
     import matplotlib
 

@@ -4,7 +4,7 @@ Typed in once from the LaTeX source (``shared/seeds/000_2f0603e8376763c2.txt``);
 ``tests/test_reproduce_paper.py`` parses that source, when present, and compares every entry.
 Accuracies are in percent; regression errors are the paper's "RMSE" (its formula is the
 relative squared error ``sum (g - y)^2 / sum (y - mean y)^2``). A ``True`` flag is the paper's
-bullet (significantly better by a paired t-test at 5%; in Table UCIrank: significantly
+bullet (significantly better by a paired t-test at 5%; in Table 5: significantly
 different from ``tau = 0.01``).
 """
 
@@ -23,14 +23,14 @@ __all__ = [
     "UCIRES_METHODS",
 ]
 
-#: Table SOCMKL, ``(d, n)`` column as printed (spect: 21 printed, the files have 22 features)
+#: Table 1, ``(d, n)`` column as printed (spect: 21 printed, the files have 22 features)
 SOCMKL_DN: dict[str, tuple[int, int]] = {
     "diabetic": (19, 1151), "heart": (13, 270), "monks1": (6, 124), "monks2": (6, 169),
     "monks3": (6, 122), "sonar": (60, 208), "spect": (21, 80), "glass": (9, 214),
     "fertility": (9, 100), "wine": (13, 178),
 }
 
-#: Table SOCMKL: set -> method -> ((train mean, std), (test mean, std)); "bullet": DANK
+#: Table 1: set -> method -> ((train mean, std), (test mean, std)); "bullet": DANK
 #: significantly better than the baselines (paired t-test, 5%)
 SOCMKL: dict[str, dict] = {
     "diabetic": {"MKL-uniform": ((83.5, 14.2), (61.9, 8.5)), "SVM-CV": ((80.7, 3.9), (73.0, 1.7)),
@@ -58,7 +58,7 @@ SOCMKL: dict[str, dict] = {
 
 UCIRES_METHODS = ("LogDet", "BMKL", "RF", "KNPL", "DANK")
 
-#: Table UCIres (test accuracy): set -> method -> (mean, std, bullet)
+#: Table 2 (test accuracy): set -> method -> (mean, std, bullet)
 UCIRES: dict[str, dict[str, tuple[float, float, bool]]] = {
     "diabetic": {"LogDet": (78.7, 1.8, False), "BMKL": (74.9, 0.4, False),
                  "RF": (72.3, 0.8, False), "KNPL": (81.9, 1.7, True), "DANK": (81.2, 1.4, True)},
@@ -85,7 +85,7 @@ UCIRES: dict[str, dict[str, tuple[float, float, bool]]] = {
 
 TAUS = (0.0, 0.001, 0.01, 0.1, 1.0)
 
-#: Table UCIrank: set -> one (test mean, std, rank(F), bullet) per tau in TAUS
+#: Table 5: set -> one (test mean, std, rank(F), bullet) per tau in TAUS
 UCIRANK: dict[str, tuple[tuple[float, float, int, bool], ...]] = {
     "diabetic": ((78.1, 1.2, 340, True), (81.1, 1.2, 10, False), (81.2, 1.4, 5, False),
                  (81.2, 1.2, 2, False), (81.1, 1.2, 2, False)),
@@ -109,13 +109,13 @@ UCIRANK: dict[str, tuple[tuple[float, float, int, bool], ...]] = {
              (96.3, 2.0, 2, False), (96.3, 2.0, 2, False)),
 }
 
-#: Table UCIreg ``(d, n)`` as printed (cpusmall: 8912 printed, the file has 8192 rows)
+#: Table 6 ``(d, n)`` as printed (cpusmall: 8912 printed, the file has 8192 rows)
 UCIREG_DN: dict[str, tuple[int, int]] = {
     "bodyfat": (14, 252), "pyrim": (27, 74), "space": (6, 3107), "triazines": (60, 186),
     "cpusmall": (12, 8912), "housing": (13, 506), "mg": (6, 1385), "mpg": (7, 392),
 }
 
-#: Table UCIreg: set -> column -> (mean, std, bullet); columns "BMKL" (test), "NW" (test),
+#: Table 6: set -> column -> (mean, std, bullet); columns "BMKL" (test), "NW" (test),
 #: "SVR-CV train", "SVR-CV test", "DANK train", "DANK test"
 UCIREG: dict[str, dict[str, tuple[float, float, bool]]] = {
     "bodyfat": {"BMKL": (0.101, 0.065, False), "NW": (0.097, 0.010, False),
@@ -144,14 +144,14 @@ UCIREG: dict[str, dict[str, tuple[float, float, bool]]] = {
             "DANK train": (0.061, 0.010, False), "DANK test": (0.173, 0.008, True)},
 }
 
-#: Table tablarge: set -> (d, #train, #test, C, 1/(2 sigma^2), #clusters)
+#: Table 3: set -> (d, #train, #test, C, 1/(2 sigma^2), #clusters)
 LARGE_SETTINGS: dict[str, tuple[int, int, int, float, float, int]] = {
     "EEG": (14, 7490, 7490, 32.0, 100.0, 5),
     "ijcnn1": (22, 49990, 91701, 32.0, 2.0, 50),
     "covtype": (54, 464810, 116202, 32.0, 32.0, 200),
 }
 
-#: Table tablarges: set -> method -> (accuracy %, time s, rank(F) or None); None = "x" (failed)
+#: Table 4: set -> method -> (accuracy %, time s, rank(F) or None); None = "x" (failed)
 LARGE: dict[str, dict[str, tuple[float, float, int | None] | None]] = {
     "EEG": {"SVM-SMO": (95.9, 8.6, None), "LogDet exact": (95.9, 211.6, None),
             "LogDet scalable": (95.2, 24.6, None), "BMKL exact": (94.5, 1426.3, None),

@@ -1,8 +1,8 @@
 """The experimental protocol of the paper's UCI tables, and the methods compared.
 
-Section classUCI: inputs min-max scaled to ``[0, 1]^d``; Gaussian kernel
+Section 6.1.1: inputs min-max scaled to ``[0, 1]^d``; Gaussian kernel
 ``k(x, x') = exp(-||x - x'||^2 / (2 sigma^2))``; ``sigma`` and ``C`` by 5-fold cross-validation
-on ``2^-5 .. 2^5``; ``tau = 0.01``; ``eta = ||a_SVM||_2^2`` (eq. mainrank); 10 repetitions.
+on ``2^-5 .. 2^5``; ``tau = 0.01``; ``eta = ||a_SVM||_2^2`` (eq. (4)); 10 repetitions.
 
 Choices made here where the paper is silent (each stated in the report)
 -----------------------------------------------------------------------
@@ -14,9 +14,9 @@ Choices made here where the paper is silent (each stated in the report)
   we manually set the penalty parameter tau to 0.01" -- so the other parameters *are*
   cross-validated). The alternative ``"svm"`` reuses SVM-CV's ``(sigma, C)``; both are run
   by default (``readings``), the verdicts use the first.
-* **Table UCIrank** varies ``tau`` at the ``(sigma, C)`` chosen for ``tau = 0.01`` (a
+* **Table 5** varies ``tau`` at the ``(sigma, C)`` chosen for ``tau = 0.01`` (a
   sensitivity analysis: one parameter moves, the others stay; the paper's ``tau = 0.01``
-  column equals its Table SOCMKL DANK column, so those runs are shared).
+  column equals its Table 1 DANK column, so those runs are shared).
 * **CV folds and ties.** Stratified 5-fold (plain K-fold for regression), shuffled with a
   seed derived from ``(seed, data set, split)``; every method of a split uses the same folds.
   Score: accuracy (classification), mean squared error (regression). Ties in the mean CV
@@ -38,7 +38,7 @@ Choices made here where the paper is silent (each stated in the report)
   for ``tau = 0`` (``F = 11' + Gamma``) it counts every eigenvalue above round-off. Counts of
   eigenvalues above ``t * lambda_max(F)`` for ``t`` in :data:`RANK_THRESHOLDS` are recorded
   too (the report also shows ``t = 1e-6``).
-* **Regression (Table UCIreg).** Same scaling, splits (plain random halves), grid and folds.
+* **Regression (Table 6).** Same scaling, splits (plain random halves), grid and folds.
   Targets are standardised with the training part's mean and standard deviation (refitted
   per fold; :class:`sklearn.compose.TransformedTargetRegressor`), and the tube is
   ``epsilon = 0.1`` in those units (LIBSVM's default ``-p 0.1`` for a unit-variance target;
@@ -48,7 +48,7 @@ Choices made here where the paper is silent (each stated in the report)
   points (it costs 121 x 5 DANK solves per split); otherwise DANK-SVR uses SVR-CV's
   ``(sigma, C)`` and the cell says so; its solves there get the budget
   ``LARGE_SVR_MAX_ITER`` (a solve that does not certify within it is reported, marked †).
-* **Baselines re-run** (Table UCIres's LogDet and RF, Table UCIreg's NW): cells of
+* **Baselines re-run** (Table 2's LogDet and RF, Table 6's NW): cells of
   :mod:`.baselines.cells`, on the same splits and folds, by the same grid search (:mod:`.cv`).
 """
 
@@ -112,7 +112,7 @@ class Protocol:
     tau : float
         DANK's nuclear-norm weight (paper: 0.01).
     taus : tuple of float
-        Table UCIrank's values.
+        Table 5's values.
     readings : tuple of str
         Which DANK parameter readings to run: ``"cv"`` (DANK's own CV) and/or ``"svm"``
         (SVM-CV's sigma, C). The first is the one the verdicts use.

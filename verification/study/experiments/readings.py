@@ -1,4 +1,4 @@
-"""The sensitivity readings of Table SOCMKL: DANK trained another way, one change at a time.
+"""The sensitivity readings of Table 1: DANK trained another way, one change at a time.
 
 Which reading of the paper, if any, reproduces its DANK column? Every reading is one cell per
 (classification set, split). A DANK reading reuses the ``(sigma, C)`` that the split's
@@ -6,16 +6,16 @@ Which reading of the paper, if any, reproduces its DANK column? Every reading is
 changes, so a reading costs one DANK fit per split, not 121 x 5. Reading (a), the certified
 optimum, is the ``dank-cv`` cell's own final fit at ``tau`` (no cell here).
 
-* ``dank-ago3``: Algorithm ago3 exactly as printed (section nest; :mod:`dank_fast._paper`):
-  ``a_0 = 0``, ``L`` of Theorem theor, the printed sign of ``beta_t``, the paper's projection,
+* ``dank-ago3``: Algorithm 1 exactly as printed (Section 3.2; :mod:`dank_fast._paper`):
+  ``a_0 = 0``, ``L`` of Theorem 4, the printed sign of ``beta_t``, the paper's projection,
   ``t_max = 2000``, stop when ``||a_t - a_{t-1}|| <= 1e-4``. Its final point is certified like
   every other (status ``"stopped"``: the rule fired; ``"max_iter"``: the cap).
 * ``dank-ago3-ascent``: the same with the ascent-consistent sign of ``beta_t``.
 * ``dank-eta-n``: ``eta = n`` (the training part's size) instead of ``||a_SVM||^2``: the order
-  the paper's Remark after Lemma fbound asks for ("eta in O(n)", so that ``tr Gamma(a)`` is of
+  the paper's Remark after Lemma 1 asks for ("eta in O(n)", so that ``tr Gamma(a)`` is of
   the order of ``tr 11' = n``). For one-vs-one pairs ``n`` is the whole part's size.
 * ``dank-nearest``: the out-of-sample extension matches a test point to its nearest training
-  point (``extension="nearest"``) instead of the paper's reciprocal ranks (eq. mBBPdef).
+  point (``extension="nearest"``) instead of the paper's reciprocal ranks (eq. (11)).
 * ``dank-scale-all``: min-max scaling fitted on all the data (both halves) before the split, as
   the paper most likely did, instead of on the training half.
 * ``dank-other-split``: the other kind of random halves (plain random when the run stratifies
@@ -30,9 +30,9 @@ repetition (for the other split: on the default halves), only its final fit sees
 Re-choosing them would cost DANK a full CV (121 x 5 fits per split) per reading.
 
 Cost: the certified readings cost one warm-started Newton fit each, the baselines one SVC fit;
-ago3 costs up to 2000 iterations of one eigendecomposition each (the solver's own route: dense
-below 200 support vectors, certified Lanczos above). ``benchmarks/bench_readings.py`` measures
-them at ``--full`` size.
+Algorithm 1 as printed (``dank-ago3``) costs up to 2000 iterations of one eigendecomposition
+each (the solver's own route: dense below 200 support vectors, certified Lanczos above).
+``benchmarks/bench_readings.py`` measures them at ``--full`` size.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ from .protocol import Cell, Protocol, _acc, _dank, _dank_fit_eval, _mkl, _svm, r
 __all__ = ["AGO3_EPS", "AGO3_T_MAX", "CELLS", "COST", "DEPENDS", "METHODS", "Reading",
            "reading_list", "run_reading_cell", "scaled_on_all"]
 
-#: Algorithm ago3's iteration cap and stopping rule as printed (section nest)
+#: Algorithm 1's iteration cap and stopping rule as printed (Section 3.2)
 AGO3_T_MAX = 2000
 AGO3_EPS = 1e-4
 _STEP = "dankclassifier"  # make_pipeline's name of the DANK step
@@ -131,7 +131,7 @@ def _ago3(sign: str):
 
 
 def _cell_eta_n(ctx, proto, dep):
-    """``eta = n`` of the training part (the Remark after Lemma fbound: eta in O(n))."""
+    """``eta = n`` of the training part (the Remark after Lemma 1: eta in O(n))."""
     return _final_fit(ctx, proto, dep, eta=float(ctx[1].size))
 
 
@@ -200,7 +200,7 @@ CELLS = {
 METHODS = tuple(CELLS)
 #: every reading cell needs its method's default cell of the split (the parameters it chose)
 DEPENDS = {m: "dank-cv" if m.startswith("dank-") else m.rsplit("-", 2)[0] for m in CELLS}
-#: relative cost for the runner's ordering and ETA (one final fit; ago3 up to 2000 iterations)
+#: relative cost for the runner's ordering and ETA (one final fit; Algorithm 1: at most 2000 steps)
 COST = {m: 3.0 if m.startswith("dank-ago3") else 0.05 for m in CELLS}
 _OTHER_SPLIT = {"dank-other-split", "svm-cv-other-split", "mkl-uniform-other-split"}
 

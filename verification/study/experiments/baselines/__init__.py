@@ -1,4 +1,4 @@
-"""The paper's other baselines, re-run under dank-reproduce's protocol (issue 17, item 4).
+"""The paper's other baselines, re-run under dank-reproduce's protocol.
 
 Modules
 -------

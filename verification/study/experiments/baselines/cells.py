@@ -1,5 +1,5 @@
-"""The baseline cells of dank-reproduce: ``rf-cv``, ``logdet`` (Table UCIres) and ``nw-cv``,
-``nw-ml`` (Table UCIreg).
+"""The baseline cells of dank-reproduce: ``rf-cv``, ``logdet`` (Table 2) and ``nw-cv``,
+``nw-ml`` (Table 6).
 
 Every cell takes the split context ``(Xtr, ytr, Xte, yte, folds)`` of :mod:`..protocol` (same
 splits, same CV folds as every other method of the split), scales the inputs to ``[0, 1]^d``

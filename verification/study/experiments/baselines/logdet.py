@@ -1,6 +1,6 @@
 """Kernel learning with the LogDet divergence (Jain, Kulis, Davis and Dhillon, JMLR 2012).
 
-The paper's LogDet baseline (Table UCIres): learn a kernel matrix ``K`` close to the Gaussian
+The paper's LogDet baseline (Table 2): learn a kernel matrix ``K`` close to the Gaussian
 ``K0`` in the LogDet divergence ``D_ld(K, K0)`` subject to pairwise constraints on the kernel
 distance ``d_K(i, j) = K_ii + K_jj - 2 K_ij = (e_i - e_j)' K (e_i - e_j)``: ``d_K <= u`` for
 pairs of the same class, ``d_K >= l`` for pairs of different classes, with slack weighted by

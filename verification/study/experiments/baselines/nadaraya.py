@@ -1,4 +1,4 @@
-"""Nadaraya-Watson regression, plain and with a learned metric (the paper's NW of Table UCIreg).
+"""Nadaraya-Watson regression, plain and with a learned metric (the paper's NW of Table 6).
 
 The paper's NW is "the Nadaraya-Watson estimator with metric learning" of Noh, Sugiyama, Kim,
 Park and Lee (NIPS 2017, "Generative local metric learning for kernel regression"): a *local*

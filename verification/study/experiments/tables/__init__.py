@@ -6,14 +6,14 @@ Every table module has the same three parts: ``aggregate`` (its rows from the ce
 Modules
 -------
 _common        conventions (means, paired t-tests, marks), statistics and cell formatting
-socmkl         Table SOCMKL: DANK vs SVM-CV and MKL-uniform (accuracy)
-sensitivity    Table SOCMKL under other readings of the paper (ago3, eta, extension, ...)
-ucires         Table UCIres: the other baselines (LogDet, RF re-run; BMKL, KNPL not)
-ucirank        Table UCIrank: accuracy and rank(F) against tau
-ucireg         Table UCIreg: DANK-SVR vs SVR-CV (relative error), the normalisation analysis
-ucireg_nw      Table UCIreg's NW column re-run (NW-ML, plain NW-CV)
-conv           Figure conv: projected gradient vs Algorithm ago3 (verdict and section)
-large          Table tablarges: the large-scale benchmark's rows (not re-run)
+socmkl         Table 1: DANK vs SVM-CV and MKL-uniform (accuracy)
+sensitivity    Table 1 under other readings of the paper (Algorithm 1, eta, extension, ...)
+ucires         Table 2: the other baselines (LogDet, RF re-run; BMKL, KNPL not)
+ucirank        Table 5: accuracy and rank(F) against tau
+ucireg         Table 6: DANK-SVR vs SVR-CV (relative error), the normalisation analysis
+ucireg_nw      Table 6's NW column re-run (NW-ML, plain NW-CV)
+conv           Figure 4: projected gradient vs Algorithm 1 (verdict and section)
+large          Table 4: the large-scale benchmark's rows (not re-run)
 certification  how many DANK solves were certified (not a table of the paper)
 report         all tables from the records, all verdicts, report.md and results.json
 """

@@ -1,4 +1,4 @@
-"""Figure conv: projected gradient against Algorithm ago3 (Nesterov) on heart.
+"""Figure 4: projected gradient against Algorithm 1 (Nesterov) on heart.
 
 The verdict (:func:`conv_verdict`) and the report's section (:func:`render`) from the run of
 :func:`verification.study.experiments.figures.conv_experiment` (certified gaps at the end).
@@ -12,7 +12,7 @@ __all__ = ["conv_verdict", "render"]
 
 
 def conv_verdict(conv: dict) -> dict:
-    """Figure conv: the accelerated method (as printed) converges faster than projected gradient."""
+    """Figure 4: the accelerated method (as printed) converges faster than projected gradient."""
     gp, ga = conv["final"]["pgm"]["rel_gap"], conv["final"]["paper"]["rel_gap"]
     hp, ha = conv["final"]["pgm"]["h"], conv["final"]["paper"]["h"]
     fixed = conv["final"].get("paper-ascent", {})
@@ -29,7 +29,7 @@ def conv_verdict(conv: dict) -> dict:
 
 
 def render(res: dict) -> list[str]:
-    """The report's Figure conv section (the final iterate of every method); no lines when
+    """The report's Figure 4 section (the final iterate of every method); no lines when
     the figure was not run."""
     conv = res.get("conv")
     if not conv:

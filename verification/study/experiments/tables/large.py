@@ -1,4 +1,4 @@
-"""Table tablarges: DANK on the large data sets (EEG, ijcnn1, covtype) against SVM-SMO.
+"""Table 4: DANK on the large data sets (EEG, ijcnn1, covtype) against SVM-SMO.
 
 Not re-run by ``dank-reproduce``: the rows come from ``benchmarks/results/large.json``
 (``benchmarks/bench_large.py``); :func:`large_verdicts` is NOT RUN without them.
@@ -13,7 +13,7 @@ __all__ = ["large_verdicts", "render"]
 
 
 def large_verdicts(large: list | None) -> list[dict]:
-    """Table tablarges from ``benchmarks/results/large.json`` (NOT RUN when absent)."""
+    """Table 4 from ``benchmarks/results/large.json`` (NOT RUN when absent)."""
     out = []
     for ds in ("EEG", "ijcnn1", "covtype"):
         for meth in ("DANK exact", "DANK scalable"):

@@ -75,7 +75,7 @@ def aggregate(records: dict, proto: Protocol, cls_sets, reg_sets, ds_info: dict)
 def verdicts(tables: dict, proto: Protocol, conv_run: dict | None = None,
              large_rows: list | None = None) -> list[dict]:
     """One verdict per empirical claim of the paper, table by table (each module's
-    ``verdicts``), then Figure conv and the large-scale table."""
+    ``verdicts``), then Figure 4 and the large-scale table."""
     V = socmkl.verdicts(tables, proto) + ucires.verdicts(tables, proto)
     V += ucirank.verdicts(tables, proto) + ucireg.verdicts(tables, proto)
     if conv_run:

@@ -1,15 +1,15 @@
-"""Sensitivity of Table SOCMKL to the reading of the paper: which reading, if any, reproduces
-the paper's DANK column (issue 17).
+"""Sensitivity of Table 1 to the reading of the paper: which reading, if any, reproduces
+the paper's DANK column.
 
 For every reading of :mod:`..readings` and every classification set: DANK's test accuracy beside
-the paper's, the per-set verdict by Table SOCMKL's own rule (:func:`.socmkl._set_verdict`:
+the paper's, the per-set verdict by Table 1's own rule (:func:`.socmkl._set_verdict`:
 paired t-tests against SVM-CV and MKL-uniform on the same splits; a reading that changes the
 data is paired against the baselines re-fitted under the same change), and how far the reading's
-final solves are from DANK's optimum (their certified relative gaps; for Algorithm ago3 how
+final solves are from DANK's optimum (their certified relative gaps; for Algorithm 1 how
 many stopped by the printed rule and how many at the cap). The conclusion is computed from
 these numbers (:func:`conclusion`), so it stays true when the run changes.
 
-This table tests no claim of the paper (it explains the verdicts of Table SOCMKL), so it has
+This table tests no claim of the paper (it explains the verdicts of Table 1), so it has
 ``aggregate`` and ``render`` but no ``verdicts``. Old results without reading cells give an
 empty table and no section.
 """

@@ -1,4 +1,4 @@
-"""Table SOCMKL: accuracy of DANK against SVM-CV and MKL-uniform on the classification sets.
+"""Table 1: accuracy of DANK against SVM-CV and MKL-uniform on the classification sets.
 
 One row per data set (:func:`aggregate`), one verdict per set plus four count claims
 (:func:`verdicts`), and the report's section with the chosen ``(C, sigma)`` (:func:`render`).
@@ -118,7 +118,7 @@ def verdicts(tables: dict, proto: Protocol) -> list[dict]:
 
 
 def _count_verdicts(soc: dict, sig_svm: list, better_svm: list, worse_svm: list) -> list[dict]:
-    """The four count claims of Table SOCMKL over the sets that have numbers."""
+    """The four count claims of Table 1 over the sets that have numbers."""
     V = []
     n = len([r for r in soc.values() if r["DANK"]["test"]["n"]])
     paper_sig = [k for k in soc if paper.SOCMKL[k]["bullet"]]
@@ -160,7 +160,7 @@ def _count_verdicts(soc: dict, sig_svm: list, better_svm: list, worse_svm: list)
 
 
 def render(res: dict) -> list[str]:
-    """The report's Table SOCMKL section (``paper / ours`` cells), with the chosen
+    """The report's Table 1 section (``paper / ours`` cells), with the chosen
     ``(C, sigma)`` per set; no lines when no classification set was run."""
     proto, tb = res["protocol"], res["tables"]
     if not tb["socmkl"]:

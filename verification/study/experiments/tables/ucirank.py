@@ -1,4 +1,4 @@
-"""Table UCIrank: DANK's test accuracy and rank(F) against the nuclear-norm weight tau.
+"""Table 5: DANK's test accuracy and rank(F) against the nuclear-norm weight tau.
 
 One entry per classification set and reading (:func:`aggregate`), the paper's six claims about
 tau (:func:`verdicts`) and the report's section (:func:`render`). The ``(sigma, C)`` chosen at
@@ -54,7 +54,7 @@ def aggregate(records: dict, proto: Protocol, name: str) -> dict:
 
 
 def verdicts(tables: dict, proto: Protocol) -> list[dict]:
-    """The claims of Table UCIrank that the run's taus allow (tau = 0 loses accuracy, rank
+    """The claims of Table 5 that the run's taus allow (tau = 0 loses accuracy, rank
     <= 17, the rank jumps at tau = 0, decreases in tau, robust up to 0.1, tau = 1 worse,
     tau = 0.01 best)."""
     V = []
@@ -161,7 +161,7 @@ def _tau_range_verdicts(rk: dict, lab: str, names: list[str], have: set, proto: 
 
 
 def render(res: dict) -> list[str]:
-    """The report's Table UCIrank section (``paper acc (rank) / ours acc (rank)``), the rank
+    """The report's Table 5 section (``paper acc (rank) / ours acc (rank)``), the rank
     with a relative threshold, and the other readings; no lines without classification sets."""
     proto, tb = res["protocol"], res["tables"]
     if not tb["ucirank"]:

@@ -1,4 +1,4 @@
-"""Table UCIreg: DANK-SVR against SVR-CV on the regression sets (relative error).
+"""Table 6: DANK-SVR against SVR-CV on the regression sets (relative error).
 
 One row per data set (:func:`aggregate`), one verdict per set plus two count claims
 (:func:`verdicts`), the report's section (:func:`render`) and the search for the normalisation
@@ -157,7 +157,7 @@ def verdicts(tables: dict, proto: Protocol) -> list[dict]:
 
 
 def render(res: dict) -> list[str]:
-    """The report's Table UCIreg section, the chosen ``(C, sigma)`` and the normalisation
+    """The report's Table 6 section, the chosen ``(C, sigma)`` and the normalisation
     analysis; no lines when no regression set was run."""
     proto, tb = res["protocol"], res["tables"]
     if not tb["ucireg"]:

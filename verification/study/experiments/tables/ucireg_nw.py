@@ -1,4 +1,4 @@
-"""Table UCIreg's NW column re-run: Nadaraya-Watson with a learned metric beside DANK-SVR.
+"""Table 6's NW column re-run: Nadaraya-Watson with a learned metric beside DANK-SVR.
 
 The cells ``nw-ml`` (MLKR, the substitute for Noh et al. 2017's generative local metric, see
 :mod:`..baselines.nadaraya`) and ``nw-cv`` (plain NW, bandwidth by CV) on the same splits as
@@ -51,7 +51,7 @@ def aggregate(records: dict, proto: Protocol, name: str, yr: float) -> dict:
 
 
 def render(res: dict) -> list[str]:
-    """The section beside Table UCIreg; no lines without the NW cells."""
+    """The section beside Table 6; no lines without the NW cells."""
     tb = res["tables"]
     if not tb.get("ucireg_nw"):
         return []

@@ -1,4 +1,4 @@
-"""Table UCIres: the paper's other baselines (LogDet, BMKL, RF, KNPL) beside our DANK.
+"""Table 2: the paper's other baselines (LogDet, BMKL, RF, KNPL) beside our DANK.
 
 LogDet (:mod:`..baselines.logdet`) and RF (scikit-learn's random forest) are re-run under the
 protocol (cells ``logdet`` and ``rf-cv``, same splits and folds as DANK): one row per set
@@ -95,7 +95,7 @@ def verdicts(tables: dict, proto: Protocol) -> list[dict]:
 
 
 def render(res: dict) -> list[str]:
-    """The report's Table UCIres section; no lines when no classification set was run."""
+    """The report's Table 2 section; no lines when no classification set was run."""
     tb = res["tables"]
     if not tb["socmkl"]:
         return []

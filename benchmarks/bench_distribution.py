@@ -1,0 +1,379 @@
+#!/usr/bin/env python
+"""Timing benchmark: ``dank_fast.solve_svm`` against SVC on random draws from a stated distribution.
+
+Each draw is one binary problem from this distribution (issue 40, item 3); a run draws
+``--draws`` of them from a fresh seed (printed; ``--seed`` repeats a run, draw ``i`` depends only
+on the seed and ``i``):
+
+* family, uniform over four: ``make_moons`` (noise U[0.1, 0.4]); ``make_circles`` (noise
+  U[0.05, 0.2], factor U[0.3, 0.8]); overlapping blobs (``X ~ N(0, I_2)``, ``y = sign(x_1 +
+  s e)``, ``e ~ N(0, 1)``, s U[0.2, 1.0]); ``make_classification`` (n_features U{5..30},
+  n_informative U{2..10} capped at n_features, n_redundant ``min(2, n_features -
+  n_informative)`` (scikit-learn's default 2 where it fits), flip_y U[0, 0.2], class_sep
+  U[0.5, 1.5]);
+* ``n`` log-uniform in [500, 4000] (rounded; ``--max-n`` caps it for quick runs); features
+  standardised (``StandardScaler``); labels in {-1, +1};
+* Gaussian kernel ``K = compute_kernel(X, sigma=sigma)``, sigma = the median pairwise distance
+  x 10^U[-0.5, 0.3];
+* ``C = 10^U[-1, 2]``; ``eta = ||a_SVC||^2 x 10^U[-2, 0.5]``, ``a_SVC`` the plain SVM's dual
+  solution (``SVC(kernel="precomputed", C=C)`` on ``K``: ``|dual_coef_|`` on ``support_``);
+  ``tau = 0.01``.
+
+Per draw: SVC's time (``SVC(kernel="precomputed", C=C).fit(K, y)``, default tol, best of at
+least 3) and DANK's time (the README's call ``solve_svm(K, y, C=C, eta=eta, tau=0.01)``, all
+else at its defaults, so the PSD test of ``K`` and the solver's own SVC start are included;
+best of ``--repeat``), timed in alternation (each round one SVC fit, then one solve); the
+solve's status, certified relative gap, support ``|S|`` of ``alpha`` and rank of ``F``;
+``T_eigh``, the time of ``scipy.linalg.eigh`` (best of 3) of the final support's reduced matrix
+``M = v v' + diag(d_S) K_SS diag(d_S) / (4 eta)`` (``d = alpha y``, ``v = [1_S; sqrt(n -
+|S|)]``, size ``|S| + 1``; docs/MATH.md's support reduction: one exact evaluation of ``F(a)``
+at the solution); the bound ``max(5 SVC, SVC + 3 T_eigh)`` and the ratios DANK / SVC and DANK /
+bound. ``--profile``: every draw above its bound gets one more solve under cProfile (the parts
+of ``benchmarks/_profile.py`` and the top functions by cumulative and by own time).
+
+BLAS threads are pinned to one by default (``--blas-threads``, with threadpoolctl as in
+``bench_svm.py``): on a shared machine two OpenBLAS threads make a solve's time vary
+several-fold (benchmarks/README.md, "Threads"); libsvm uses none.
+
+Summary: the median and 90th percentile of DANK / SVC, the shares of draws within the bound and
+within twice the bound, whether every solve is certified (``status == "converged"``), and the
+worst draw by DANK / bound with its parameters. Run ``python benchmarks/bench_distribution.py
+--help``; ``--draws 2 --max-n 300`` takes seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import secrets
+import sys
+import time
+import types
+
+import numpy as np
+import scipy
+import scipy.linalg
+from scipy.spatial.distance import pdist
+from sklearn.datasets import make_circles, make_classification, make_moons
+from sklearn.preprocessing import StandardScaler
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# this checkout's packages (its git state is the one recorded), then the sibling scripts
+sys.path[:0] = [HERE, os.path.dirname(HERE)]
+from _profile import profiled  # noqa: E402
+from bench_families import _profile_line, warm_up  # noqa: E402
+from bench_svm import blas_info, code_fingerprint, fit_svc, run_solve  # noqa: E402
+
+import dank_fast  # noqa: E402
+from dank_fast import compute_kernel  # noqa: E402
+
+try:
+    import threadpoolctl
+except ImportError:  # optional: only needed for --blas-threads
+    threadpoolctl = None
+
+FAMILIES = ("moons", "circles", "blobs", "classification")
+N_RANGE = (500, 4000)
+SIGMA_EXP = (-0.5, 0.3)   # sigma = median pairwise distance x 10^U[...]
+LOG10_C = (-1.0, 2.0)
+ETA_EXP = (-2.0, 0.5)     # eta = ||a_SVC||^2 x 10^U[...]
+TAU = 0.01
+SVC_TOL = 1e-3            # SVC's default
+SVC_ROUNDS = 3            # SVC fits per draw at least (best taken)
+EIGH_REPEAT = 3
+TOP_K = 15                # functions kept per profile and ordering
+DEFAULT_OUT = os.path.join(HERE, "results", "distribution.json")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        """One line on stderr, exit 2 (argparse's format without the usage block)."""
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def parse_args(argv=None):
+    p = _Parser(prog="bench_distribution.py", description=__doc__.split("\n\n")[0],
+                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--draws", type=int, default=30, help="problems drawn")
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed of the draws; without it a fresh one, printed and stored")
+    p.add_argument("--out", default=DEFAULT_OUT, help="results JSON")
+    p.add_argument("--repeat", type=int, default=1, help="DANK solves per draw (best taken)")
+    p.add_argument("--profile", action="store_true",
+                   help="profile one more solve of every draw above its bound")
+    p.add_argument("--max-n", type=int, default=None,
+                   help="cap on the drawn n (quick runs; the draw is otherwise unchanged)")
+    p.add_argument("--blas-threads", type=int, default=1,
+                   help="BLAS threads, set with threadpoolctl as bench_svm.py does (0: the "
+                   "library's default); on a shared machine 2 OpenBLAS threads make a solve's "
+                   "time vary several-fold (benchmarks/README.md, Threads)")
+    args = p.parse_args(argv)
+    for name in ("draws", "repeat"):
+        v = getattr(args, name)
+        if v < 1:
+            p.error(f"--{name.replace('_', '-')} must be at least 1, got {v}")
+    if args.blas_threads < 0:
+        p.error(f"--blas-threads must be >= 0, got {args.blas_threads}")
+    if args.max_n is not None and args.max_n < 20:
+        p.error(f"--max-n must be at least 20, got {args.max_n}")
+    if args.seed is not None and not 0 <= args.seed < 2**63:
+        p.error(f"--seed must be in [0, 2**63), got {args.seed}")
+    if not os.path.isdir(os.path.dirname(os.path.abspath(args.out))):
+        p.error(f"--out: directory of {args.out!r} does not exist")
+    if args.blas_threads and threadpoolctl is None:
+        p.error("--blas-threads needs threadpoolctl")
+    return args
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+# ----------------------------------------------------------------------------- the draws
+def draw(seed: int, i: int, max_n: int | None = None) -> dict:
+    """The parameters of draw ``i`` of a run with ``seed`` (independent of the other draws and
+    of ``--draws``); ``eta`` is ``eta_factor`` times ``||a_SVC||^2``, known once the data are."""
+    rng = np.random.default_rng([seed, i])
+    family = FAMILIES[int(rng.integers(len(FAMILIES)))]
+    n_drawn = int(round(np.exp(rng.uniform(np.log(N_RANGE[0]), np.log(N_RANGE[1])))))
+    d = {"index": i, "family": family, "n_drawn": n_drawn,
+         "n": min(n_drawn, max_n) if max_n else n_drawn}
+    if family == "moons":
+        d["noise"] = float(rng.uniform(0.1, 0.4))
+    elif family == "circles":
+        d["noise"] = float(rng.uniform(0.05, 0.2))
+        d["factor"] = float(rng.uniform(0.3, 0.8))
+    elif family == "blobs":
+        d["s"] = float(rng.uniform(0.2, 1.0))
+    else:
+        d["n_features"] = int(rng.integers(5, 31))
+        d["n_informative"] = min(int(rng.integers(2, 11)), d["n_features"])
+        d["flip_y"] = float(rng.uniform(0.0, 0.2))
+        d["class_sep"] = float(rng.uniform(0.5, 1.5))
+    d["sigma_factor"] = float(10 ** rng.uniform(*SIGMA_EXP))
+    d["C"] = float(10 ** rng.uniform(*LOG10_C))
+    d["eta_factor"] = float(10 ** rng.uniform(*ETA_EXP))
+    d["data_seed"] = int(rng.integers(2**31 - 1))
+    return d
+
+
+def make_data(d: dict):
+    """``(X, y)`` of a draw: features standardised, labels in {-1, +1}."""
+    n, seed = d["n"], d["data_seed"]
+    if d["family"] == "moons":
+        X, t = make_moons(n_samples=n, noise=d["noise"], random_state=seed)
+    elif d["family"] == "circles":
+        X, t = make_circles(n_samples=n, noise=d["noise"], factor=d["factor"],
+                            random_state=seed)
+    elif d["family"] == "blobs":
+        rng = np.random.default_rng(seed)
+        X = rng.standard_normal((n, 2))
+        t = X[:, 0] + d["s"] * rng.standard_normal(n) > 0
+    else:
+        nf, ni = d["n_features"], d["n_informative"]
+        X, t = make_classification(n, nf, n_informative=ni, n_redundant=min(2, nf - ni),
+                                   flip_y=d["flip_y"], class_sep=d["class_sep"],
+                                   random_state=seed)
+    return StandardScaler().fit_transform(X), np.where(t == 1, 1.0, -1.0)
+
+
+def kernel(X, sigma_factor: float):
+    """``(K, sigma)``: the Gaussian kernel at ``sigma`` = median pairwise distance x factor."""
+    sigma = float(np.median(pdist(X))) * sigma_factor
+    return compute_kernel(X, sigma=sigma), sigma
+
+
+# -------------------------------------------------------------------------------- timing
+def reduced_matrix(K, y, alpha, eta: float) -> np.ndarray:
+    """``M = v v' + diag(d_S) K_SS diag(d_S) / (4 eta)``: ``11' + Gamma(alpha)`` on the span of
+    ``e_i`` (``i`` in the support ``S`` of ``alpha``) and ``1_{S^c}`` (docs/MATH.md's support
+    reduction), ``d = alpha y``, ``v = [1_S; sqrt(n - |S|)]``; size ``|S| + 1``, or ``|S|`` when
+    ``S`` is everything. Its eigenvalues are the nonzero ones of ``11' + Gamma(alpha)``."""
+    S = np.flatnonzero(alpha > 0)
+    m = y.size - S.size
+    dS = alpha[S] * y[S]
+    v = np.concatenate([np.ones(S.size), [np.sqrt(m)] if m > 0 else []])
+    M = np.outer(v, v)
+    M[: S.size, : S.size] += dS[:, None] * K[np.ix_(S, S)] * dS[None, :] / (4 * eta)
+    return M
+
+
+def eigh_time(M, repeat: int = EIGH_REPEAT, **kw) -> float:
+    """Best of ``repeat`` times of ``scipy.linalg.eigh(M, **kw)``."""
+    best = np.inf
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        scipy.linalg.eigh(M, **kw)
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def bound(svc_s: float, eigh_s: float) -> float:
+    """The time a draw's DANK solve is judged against: ``max(5 SVC, SVC + 3 T_eigh)``."""
+    return max(5 * svc_s, svc_s + 3 * eigh_s)
+
+
+def _readme_call(K, y, C, eta):
+    """``solve_svm(K, y, C=C, eta=eta, tau=0.01)``, timed (bench_svm's "defaults" row)."""
+    return run_solve(K, y, C, eta, TAU, None, "defaults", None, None)
+
+
+def run_draw(d: dict, repeat: int, profile: bool) -> dict:
+    """One draw measured: the record the JSON keeps."""
+    X, y = make_data(d)
+    K, sigma = kernel(X, d["sigma_factor"])
+    C = d["C"]
+    svc_times, dank_times, res, eta = [], [], None, None
+    for r in range(max(SVC_ROUNDS, repeat)):  # alternate: one SVC fit, then one solve
+        t_svc, _, a_svc, svc = fit_svc(K, y, C, 1, SVC_TOL)
+        svc_times.append(t_svc)
+        if eta is None:
+            a_norm2 = float(a_svc @ a_svc)
+            eta = a_norm2 * d["eta_factor"]
+            n_sv = int(svc.support_.size)
+        if r < repeat:
+            res, wall = _readme_call(K, y, C, eta)
+            dank_times.append(wall)
+    svc_s, dank_s = min(svc_times), min(dank_times)
+    M = reduced_matrix(K, y, res.alpha, eta)
+    eigh_s, eigh_size = eigh_time(M), int(M.shape[0])
+    b = bound(svc_s, eigh_s)
+    factors = res.F_factors
+    out = dict(d, sigma=sigma, eta=eta, a_svc_norm2=a_norm2, tau=TAU,
+               n_pos=int(np.sum(y > 0)), n_SV_svc=n_sv,
+               svc_s=svc_s, svc_times_s=svc_times, dank_s=dank_s, dank_times_s=dank_times,
+               ratios_paired=[t / s for t, s in zip(dank_times, svc_times, strict=False)],
+               status=res.status, certified=res.status == "converged",
+               rel_gap=float(res.rel_gap), support=int(np.count_nonzero(res.alpha > 0)),
+               rank_F=None if factors is None else int(factors[0].size),
+               newton_iter=int(res.extra.get("newton_iter", 0)), n_iter=int(np.sum(res.n_iter)),
+               eigh_s=eigh_s, eigh_size=eigh_size, bound_s=b,
+               ratio_svc=dank_s / svc_s, ratio_bound=dank_s / b,
+               loadavg=list(os.getloadavg()))
+    if profile and dank_s > b:
+        def solve():
+            _readme_call(K, y, C, eta)
+            return {}
+        out["profile"] = profiled(solve, 0, top_k=TOP_K)()["profile"]
+    return out
+
+
+# ------------------------------------------------------------------------------- summary
+def summarise(records: list[dict]) -> dict:
+    ratios = np.array([r["ratio_svc"] for r in records])
+    to_bound = np.array([r["ratio_bound"] for r in records])
+    worst = max(records, key=lambda r: r["ratio_bound"])
+    keep = ("index", "family", "n", "n_drawn", "noise", "factor", "s", "n_features",
+            "n_informative", "flip_y", "class_sep", "sigma_factor", "sigma", "C",
+            "eta_factor", "eta", "data_seed", "svc_s", "dank_s", "eigh_s", "bound_s",
+            "ratio_svc", "ratio_bound", "status", "rel_gap", "support", "rank_F")
+    return {"draws": len(records),
+            "ratio_svc_median": float(np.median(ratios)),
+            "ratio_svc_p90": float(np.percentile(ratios, 90)),
+            "within_bound": float(np.mean(to_bound <= 1.0)),
+            "within_2x_bound": float(np.mean(to_bound <= 2.0)),
+            "all_certified": all(r["status"] == "converged" for r in records),
+            "uncertified": sum(r["status"] != "converged" for r in records),
+            "worst": {k: worst[k] for k in keep if k in worst}}
+
+
+def _params(r: dict) -> str:
+    fam = {k: r[k] for k in ("noise", "factor", "s", "n_features", "n_informative", "flip_y",
+                             "class_sep") if k in r}
+    fam = ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
+                    for k, v in fam.items())
+    return (f"{r['family']}({fam}) n={r['n']} sigma={r['sigma']:.3g} "
+            f"(x{r['sigma_factor']:.3g}) C={r['C']:.3g} eta={r['eta']:.3g} "
+            f"(x{r['eta_factor']:.3g})")
+
+
+def summary_lines(s: dict, worst: dict) -> list[str]:
+    """The printed summary; ``worst`` is the worst draw's full record (its profile, if any)."""
+    w = s["worst"]
+    out = [f"# {s['draws']} draws: DANK/SVC median {s['ratio_svc_median']:.1f}x, 90th "
+            f"percentile {s['ratio_svc_p90']:.1f}x; within the bound "
+            f"{100 * s['within_bound']:.0f}%, within twice the bound "
+            f"{100 * s['within_2x_bound']:.0f}%; "
+            + ("all certified" if s["all_certified"] else f"{s['uncertified']} NOT certified"),
+            f"# worst draw #{w['index']} (DANK/bound {w['ratio_bound']:.2f}, DANK/SVC "
+            f"{w['ratio_svc']:.1f}x): {_params(w)}"]
+    if "profile" in worst:
+        p = worst["profile"]
+        out.append(_profile_line(p))
+        out.append("#   own time: " + ", ".join(
+            f"{t['function']} {t['tottime']:.3f} s" for t in p["top"]["tottime"][:5]))
+    return out
+
+
+def _line(r: dict) -> str:
+    return (f"[{r['index']:>2}] {_params(r)}: SVC {1e3 * r['svc_s']:.1f} ms, DANK "
+            f"{1e3 * r['dank_s']:.0f} ms ({r['ratio_svc']:.1f}x SVC, {r['ratio_bound']:.2f}x "
+            f"bound), eigh {1e3 * r['eigh_s']:.1f} ms at {r['eigh_size']}, |S| {r['support']}, "
+            f"rank {r['rank_F']}, {r['status']} {r['rel_gap']:.1e}, load {r['loadavg'][0]:.2f}"
+            + (f", profiled {r['profile']['total_s']:.2f} s" if "profile" in r else ""))
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    seed = args.seed if args.seed is not None else secrets.randbits(63)
+    argv_list = sys.argv[1:] if argv is None else list(argv)
+    limiter = None
+    if args.blas_threads:
+        limiter = threadpoolctl.threadpool_limits(limits=args.blas_threads, user_api="blas")
+    try:
+        return _run(args, seed, argv_list)
+    finally:
+        if limiter is not None:
+            limiter.restore_original_limits()
+
+
+def _command(argv_list: list[str], seed: int | None = None) -> str:
+    """The command line; with ``seed``, the one that repeats the run (its ``--seed`` set)."""
+    if seed is not None:
+        kept, skip = [], False
+        for a in argv_list:
+            if skip or a == "--seed" or a.startswith("--seed="):
+                skip = a == "--seed"
+                continue
+            kept.append(a)
+        argv_list = [*kept, "--seed", str(seed)]
+    return " ".join(["python benchmarks/bench_distribution.py", *argv_list])
+
+
+def _run(args, seed: int, argv_list: list[str]) -> int:
+    meta = {
+        "command": _command(argv_list), "seed": seed,
+        "repeat_with": _command(argv_list, seed),
+        "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "machine": f"{platform.node()} {platform.machine()}", "cpu_count": os.cpu_count(),
+        "python": platform.python_version(), "numpy": np.__version__,
+        "scipy": scipy.__version__, "sklearn": __import__("sklearn").__version__,
+        "dank_fast": getattr(dank_fast, "__version__", "?"), "blas": blas_info(),
+        "blas_threads_arg": args.blas_threads, "code": code_fingerprint(), "args": vars(args),
+        "loadavg_start": list(os.getloadavg()),
+    }
+    print(f"# {meta['command']}  ({meta['date']}, git {meta['code']['git_head']})")
+    print(f"# seed {seed} (repeat: {meta['repeat_with']})", flush=True)
+    warm_up(types.SimpleNamespace(tau=TAU))
+    records = []
+    for i in range(args.draws):
+        rec = run_draw(draw(seed, i, args.max_n), args.repeat, args.profile)
+        records.append(rec)
+        log(_line(rec))
+    meta["loadavg_end"] = list(os.getloadavg())
+    summary = summarise(records)
+    worst = records[summary["worst"]["index"]]
+    for line in summary_lines(summary, worst):
+        print(line)
+    with open(args.out, "w") as f:
+        json.dump({"meta": meta, "summary": summary, "draws": records}, f, indent=1,
+                  default=str)
+    print(f"# wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

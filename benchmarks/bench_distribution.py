@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Timing benchmark: ``dank_fast.solve_svm`` against SVC on random draws from a stated distribution.
 
-Each draw is one binary problem from this distribution (issue 40, item 3); a run draws
+Each draw is one binary problem from this distribution; a run draws
 ``--draws`` of them from a fresh seed (printed; ``--seed`` repeats a run, draw ``i`` depends only
 on the seed and ``i``):
 

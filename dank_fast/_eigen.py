@@ -182,9 +182,10 @@ def _dense(red: Reduced, t: float) -> Ritz:
 
 
 def _start_block(red: Reduced, warm: np.ndarray | None, width: int) -> np.ndarray:
-    """The first block: ``warm`` (previous eigenvectors, or Ritz vectors), ``v`` (the
-    direction of the eigenvalue ``~n``) and deterministic random columns up to ``width``."""
-    cols = [red.v[:, None]] if warm is None else [warm, red.v[:, None]]
+    """The first block: ``v`` (the direction of the eigenvalue ``~n``; in the block, it makes
+    the bound's products with ``(I - P) v`` free, :func:`_certify_basis`), ``warm`` (previous
+    eigenvectors, or Ritz vectors) and deterministic random columns up to ``width``."""
+    cols = [red.v[:, None]] if warm is None else [red.v[:, None], warm]
     have = sum(c.shape[1] for c in cols)
     if have < width:
         cols.append(np.random.default_rng(red.N).standard_normal((red.N, width - have)))
@@ -249,7 +250,11 @@ def _certify_basis(red: Reduced, Q: np.ndarray, GQ: np.ndarray, t: float, g_frob
     keep = theta > t
     # w = (I - P) v for the whole block and for P = span(U[:, keep]): one product for both
     w2 = red.v[:, None] - np.column_stack([U @ vU, U[:, keep] @ vU[keep]])
-    Gw2 = red.gamma(w2)
+    # w2 lies in span(Q) but for the part of v off the block, (I - QQ')v = w2[:, 0]: Gamma
+    # w2 from the block's products, plus that part's own product unless it is round-off
+    Gw2 = GQ @ (Q.T @ w2)
+    if np.linalg.norm(w2[:, 0]) > red.N * np.finfo(float).eps * np.linalg.norm(red.v):
+        Gw2 += red.gamma(w2[:, [0]] - Q @ (Q.T @ w2[:, [0]]))
     Gb2, wwb = _tail_frob2(U, GU, g_frob2, w2[:, 0], Gw2[:, 0])
     gb = min(np.sqrt(Gb2), max(trace_M - float(theta.sum()), 0.0), wwb + gamma_max)
     GP2, wwP = _tail_frob2(U[:, keep], GU[:, keep], g_frob2, w2[:, 1], Gw2[:, 1])

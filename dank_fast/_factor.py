@@ -92,8 +92,8 @@ class Model:
         """``(p, held)``: the maximiser of the module docstring for the multiple ``t`` with the
         coordinates ``held`` (position -> displacement) and those the solution pushes across a
         bound; ``hold_inside`` False holds only coordinates already at their bound (the
-        direction), True also those inside the box (a trial point). None when the holds
-        would cost more than a new factor (:func:`border_pays`) or leave nothing free."""
+        direction), True also those inside the box (a trial point). ``(None, held)`` when the
+        holds would cost more than a new factor (:func:`border_pays`) or leave nothing free."""
         f = self.free.size
         held = dict(held or {})
         margin = 1e-12 * self.CF
@@ -102,7 +102,7 @@ class Model:
             J = np.fromiter(held, dtype=np.intp, count=len(held))
             p = self._kkt(t, J, np.array([held[j] for j in J]))
             if p is None:
-                return None
+                return None, held
             p[J] = [held[j] for j in J]
             w = self.zF + p
             out = (w < 0.0) | (w > self.CF)
@@ -113,7 +113,8 @@ class Model:
             if new.size == 0:
                 return p, held
             if not border_pays(f, len(held) + new.size):
-                return None
+                held.update(dict.fromkeys(new.tolist(), 0.0))
+                return None, held
             step = np.clip(w[new], 0.0, self.CF[new]) - self.zF[new]
             held.update(zip(new.tolist(), step.tolist(), strict=True))
 

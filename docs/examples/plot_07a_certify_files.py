@@ -97,8 +97,11 @@ assert code == 0
 # A wrong answer: exit code 1
 # ---------------------------
 # A plain SVM's dual solution on the same kernel (the limit ``F = 11'`` of DANK) is feasible
-# but is not DANK's optimum: the gap check fails, the report says by how much, and the exit
-# code is 1.  A script that runs the oracle tests the exit code.
+# but is not DANK's optimum: the gap check fails, the report says by how much and, on an
+# instance this small, which kind of wrong the evidence points to (``evidence``: the
+# reference optimum ``v*`` from ``dank_ref`` and the point's gap on related problems; here
+# the point solves the plain SVM, a different problem).  The exit code is 1; a script that
+# runs the oracle tests the exit code.
 from sklearn.svm import SVC
 
 svc = SVC(C=1.0, kernel="precomputed", tol=1e-10).fit(inst["K"], y)

@@ -329,10 +329,7 @@ nitpick_ignore = [
     ("py:class", "dank_fast.cluster_result.SubKernel"),         # DecomposedResult
     ("py:class", "dank_fast.cluster_result.ClusterF"),          # DecomposedResult
     ("py:attr", "kernel"),                                      # DecomposedResult
-    ("py:func", "dank_fast._validation.validate_kernel_matrix"),  # KernelData
-    ("py:func", "dank_fast._threads.blas_threads"),             # KernelData.dense_size
     ("py:func", "dank_fast._curvature.curvature"),              # KernelData.gamma_sums
-    ("py:class", "dank_fast._surrogate.FactorKernelData"),      # KernelData.range_factor
     ("py:func", "kernel_params"),                               # dank_fast.compute_kernel
     ("py:func", "_project_core"),                               # dank_fast.project_A
 ]

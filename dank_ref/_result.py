@@ -38,7 +38,7 @@ class RefResult:
     """Solution of one reference solve, with its independent certificate.
 
     The names and meanings are shared with ``dank_fast``'s ``DANKResult``
-    (docs/conventions.md).
+    (:doc:`docs/conventions.md </conventions>`).
 
     Attributes
     ----------

@@ -106,7 +106,8 @@ max_iters
     Raises
     ------
     TypeError, ValueError
-        Invalid input (``docs/validity.md``), out of representable range, or too large ``n``.
+        Invalid input (:doc:`docs/validity.md </validity>`), out of representable range, or too
+        large ``n``.
     SolverError
         The conic solver failed.
 

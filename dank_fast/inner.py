@@ -57,7 +57,6 @@ __all__ = [
 ]
 
 
-
 @dataclass
 class LowRankF:
     """``F = U diag(mu) U'`` with ``mu > 0``: the eigenvalues that survive the threshold.
@@ -93,12 +92,6 @@ class LowRankF:
         """Columns ``F[:, j]`` (``j`` an int or an index array): shape ``(n, len(j))``."""
         j = np.atleast_1d(j)
         return (self.U * self.mu) @ self.U[j].T
-
-    def frob2(self) -> float:
-        return float(self.mu @ self.mu)
-
-    def trace(self) -> float:
-        return float(self.mu.sum())
 
 
 @dataclass
@@ -170,11 +163,6 @@ class InnerSolution:
     tail_bound: float = 0.0
     basis: np.ndarray | None = field(default=None, repr=False)
     kk_d2: np.ndarray | None = field(default=None, repr=False)
-
-    @property
-    def exact(self) -> bool:
-        """True when ``F`` is the exact minimiser (closed form or full eigendecomposition)."""
-        return self.route in ("closed", "dense")
 
 
 def inner_minimiser(

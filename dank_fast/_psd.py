@@ -24,7 +24,8 @@ import numpy as np
 from ._eigen import CALL_FLOPS
 from ._kernel_data import ROWS
 
-__all__ = ["lowrank_gershgorin_psd", "pivoted_cholesky", "worth_trying"]
+__all__ = ["lowrank_gershgorin_psd", "kernel_factors", "pivoted_cholesky", "PivotedCholesky",
+           "worth_trying"]
 
 
 def worth_trying(n: int) -> bool:
@@ -35,22 +36,49 @@ def worth_trying(n: int) -> bool:
     return r > 0 and n * r * r + 4 * r * CALL_FLOPS <= n**3 / 30
 
 
+class PivotedCholesky:
+    """The pivoted (greedy, diagonal) Cholesky factor ``L`` of a PSD matrix ``A`` given by its
+    rows, grown on demand: :meth:`extend` continues where the last call stopped. ``O(n r^2)``
+    time and ``O(n r)`` memory for rank ``r``; ``A`` is never formed, and ``L`` need not be
+    accurate for ``L L'`` to be PSD (:attr:`residual` is ``diag(A - L L')`` up to rounding)."""
+
+    def __init__(self, row, diag: np.ndarray, target: float):
+        self.row, self.target = row, target
+        self.residual = np.array(diag, dtype=np.float64)
+        self.L = np.empty((self.residual.size, 0))
+
+    def extend(self, r_max: int) -> np.ndarray | None:
+        """``L`` (``n x r``, ``r <= r_max``) once the residual diagonal is at most the target,
+        or None when that needs more than ``r_max`` columns (the work so far is kept)."""
+        k = self.L.shape[1]
+        L = np.empty((self.residual.size, max(r_max, k)))
+        L[:, :k] = self.L
+        while True:
+            p = int(np.argmax(self.residual))
+            if self.residual[p] <= self.target or k >= r_max:
+                break
+            L[:, k] = (self.row(p) - L[:, :k] @ L[p, :k]) / np.sqrt(self.residual[p])
+            self.residual -= L[:, k] * L[:, k]
+            k += 1
+        self.L = L[:, :k]
+        return self.L if float(np.max(self.residual, initial=0.0)) <= self.target else None
+
+
 def pivoted_cholesky(A: np.ndarray, target: float, r_max: int) -> np.ndarray | None:
-    """The pivoted (greedy, diagonal) Cholesky factor ``L`` (``n x r``, ``r <= r_max``) of the
-    symmetric ``A`` with residual diagonal ``diag(A - L L') <= target``, or None when that
-    needs more than ``r_max`` columns. ``O(n r^2)`` time, ``O(n r)`` memory; ``L`` need not be
-    accurate for ``L L'`` to be PSD."""
-    residual = np.array(np.diagonal(A), dtype=np.float64)
-    L = np.empty((residual.size, r_max))
-    for k in range(r_max + 1):
-        p = int(np.argmax(residual))
-        if residual[p] <= target:
-            return L[:, :k]
-        if k == r_max:
-            return None
-        L[:, k] = (A[p] - L[:, :k] @ L[p, :k]) / np.sqrt(residual[p])
-        residual -= L[:, k] * L[:, k]
-    return None
+    """:class:`PivotedCholesky` of ``A`` to ``target`` within ``r_max`` columns, or None."""
+    return PivotedCholesky(lambda p: A[p], np.diagonal(A), target).extend(r_max)
+
+
+def kernel_factors(kd) -> tuple[PivotedCholesky, PivotedCholesky]:
+    """The pivoted Cholesky factors of ``K`` and ``K o K`` of the kernel data ``kd`` (kept on it
+    as ``kd.lowrank`` and grown by later calls) to the residual diagonal ``eps_psd max|K| / 2``
+    and its square: the tolerance at which docs/validity.md accepts ``K`` as PSD."""
+    if kd.lowrank is None:
+        K, s = kd.K, kd.kappa
+        e = 0.5e-8 * s  # eps_psd = 1e-8 of a float64 kernel (docs/validity.md, rule 4)
+        kd.lowrank = (PivotedCholesky(lambda p: K[p], kd.diag, e),
+                      PivotedCholesky(lambda p: K[p] * K[p], kd.diag * kd.diag, e * s))
+    return kd.lowrank
 
 
 def lowrank_gershgorin_psd(A: np.ndarray, s: float, eps: float, *,

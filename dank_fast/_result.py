@@ -85,8 +85,8 @@ class SolverResult:
 class DANKResult(SolverResult):
     """Solution of a DANK saddle problem with its certificate.
 
-    Has every field of :data:`RESULT_FIELDS` (docs/conventions.md, "Result contract");
-    ``success`` and ``value`` come from :class:`SolverResult`.
+    Has every field of ``dank_fast._result.RESULT_FIELDS`` (docs/conventions.md, "Result
+    contract"); ``success`` and ``value`` come from the base ``SolverResult``.
 
     Attributes
     ----------

@@ -94,7 +94,7 @@ ETA_FLOOR = 1e-12
 class DecomposedResult(SolverResult):
     """Solution of the decomposed problem (P3 on ``Kbar``) with its certificates.
 
-    Has every field of :data:`dank_fast._result.RESULT_FIELDS` (docs/conventions.md, "Result
+    Has every field of ``dank_fast._result.RESULT_FIELDS`` (docs/conventions.md, "Result
     contract"): ``bias``, ``alpha_hat`` and ``alpha_check`` are None (P3 has no bias and no
     SVR pair), ``n_iter`` is per cluster, the others are the concatenation's or the sum's.
 
@@ -124,7 +124,7 @@ class DecomposedResult(SolverResult):
         ``"converged"`` when the Kbar certificate reaches ``tol`` and every cluster converged,
         else the first of ``"time_limit"``, ``"max_iter"``, ``"stopped"``, ``"stalled"`` that
         some cluster reports (``"stalled"`` when every cluster converged but the sum did not
-        reach ``tol``) (:func:`aggregate_status`; the previous release said
+        reach ``tol``) (``aggregate_status``; the previous release said
         ``"not_converged"``), with a :class:`dank_fast.ConvergenceWarning`.
     n_iter : ndarray of int
         Every cluster's ``n_iter`` (the unit of ``max_iter``).

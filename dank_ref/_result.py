@@ -53,7 +53,7 @@ RESULT_FIELDS = {
     "rel_gap": "gap / scale (docs/MATH.md section 5)",
     "value": "the certified lower bound h(alpha) (= lower)",
     "status": "one of STATUSES",
-    "success": "status == 'converged'",
+    "success": 'status == "converged"',
     "F": "F(alpha), the inner minimiser, a dense n x n array",
     "time": "wall-clock seconds of the whole solve",
     "n_iter": "iterations, in the unit of max_iter; None where none ran",

@@ -66,7 +66,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ._result import InaccurateSolutionWarning, RefResult, SolverError
+from ._result import ConvergenceWarning, RefResult, SolverError
 
 __all__ = ["LOOSE_EPS", "STRATEGIES", "MIN_FIRST_STAGE", "progress", "finish", "time_left"]
 
@@ -202,12 +202,7 @@ def finish(*, kind: str, candidates, certify: Callable, polisher: Callable | Non
     out = final(best)
     stats["gap_raw"] = out.gap_raw
     certified = out.rel_gap <= opt["tol"]
-    if certified:
-        status = "converged"
-    elif stats.get("time_limit_hit"):
-        status = "time_limit"
-    else:
-        status = "inaccurate"
+    status = _status(certified, stats, opt)
     msg = (f"{kind}: cvxpy status {stats['cvxpy_status']!r}; candidate {stats['candidate']}; "
            f"certified rel_gap {out.rel_gap:.3e} ({'<=' if certified else '>'} tol "
            f"{opt['tol']:g})")
@@ -217,8 +212,12 @@ def finish(*, kind: str, candidates, certify: Callable, polisher: Callable | Non
                 "slow stage has a time budget)")
     if status == "time_limit":
         msg += f"; the solve stopped at its time limit ({stats.get('time_limit')} s)"
+    elif status == "max_iter":
+        msg += f"; the last conic solve stopped at max_iter = {opt['max_iter']}"
+    elif status == "stalled":
+        msg += "; every stage was tried"
     if not certified:
-        warnings.warn(InaccurateSolutionWarning(msg), stacklevel=3)
+        warnings.warn(ConvergenceWarning(msg), stacklevel=3)
     progress(opt["verbose"], t0, msg)
     res = RefResult(
         alpha=out.alpha, bias=out.bias, F=out.F, lower=out.lower, upper=out.upper,
@@ -226,7 +225,23 @@ def finish(*, kind: str, candidates, certify: Callable, polisher: Callable | Non
         solver=opt["solver"], solver_stats=stats, n_iter=stats.get("iterations"),
         message=msg, alpha_hat=out.alpha_hat, alpha_check=out.alpha_check,
         projection_distance=best.projection_distance, polished=polished,
+        method=(extra or {}).get("method"), certificate=out,
     )
     if extra:
         res.solver_stats.update(extra)
     return res
+
+
+def _status(certified: bool, stats: dict, opt: dict) -> str:
+    """The word of :data:`dank_ref.STATUSES` for a solve whose returned point is (or is not)
+    ``certified``: ``"time_limit"`` when the deadline stopped it, ``"max_iter"`` when the last
+    conic solve used the whole ``max_iter`` the caller gave, else ``"stalled"`` (every stage
+    was tried; the previous release's ``"inaccurate"``)."""
+    if certified:
+        return "converged"
+    if stats.get("time_limit_hit"):
+        return "time_limit"
+    limit, its = opt.get("max_iter"), stats.get("iterations")
+    if limit is not None and its is not None and its >= limit:
+        return "max_iter"
+    return "stalled"

@@ -58,8 +58,9 @@ Status policy
   decreases) and certified by :mod:`dank_ref.certificate`.  ``status="converged"`` means: the
   returned ``alpha`` is feasible to ``1e-9 C sqrt(n)`` and its independent certificate has
   ``rel_gap <= tol`` (default ``1e-6``) -- whatever the conic solver said.  Otherwise
-  ``status="time_limit"`` (the solve, all its stages, stopped at ``time_limit`` seconds) or
-  ``"inaccurate"``, and a :class:`dank_ref.InaccurateSolutionWarning` is emitted.  Which
+  ``status="time_limit"`` (the solve, all its stages, stopped at ``time_limit`` seconds),
+  ``"max_iter"`` or ``"stalled"`` (:data:`dank_ref.STATUSES`), and a
+  :class:`dank_ref.ConvergenceWarning` is emitted.  Which
   stages ran (the staged strategy of :mod:`dank_ref.staged`) is in ``solver_stats["stages"]``.
 """
 
@@ -249,8 +250,9 @@ def solve_svm(K, y, *, C, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_SOLVER, ep
 
     Warns
     -----
-    InaccurateSolutionWarning
-        When the result cannot be certified (status ``"inaccurate"`` or ``"time_limit"``).
+    ConvergenceWarning
+        When the result cannot be certified (``status`` ``"time_limit"``, ``"max_iter"`` or
+        ``"stalled"``; :class:`dank_ref.ConvergenceWarning`, a subclass of scikit-learn's).
     DeprecationWarning
         ``certify_tol`` and ``max_iters``, the previous names of ``tol`` and ``max_iter``,
         still work for one release.

@@ -181,8 +181,9 @@ certify_tol, max_iters
 
     Warns
     -----
-    InaccurateSolutionWarning
-        When the result cannot be certified (status ``"inaccurate"`` or ``"time_limit"``).
+    ConvergenceWarning
+        When the result cannot be certified (``status`` ``"time_limit"``, ``"max_iter"`` or
+        ``"stalled"``; :class:`dank_ref.ConvergenceWarning`, a subclass of scikit-learn's).
     DeprecationWarning
         ``certify_tol`` and ``max_iters``, the previous names of ``tol`` and ``max_iter``.
 

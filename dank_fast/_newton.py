@@ -229,7 +229,7 @@ def newton(
             status = res.status
             break
     del hist["offset"]
-    res = finish(problem, z, ev, cert, status, n_newton + n_acc, t_start, "newton", hist, tol)
+    res = finish(problem, z, ev, cert, status, n_newton, t_start, "newton", hist, tol)
     res.extra.update(newton_iter=n_newton, accelerated_iter=n_acc, fallback=n_burst > 0,
                      handovers=n_burst)
     if status != "converged":

@@ -29,7 +29,7 @@ STATUSES = {
     "stopped": "the method's own stopping rule fired (the paper's methods) before the "
                "certified rel_gap reached tol",
     "stalled": "no further progress was possible (floating point, or every stage of the "
-               "method was tried) before the certified rel_gap reached tol",
+               "method ran) before the certified rel_gap reached tol",
 }
 
 #: Status words of the previous release and the word that replaces each (docs/conventions.md).

@@ -136,8 +136,8 @@ class RefResult(SolverResult):
     """Solution of one reference solve, with its independent certificate.
 
     Has every field of :data:`RESULT_FIELDS` with the meaning shared with ``dank_fast``'s
-    results (:doc:`docs/conventions.md </conventions>`, "Result contract"); ``success`` and ``value`` come from
-    :class:`SolverResult`.
+    results (:doc:`docs/conventions.md </conventions>`, "Result contract"); ``success`` and
+    ``value`` come from :class:`SolverResult`.
 
     Attributes
     ----------

@@ -115,10 +115,10 @@ def check_box(C, n: int, name: str = "C"):
     ValueError
         Naming ``name``: wrong shape or length, an entry NaN, infinite or ``<= 0``.
     """
-    if isinstance(C, numbers.Real) or isinstance(C, bool | np.bool_):
-        return check_positive(C, name)
     if isinstance(C, np.ndarray) and C.ndim == 0:
         return check_positive(C.item() if C.dtype.kind in _REAL_KINDS else C, name)
+    if isinstance(C, numbers.Real | bool | np.bool_ | str | bytes) or np.ndim(C) == 0:
+        return check_positive(C, name)  # a number, or refused as one (str, None, ...)
     arr = _real_array(C, name)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be a number > 0 or a 1-D array of {n} per-sample "

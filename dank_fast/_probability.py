@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import clone
-from sklearn.model_selection import StratifiedKFold
 
 from ._sklearn_compat import sigmoid_calibration
 
@@ -50,6 +49,9 @@ def cross_val_decisions(est, X, y, sample_weight, problem_classes) -> np.ndarray
             "probability=True needs at least 2 samples of every class for its internal "
             f"cross-validation (Platt scaling, as SVC); class {classes[np.argmin(counts)]!r} "
             "has 1")
+    # start-up: sklearn.model_selection is needed only with probability=True
+    from sklearn.model_selection import StratifiedKFold
+
     rs = est.random_state if est.random_state is not None else 0
     folds = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=rs)
     out = np.zeros((y.size, len(problem_classes)))

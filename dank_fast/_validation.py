@@ -131,7 +131,7 @@ def check_box(C, n: int, name: str = "C"):
         i = int(bad[0])
         what = "NaN or inf" if not np.isfinite(arr[i]) else "<= 0"
         raise ValueError(f"{name} must have finite entries > 0 (per-sample bounds); "
-                         f"{name}[{i}] = {arr[i]!r} is {what}")
+                         f"{name}[{i}] = {float(arr[i])!r} is {what}")
     return arr
 
 

@@ -105,8 +105,8 @@ def check_box(C, n: int, name: str = "C"):
     A real number (Python or NumPy, not bool) is checked by :func:`check_positive` and
     returned as a ``float``, exactly as before per-sample boxes. Anything else must be a real
     1-D array of length ``n`` with finite entries ``> 0`` (libsvm's weighted box ``0 <= a_i <=
-    C_i``, docs/MATH.md section 14), returned as a float64 copy. A 0-d array is treated as the
-    number it holds.
+    C_i``, docs/MATH.md section 14), returned as a float64 copy. A 0-d array is refused like
+    any non-number (``TypeError``), as before per-sample boxes and as ``dank_ref``.
 
     Raises
     ------
@@ -115,10 +115,8 @@ def check_box(C, n: int, name: str = "C"):
     ValueError
         Naming ``name``: wrong shape or length, an entry NaN, infinite or ``<= 0``.
     """
-    if isinstance(C, np.ndarray) and C.ndim == 0:
-        return check_positive(C.item() if C.dtype.kind in _REAL_KINDS else C, name)
     if isinstance(C, numbers.Real | bool | np.bool_ | str | bytes) or np.ndim(C) == 0:
-        return check_positive(C, name)  # a number, or refused as one (str, None, ...)
+        return check_positive(C, name)  # a number, or refused as one (0-d array, str, None)
     arr = _real_array(C, name)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be a number > 0 or a 1-D array of {n} per-sample "

@@ -137,15 +137,15 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
     break_ties : bool, default=False
         As :class:`sklearn.svm.SVC`: with more than two classes and
         ``decision_function_shape="ovr"``, ``predict`` breaks a tie of votes by the
-        confidences of :meth:`decision_function`; otherwise the first of the tied classes
+        confidences of ``decision_function``; otherwise the first of the tied classes
         is predicted. ``True`` with ``"ovo"`` is a ``ValueError`` at ``predict``.
     probability : bool, default=False
         Fit Platt's sigmoid to every binary problem's decision values from an internal
-        5-fold cross-validation (as SVC does: 5 more fits), for :meth:`predict_proba` and
-        :meth:`predict_log_proba` (:mod:`dank_fast._probability`). Multi-class: the pairwise
+        5-fold cross-validation (as SVC does: 5 more fits), for ``predict_proba`` and
+        ``predict_log_proba`` (:mod:`dank_fast._probability`). Multi-class: the pairwise
         coupling of Wu, Lin and Weng (libsvm's) for ``multi_class="ovo"``, the one-vs-rest
         sigmoids normalised for ``"ovr"``. As for SVC, the probabilities come from the
-        folds' models: they **may be inconsistent with** :meth:`predict` (the argmax of
+        folds' models: they **may be inconsistent with** ``predict`` (the argmax of
         ``predict_proba`` may differ from ``predict``) and mean little on very small data
         sets.
     warm_start_svm : bool, default=True
@@ -773,7 +773,7 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         Each binary problem's decision value goes through its sigmoid (fitted on decision
         values of an internal 5-fold cross-validation); more than two classes are coupled
         (pairwise coupling of Wu, Lin and Weng for ``multi_class="ovo"``, normalisation for
-        ``"ovr"``). As SVC's, the result may be inconsistent with :meth:`predict`.
+        ``"ovr"``). As SVC's, the result may be inconsistent with ``predict``.
 
         Parameters
         ----------

@@ -87,7 +87,8 @@ def pairwise_coupling(r: np.ndarray, n_classes: int, max_iter: int = 100) -> np.
     ``r[:, k]`` is ``P(class j | class i or j)`` for the ``k``-th pair ``(i, j)`` in the order
     ``(0, 1), (0, 2), ..., (1, 2), ...``. Returns ``p`` of shape ``(n, n_classes)``: the
     minimiser of ``sum_{i != j} (r_ji p_i - r_ij p_j)^2`` on the simplex, by libsvm's fixed-point
-    iteration (stopping at ``0.005 / n_classes``, as libsvm).
+    iteration, row by row (each row stops at ``0.005 / n_classes``, as libsvm): a row's result
+    does not depend on the other rows.
     """
     m = r.shape[0]
     R = np.zeros((m, n_classes, n_classes))  # R[:, i, j] = P(i | i or j)
@@ -101,17 +102,23 @@ def pairwise_coupling(r: np.ndarray, n_classes: int, max_iter: int = 100) -> np.
     Q[:, np.arange(n_classes), np.arange(n_classes)] = diag
     p = np.full((m, n_classes), 1.0 / n_classes)
     eps = 0.005 / n_classes
+    active = np.arange(m)  # every row stops on its own (a row's result is the batch's)
     for _ in range(max(max_iter, n_classes)):
-        Qp = np.einsum("mij,mj->mi", Q, p)
-        pQp = np.einsum("mi,mi->m", p, Qp)
-        if np.max(np.abs(Qp - pQp[:, None])) < eps:
+        Qa, pa = Q[active], p[active]
+        Qp = np.einsum("mij,mj->mi", Qa, pa)
+        pQp = np.einsum("mi,mi->m", pa, Qp)
+        going = np.max(np.abs(Qp - pQp[:, None]), axis=1) >= eps
+        active, Qa, pa, Qp, pQp = (active[going], Qa[going], pa[going], Qp[going],
+                                   pQp[going])
+        if active.size == 0:
             break
         for t in range(n_classes):
-            diff = (-Qp[:, t] + pQp) / Q[:, t, t]
-            p[:, t] += diff
-            pQp = (pQp + diff * (diff * Q[:, t, t] + 2 * Qp[:, t])) / (1 + diff) ** 2
-            Qp = (Qp + diff[:, None] * Q[:, t, :]) / (1 + diff)[:, None]
-            p /= (1 + diff)[:, None]
+            diff = (-Qp[:, t] + pQp) / Qa[:, t, t]
+            pa[:, t] += diff
+            pQp = (pQp + diff * (diff * Qa[:, t, t] + 2 * Qp[:, t])) / (1 + diff) ** 2
+            Qp = (Qp + diff[:, None] * Qa[:, t, :]) / (1 + diff)[:, None]
+            pa /= (1 + diff)[:, None]
+        p[active] = pa
     return p
 
 

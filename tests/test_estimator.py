@@ -63,6 +63,10 @@ _WEIGHT_XFAIL = {
         DANKClassifier(tol=1e-4),
         DANKClassifier(tol=1e-4, extension="nearest"),
         DANKClassifier(tol=1e-4, extension="nearest", multi_class="ovr", tau=0.0),
+        # SVC's options: weights, probabilities (check_decision_proba_consistency, subset
+        # invariance of predict_proba), the pairwise decision shape
+        DANKClassifier(tol=1e-4, probability=True, random_state=0, class_weight="balanced",
+                       decision_function_shape="ovo"),
     ],
     expected_failed_checks=_expected_failed_checks,
 )

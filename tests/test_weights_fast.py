@@ -249,6 +249,19 @@ def test_predict_proba_sums_to_one_and_ranks_as_the_decision_function():
         assert np.mean(pw.argmax(axis=1) == yw) > 0.9
 
 
+def test_pairwise_coupling_recovers_consistent_pairwise_probabilities():
+    from dank_fast._probability import pairwise_coupling
+
+    rng = np.random.default_rng(0)
+    p = rng.dirichlet(np.ones(4), size=50)
+    r = np.column_stack([p[:, j] / (p[:, i] + p[:, j]) for i in range(4)
+                         for j in range(i + 1, 4)])  # P(j | i or j), pairs in SVC's order
+    q = pairwise_coupling(r, 4)
+    np.testing.assert_allclose(q, p, atol=2e-3)
+    # each row on its own: a row's result does not depend on the batch
+    np.testing.assert_array_equal(pairwise_coupling(r[:1], 4), q[:1])
+
+
 def test_a_pickled_fitted_estimator_predicts_the_same():
     Xw, yw = load_wine(return_X_y=True)
     Xw = (Xw - Xw.mean(0)) / Xw.std(0)

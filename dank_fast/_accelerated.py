@@ -21,14 +21,21 @@ from sklearn.exceptions import ConvergenceWarning as SklearnConvergenceWarning
 
 from ._result import DANKResult
 
-__all__ = ["accelerated", "ConvergenceWarning"]
+__all__ = ["accelerated", "ConvergenceWarning", "PAPER_METHODS"]
+
+#: the paper's methods (:mod:`dank_fast._paper`): they stop on their printed rule or at
+#: ``t_max``, never on the certificate
+PAPER_METHODS = ("paper", "paper-monotone", "pgm")
 
 
 class ConvergenceWarning(SklearnConvergenceWarning):
-    """A solver stopped before certifying its tolerance.
+    """The returned point is not certified to the requested relative gap ``tol``.
 
-    A subclass of :class:`sklearn.exceptions.ConvergenceWarning` (itself a ``UserWarning``),
-    so that a filter on scikit-learn's class also catches dank_fast's.
+    Emitted whenever ``status != "converged"`` (the point is still feasible and its bracket
+    ``lower <= v* <= upper`` valid, only wider), by every solver of dank_fast.  A subclass of
+    :class:`sklearn.exceptions.ConvergenceWarning` (itself a ``UserWarning``), as
+    ``dank_ref.ConvergenceWarning`` is: a filter on scikit-learn's class catches both
+    packages' warnings (docs/conventions.md).
     """
 
 
@@ -129,24 +136,30 @@ def _without_scratch(inner):
 
 
 def finish(problem, z, ev, cert, status, n_iter, t_start, method, hist, tol, raw=None):
-    """Certify the final point, build the result, warn if not converged."""
+    """Certify the final point, build the result; a :class:`ConvergenceWarning` when its
+    certified ``rel_gap > tol`` (for ``"newton"``, :func:`dank_fast._newton.newton` warns once
+    after its accelerated bursts).
+
+    ``status`` is why the method ended (:data:`dank_fast._result.STATUSES`); a method that
+    stops on the certificate (every one but the paper's) ends ``"converged"`` whenever the
+    final point's certified ``rel_gap <= tol``, so for it the warning comes exactly when
+    ``status != "converged"``.  The paper's methods stop on their printed rule
+    (``"stopped"``) or at ``t_max`` (``"max_iter"``), whatever the certificate says.
+    """
     proj_dist = 0.0
     if raw is not None:
         proj_dist = float(np.linalg.norm(raw - z))
     if cert is None or ev.z is not z:
         ev = problem.evaluate(z, warm=ev)
         cert = problem.certify(ev)
-    if status != "converged" and cert.rel_gap <= tol and method == "accelerated":
+    # the methods that stop on the certificate end "converged" whenever it reaches tol; the
+    # paper's stop on their printed rule, and their status says which rule ended them
+    if status != "converged" and cert.rel_gap <= tol and method not in PAPER_METHODS:
         status = "converged"
     bias = problem.bias(ev, cert) if problem.kind != "decomposed" else None
     if hasattr(problem.kd, "drop_caches"):
         problem.kd.drop_caches()
-    messages = {
-        "converged": f"certified relative gap {cert.rel_gap:.2e} <= tol {tol:.1e}",
-        "max_iter": f"max_iter reached; certified relative gap {cert.rel_gap:.2e} > tol {tol:.1e}",
-        "stopped": f"stopping rule fired; certified relative gap {cert.rel_gap:.2e}",
-        "stalled": f"no progress possible; certified relative gap {cert.rel_gap:.2e}",
-    }
+    message = _message(status, cert.rel_gap, tol)
     res = DANKResult(
         alpha=z,
         bias=bias,
@@ -163,11 +176,25 @@ def finish(problem, z, ev, cert, status, n_iter, t_start, method, hist, tol, raw
         kernel=problem.kd,
         history=hist,
         projection_distance=proj_dist,
-        message=messages[status],
+        message=message,
     )
-    if status in ("max_iter", "stalled") and method == "accelerated":
+    if not cert.rel_gap <= tol and method != "newton":  # newton warns once, after its bursts
         warnings.warn(
             f"DANK solver did not certify tol={tol:g}: {res.message}", ConvergenceWarning,
             stacklevel=3,
         )
     return res
+
+
+def _message(status: str, rel_gap: float, tol: float) -> str:
+    """The one line of ``result.message`` for a status of :data:`dank_fast._result.STATUSES`."""
+    rel = "<=" if rel_gap <= tol else ">"
+    if status == "converged":
+        return f"certified relative gap {rel_gap:.2e} <= tol {tol:.1e}"
+    cause = {
+        "max_iter": "iteration limit reached",
+        "time_limit": "time limit reached",
+        "stopped": "the method's stopping rule fired",
+        "stalled": "no further progress possible",
+    }[status]
+    return f"{cause}; certified relative gap {rel_gap:.2e} {rel} tol {tol:.1e}"

@@ -27,7 +27,7 @@ from ._eigen import dense_flops
 from ._kernel_data import ROWS
 from ._threads import blas_threads
 
-__all__ = ["curvature"]
+__all__ = ["curvature", "correction_diagonal", "exact_applies"]
 
 
 def curvature(problem, ev, free: np.ndarray) -> np.ndarray:
@@ -44,17 +44,14 @@ def curvature(problem, ev, free: np.ndarray) -> np.ndarray:
     f = dix.size
     F = ev.inner.F
     c = 1.0 / (4.0 * problem.eta)
-    B = ev.inner.basis
-    if B is not None:
-        r = int(np.count_nonzero(ev.inner.eigvals > 0.5 * problem.tau))
-        if 2.0 * f * f * r * (B.shape[0] - r) <= dense_flops(B.shape[0]):
-            H = _exact(K, d, dix, ev.inner.eigvals, B, 0.5 * problem.tau, c)
-            return H * sv[:, None] * sv[None, :]
+    if exact_applies(problem, ev, f):
+        H = _exact(K, d, dix, ev.inner.eigvals, ev.inner.basis, 0.5 * problem.tau, c)
+        return H * sv[:, None] * sv[None, :]
     zs = sv * d[dix]  # the signs sv (+-1) folded in: H_ij = sv_i sv_j (-hess_d h)_ij
     H = np.empty((f, f))
     UF = F.U[dix] * sv[:, None] if hasattr(F, "mu") else None
     UFmuT = None if UF is None else np.asfortranarray((UF * F.mu).T)
-    kkd = _correction_diagonal(problem, ev, d, dix)
+    kkd = correction_diagonal(problem, ev, d, dix)
     with blas_threads(f):
         for lo in range(0, f, ROWS):
             sel = np.arange(lo, min(lo + ROWS, f))
@@ -78,7 +75,17 @@ def curvature(problem, ev, free: np.ndarray) -> np.ndarray:
     return H
 
 
-def _correction_diagonal(problem, ev, d: np.ndarray, dix: np.ndarray) -> np.ndarray:
+def exact_applies(problem, ev, f: int) -> bool:
+    """Whether the exact Hessian is the curvature on ``f`` free coordinates (module docstring):
+    the evaluation made the dense decomposition, and forming the Hessian costs no more."""
+    B = ev.inner.basis
+    if B is None:
+        return False
+    r = int(np.count_nonzero(ev.inner.eigvals > 0.5 * problem.tau))
+    return 2.0 * f * f * r * (B.shape[0] - r) <= dense_flops(B.shape[0])
+
+
+def correction_diagonal(problem, ev, d: np.ndarray, dix: np.ndarray) -> np.ndarray:
     """``(K o K)[dix][:, S] d_S^2``: from the evaluation's ``kk_d2`` on the support ``S``, from
     rows of ``K`` off it (``O(|dix| |S|)``)."""
     S = np.flatnonzero(d)

@@ -43,7 +43,10 @@ matrix that bounds ``G`` through the block's Ritz values below ``t`` and their r
 ``w = (I - P) v``, ``||G||_F^2 = ||w||^4 + 2 w'Gamma w + ||Gamma||_F^2 - 2 ||Gamma U||_F^2 +
 ||U'Gamma U||_F^2``: exact quantities plus products of ``Gamma`` with the block. When the
 block holds every eigenvalue above ``t`` (``g <= t``), ``c = 1`` and the excess is the Ritz
-residual alone.
+residual alone. Where those norms leave ``g > t`` (a spectrum that decays slowly past ``t``)
+while the residuals are small, one Cholesky factorisation decides ``G <= t I`` directly
+(:func:`_tail_below`, ``N^3 / 3`` flops, tried while it fits the cost model's budget), so the
+block need only hold the eigenvalues above ``t``.
 """
 
 from __future__ import annotations
@@ -52,6 +55,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.linalg import eigh, qr
+from scipy.linalg.blas import dsyr2k, dsyrk
+from scipy.linalg.lapack import dpotrf
 
 from ._kernel_data import KernelData
 
@@ -69,6 +74,8 @@ CALL_FLOPS = 2e5
 #: NumPy calls of one round of the iterative route (products, orthogonalisation,
 #: Rayleigh-Ritz, bound): counted from :func:`_krylov_round`
 _ROUND_CALLS = 40
+#: flops of the tail test (:func:`_tail_below`) over ``N^3``: one Cholesky factorisation
+_TAIL_FLOPS = 1.0 / 3.0
 #: columns beyond the previous rank in the iterative route's block: the Krylov space of a block
 #: wider than the wanted invariant subspace converges at the rate of the gap past its width
 _OVERSAMPLE = 8
@@ -117,6 +124,14 @@ class Ritz:
     excess: float
     tail_bound: float
     route: str
+    psi_sum: float = 0.0  # sum psi(theta_kept)
+    tail_frob2: float = 0.0  # ||G||_F^2
+    resid2: float = 0.0  # ||R||_F^2 of the kept Ritz vectors
+
+    def below(self, t: float) -> Ritz:
+        """The bounds once ``lambda_max(G) <= t`` is known (:func:`_tail_below`): ``c = 1``."""
+        return Ritz(self.theta, self.U, self.psi_sum + self.tail_frob2, 2.0 * self.resid2, t,
+                    self.route, self.psi_sum, self.tail_frob2, self.resid2)
 
 
 def psi(theta: np.ndarray, t: float) -> np.ndarray:
@@ -159,6 +174,11 @@ def eigenpairs(red: Reduced, t: float, g_frob2: float, g_trace: float, warm: np.
         spent += round_flops(N, X.shape[1])
         rz = _krylov_round(red, X, t, g_frob2, g_trace, gmax)
         full = rz.theta[-1] > t  # the block holds eigenvalues above t only: some may be missing
+        if (not full and rz.excess > excess_tol and rz.tail_bound > t
+                and 2.0 * rz.resid2 <= excess_tol and spent + _TAIL_FLOPS * N**3 <= budget):
+            spent += _TAIL_FLOPS * N**3  # the norms leave the tail open: one factorisation
+            if _tail_below(red, rz.U[:, rz.theta > t], t, g_frob2):
+                rz = rz.below(t)
         if rz.U.shape[1] == N or (not full and rz.excess <= excess_tol):
             return rz  # certified, or the whole space (exact up to rounding)
         # eigenvalues above t may lie outside the block (every Ritz value above t, or a tail
@@ -182,9 +202,10 @@ def _dense(red: Reduced, t: float) -> Ritz:
 
 
 def _start_block(red: Reduced, warm: np.ndarray | None, width: int) -> np.ndarray:
-    """The first block: ``warm`` (previous eigenvectors, or Ritz vectors), ``v`` (the
-    direction of the eigenvalue ``~n``) and deterministic random columns up to ``width``."""
-    cols = [red.v[:, None]] if warm is None else [warm, red.v[:, None]]
+    """The first block: ``v`` (the direction of the eigenvalue ``~n``; in the block, it makes
+    the bound's products with ``(I - P) v`` free, :func:`_certify_basis`), ``warm`` (previous
+    eigenvectors, or Ritz vectors) and deterministic random columns up to ``width``."""
+    cols = [red.v[:, None]] if warm is None else [red.v[:, None], warm]
     have = sum(c.shape[1] for c in cols)
     if have < width:
         cols.append(np.random.default_rng(red.N).standard_normal((red.N, width - have)))
@@ -249,7 +270,11 @@ def _certify_basis(red: Reduced, Q: np.ndarray, GQ: np.ndarray, t: float, g_frob
     keep = theta > t
     # w = (I - P) v for the whole block and for P = span(U[:, keep]): one product for both
     w2 = red.v[:, None] - np.column_stack([U @ vU, U[:, keep] @ vU[keep]])
-    Gw2 = red.gamma(w2)
+    # w2 lies in span(Q) but for the part of v off the block, (I - QQ')v = w2[:, 0]: Gamma
+    # w2 from the block's products, plus that part's own product unless it is round-off
+    Gw2 = GQ @ (Q.T @ w2)
+    if np.linalg.norm(w2[:, 0]) > red.N * np.finfo(float).eps * np.linalg.norm(red.v):
+        Gw2 += red.gamma(w2[:, [0]] - Q @ (Q.T @ w2[:, [0]]))
     Gb2, wwb = _tail_frob2(U, GU, g_frob2, w2[:, 0], Gw2[:, 0])
     gb = min(np.sqrt(Gb2), max(trace_M - float(theta.sum()), 0.0), wwb + gamma_max)
     GP2, wwP = _tail_frob2(U[:, keep], GU[:, keep], g_frob2, w2[:, 1], Gw2[:, 1])
@@ -259,6 +284,47 @@ def _certify_basis(red: Reduced, Q: np.ndarray, GQ: np.ndarray, t: float, g_frob
         beta = float(np.sqrt(np.sum(R[:, ~keep] ** 2)))
         g = min(g, 0.5 * (a + gb) + np.hypot(0.5 * (a - gb), beta))
     c = 1.0 if g <= t else t / g
-    part = float(np.sort(psi(theta[keep], t)).sum()) + (2.0 * c - c * c) * GP2
-    excess = 2.0 * float(np.sum(R[:, keep] ** 2)) + (1.0 - c) ** 2 * GP2
-    return Ritz(theta, U, part, excess, g, "lanczos")
+    psi_sum = float(np.sort(psi(theta[keep], t)).sum())
+    r2 = float(np.sum(R[:, keep] ** 2))
+    return Ritz(theta, U, psi_sum + (2.0 * c - c * c) * GP2, 2.0 * r2 + (1.0 - c) ** 2 * GP2, g,
+                "lanczos", psi_sum, GP2, r2)
+
+
+def _tail_below(red: Reduced, U: np.ndarray, t: float, g_frob2: float) -> bool:
+    """Whether ``lambda_max(G) <= t`` for the compression ``G = (I - P) M (I - P)`` off
+    ``P = UU'``, decided by a Cholesky factorisation of ``(t - delta) I - G``.
+
+    The norms of :func:`_certify_basis` bound ``lambda_max(G)`` only once the block holds every
+    eigenvalue whose square is not negligible beside ``t^2``: on a slowly decaying spectrum
+    that is dozens of Ritz pairs where a handful lie above ``t``. The factorisation decides
+    ``G <= t I`` whatever the tail: with ``w = (I - P) v`` and ``Y = Gamma U - U (U'Gamma U) / 2``,
+    ``G = Gamma + ww' - UY' - YU'`` is formed in one ``N x N`` array (rank-``2k + 1`` updates of
+    ``-Gamma``), and ``delta`` covers the rounding of that formation and the factorisation's
+    backward error (``gamma_{N+1} tr``, Demmel's bound; ``tr((t - delta) I - G) <= N t``).
+    ``N^3 / 3 + O(N^2 k)`` flops, ``8 N^2`` bytes (the dense route's memory).
+    """
+    N, s, k = red.N, red.s, U.shape[1]
+    GU = red.gamma(U)
+    Y = GU - 0.5 * U @ (U.T @ GU)
+    w = red.v - U @ (red.v @ U)
+    C = np.zeros((N, N))  # symmetric: filled in C order, factored as its transpose
+    C[:s, :s] = red.kd.block(red.S)
+    C[:s, :s] *= -red.cdS[:, None]
+    C[:s, :s] *= red.dS
+    A = C.T
+    if k:
+        A = dsyr2k(1.0, U, Y, beta=1.0, c=A, lower=1, overwrite_c=1)
+    A = dsyrk(-1.0, w[:, None], beta=1.0, c=A, lower=1, overwrite_c=1)
+    u = np.finfo(float).eps / 2
+    gam = lambda m: m * u / (1.0 - m * u)  # noqa: E731
+    # rounding: Gamma's entries, the products Gamma U and U'v (inner dimension N), the rank
+    # updates; then the factorisation's backward error
+    ww = float(w @ w)
+    form = ((2 * k + 3) * np.sqrt(g_frob2) + 2.0 * np.sqrt(k) * float(np.linalg.norm(Y)) + ww
+            + 2 * k * float(np.linalg.norm(red.v)) * np.sqrt(ww))
+    delta = 1.01 * (gam(N + 1) * N * t + gam(N + 2 * k + 6) * form)
+    if not delta < 0.5 * t:
+        return False
+    A[np.diag_indices(N)] += t - delta
+    _, info = dpotrf(A, lower=1, clean=0, overwrite_a=1)
+    return info == 0

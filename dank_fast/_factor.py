@@ -1,7 +1,9 @@
 """The quadratic model of ``h`` on the free coordinates, and its maximisers under held bounds.
 
-One Cholesky factor of the curvature ``H`` (:func:`dank_fast._curvature.curvature`) on the
-free coordinates ``F`` gives every point a Newton step tries: the maximiser of
+One factor of the curvature ``H`` (:func:`dank_fast._curvature.curvature`) on the free
+coordinates ``F`` gives every point a Newton step tries: its Cholesky factor, or, on a kernel
+of low numerical rank where that takes fewer flops, the Woodbury form of
+:mod:`dank_fast._lowrank` (no ``f x f`` matrix). The point is the maximiser of
 
     t g'p - 1/2 p'H p   subject to   y_F'p = 0,   p_j = s_j  (j in J)
 
@@ -12,7 +14,7 @@ bound). The constraints ``A'p = b`` border the factor: ``p = H^-1 (t g - A nu)``
 (:meth:`Model.point`). ``J`` grows until no free coordinate leaves the box: an active-set
 method on the model that only adds constraints.
 
-Cost model: the factor costs ``f^3 / 3`` flops (``f = |F|``) and the curvature
+Cost model: the Cholesky factor costs ``f^3 / 3`` flops (``f = |F|``) and the curvature
 ``2 f^2 (r + 1)`` to build; each held coordinate ``2 f^2`` (its solves). Holding ``k``
 coordinates by the border is cheaper than a new factor on the ``f - k`` others while
 ``2 f^2 k <= (f - k)^3 / 3`` (about ``k <= f / 8``) plus the interpreter cost of a new model
@@ -26,14 +28,35 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
-from ._curvature import curvature
+from ._curvature import curvature, exact_applies
 from ._eigen import CALL_FLOPS
+from ._lowrank import lowrank_solve
 from ._threads import blas_threads
 
 __all__ = ["Model", "border_pays"]
 
 #: NumPy calls of a new model (curvature blocks, factor, first solves)
 _MODEL_CALLS = 20
+
+
+def _cholesky_solve(H: np.ndarray):
+    """``B -> H^-1 B`` by a Cholesky factor of ``H`` (a copy), or None where ``H`` is not
+    positive definite. A relative shift of 1e-12 (about 5e3 unit round-offs) lets a
+    semidefinite curvature (duplicate points) factor; the model moves by nothing a step sees."""
+    f = H.shape[0]
+    A = H.copy()
+    A[np.diag_indices(f)] += 1e-12 * max(1.0, float(np.max(np.diag(A), initial=0.0)))
+    try:
+        with blas_threads(f):
+            fac = cho_factor(A, lower=True, overwrite_a=True, check_finite=False)
+    except LinAlgError:
+        return None
+
+    def solve(B: np.ndarray) -> np.ndarray:
+        with blas_threads(f):
+            return cho_solve(fac, B, check_finite=False)
+
+    return solve
 
 
 def border_pays(f: int, k: int) -> bool:
@@ -53,23 +76,18 @@ class Model:
     def __init__(self, problem, ev, z: np.ndarray, free: np.ndarray,
                  H: np.ndarray | None = None):
         self.free = free
-        self.H = curvature(problem, ev, free) if H is None else H
         self.zF = z[free]
         self.CF = np.broadcast_to(problem.C, z.shape)[free]
         y = problem.eq_vector
         self.y = None if y is None else y[free]
         f = free.size
-        A = self.H.copy()
-        # a relative shift of 1e-12 (about 5e3 unit round-offs): a semidefinite curvature
-        # (duplicate points, K of low rank) still factors, and the model moves by nothing
-        # a step can see
-        A[np.diag_indices(f)] += 1e-12 * max(1.0, float(np.max(np.diag(A), initial=0.0)))
-        try:
-            with blas_threads(f):
-                self._fac = cho_factor(A, lower=True, overwrite_a=True, check_finite=False)
-        except LinAlgError:
-            self._fac = None
-        self.ok = self._fac is not None
+        self.H, self._solve = H, None
+        if H is None and not exact_applies(problem, ev, f):
+            self._solve = lowrank_solve(problem, ev, free)  # None: the Cholesky factor pays
+        if self._solve is None:
+            self.H = curvature(problem, ev, free) if H is None else H
+            self._solve = _cholesky_solve(self.H)
+        self.ok = self._solve is not None
         g = ev.grad[free]
         self._cols: dict[int, np.ndarray] = {}  # H^-1 e_j of the held coordinates
         if self.ok:
@@ -79,11 +97,14 @@ class Model:
             self.Hy = None if self.y is None else X[:, 1]
 
     def solve(self, B: np.ndarray) -> np.ndarray:
-        with blas_threads(self.free.size):
-            return cho_solve(self._fac, B, check_finite=False)
+        """``H^-1 B`` (the Cholesky factor, or Woodbury on a kernel of low rank)."""
+        return self._solve(B)
 
     def cut(self, problem, ev, z: np.ndarray, keep: np.ndarray) -> Model:
-        """The model on ``free[keep]``, its curvature cut from this one's."""
+        """The model on ``free[keep]``: the curvature cut from this one's where it was formed
+        (a low-rank model is rebuilt from the rows it keeps)."""
+        if self.H is None:
+            return Model(problem, ev, z, self.free[keep])
         pos = np.flatnonzero(keep)
         return Model(problem, ev, z, self.free[keep],
                      np.take(np.take(self.H, pos, axis=0), pos, axis=1))
@@ -92,8 +113,8 @@ class Model:
         """``(p, held)``: the maximiser of the module docstring for the multiple ``t`` with the
         coordinates ``held`` (position -> displacement) and those the solution pushes across a
         bound; ``hold_inside`` False holds only coordinates already at their bound (the
-        direction), True also those inside the box (a trial point). None when the holds
-        would cost more than a new factor (:func:`border_pays`) or leave nothing free."""
+        direction), True also those inside the box (a trial point). ``(None, held)`` when the
+        holds would cost more than a new factor (:func:`border_pays`) or leave nothing free."""
         f = self.free.size
         held = dict(held or {})
         margin = 1e-12 * self.CF
@@ -102,7 +123,7 @@ class Model:
             J = np.fromiter(held, dtype=np.intp, count=len(held))
             p = self._kkt(t, J, np.array([held[j] for j in J]))
             if p is None:
-                return None
+                return None, held
             p[J] = [held[j] for j in J]
             w = self.zF + p
             out = (w < 0.0) | (w > self.CF)
@@ -113,7 +134,8 @@ class Model:
             if new.size == 0:
                 return p, held
             if not border_pays(f, len(held) + new.size):
-                return None
+                held.update(dict.fromkeys(new.tolist(), 0.0))
+                return None, held
             step = np.clip(w[new], 0.0, self.CF[new]) - self.zF[new]
             held.update(zip(new.tolist(), step.tolist(), strict=True))
 

@@ -61,6 +61,8 @@ class KernelData:
         self.copy_blocks = copy_blocks
         self._block_key: bytes | None = None
         self._block: np.ndarray | None = None
+        #: the pivoted Cholesky factors of K and K o K (dank_fast._psd.kernel_factors)
+        self.lowrank = None
 
     def copies(self, s: int) -> bool:
         """Whether a block ``K[S][:, S]`` of ``s`` points is copied (class docstring)."""
@@ -71,7 +73,7 @@ class KernelData:
     def drop_caches(self) -> None:
         """Release the cached block (a result keeps its kernel data; the cache served the
         solve only)."""
-        self._block_key = self._block = None
+        self._block_key = self._block = self.lowrank = None
 
     def block(self, S: np.ndarray) -> np.ndarray:
         """``K[S][:, S]`` (cached for the last ``S`` where :meth:`copies` allows, ``K`` itself

@@ -80,35 +80,19 @@ def _direction(problem, z, ev):
         # with y'p = 0 one free coordinate cannot move: its p is round-off
         if model.free.size < (2 if y is not None else 1):
             return None
-        out = model.point(1.0, hold_inside=False)
-        if out is not None:
-            return model, out[0], out[1]
+        p, held = model.point(1.0, hold_inside=False)
+        if p is not None:
+            return model, p, held
         # holding the coordinates pushed out costs more than a model without them
-        keep = _kept(model)
-        if keep.all():
-            return None
+        keep = np.ones(model.free.size, dtype=bool)
+        keep[list(held)] = False
         model = model.cut(problem, ev, z, keep)
     return None
 
 
-def _kept(model) -> np.ndarray:
-    """The coordinates of ``model`` that the unconstrained direction does not push out of the
-    box from a bound (the others join the binding set)."""
-    p = model._kkt(1.0, np.zeros(0, dtype=np.intp), np.zeros(0))
-    if p is None:
-        return np.ones(model.free.size, dtype=bool)
-    margin = 1e-12 * model.CF
-    out = ((model.zF <= margin) & (p < 0)) | ((model.zF >= model.CF - margin) & (p > 0))
-    return ~out
-
-
 def _trial(problem, z, model, p, held, t: float):
     """The trial point of the arc at the multiple ``t`` (module docstring, step 4)."""
-    if t == 1.0:
-        s = p
-    else:
-        out = model.point(t, hold_inside=True, held=held)
-        s = None if out is None else out[0]
+    s, _ = model.point(t, hold_inside=True, held=held)
     free = model.free
     z_new = z.copy()
     z_new[free] = z[free] + (t * p if s is None else s)
@@ -245,7 +229,7 @@ def newton(
             status = res.status
             break
     del hist["offset"]
-    res = finish(problem, z, ev, cert, status, n_newton + n_acc, t_start, "newton", hist, tol)
+    res = finish(problem, z, ev, cert, status, n_newton, t_start, "newton", hist, tol)
     res.extra.update(newton_iter=n_newton, accelerated_iter=n_acc, fallback=n_burst > 0,
                      handovers=n_burst)
     if status != "converged":

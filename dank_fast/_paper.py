@@ -65,7 +65,8 @@ def paper(
     L : float, optional
         Lipschitz constant (default: Theorem theor, or eq. pgm's for ``variant="pgm"``).
     tol : float
-        Target relative gap; only decides the reported status.
+        Target relative gap; only decides whether a :class:`dank_fast.ConvergenceWarning` is
+        issued (certified ``rel_gap > tol``): the method never stops on the certificate.
     record_history : bool
         Record ``h``, step lengths and ``L`` per iteration.
     certify_every : int
@@ -74,6 +75,9 @@ def paper(
     Returns
     -------
     DANKResult
+        ``status`` is the rule that ended the method (:data:`dank_fast._result.STATUSES`):
+        ``"stopped"`` (``||a_t - a_{t-1}|| <= eps``) or ``"max_iter"`` (``t = t_max``), also
+        when the final point's certified ``rel_gap <= tol``; ``n_iter`` is ``t``.
     """
     _check_choices(variant, projection, beta_sign)
     t_start = time.perf_counter()

@@ -4,7 +4,7 @@ Each problem maps its dual variable ``z`` to ``d`` (the vector that scales the
 kernel in ``Gamma = D K D / (4 eta)``), a linear term ``lin(z)``, a projection,
 and a certificate. With ``f0 = (F o K) d``, the chain rule gives the gradient of
 ``h(z) = lin(z) + eta (n^2 - ||F(d(z))||_F^2)``: ``grad_d [eta (n^2 - ||F||^2)] = -f0``
-(envelope theorem on the inner minimum, eq. gradf).
+(envelope theorem on the inner minimum, eq. (26)).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ class Evaluation:
 
 
 class SVMProblem:
-    """P1, eq. mainrank: ``max_{a in A} h(a)``, ``A = {y'a = 0, 0 <= a <= C}``."""
+    """P1, eq. (4): ``max_{a in A} h(a)``, ``A = {y'a = 0, 0 <= a <= C}``."""
 
     kind = "svm"
 
@@ -96,7 +96,7 @@ class SVMProblem:
         return float(z.sum())
 
     def grad(self, z: np.ndarray, f0: np.ndarray) -> np.ndarray:
-        """``grad h(a) = 1 - Y (F(a) o K) Y a`` (eq. gradf)."""
+        """``grad h(a) = 1 - Y (F(a) o K) Y a`` (eq. (26))."""
         return 1.0 - self.y * f0
 
     def evaluate(self, z: np.ndarray, warm: Evaluation | None = None):
@@ -124,14 +124,14 @@ class SVMProblem:
         return cert.bias if b is None else b
 
     def lipschitz_paper(self) -> float:
-        """``L = kappa (n + 3 n C^2 ||K||_F / (4 eta))``, Theorem theor."""
+        """``L = kappa (n + 3 n C^2 ||K||_F / (4 eta))``, Theorem 4."""
         n, K = self.kd.n, self.kd.K
         # (C ||K|| C) / eta in this order: K = 0 gives 0 whatever C (no C^2 overflow)
         C = float(np.max(self.C))  # per-sample boxes: the bound holds with max C
         return self.kd.kappa * (n + 3 * n * (C * np.linalg.norm(K) * C) / (4 * self.eta))
 
     def lipschitz_pgm(self) -> float:
-        """``L = n - tau/2 + n C^2 lambda_max(K) / (4 eta)``, eq. pgm (from Lemma fbound)."""
+        """``L = n - tau/2 + n C^2 lambda_max(K) / (4 eta)``, eq. (17) (from Lemma 1)."""
         n = self.kd.n
         lmax = _lambda_max(self.kd)
         C = float(np.max(self.C))  # per-sample boxes: the bound holds with max C

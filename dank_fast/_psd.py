@@ -19,69 +19,66 @@ of the pivoted Cholesky never matters, only that of the residual, which is bound
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
+from ._eigen import CALL_FLOPS
 from ._kernel_data import ROWS
 
-__all__ = ["lowrank_gershgorin_psd", "LOWRANK_MIN_N", "PivotedCholesky"]
+__all__ = ["lowrank_gershgorin_psd", "kernel_factors", "pivoted_cholesky", "PivotedCholesky",
+           "worth_trying"]
 
-#: below this size the Cholesky factorisations are as cheap as the low-rank routes: the PSD test
-#: (family benchmark's kernels: moons0.2 n = 2,000 11x faster than the Cholesky, n = 1,000
-#: 1.8x; where the rank is high, blobs and classif n = 2,000, the failed attempt adds 15-30%
-#: before the Cholesky) and the Newton curvature (:mod:`dank_fast._lowrank`: make_moons
-#: n = 1,000, C = 32 0.92-1.05x the time; diabetic, n = 575, C = 32 1.10x from the attempts)
-LOWRANK_MIN_N = 1000
+
+def worth_trying(n: int) -> bool:
+    """Whether the test may be tried before the Cholesky's ``n^3 / 3`` flops: a failed attempt
+    (the pivoted Cholesky to ``r = n / 16``: ``n r^2`` flops and four NumPy calls per column,
+    :data:`dank_fast._eigen.CALL_FLOPS` each) must cost at most a tenth of the Cholesky."""
+    r = n // 16
+    return r > 0 and n * r * r + 4 * r * CALL_FLOPS <= n**3 / 30
 
 
 class PivotedCholesky:
     """The pivoted (greedy, diagonal) Cholesky factor ``L`` of a PSD matrix ``A`` given by its
-    rows, grown on demand: :meth:`extend` continues where the last call stopped.
+    rows, grown on demand: :meth:`extend` continues where the last call stopped. ``O(n r^2)``
+    time and ``O(n r)`` memory for rank ``r``; ``A`` is never formed, and ``L`` need not be
+    accurate for ``L L'`` to be PSD (:attr:`residual` is ``diag(A - L L')`` up to rounding)."""
 
-    Parameters
-    ----------
-    row : callable
-        ``row(p)``: row ``p`` of ``A`` (``A`` symmetric: it stands for column ``p``).
-    diag : ndarray of shape (n,)
-        The diagonal of ``A``.
-    target : float
-        The residual diagonal ``diag(A - L L')`` to reach.
-
-    Notes
-    -----
-    ``O(n r^2)`` time and ``O(n r)`` memory for rank ``r``; ``A`` is never formed. ``L`` need
-    not be accurate for ``L L'`` to be PSD; the residual diagonal :attr:`residual` is that of
-    the computed ``L`` up to rounding.
-    """
-
-    def __init__(self, row: Callable[[int], np.ndarray], diag: np.ndarray, target: float):
+    def __init__(self, row, diag: np.ndarray, target: float):
         self.row, self.target = row, target
         self.residual = np.array(diag, dtype=np.float64)
-        self.top = float(np.max(self.residual, initial=0.0))
         self.L = np.empty((self.residual.size, 0))
-        self.done = False
 
     def extend(self, r_max: int) -> np.ndarray | None:
         """``L`` (``n x r``, ``r <= r_max``) once the residual diagonal is at most the target,
         or None when that needs more than ``r_max`` columns (the work so far is kept)."""
         k = self.L.shape[1]
-        if not self.done and r_max > k:
-            L = np.empty((self.residual.size, r_max))
-            L[:, :k] = self.L
-            while k < r_max:
-                p = int(np.argmax(self.residual))
-                if self.residual[p] <= self.target:
-                    self.done = True
-                    break
-                col = self.row(p) - L[:, :k] @ L[p, :k]
-                L[:, k] = col / np.sqrt(self.residual[p])
-                self.residual -= L[:, k] * L[:, k]
-                k += 1
-            self.L = L[:, :k].copy() if k < r_max else L
-        if not self.done and float(np.max(self.residual, initial=0.0)) <= self.target:
-            self.done = True
-        return self.L if self.done else None
+        L = np.empty((self.residual.size, max(r_max, k)))
+        L[:, :k] = self.L
+        while True:
+            p = int(np.argmax(self.residual))
+            if self.residual[p] <= self.target or k >= r_max:
+                break
+            L[:, k] = (self.row(p) - L[:, :k] @ L[p, :k]) / np.sqrt(self.residual[p])
+            self.residual -= L[:, k] * L[:, k]
+            k += 1
+        self.L = L[:, :k]
+        return self.L if float(np.max(self.residual, initial=0.0)) <= self.target else None
+
+
+def pivoted_cholesky(A: np.ndarray, target: float, r_max: int) -> np.ndarray | None:
+    """:class:`PivotedCholesky` of ``A`` to ``target`` within ``r_max`` columns, or None."""
+    return PivotedCholesky(lambda p: A[p], np.diagonal(A), target).extend(r_max)
+
+
+def kernel_factors(kd) -> tuple[PivotedCholesky, PivotedCholesky]:
+    """The pivoted Cholesky factors of ``K`` and ``K o K`` of the kernel data ``kd`` (kept on it
+    as ``kd.lowrank`` and grown by later calls) to the residual diagonal ``eps_psd max|K| / 2``
+    and its square: the tolerance at which docs/validity.md accepts ``K`` as PSD."""
+    if kd.lowrank is None:
+        K, s = kd.K, kd.kappa
+        e = 0.5e-8 * s  # eps_psd = 1e-8 of a float64 kernel (docs/validity.md, rule 4)
+        kd.lowrank = (PivotedCholesky(lambda p: K[p], kd.diag, e),
+                      PivotedCholesky(lambda p: K[p] * K[p], kd.diag * kd.diag, e * s))
+    return kd.lowrank
 
 
 def lowrank_gershgorin_psd(A: np.ndarray, s: float, eps: float, *,
@@ -110,16 +107,16 @@ def lowrank_gershgorin_psd(A: np.ndarray, s: float, eps: float, *,
     Notes
     -----
     ``O(n r^2 + n^2 r)`` time for the rank ``r <= n / 16`` reached, ``O(n r + 128 n)`` memory;
-    False at once for ``n < LOWRANK_MIN_N`` or when the residual diagonal stays above
-    ``eps s / 2`` at ``r = n / 16`` (then ``O(n^3 / 512)`` time was spent).
+    False at once where :func:`worth_trying` says no, or when the residual diagonal stays above
+    ``eps s / 2`` at ``r = n / 16`` (then ``O(n^3 / 256)`` time was spent).
     """
     u = 0.5 * float(np.finfo(np.float64).eps)  # unit roundoff
     n = A.shape[0]
-    if n < LOWRANK_MIN_N or not s > 0.0:
+    if not worth_trying(n) or not s > 0.0:
         return False
     # rank r <= n / 16: the residual pass costs 2 n^2 r flops, so the test stays several times
-    # cheaper than the Cholesky's n^3 / 3 (and a failure costs n r^2 / 2)
-    L = PivotedCholesky(lambda p: A[p], np.diagonal(A), 0.5 * eps * s).extend(n // 16)
+    # cheaper than the Cholesky's n^3 / 3
+    L = pivoted_cholesky(A, 0.5 * eps * s, n // 16)
     if L is None:
         return False
     r = L.shape[1]
@@ -137,7 +134,7 @@ def lowrank_gershgorin_psd(A: np.ndarray, s: float, eps: float, *,
     for lo in range(0, n, ROWS):  # strips R[lo:hi, lo:]: half the products of the full R
         hi = min(lo + ROWS, n)
         R = L[lo:hi] @ L[lo:].T  # then R = A - LL' in place: one temporary, not two
-        np.subtract(A[lo:hi, lo:], R, out=R)  # (10.2 -> 5.3 ms at n = 2,000, r = 46)
+        np.subtract(A[lo:hi, lo:], R, out=R)
         idx = np.arange(hi - lo)
         diag[lo:hi] = R[idx, idx]
         absR = np.abs(R, out=R)

@@ -1,4 +1,12 @@
-"""The result object every fast solver returns (cf. ``scipy.optimize.OptimizeResult``)."""
+"""The result object every fast solver returns (cf. ``scipy.optimize.OptimizeResult``).
+
+The result contract (docs/conventions.md, "Result contract"): every result of ``dank_fast``
+and of ``dank_ref`` has the fields of :data:`RESULT_FIELDS` with those meanings, its ``status``
+is one of :data:`STATUSES`, and an answer that is not certified to ``tol`` comes with a
+:class:`dank_fast.ConvergenceWarning` (a subclass of scikit-learn's).  ``dank_ref`` never
+imports ``dank_fast`` and the two packages share no code, so ``dank_ref._result`` holds the
+same tables; tests/test_result_contract.py checks that they are equal.
+"""
 
 from __future__ import annotations
 
@@ -9,19 +17,76 @@ import numpy as np
 from .certificate import Certificate
 from .inner import InnerSolution, KernelData, apply_FK
 
-__all__ = ["DANKResult", "STATUSES"]
+__all__ = ["DANKResult", "SolverResult", "STATUSES", "RESULT_FIELDS", "RENAMED_STATUSES"]
 
+#: The status words of every result of dank_fast and dank_ref, each with its one meaning.
+#: Whatever the status, ``lower <= v* <= upper`` holds at the returned (feasible) point.
 STATUSES = {
-    "converged": "certified relative gap <= tol",
-    "max_iter": "iteration limit reached before the certified gap reached tol",
-    "stopped": "the method's own stopping rule fired; the certified gap is reported, not <= tol",
-    "stalled": "no further progress possible in floating point; the certified gap is reported",
+    "converged": "the returned point is feasible and its certified rel_gap <= tol",
+    "max_iter": "an iteration limit was reached before the certified rel_gap reached tol",
+    "time_limit": "the time limit was reached before the certified rel_gap reached tol",
+    "stopped": "the method's own stopping rule fired (the paper's methods) before the "
+               "certified rel_gap reached tol",
+    "stalled": "no further progress was possible (floating point, or every stage of the "
+               "method was tried) before the certified rel_gap reached tol",
+}
+
+#: Status words of the previous release and the word that replaces each (docs/conventions.md).
+RENAMED_STATUSES = {
+    "inaccurate": "stalled (dank_ref; max_iter when the conic solver's max_iter stopped it)",
+    "not_converged": "the first of time_limit, max_iter, stopped, stalled that a cluster "
+                     "reports (dank_fast's DecomposedResult)",
+}
+
+#: The fields every result has (dank_fast's DANKResult, WorkingSetResult, DecomposedResult;
+#: dank_ref's RefResult), each with its one meaning; None where a result has no value
+#: (docs/conventions.md, "Result contract").
+RESULT_FIELDS = {
+    "alpha": "the returned dual vector, feasible (P2: alpha_hat - alpha_check)",
+    "alpha_hat": "P2: the certified pair's first vector; None for P1 and P3",
+    "alpha_check": "P2: the certified pair's second vector; None for P1 and P3",
+    "bias": "the exact best bias of the certified kernel F o K; None for P3",
+    "lower": "certified lower bound of the saddle value v*: h(alpha)",
+    "upper": "certified upper bound of v*",
+    "gap": "upper - lower (>= 0)",
+    "rel_gap": "gap / scale (docs/MATH.md section 5)",
+    "value": "the certified lower bound h(alpha) (= lower)",
+    "status": "one of STATUSES",
+    "success": 'status == "converged"',
+    "F": "F(alpha), the inner minimiser, a dense n x n array",
+    "time": "wall-clock seconds of the whole solve",
+    "n_iter": "iterations, in the unit of max_iter; None where none ran",
+    "projection_distance": "distance from the method's raw point to the returned feasible one",
+    "message": "one line on how the solve ended",
+    "method": "the method that produced alpha; None where the solve has no method argument",
+    "certificate": "the certificate of the returned point (the package's own Certificate)",
 }
 
 
+class SolverResult:
+    """The result contract shared by every result of dank_fast and dank_ref.
+
+    Subclasses have every name of :data:`RESULT_FIELDS` (fields or properties); this base
+    gives the two that follow from the others, ``success`` and ``value``.
+    """
+
+    @property
+    def success(self) -> bool:
+        """``True`` iff ``status == "converged"``."""
+        return self.status == "converged"
+
+    @property
+    def value(self) -> float:
+        """Best estimate of the saddle value: the certified lower bound ``h(alpha)``."""
+        return self.lower
+
+
 @dataclass
-class DANKResult:
+class DANKResult(SolverResult):
     """Solution of a DANK saddle problem with its certificate.
+
+    Has every field of ``dank_fast._result.RESULT_FIELDS`` (docs/conventions.md, "Result
+    contract"); ``success`` and ``value`` come from the base ``SolverResult``.
 
     Attributes
     ----------
@@ -33,9 +98,13 @@ class DANKResult:
         Certified bracket of the saddle value ``v*`` and its width (see
         :mod:`dank_fast.certificate`).
     status : str
-        One of :data:`STATUSES`; ``success`` is True only for ``"converged"``.
+        One of :data:`STATUSES`; ``success`` is True only for ``"converged"``, and every other
+        status comes with a :class:`dank_fast.ConvergenceWarning`.
     n_iter : int
-        Iterations of the method.
+        Iterations of the method, the unit of ``max_iter``: Newton steps for ``"newton"`` and
+        ``"auto"`` (the accelerated fallback's are ``extra["accelerated_iter"]``), iterations
+        for ``"accelerated"`` and the paper's methods, Newton steps over all rounds for the
+        working sets.
     time : float
         Wall-clock seconds.
     method : str
@@ -54,9 +123,8 @@ class DANKResult:
     message : str
         A human-readable account of the status.
     extra : dict
-        Route-specific details (for instance the working-set route's statistics, or
-        ``"presolve"``: the rank, iterations and status of the solve on the low-rank surrogate
-        of the kernel that started the solve, where one ran; see docs/MATH.md 5.3).
+        Route-specific details (for instance the working-set route's statistics, Newton's
+        ``newton_iter``, ``accelerated_iter`` and ``handovers``, or the paper's ``L``).
     alpha_hat, alpha_check : ndarray of shape (n,) or None
         SVR only: the certified pair (``alpha = alpha_hat - alpha_check``), as in
         ``dank_ref``'s ``RefResult`` (docs/conventions.md); None for P1 and P3.  The same
@@ -82,16 +150,6 @@ class DANKResult:
     extra: dict = field(default_factory=dict, repr=False)
     alpha_hat: np.ndarray | None = field(default=None, repr=False)
     alpha_check: np.ndarray | None = field(default=None, repr=False)
-
-    @property
-    def success(self) -> bool:
-        """Whether the certified relative gap reached the tolerance (``status == "converged"``)."""
-        return self.status == "converged"
-
-    @property
-    def value(self) -> float:
-        """Best estimate of the saddle value: the certified lower bound ``h(alpha)``."""
-        return self.lower
 
     @property
     def F(self) -> np.ndarray:

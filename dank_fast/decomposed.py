@@ -50,12 +50,14 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 import numpy as np
 from joblib import Parallel, delayed
 
+from ._accelerated import ConvergenceWarning
 from ._kernel_data import KernelData
 from ._kernel_validation import check_kernel_matrix
 from ._methods import METHODS, run_method
@@ -66,7 +68,7 @@ from ._p3 import (
     full_certificate_features,
     sum_certificates,
 )
-from ._result import DANKResult
+from ._result import DANKResult, SolverResult
 from ._scaling import canonical_factor, unscale
 from ._validation import (
     box_max,
@@ -91,8 +93,12 @@ ETA_FLOOR = 1e-12
 
 
 @dataclass
-class DecomposedResult:
+class DecomposedResult(SolverResult):
     """Solution of the decomposed problem (P3 on ``Kbar``) with its certificates.
+
+    Has every field of ``dank_fast._result.RESULT_FIELDS`` (docs/conventions.md, "Result
+    contract"): ``bias``, ``alpha_hat`` and ``alpha_check`` are None (P3 has no bias and no
+    SVR pair), ``n_iter`` is per cluster, the others are the concatenation's or the sum's.
 
     Attributes
     ----------
@@ -118,7 +124,19 @@ class DecomposedResult:
         value from above; its gap measures how far ``abar`` is from optimal for mainls).
     status : str
         ``"converged"`` when the Kbar certificate reaches ``tol`` and every cluster converged,
-        else ``"not_converged"`` (see ``results[c].status``).
+        else the first of ``"time_limit"``, ``"max_iter"``, ``"stopped"``, ``"stalled"`` that
+        some cluster reports (``"stalled"`` when every cluster converged but the sum did not
+        reach ``tol``) (``aggregate_status``; the previous release said
+        ``"not_converged"``), with a :class:`dank_fast.ConvergenceWarning`.
+    n_iter : ndarray of int
+        Every cluster's ``n_iter`` (the unit of ``max_iter``).
+    method : str or None
+        The method every cluster ran (None without clusters).
+    projection_distance : float
+        The distance moved by the concatenation: ``sqrt(sum_c projection_distance_c^2)`` (the
+        clusters' coordinates are disjoint).
+    message : str
+        One line: the certified relative gap on ``Kbar`` and the clusters' statuses.
     eta : float
         The ``eta`` used (``eta="svm"``: the rule of the module docstring).
     """
@@ -154,15 +172,6 @@ class DecomposedResult:
     def rel_gap(self) -> float:
         return self.certificate.rel_gap
 
-    @property
-    def success(self) -> bool:
-        return self.status == "converged"
-
-    @property
-    def value(self) -> float:
-        """The certified lower bound on ``Kbar`` (as ``value`` of every result)."""
-        return self.certificate.lower
-
     # P3 has no SVR pair: the names every result shares (docs/conventions.md)
     alpha_hat = None
     alpha_check = None
@@ -170,6 +179,23 @@ class DecomposedResult:
     @property
     def n_iter(self) -> np.ndarray:
         return np.array([r.n_iter for r in self.results])
+
+    @property
+    def method(self) -> str | None:
+        return self.results[0].method if self.results else None
+
+    @property
+    def projection_distance(self) -> float:
+        return math.hypot(*(r.projection_distance for r in self.results))
+
+    @property
+    def message(self) -> str:
+        counts: dict = {}
+        for r in self.results:
+            counts[r.status] = counts.get(r.status, 0) + 1
+        clusters = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+        return (f"{self.status}: certified relative gap {self.rel_gap:.2e} on Kbar; clusters: "
+                f"{clusters or 'none'}")
 
     @property
     def F_blocks(self) -> list:
@@ -210,6 +236,22 @@ class DecomposedResult:
             f"gap={self.gap:.3e}, rel_gap={self.rel_gap:.3e}, lower={self.lower:.10g}"
             f"{full}, time={self.time:.3f}s)"
         )
+
+
+#: the order in which a cluster's status becomes the decomposition's: what a caller can
+#: change first (the budget) before what it cannot (the method's rule, floating point)
+_STATUS_ORDER = ("time_limit", "max_iter", "stopped", "stalled")
+
+
+def aggregate_status(results: list, rel_gap: float, tol: float) -> str:
+    """The status of the decomposition (a word of :data:`dank_fast._result.STATUSES`):
+    ``"converged"`` when every cluster converged and the certificate on ``Kbar`` reached
+    ``tol``, else the first of :data:`_STATUS_ORDER` that some cluster reports, else
+    ``"stalled"`` (every cluster converged, their sum did not reach ``tol``)."""
+    statuses = {r.status for r in results}
+    if statuses <= {"converged"} and rel_gap <= tol * (1 + 1e-9):
+        return "converged"
+    return next((s for s in _STATUS_ORDER if s in statuses), "stalled")
 
 
 # --------------------------------------------------------------------------- cluster tasks
@@ -528,14 +570,17 @@ def _decomposed_result(K, y, labels, blocks, results, abar, full, eta, tol, *, e
                        t0) -> DecomposedResult:
     """Assemble the :class:`DecomposedResult` (certificate on ``Kbar``: the clusters' sum)."""
     cert_bar = sum_certificates([r.certificate for r in results], [r.alpha for r in results])
-    ok = all(r.status == "converged" for r in results) and cert_bar.rel_gap <= tol * (1 + 1e-9)
     full_value, cert_full = (None, None) if full is None else full
-    return DecomposedResult(
+    res = DecomposedResult(
         alpha=abar, labels=labels, blocks=blocks, results=results, certificate=cert_bar,
         full_value=full_value, full_certificate=cert_full,
-        status="converged" if ok else "not_converged", time=time.perf_counter() - t0,
+        status=aggregate_status(results, cert_bar.rel_gap, tol), time=time.perf_counter() - t0,
         eta=eta, y=y, kernel=K, extra={"engine": engine},
     )
+    if not res.success:  # the clusters' own warnings stay in their worker processes
+        warnings.warn(f"DANK decomposed solver did not certify tol={tol:g}: {res.message}",
+                      ConvergenceWarning, stacklevel=4)
+    return res
 
 
 def _label_codes(labels: np.ndarray) -> np.ndarray:

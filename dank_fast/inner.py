@@ -1,6 +1,6 @@
 """The inner minimiser ``F(a)`` of DANK, its certified value, and the one ``F o K`` product.
 
-Lemma fbound: for ``d = a * y`` (SVR: ``d = ah - ac``),
+Lemma 1: for ``d = a * y`` (SVR: ``d = ah - ac``),
 
     F(a) = argmin_{F PSD} H(a, F) = J_{tau/2}(M),   M = 11' + Gamma,   Gamma = D K D / (4 eta),
 
@@ -57,7 +57,6 @@ __all__ = [
 ]
 
 
-
 @dataclass
 class LowRankF:
     """``F = U diag(mu) U'`` with ``mu > 0``: the eigenvalues that survive the threshold.
@@ -93,12 +92,6 @@ class LowRankF:
         """Columns ``F[:, j]`` (``j`` an int or an index array): shape ``(n, len(j))``."""
         j = np.atleast_1d(j)
         return (self.U * self.mu) @ self.U[j].T
-
-    def frob2(self) -> float:
-        return float(self.mu @ self.mu)
-
-    def trace(self) -> float:
-        return float(self.mu.sum())
 
 
 @dataclass
@@ -171,11 +164,6 @@ class InnerSolution:
     basis: np.ndarray | None = field(default=None, repr=False)
     kk_d2: np.ndarray | None = field(default=None, repr=False)
 
-    @property
-    def exact(self) -> bool:
-        """True when ``F`` is the exact minimiser (closed form or full eigendecomposition)."""
-        return self.route in ("closed", "dense")
-
 
 def inner_minimiser(
     kd: KernelData,
@@ -187,7 +175,7 @@ def inner_minimiser(
     warm: InnerSolution | None = None,
     excess_tol: float | None = None,
 ) -> InnerSolution:
-    """Inner minimiser ``F(a) = J_{tau/2}(11' + Gamma(a))``, Lemma fbound, with certified value.
+    """Inner minimiser ``F(a) = J_{tau/2}(11' + Gamma(a))``, Lemma 1, with certified value.
 
     Parameters
     ----------

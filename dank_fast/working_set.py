@@ -142,7 +142,7 @@ def solve_svm_working_set(
     max_iter: int = 100,
     verbose: bool = False,
 ) -> WorkingSetResult:
-    """Solve P1 (eq. mainrank) on all points of a :class:`FeatureKernel`, certified.
+    """Solve P1 (eq. (4)) on all points of a :class:`FeatureKernel`, certified.
 
     Parameters
     ----------
@@ -194,7 +194,7 @@ def solve_svm_working_set(
         tr = time.perf_counter()
         kd, prob = _round_problem(kernel, W, a, y, C, eta, tau)
         res_W = newton(prob, tol=tol_W, max_iter=max_iter, alpha0=a[W], record_history=False)
-        n_iter += res_W.n_iter
+        n_iter += res_W.extra["newton_iter"]
         a, margin, viol, cert, n_support = _full_round(kernel, kd, res_W, W, y, C, eta, tau)
         rounds.append(_round_record(r, W, n_support, viol, cert, res_W, tr, verbose))
         if cert.rel_gap <= tol:
@@ -257,7 +257,7 @@ def _round_record(r: int, W: np.ndarray, n_support: int, viol: np.ndarray, cert,
     """The record of round ``r`` (started at ``tr``) for ``WorkingSetResult.rounds``, also
     logged to stderr when ``verbose``."""
     record = dict(round=r, W=int(W.size), support=n_support, violators=int(viol.size),
-                  rel_gap=float(cert.rel_gap), newton=int(res_W.n_iter),
+                  rel_gap=float(cert.rel_gap), newton=int(res_W.extra["newton_iter"]),
                   time=time.perf_counter() - tr)
     if verbose:
         _log(f"round {r}: |W| = {W.size}, |S| = {n_support}, certified rel. gap "

@@ -9,16 +9,17 @@ Depends only on numpy, scipy, cvxpy and threadpoolctl; it never imports ``dank_f
 * :mod:`dank_ref.certificate` -- independent duality certificates (lower/upper/gap, exact bias).
 * :mod:`dank_ref.polish` -- active-set Newton refinement, kept only if the certified gap shrinks.
 
-Every input is validated first, exactly per ``docs/validity.md`` (``TypeError`` / ``ValueError``
-naming the parameter; instances outside the representable range are refused up front).  ``C``
-is a scalar or a vector of ``n`` per-sample boxes ``0 <= a_i <= C_i`` (libsvm's sample and
-class weights; docs/MATH.md section 14: only the feasible set changes).  Every
+Every input is validated first, exactly per :doc:`docs/validity.md </validity>` (``TypeError`` /
+``ValueError`` naming the parameter; instances outside the representable range are refused up
+front). ``C`` is a scalar or a vector of ``n`` per-sample boxes ``0 <= a_i <= C_i`` (libsvm's sample
+and class weights; :doc:`docs/MATH.md </MATH>` section 14: only the feasible set changes). Every
 result is certified by dank_ref's own code at exactly the point it returns:
 ``status == "converged"`` iff that point is feasible (``1e-9 C sqrt(n)``) and its certified
 ``rel_gap <= tol`` (1e-6) -- the conic solver's own status is only recorded.  Otherwise
-``"time_limit"`` (the whole solve got ``time_limit`` seconds, default 300, always finite) or
-``"inaccurate"``, plus :class:`InaccurateSolutionWarning`.  Solver failures raise
-:class:`SolverError`.  Defaults match ``dank_fast``: ``tau = 0.01``.
+``"time_limit"`` (the whole solve got ``time_limit`` seconds, default 300, always finite),
+``"max_iter"`` or ``"stalled"`` (:data:`STATUSES`), plus a :class:`ConvergenceWarning` (a
+subclass of scikit-learn's; ``InaccurateSolutionWarning`` is its deprecated alias).  Solver
+failures raise :class:`SolverError`.  Defaults match ``dank_fast``: ``tau = 0.01``.
 
 How a solve works (:mod:`dank_ref.staged`): the problem is rescaled exactly
 (``v*(K, C, eta) = c v*(cK, C/c, eta/c)``, ``c`` a power of two near the natural size of
@@ -31,7 +32,7 @@ escalate (the other conic solver at ``1e-4``, then ``eps``, default ``1e-8``);
 bounds the whole solve; ``solver_stats["stages"]`` records what ran.  ``K = 0`` (an LP,
 closed form / HiGHS) and P2 with every target in the tube (``b = 0`` certified with gap 0)
 need no conic solve.  Measured times over families of instances: the README's dank_ref table
-(``benchmarks/bench_ref.py``).
+(``benchmarks/bench_ref.py``; :doc:`/user_guide/performance`).
 
 Default solver: **SCS** (first order, O(n^2) memory; far faster than Clarabel on the SDP beyond
 a few dozen points). Clarabel (interior point) is kept as the second, independent conic solver;
@@ -50,7 +51,15 @@ instead of n.
 
 import importlib
 
-from ._result import STATUSES, InaccurateSolutionWarning, RefResult, SolverError
+from . import _result
+from ._result import (
+    RENAMED_STATUSES,
+    RESULT_FIELDS,
+    STATUSES,
+    RefResult,
+    SolverError,
+    SolverResult,
+)
 
 # The solvers import cvxpy (about 4 s of start-up time); the oracle's building blocks
 # (validation, projection, kernels, certificate) need only numpy and scipy.  The solver names
@@ -79,6 +88,12 @@ _SUBMODULES = frozenset({"certificate", "conic", "decomposed", "features", "hess
 
 
 def __getattr__(name: str):
+    # ConvergenceWarning extends scikit-learn's, imported on first use (dank_ref._result);
+    # InaccurateSolutionWarning is its deprecated alias (with a DeprecationWarning)
+    if name == "ConvergenceWarning":
+        return _result.__getattr__(name)
+    if name == "InaccurateSolutionWarning":
+        return _result.deprecated_warning_name(stacklevel=3)
     if name in _LAZY:
         value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
         globals()[name] = value
@@ -89,7 +104,7 @@ def __getattr__(name: str):
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY) | _SUBMODULES)
+    return sorted(set(globals()) | set(_LAZY) | _SUBMODULES | {"ConvergenceWarning"})
 
 
 __all__ = [
@@ -97,8 +112,9 @@ __all__ = [
     "solve_svr",
     "solve_decomposed",
     "RefResult",
+    "SolverResult",
     "SolverError",
-    "InaccurateSolutionWarning",
+    "ConvergenceWarning",
     "estimate_memory_bytes",
     "DEFAULT_SOLVER",
     "MEMORY_LIMIT_BYTES",
@@ -107,6 +123,8 @@ __all__ = [
     "TOL",
     "STRATEGIES",
     "STATUSES",
+    "RESULT_FIELDS",
+    "RENAMED_STATUSES",
     "FeatureKernel",
     "ScaleCertificate",
     "svm_certificate_features",

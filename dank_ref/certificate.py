@@ -5,11 +5,11 @@ This module is dank_ref's own code (dense ``numpy.linalg.eigh``); it never impor
 What is certified
 -----------------
 Exactly the point handed in.  A candidate must be feasible to the shared tolerance of
-``docs/validity.md`` (violation ``<= 1e-9 C sqrt(n)``), else ``ValueError``; it is evaluated as
-given (no projection, no removal of ``min(ah_i, ac_i)`` for P2 -- ``h`` of P2 depends on
-``ah + ac`` through ``-eps 1'(ah + ac)``).  Only ``project=True``, an explicit request, replaces
+:doc:`docs/validity.md </validity>` (violation ``<= 1e-9 C sqrt(n)``), else ``ValueError``; it is
+evaluated as given (no projection, no removal of ``min(ah_i, ac_i)`` for P2 -- ``h`` of P2 depends
+on ``ah + ac`` through ``-eps 1'(ah + ac)``). Only ``project=True``, an explicit request, replaces
 an infeasible candidate by its exact Euclidean projection; the result then says so
-(``projected=True``, ``projection_distance``, ``alpha`` = the certified point).  The measured
+(``projected=True``, ``projection_distance``, ``alpha`` = the certified point). The measured
 violation of the certified point is ``Certificate.infeasibility``.
 
 For a feasible ``a`` let ``F_hat = F(a) = J_{tau/2}(11' + Gamma(a))`` (Lemma 1).
@@ -25,7 +25,7 @@ For a feasible ``a`` let ``F_hat = F(a) = J_{tau/2}(11' + Gamma(a))`` (Lemma 1).
   ``||M||^2 - ||F_hat||^2 = sum_k phi(l_k)``.  For ``tau = 0`` the last sum vanishes.
 * upper bound ``v* <= g(F_hat) <= Primal(a, b) + R(F_hat)`` for every bias ``b``: the SVM (SVR)
   primal of the fixed kernel ``G = F_hat o K`` at ``w = sum_i a_i y_i phi(x_i)``.  Since
-  ``F_hat`` minimises ``H(a, .)``, ``upper - lower`` is the plain SVM duality gap of ``G``,
+  ``F_hat`` minimises ``H(a, .)``, ``upper - lower`` is the plain SVM duality gap of ``G``::
 
       gap_raw = d'Gd + sum_i C_i max(0, 1 - y_i (G d + b)_i) - 1'a            (P1; P3: b = 0)
       gap_raw = b'Gb + sum_i C_i max(0, |y_i - (Gb)_i - beta| - eps) - lin     (P2),
@@ -36,7 +36,7 @@ For a feasible ``a`` let ``F_hat = F(a) = J_{tau/2}(11' + Gamma(a))`` (Lemma 1).
   hence the weights of the hinge (the primal of the box-weighted SVM).  P1/P3 also try the
   hard-margin primal point ``(s w, s beta)``, ``beta`` the max-margin bias and ``s = 1 / m``
   its smallest margin (when ``m > 0``), and keep the smaller bound
-  (:func:`_scaled_primal_gap`): any primal point is a valid upper bound; this one removes
+  (``_scaled_primal_gap``): any primal point is a valid upper bound; this one removes
   margin violations that are mere rounding, which ``C >> a*`` (hard-margin regime) would
   otherwise amplify into a spurious gap of order ``C n u``, and shrinks ``w`` when every
   margin exceeds 1.
@@ -46,25 +46,26 @@ For a feasible ``a`` let ``F_hat = F(a) = J_{tau/2}(11' + Gamma(a))`` (Lemma 1).
   ``0 <= a_i <= C_i`` and ``y'a = 0``), so a negative ``gap_raw`` is rounding error (or the
   permitted ``1e-9 C sqrt(n)`` feasibility residual).  ``gap_raw`` is kept in the result.
 * the best bias minimises a convex piecewise-linear function of one variable (weighted by
-  ``C_i`` for a vector box); it is found exactly by sorting the breakpoints (:func:`best_bias`,
-  :func:`weighted_bias`).
+  ``C_i`` for a vector box); it is found exactly by sorting the breakpoints (``best_bias``,
+  ``weighted_bias``).
 * feasibility and the frame use ``max C`` for a vector box: the tolerance is
   ``1e-9 max(C) sqrt(n)`` for every constraint, the P2 scale's floor is
   ``max(C) (max y - min y) / 2``.
 * relative gaps (invariant under the rescaling laws): P1 and P3 ``gap / 1'a`` (the SVM-side
-  scale, ``docs/MATH.md`` section 5); P2 ``gap / max(|b'y| + eps 1'(ah + ac) + b'(F o K)b,
-  C (max y - min y) / 2)`` (:func:`svr_gap_scale`, the rule of docs/MATH.md shared with
-  dank_fast): every term has the units of the objective, so the P2 measure is also invariant
-  under a change of units of ``y`` (``y, C, eps -> c y, c C, c eps``, ``eta -> c^2 eta``).
-  All are invariant under the rescaling law below.  A scale of 0 (``a = 0``; P2: also constant
-  targets) gives ``rel_gap = inf`` unless the gap is 0.
+  scale, :doc:`docs/MATH.md </MATH>` section 5); P2
+  ``gap / max(|b'y| + eps 1'(ah + ac) + b'(F o K)b, C (max y - min y) /
+  2)`` (``svr_gap_scale``, the rule of :doc:`docs/MATH.md </MATH>` shared with dank_fast): every
+  term has the units of the objective, so the P2 measure is also invariant under a change of units
+  of ``y`` (``y, C, eps -> c y, c C, c eps``, ``eta -> c^2 eta``). All are invariant under the
+  rescaling law below. A scale of 0 (``a = 0``; P2: also constant targets) gives ``rel_gap = inf``
+  unless the gap is 0.
 
 Numerical frame
 ---------------
 All arithmetic is done in an internally rescaled, well-conditioned frame: by the exact law of
-``docs/validity.md`` (substitute ``a = c a'`` in eq. (4)),
+:doc:`docs/validity.md </validity>` (substitute ``a = c a'`` in eq. (4)),
 ``v*(K, C, eta) = c v*(c K, C/c, eta/c)``, ``a = c a'``, ``F`` and the bias unchanged, for every
-``c > 0``.  :func:`frame_scale` picks ``c`` as a power of two near the natural size of ``a*``
+``c > 0``.  ``frame_scale`` picks ``c`` as a power of two near the natural size of ``a*``
 (``min(C, 1/max|K|, (16 eta / max|K|^2)^(1/3))``), so ``a / c``, ``c K``, ``C / c``, ``eta / c``
 and the mapping back (``lower``, ``upper``, ``gap`` times ``c``) are exact in binary floating
 point (barring underflow of negligible entries): the certified point is still exactly the one
@@ -127,7 +128,7 @@ class Certificate:
     gap_raw : float
         The computed duality gap of the fixed kernel ``F(alpha) o K`` before the clip.
     rel_gap : float
-        ``gap / scale`` (invariant under the rescaling laws of ``docs/validity.md``).
+        ``gap / scale`` (invariant under the rescaling laws of :doc:`docs/validity.md </validity>`).
     scale : float
         P1/P3: ``1'a``; P2: :func:`svr_gap_scale` (all floored at the smallest normal float).
     bias : float or None
@@ -165,7 +166,7 @@ class Certificate:
     @property
     def value(self) -> float:
         """The certified lower bound ``h(alpha)`` (the meaning of ``value`` in every result of
-        dank_ref and dank_fast, docs/conventions.md)."""
+        dank_ref and dank_fast, :doc:`docs/conventions.md </conventions>`)."""
         return self.lower
 
 
@@ -180,7 +181,7 @@ def frame_scale(C: float, eta: float, s: float) -> float:
     gives ``c ~ C``, moved if needed until ``eta / c`` lies in ``[2^-1022, 2^1000]``, then
     until ``C / c`` does: the numbers of that frame are ``1'a / c``, ``C / c`` times the hinge
     loss and ``eta / c`` times ``n^2 - ||F||^2``, since ``Gamma = 0`` is then formed without any
-    product ``d_i d_j`` (:func:`_inner`); neither may underflow to 0 (a zero ``C / c`` would
+    product ``d_i d_j`` (``_inner``); neither may underflow to 0 (a zero ``C / c`` would
     certify a wrong upper bound) or overflow.  Possible whenever ``|log2(C / eta)| <= 2022``
     (every ``C, eta`` in ``[1e-300, 1e300]``).
     """
@@ -198,7 +199,8 @@ def frame_scale(C: float, eta: float, s: float) -> float:
 
 
 def svr_gap_scale(by: float, tube: float, q: float, C: float, y: np.ndarray) -> float:
-    """Scale of P2's relative gap (docs/MATH.md section 5), in the units of the objective.
+    """Scale of P2's relative gap (:doc:`docs/MATH.md </MATH>` section 5), in the units of the
+    objective.
 
     ``max(|b'y| + eps 1'(ah + ac) + b'(F o K)b, C (max y - min y) / 2)`` with ``by = b'y``,
     ``tube = eps 1'(ah + ac)``, ``q = b'(F o K)b``: the magnitude of the terms of the gap
@@ -420,9 +422,10 @@ def svm_certificate(K, y, alpha, *, C, eta, tau, project: bool = False,
 
     Parameters
     ----------
-    K, y : kernel and labels in {-1, +1} (both classes), validated per ``docs/validity.md``.
-    alpha : candidate, feasible for ``A = {y'a = 0, 0 <= a <= C}`` up to ``1e-9 C sqrt(n)``.
-    C, eta, tau : as in eq. (4) (``C, eta > 0``, ``tau >= 0``; representable range);
+    K, y : kernel and labels in {-1, +1} (both classes), validated per
+    :doc:`docs/validity.md </validity>`. alpha : candidate, feasible for
+    ``A = {y'a = 0, 0 <= a <= C}`` up to ``1e-9 C sqrt(n)``. C, eta, tau : as in eq. (4)
+    (``C, eta > 0``, ``tau >= 0``; representable range);
         ``C`` a scalar or a vector of ``n`` per-sample bounds (``0 <= a_i <= C_i``).
     project : if ``True`` an infeasible ``alpha`` is replaced by its exact Euclidean projection
         onto ``A`` and the result says so (``projected``, ``projection_distance``); otherwise an

@@ -17,7 +17,8 @@ The problem-specific programs are built in :mod:`dank_ref.svm` (P1, P3) and
 :mod:`dank_ref.svr` (P2).
 
 ``tol`` is the certified relative-gap target (the name shared with ``dank_fast``); ``eps`` is
-the conic solver's own tolerance and exists only in dank_ref (docs/conventions.md).
+the conic solver's own tolerance and exists only in dank_ref
+(:doc:`docs/conventions.md </conventions>`).
 """
 
 from __future__ import annotations

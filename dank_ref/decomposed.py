@@ -106,14 +106,16 @@ max_iters
     Raises
     ------
     TypeError, ValueError
-        Invalid input (``docs/validity.md``), out of representable range, or too large ``n``.
+        Invalid input (:doc:`docs/validity.md </validity>`), out of representable range, or too
+        large ``n``.
     SolverError
         The conic solver failed.
 
     Warns
     -----
-    InaccurateSolutionWarning
-        When the result cannot be certified (status ``"inaccurate"`` or ``"time_limit"``).
+    ConvergenceWarning
+        When the result cannot be certified (``status`` ``"time_limit"``, ``"max_iter"`` or
+        ``"stalled"``; :class:`dank_ref.ConvergenceWarning`, a subclass of scikit-learn's).
 
     Examples
     --------

@@ -5,7 +5,8 @@ the rectangles ``K[rows][:, cols]`` that the large-scale certificates need
 (:mod:`dank_ref.scale_certificate`), ``block_rows`` rows at a time. It is dank_ref's own code
 (it never imports ``dank_fast``).
 
-Kernels (``docs/MATH.md`` section 1; ``docs/validity.md``: PSD by construction, no test):
+Kernels (:doc:`docs/MATH.md </MATH>` section 1; :doc:`docs/validity.md </validity>`: PSD by
+construction, no test):
 
 * ``"rbf"`` / ``"gaussian"``: ``exp(-||x - z||^2 / (2 sigma^2)) = exp(-gamma ||x - z||^2)``;
 * ``"linear"``: ``<x, z>``;
@@ -77,7 +78,7 @@ class FeatureKernel:
     Parameters
     ----------
     X : array_like of shape (n, d)
-        Features, finite (validated by :func:`dank_ref.features.check_features`).
+        Features, finite (validated by ``dank_ref.features.check_features``).
     kernel : {"rbf", "gaussian", "linear", "poly"}, default="rbf"
     sigma, gamma : float, optional
         Gaussian width: ``sigma`` or ``gamma = 1 / (2 sigma^2)``, at most one (default

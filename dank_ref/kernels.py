@@ -13,7 +13,7 @@ The result is symmetrised as ``(K + K') / 2``.  Cost: O(n^2 d) time, O(n^2) memo
 itself; the Gaussian route also holds the condensed distances, n (n - 1) / 2 entries).
 
 These are the semantics, bit for bit, of the kernels of the interchange format
-(``verification/formats``, ``docs/FORMAT.md``): the golden vectors depend on them.
+(``verification/formats``, :doc:`docs/FORMATS.md </FORMATS>`): the golden vectors depend on them.
 """
 
 from __future__ import annotations

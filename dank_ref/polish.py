@@ -10,7 +10,7 @@ differentiable: with ``d = a o y`` (SVR: ``d = b``) and ``K2 = K o K``,
 
 For ``tau > 0`` the Hessian is exact too (Daleckii-Krein, :mod:`dank_ref.hessian`) on the free
 set of each step when that block is affordable (``m^2 r (n - r)`` multiply-adds within
-:data:`dank_ref.hessian.EXACT_BUDGET`; ``m`` free variables, ``r`` kept eigenvalues), so the
+``dank_ref.hessian.EXACT_BUDGET``; ``m`` free variables, ``r`` kept eigenvalues), so the
 polisher converges quadratically there; beyond, the matrix above with ``K + diag(d) K2
 diag(d)/(4 eta)`` replaced by ``F(a) o K`` is used as an approximate Hessian (the gradient stays
 exact: Danskin), and the convergence is linear.  Each iteration fixes the
@@ -65,7 +65,7 @@ def newton_polish(
     """Maximise ``s(x) - l1 ||x||_1`` over ``{lo <= x <= hi, u'x = 0}`` (``u=None``: no equality).
 
     ``grad_hess(x)`` returns the gradient and Hessian of the smooth part ``s`` (a dense matrix or
-    an operator with ``block(idx)`` and ``matvec(v)``, :class:`dank_ref.hessian.HessianOp`);
+    an operator with ``block(idx)`` and ``matvec(v)``, ``dank_ref.hessian.HessianOp``);
     ``score(x)`` is the certificate gap (smaller is better); ``project`` maps onto the feasible
     set exactly.  No iteration starts after ``deadline`` (``time.perf_counter`` clock).  Scores
     are memoised by the candidate's bytes: the snapping thresholds often select the same active

@@ -25,8 +25,8 @@ Residual.  The returned point is exactly ``clip(z - lam u, 0, C)`` for the compu
 no correction of the rounding residual of ``u'x`` is applied afterwards.  Measured over 3,000
 random instances (``n`` in [2, 400], ``C`` in [1e-6, 1e6], ``z`` from 1e-3 C to 1e2 C):
 ``max |y'a| = 7.8e-16 C sqrt(n)`` (median 9e-18), six orders of magnitude below the feasibility
-tolerance ``1e-9 C sqrt(n)`` of ``docs/validity.md``; a further shift of the free coordinates
-would halve it but move the point off the KKT form ``clip(z - lam u, 0, C)``.
+tolerance ``1e-9 C sqrt(n)`` of :doc:`docs/validity.md </validity>`; a further shift of the free
+coordinates would halve it but move the point off the KKT form ``clip(z - lam u, 0, C)``.
 """
 
 from __future__ import annotations

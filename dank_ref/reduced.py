@@ -1,4 +1,5 @@
-r"""DANK's inner problem on the support-reduced space, from features (docs/MATH.md section 12).
+r"""DANK's inner problem on the support-reduced space, from features (:doc:`docs/MATH.md </MATH>`
+section 12).
 
 With ``d = a o y`` (P2: ``ah - ac``) and ``S = {i : d_i != 0}``, ``M = 11' + Gamma`` acts on
 ``span{e_S} + span{1_{S^c}}``: :func:`fixed_kernel_g` returns ``g = (F o K) d`` at all ``n``

@@ -1,4 +1,5 @@
-r"""Certificates of P1, P2 and P3 from features, in bounded memory (docs/MATH.md section 12).
+r"""Certificates of P1, P2 and P3 from features, in bounded memory (:doc:`docs/MATH.md </MATH>`
+section 12).
 
 dank_ref's own code for instances too large for a dense ``n x n`` kernel: the kernel is a
 :class:`~dank_ref.features.FeatureKernel` (``X`` plus a kernel function), evaluated in row
@@ -6,9 +7,9 @@ blocks. The certified quantities are exactly those of :mod:`dank_ref.certificate
 ``h(a)``, upper bound = primal of the fixed kernel at its exact best bias or the hard-margin
 point, feasibility to ``1e-9 C sqrt(n)``, the same numerical frame, a scalar ``C`` or a
 vector of per-sample boxes ``C_i`` with the hinge weighted by ``C_i`` and ``max C`` in the
-tolerance); only the way they are computed differs (:mod:`dank_ref.reduced`, docs/MATH.md
-section 12). A candidate is certified as given: an infeasible one is a ``ValueError``, raised
-before any kernel evaluation.
+tolerance); only the way they are computed differs (:mod:`dank_ref.reduced`,
+:doc:`docs/MATH.md </MATH>` section 12). A candidate is certified as given: an infeasible one is a
+``ValueError``, raised before any kernel evaluation.
 
 Routes (``S = {i : d_i != 0}``, ``s = |S|``, ``d = a o y`` for P1/P3, ``d = ah - ac`` for P2;
 ``k`` the Ritz block of the Krylov route; time counts kernel entries times ``d`` features):
@@ -27,7 +28,7 @@ Routes (``S = {i : d_i != 0}``, ``s = |S|``, ``d = a o y`` for P1/P3, ``d = ah -
   steps))``), otherwise recomputed blockwise for every product (``O(s^2 d)`` per product,
   memory one block). Plus ``O(s k)``.
 
-Every public function runs with one BLAS thread (:func:`_one_blas_thread`; on shared cores a
+Every public function runs with one BLAS thread (``_one_blas_thread``; on shared cores a
 single thread is the faster one: an ``eigh`` of ``345 x 345`` took 4.6 s with OpenBLAS's two
 threads and 0.06 s with one, at load average 9 on 2 cores).
 
@@ -271,8 +272,8 @@ def _route_arguments(fk: FeatureKernel, C: float, eta: float, tau, options: tupl
     """The checks P1 and P2 share after their arrays, ``C`` and ``eta`` (and P2's
     ``epsilon``), in this order: ``tau``, the route's ``options`` (:func:`_options`),
     ``bias``, ``progress``, then the range of ``C``, ``eta`` and the kernel's scale
-    (docs/validity.md). Returns ``(tau, opts, bias, progress, s_k)``; ``O(n d)`` (the
-    scale)."""
+    (:doc:`docs/validity.md </validity>`). Returns ``(tau, opts, bias, progress, s_k)``; ``O(n d)``
+    (the scale)."""
     tau = check_nonnegative(tau, "tau")
     opts = _options(*options)
     bias = _check_bias(bias)
@@ -302,10 +303,11 @@ def svm_certificate_features(fk: FeatureKernel, y, alpha, *, C, eta, tau, route:
         Candidate, feasible (``max(|y'a|, -min a, max a - C) <= 1e-9 C sqrt(n)``) else
         ``ValueError``; never moved.
     C, eta, tau : float (``C``: or a vector of n per-sample boxes)
-        As in eq. (4) (representable range of docs/validity.md).
+        As in eq. (4) (representable range of :doc:`docs/validity.md </validity>`).
     route : {"auto", "dense", "krylov"}
         For ``tau > 0``: ``"dense"`` (exact eigh of the reduced matrix) if ``|S| <= dense_max``,
-        else ``"krylov"`` (module docstring for the costs). ``tau = 0`` needs neither.
+        else ``"krylov"`` (:mod:`dank_ref.scale_certificate` for the costs). ``tau = 0`` needs
+        neither.
     dense_max, support_bytes, k0, k_max, excess_rtol
         Krylov route: the largest support of the ``"auto"`` dense route, the most bytes of
         ``K[S, S]`` kept in memory, the first and largest Ritz block, and the stopping rule
@@ -391,7 +393,8 @@ def svr_certificate_features(fk: FeatureKernel, y, alpha_hat, alpha_check, *, C,
         (``max(|1'(ah - ac)|, -min(ah, ac), max(ah, ac) - C) <= 1e-9 C sqrt(n)``) else
         ``ValueError``; never moved.
     C, epsilon, eta, tau : float (``C``: or a vector of n per-sample boxes)
-        As in eq. (22) (``epsilon, tau >= 0``; representable range of docs/validity.md).
+        As in eq. (22) (``epsilon, tau >= 0``; representable range of
+        :doc:`docs/validity.md </validity>`).
     route : {"auto", "dense", "krylov"}
         For ``tau > 0``, as in :func:`svm_certificate_features`.
     dense_max, support_bytes, k0, k_max, excess_rtol
@@ -468,11 +471,10 @@ def decomposed_certificate_features(fk: FeatureKernel, y, alpha, labels, *, C, e
 
     Box ``0 <= a <= C`` only (``1e-9 C sqrt(n)``), no bias, ``tau = 0``: ``F = 11' + Gamma(Kbar)``
     and, cluster by cluster, ``(F o Kbar) d`` on cluster ``c`` is one pass over
-    ``K[I_c][:, S_c]`` (module docstring). The bracket is the sum over clusters (the lower
-    bound's terms and the hinge add up; the hard-margin point is taken globally, as in
-    :func:`dank_ref.certificate.decomposed_certificate`, with which it agrees). A cluster of
-    one point is valid: all of them are handled at once from the diagonal ``K_ii``
-    (``O(d)`` each).
+    ``K[I_c][:, S_c]`` (:mod:`dank_ref.scale_certificate`). The bracket is the sum over clusters
+    (the lower bound's terms and the hinge add up; the hard-margin point is taken globally, as in
+    :func:`dank_ref.certificate.decomposed_certificate`, with which it agrees). A cluster of one
+    point is valid: all of them are handled at once from the diagonal ``K_ii`` (``O(d)`` each).
 
     Parameters
     ----------
@@ -487,7 +489,7 @@ def decomposed_certificate_features(fk: FeatureKernel, y, alpha, labels, *, C, e
         Cluster label of every point (any hashable values); ``Kbar`` keeps ``K_ij`` for ``i``
         and ``j`` in the same cluster.
     C, eta : float (``C``: or a vector of n per-sample boxes)
-        As in eq. (18) (representable range of docs/validity.md).
+        As in eq. (18) (representable range of :doc:`docs/validity.md </validity>`).
     progress : callable, optional
         Called as ``progress("clusters", done, total)`` before the first cluster and after each
         cluster of two or more points (the clusters of one point come in one step first);

@@ -11,7 +11,7 @@ moons, n = 100: 137 s of SCS at 1e-8 against 1 s at 1e-4).  The candidates
 are tried in order, each polished and certified; the first one whose certified
 ``rel_gap <= tol`` is returned (else the best one):
 
-1. the regime's candidates in the order of :func:`dank_ref.starts.order_candidates` with
+1. the regime's candidates in the order of ``dank_ref.starts.order_candidates`` with
    ``cheap_first``: in the moderate regime the ``eta -> inf`` limit QP (``"limit_qp"``, a QP
    in ``n`` variables, milliseconds at n = 100) before the SDP at the loose tolerance
    (``"sdp"``), then the ray (P1, P3);
@@ -21,12 +21,12 @@ are tried in order, each polished and certified; the first one whose certified
    but the last gets half of the time left, so the escalation always has time to run.
 
 The conic solver asked for is used where it is fast, and no conic stage may hang the solve
-while the other solver would finish quickly (:func:`dank_ref.conic.stage_plan`): a solver whose
-predicted time (:func:`dank_ref.conic.predicted_sdp_seconds`; Clarabel's interior-point SDP grows
+while the other solver would finish quickly (``dank_ref.conic.stage_plan``): a solver whose
+predicted time (``dank_ref.conic.predicted_sdp_seconds``; Clarabel's interior-point SDP grows
 like ``n^5.5``: ~18 s at n = 60, minutes at n = 100, while SCS at the loose tolerance takes
 seconds) exceeds ``FAST_STAGE = 10 s`` never runs before a fast one -- ``solver="CLARABEL"``
 at n = 100 runs SCS first and Clarabel only as the last escalation -- and a Clarabel stage
-followed by another stage stops at its budget (:func:`dank_ref.conic.stage_budget`, at most
+followed by another stage stops at its budget (``dank_ref.conic.stage_budget``, at most
 ``max(10 s, 3 x predicted)``), after which the escalation runs.  The result says which conic
 solver produced the certified point (``solver_stats["certified_solver"]``, ``None`` for the
 cheap candidates, and the message when it is not the requested one); ``result.solver`` stays
@@ -66,7 +66,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ._result import InaccurateSolutionWarning, RefResult, SolverError
+from ._result import ConvergenceWarning, RefResult, SolverError
 
 __all__ = ["LOOSE_EPS", "STRATEGIES", "MIN_FIRST_STAGE", "progress", "finish", "time_left"]
 
@@ -185,14 +185,14 @@ def _run_stages(candidates, certify, polisher, opt: dict, stats: dict, t0: float
 
 def finish(*, kind: str, candidates, certify: Callable, polisher: Callable | None, opt: dict,
            stats: dict, t0: float, final: Callable, extra: dict | None = None) -> RefResult:
-    """Run the stages (:func:`_run_stages`), return the best certified point.
+    """Run the stages (``_run_stages``), return the best certified point.
 
     ``candidates`` is a list of ``(tag, producer)``; ``producer()`` returns a raw frame vector
-    or raises :class:`SolverError` (recorded in ``stats[tag + '_error']``).  ``certify(x)``
+    or raises :class:`dank_ref.SolverError` (recorded in ``stats[tag + '_error']``).  ``certify(x)``
     certifies a frame vector (explicit projection of the raw vector); ``polisher(x, score,
     deadline)`` refines it; ``final(cert_f)`` maps the chosen frame certificate back to
     original units and certifies the returned point there.  ``opt`` holds ``polish``,
-    ``tol``, ``verbose``, ``deadline`` and ``solver`` (:func:`dank_ref.conic.check_options`).
+    ``tol``, ``verbose``, ``deadline`` and ``solver`` (``dank_ref.conic.check_options``).
     """
     best, polished = _run_stages(candidates, certify, polisher, opt, stats, t0, kind)
     stats["gap_before_polish"] = stats.get(f"{stats['candidate']}_gap_before_polish")
@@ -202,12 +202,7 @@ def finish(*, kind: str, candidates, certify: Callable, polisher: Callable | Non
     out = final(best)
     stats["gap_raw"] = out.gap_raw
     certified = out.rel_gap <= opt["tol"]
-    if certified:
-        status = "converged"
-    elif stats.get("time_limit_hit"):
-        status = "time_limit"
-    else:
-        status = "inaccurate"
+    status = _status(certified, stats, opt)
     msg = (f"{kind}: cvxpy status {stats['cvxpy_status']!r}; candidate {stats['candidate']}; "
            f"certified rel_gap {out.rel_gap:.3e} ({'<=' if certified else '>'} tol "
            f"{opt['tol']:g})")
@@ -217,8 +212,12 @@ def finish(*, kind: str, candidates, certify: Callable, polisher: Callable | Non
                 "slow stage has a time budget)")
     if status == "time_limit":
         msg += f"; the solve stopped at its time limit ({stats.get('time_limit')} s)"
+    elif status == "max_iter":
+        msg += f"; the last conic solve stopped at max_iter = {opt['max_iter']}"
+    elif status == "stalled":
+        msg += "; every stage was tried"
     if not certified:
-        warnings.warn(InaccurateSolutionWarning(msg), stacklevel=3)
+        warnings.warn(ConvergenceWarning(msg), stacklevel=3)
     progress(opt["verbose"], t0, msg)
     res = RefResult(
         alpha=out.alpha, bias=out.bias, F=out.F, lower=out.lower, upper=out.upper,
@@ -226,7 +225,23 @@ def finish(*, kind: str, candidates, certify: Callable, polisher: Callable | Non
         solver=opt["solver"], solver_stats=stats, n_iter=stats.get("iterations"),
         message=msg, alpha_hat=out.alpha_hat, alpha_check=out.alpha_check,
         projection_distance=best.projection_distance, polished=polished,
+        method=(extra or {}).get("method"), certificate=out,
     )
     if extra:
         res.solver_stats.update(extra)
     return res
+
+
+def _status(certified: bool, stats: dict, opt: dict) -> str:
+    """The word of :data:`dank_ref.STATUSES` for a solve whose returned point is (or is not)
+    ``certified``: ``"time_limit"`` when the deadline stopped it, ``"max_iter"`` when the last
+    conic solve used the whole ``max_iter`` the caller gave, else ``"stalled"`` (every stage
+    was tried; the previous release's ``"inaccurate"``)."""
+    if certified:
+        return "converged"
+    if stats.get("time_limit_hit"):
+        return "time_limit"
+    limit, its = opt.get("max_iter"), stats.get("iterations")
+    if limit is not None and its is not None and its >= limit:
+        return "max_iter"
+    return "stalled"

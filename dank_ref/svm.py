@@ -18,8 +18,8 @@ complement (``Q`` PSD, ``v in range(Q)``, ``s >= v'Q^+ v``  <=>  ``[[Q, v], [v',
     v* = min_{F PSD, t, lam, nu >= 0, delta >= 0}  t + R(F)
          s.t.  [[ F o (yy' o K),  v ], [ v',  2 (t - C 1'delta) ]]  PSD.
 
-This is the form of ``docs/MATH.md`` (section 4); it is checked numerically in the tests (SDP
-value = closed-form ``h(a*)``, and = sklearn's SVM as ``eta -> inf``).
+This is the form of :doc:`docs/MATH.md </MATH>` (section 4); it is checked numerically in the tests
+(SDP value = closed-form ``h(a*)``, and = sklearn's SVM as ``eta -> inf``).
 
 Recovering ``a*`` and the bias
 ------------------------------
@@ -33,14 +33,14 @@ minimiser of the certificate's hinge sum at the final ``a``.
 Rescaling (what the conic solver sees)
 --------------------------------------
 The conic solver is never handed the raw data.  With ``s = max|K|`` and the exact law of
-``docs/validity.md``, ``v*(K, C, eta, tau) = c v*(cK, C/c, eta/c, tau)``, ``a* = c a*'`` (substitute
-``a = c a'`` in eq. (4); ``F`` and the bias are unchanged), the program is built for
-``(cK, C/c, eta/c)`` with ``c`` a power of two near the natural size of ``a*``,
+:doc:`docs/validity.md </validity>`, ``v*(K, C, eta, tau) = c v*(cK, C/c, eta/c, tau)``,
+``a* = c a*'`` (substitute ``a = c a'`` in eq. (4); ``F`` and the bias are unchanged), the program
+is built for ``(cK, C/c, eta/c)`` with ``c`` a power of two near the natural size of ``a*``,
 ``min(C, 1/s, (16 eta/s^2)^(1/3))`` (:func:`dank_ref.certificate.frame_scale`), so that
-``a' = O(1)``, ``max|cK| <= 1`` and ``C/c >= 1``.  In addition ``F = w F'`` with ``w`` a power of
-two near ``max(1, max Gamma')`` (``PSD`` is preserved; ``F o K = F' o (wK)``,
-``eta ||F - 11'||^2 = eta w^2 ||F' - 11'/w||^2``).  Only one family of laws exists: ``C s`` and
-``eta / C`` are invariant, so ``max|K|`` and ``C`` cannot both be normalised to 1.  ``a*'`` is
+``a' = O(1)``, ``max|cK| <= 1`` and ``C/c >= 1``. In addition ``F = w F'`` with ``w`` a power of two
+near ``max(1, max Gamma')`` (``PSD`` is preserved; ``F o K = F' o (wK)``,
+``eta ||F - 11'||^2 = eta w^2 ||F' - 11'/w||^2``). Only one family of laws exists: ``C s`` and
+``eta / C`` are invariant, so ``max|K|`` and ``C`` cannot both be normalised to 1. ``a*'`` is
 recovered and polished in that frame and mapped back exactly (``a = c a'``, powers of two); the
 returned certificate is computed from the returned ``a`` in the original units.
 
@@ -50,16 +50,17 @@ conic solver runs.
 
 Status policy
 -------------
-* Input outside ``docs/validity.md`` (including the representable range) -> ``TypeError`` /
-  ``ValueError`` before any arithmetic.
+* Input outside :doc:`docs/validity.md </validity>` (including the representable range) ->
+  ``TypeError`` / ``ValueError`` before any arithmetic.
 * CVXPY status ``infeasible``/``unbounded``/``solver_error``/``None``, or a solver exception ->
   :class:`dank_ref.SolverError` (message contains the CVXPY status).
 * Otherwise ``a*`` is recovered, polished (:mod:`dank_ref.polish`, kept only if the certified gap
   decreases) and certified by :mod:`dank_ref.certificate`.  ``status="converged"`` means: the
   returned ``alpha`` is feasible to ``1e-9 C sqrt(n)`` and its independent certificate has
   ``rel_gap <= tol`` (default ``1e-6``) -- whatever the conic solver said.  Otherwise
-  ``status="time_limit"`` (the solve, all its stages, stopped at ``time_limit`` seconds) or
-  ``"inaccurate"``, and a :class:`dank_ref.InaccurateSolutionWarning` is emitted.  Which
+  ``status="time_limit"`` (the solve, all its stages, stopped at ``time_limit`` seconds),
+  ``"max_iter"`` or ``"stalled"`` (:data:`dank_ref.STATUSES`), and a
+  :class:`dank_ref.ConvergenceWarning` is emitted.  Which
   stages ran (the staged strategy of :mod:`dank_ref.staged`) is in ``solver_stats["stages"]``.
 """
 
@@ -126,11 +127,11 @@ def __getattr__(name: str):
 
 def build_svm_problem(K: np.ndarray, y: np.ndarray, *, C: float, eta: float, tau: float,
                       equality: bool = True, F_scale: float = 1.0):
-    """CVXPY problem of the exact convex form of ``docs/MATH.md``, section 4 (``equality=False``:
-    P3, no ``lam``).  ``C`` a float or a vector of per-sample bounds (the LMI's ``C 1'delta``
-    is then ``C'delta``).
+    """CVXPY problem of the exact convex form of :doc:`docs/MATH.md </MATH>`, section 4
+    (``equality=False``: P3, no ``lam``).  ``C`` a float or a vector of per-sample bounds (the
+    LMI's ``C 1'delta`` is then ``C'delta``).
 
-    The PSD variable is ``F' = F / F_scale`` (exact reparametrisation, see module docstring).
+    The PSD variable is ``F' = F / F_scale`` (exact reparametrisation, see :mod:`dank_ref.svm`).
     """
     n = K.shape[0]
     w = float(F_scale)
@@ -172,19 +173,20 @@ def solve_svm(K, y, *, C, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_SOLVER, ep
               certify_tol: float | None = None, max_iters: int | None = None) -> RefResult:
     """Solve P1 exactly as one SDP and certify the result independently.
 
-    P1 is the saddle problem eq. (4) (docs/MATH.md §1), written as one semidefinite
-    program (derivation in :mod:`dank_ref.svm`) and solved by CVXPY; the returned point is
-    polished and certified by dank_ref's own code (:mod:`dank_ref.certificate`).  Cost: SCS
-    needs O(n^2) memory; Clarabel's KKT system grows like n^4 (:func:`estimate_memory_bytes`),
-    which limits it to n ~ 135 under the 8 GiB default.  Measured over families of instances
-    (``benchmarks/bench_ref.py``, SCS): median 0.1 s at n = 100, 0.8 s at n = 200 and 3.5 s
-    at n = 500 (worst 6.9 s); a solve that must escalate to a tight conic solve takes longer.
+    P1 is the saddle problem eq. (4) (:doc:`docs/MATH.md </MATH>` section 1), written as one
+    semidefinite program (derivation in :mod:`dank_ref.svm`) and solved by CVXPY; the returned point
+    is polished and certified by dank_ref's own code (:mod:`dank_ref.certificate`). Cost: SCS needs
+    O(n^2) memory; Clarabel's KKT system grows like n^4 (:func:`estimate_memory_bytes`), which
+    limits it to n ~ 135 under the 8 GiB default. Measured over families of instances (SCS;
+    ``benchmarks/bench_ref.py``, :doc:`/user_guide/performance`): median 0.1 s at n = 100, 0.8 s at
+    n = 200 and 3.5 s at n = 500 (worst 6.9 s); a solve that must escalate to a tight conic solve
+    takes longer.
 
     Parameters
     ----------
     K : array_like, shape (n, n)
-        PSD kernel (``docs/validity.md``: real dtype, relative symmetry/PSD tolerances,
-        ``K = 0`` allowed).
+        PSD kernel (:doc:`docs/validity.md </validity>`: real dtype, relative symmetry/PSD
+        tolerances, ``K = 0`` allowed).
     y : array_like, shape (n,)
         Labels in {-1, +1}, both classes present.
     C : float or array_like of shape (n,)
@@ -194,7 +196,7 @@ def solve_svm(K, y, *, C, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_SOLVER, ep
     eta : float
         ``> 0``.
     tau : float, default 0.01
-        Nuclear-norm weight ``>= 0`` (``dank_fast.solve_svm``'s default).
+        Nuclear-norm weight ``>= 0`` (:func:`dank_fast.solve_svm`'s default).
     solver : {"SCS", "CLARABEL"}, default "SCS"
         The conic solver (SCS: first order, O(n^2) memory; Clarabel: interior point).  With
         ``strategy="auto"`` a solver predicted slow (Clarabel beyond n ~ 57) runs after the
@@ -236,19 +238,21 @@ def solve_svm(K, y, *, C, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_SOLVER, ep
     -------
     RefResult
         The certificate fields (``lower <= v* <= upper``) are those of the returned ``alpha``, in
-        the caller's units (see "Rescaling" in the module docstring).
+        the caller's units (see "Rescaling" in :mod:`dank_ref.svm`).
 
     Raises
     ------
     TypeError, ValueError
-        Invalid input (``docs/validity.md``), out of representable range, or too large ``n``.
+        Invalid input (:doc:`docs/validity.md </validity>`), out of representable range, or too
+        large ``n``.
     SolverError
         The conic solver failed.
 
     Warns
     -----
-    InaccurateSolutionWarning
-        When the result cannot be certified (status ``"inaccurate"`` or ``"time_limit"``).
+    ConvergenceWarning
+        When the result cannot be certified (``status`` ``"time_limit"``, ``"max_iter"`` or
+        ``"stalled"``; :class:`dank_ref.ConvergenceWarning`, a subclass of scikit-learn's).
     DeprecationWarning
         ``certify_tol`` and ``max_iters``, the previous names of ``tol`` and ``max_iter``,
         still work for one release.

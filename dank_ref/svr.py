@@ -1,7 +1,7 @@
 r"""Exact reference solver for P2, DANK in SVR (eq. (22)), as ONE convex program.
 
 Bias constraint: ``1'(ah - ac) = 0`` (the standard epsilon-SVR constraint; the paper prints
-``(ah - ac)'y = 0``, see ``docs/MATH.md``, section 2).
+``(ah - ac)'y = 0``, see :doc:`docs/MATH.md </MATH>`, section 2).
 
 Derivation
 ----------
@@ -89,7 +89,7 @@ __all__ = ["solve_svr", "build_svr_problem"]
 
 
 def build_svr_problem(K, y, *, C, epsilon, eta, tau, F_scale: float = 1.0):
-    """CVXPY program of the module docstring; the PSD variable is ``F / F_scale``."""
+    """CVXPY program derived in :mod:`dank_ref.svr`; the PSD variable is ``F / F_scale``."""
     n = K.shape[0]
     w = float(F_scale)
     F = cp.Variable((n, n), PSD=True, name="F")
@@ -137,12 +137,11 @@ def solve_svr(K, y, *, C, epsilon, eta, tau=DEFAULT_TAU, solver: str = DEFAULT_S
               certify_tol: float | None = None, max_iters: int | None = None) -> RefResult:
     """Solve P2, DANK in SVR, exactly as one SDP and certify the result independently.
 
-    P2 is eq. (22) with the bias constraint ``1'(ah - ac) = 0`` (docs/MATH.md §2).
-    The SDP has the PSD blocks of P1's (``F`` n x n and an (n+1) x (n+1) LMI) and O(n)
-    scalar multipliers more, so it costs about as much as :func:`dank_ref.solve_svm` on the
-    same n (SCS: O(n^2) memory; Clarabel: :func:`estimate_memory_bytes`).
-    Every target in the tube (``max y - min y <= 2 epsilon``) needs no conic solve:
-    ``ah = ac = 0`` is certified with gap 0.
+    P2 is eq. (22) with the bias constraint ``1'(ah - ac) = 0`` (:doc:`docs/MATH.md </MATH>` section
+    2). The SDP has the PSD blocks of P1's (``F`` n x n and an (n+1) x (n+1) LMI) and O(n) scalar
+    multipliers more, so it costs about as much as :func:`dank_ref.solve_svm` on the same n (SCS:
+    O(n^2) memory; Clarabel: :func:`estimate_memory_bytes`). Every target in the tube
+    (``max y - min y <= 2 epsilon``) needs no conic solve: ``ah = ac = 0`` is certified with gap 0.
 
     Parameters
     ----------
@@ -169,20 +168,22 @@ certify_tol, max_iters
         polished/recovered split), ``bias`` (``f = (F o K) b + bias``) and the certificate of
         exactly that ``(alpha_hat, alpha_check)``.  ``status="converged"`` iff it is feasible and
         ``rel_gap <= tol``, with P2's relative gap of
-        :func:`dank_ref.certificate.svr_gap_scale` (in the objective's units, docs/MATH.md).
+        :func:`dank_ref.certificate.svr_gap_scale` (in the objective's units,
+        :doc:`docs/MATH.md </MATH>`).
 
     Raises
     ------
     TypeError, ValueError
-        Invalid input (``docs/validity.md``), out of representable range, or too large ``n``
-        (as :func:`dank_ref.solve_svm`).
+        Invalid input (:doc:`docs/validity.md </validity>`), out of representable range, or too
+        large ``n`` (as :func:`dank_ref.solve_svm`).
     SolverError
         The conic solver failed.
 
     Warns
     -----
-    InaccurateSolutionWarning
-        When the result cannot be certified (status ``"inaccurate"`` or ``"time_limit"``).
+    ConvergenceWarning
+        When the result cannot be certified (``status`` ``"time_limit"``, ``"max_iter"`` or
+        ``"stalled"``; :class:`dank_ref.ConvergenceWarning`, a subclass of scikit-learn's).
     DeprecationWarning
         ``certify_tol`` and ``max_iters``, the previous names of ``tol`` and ``max_iter``.
 

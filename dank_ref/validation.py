@@ -1,4 +1,5 @@
-"""Input validation of the reference package, implementing ``docs/validity.md`` exactly.
+"""Input validation of the reference package, implementing :doc:`docs/validity.md </validity>`
+exactly.
 
 Every public entry point of :mod:`dank_ref` calls these functions before any arithmetic.  A value
 of the wrong kind (a ``bool`` where a number is expected, a complex or string array, ...) raises
@@ -74,7 +75,8 @@ def _real_array(x, name: str) -> np.ndarray:
 
 
 def check_kernel(K, *, name: str = "K") -> np.ndarray:
-    """Validate a kernel matrix per ``docs/validity.md`` and return it as symmetric float64.
+    """Validate a kernel matrix per :doc:`docs/validity.md </validity>` and return it as symmetric
+    float64.
 
     Parameters
     ----------
@@ -579,7 +581,7 @@ def box_max(C) -> float:
 
 
 def check_range(C, eta: float, s: float, n: int) -> None:
-    """Refuse instances outside the representable range of ``docs/validity.md``.
+    """Refuse instances outside the representable range of :doc:`docs/validity.md </validity>`.
 
     With ``s = max|K| > 0``: ``1e-100 <= C s n <= 1e100`` and ``1e-100 <= eta / (C^2 s) <= 1e100``
     (compared in base-10 logarithms, so the test cannot overflow).  ``K = 0`` has no scale and is
@@ -627,7 +629,8 @@ def check_range(C, eta: float, s: float, n: int) -> None:
 
 
 def feasibility_tolerance(C, n: int) -> float:
-    """Return the feasibility tolerance ``1e-9 * C * sqrt(n)`` of docs/validity.md.
+    """Return the feasibility tolerance ``1e-9 * C * sqrt(n)`` of
+    :doc:`docs/validity.md </validity>`.
 
     A candidate is feasible iff its largest constraint violation is at most this.  For a
     vector box the tolerance is ``1e-9 * max(C) * sqrt(n)`` for every constraint (each box

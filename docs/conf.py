@@ -15,6 +15,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # document the packages of this checkout
+sys.path.insert(0, str(Path(__file__).parent / "_ext"))  # dank_mathml
 
 project = "dank"
 author = "the dank authors"
@@ -31,7 +32,7 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.intersphinx",
-    "sphinx.ext.mathjax",
+    "dank_mathml",  # math as MathML at build time: no MathJax from a CDN (the site works offline)
     "numpydoc",
     "myst_parser",
     "sphinx_gallery.gen_gallery",
@@ -41,7 +42,9 @@ source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
 exclude_patterns = ["_build", "scripts", "examples/*.py", "examples/GALLERY_HEADER.rst",
                     "**.ipynb_checkpoints", "auto_examples/*.ipynb", "auto_examples/*.py",
-                    "auto_examples/*.zip", "auto_examples/*.json"]
+                    "auto_examples/*.zip", "auto_examples/*.json",
+                    # left by builds before write_computation_times=False (see below)
+                    "sg_execution_times.rst", "auto_examples/sg_execution_times.rst"]
 templates_path = ["_templates"]
 
 # --- myst (the Markdown pages) -------------------------------------------------------------
@@ -51,7 +54,8 @@ myst_heading_anchors = 4
 # --- API reference -------------------------------------------------------------------------
 autosummary_generate = True
 autosummary_imported_members = True
-autodoc_default_options = {"members": False}
+# members only where a directive asks (the class template, the module pages)
+autodoc_default_options: dict = {}
 autodoc_typehints = "none"  # the numpydoc Parameters sections carry the types
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
@@ -83,9 +87,16 @@ sphinx_gallery_conf = {
     "abort_on_example_error": True,
     "show_memory": False,
     "min_reported_time": 1,
+    # no sg_execution_times pages: their table loads jQuery and DataTables from CDNs, and
+    # the site must work offline
+    "write_computation_times": False,
+    # a script's last expression is shown as output, except matplotlib's return values
+    # (``ax.set_title(...)``, ``ax.legend()``: "<matplotlib.legend.Legend object at 0x...>")
+    "ignore_repr_types": r"matplotlib\.",
 }
 
 # --- HTML ----------------------------------------------------------------------------------
+html_math_renderer = "dank_mathml"
 html_theme = "pydata_sphinx_theme"
 html_title = f"dank {release}"
 html_theme_options = {
@@ -95,6 +106,8 @@ html_theme_options = {
     "secondary_sidebar_items": ["page-toc"],
 }
 html_show_sourcelink = False
+# pages outside any section have nothing to show in the left sidebar: give them its width
+html_sidebars = {"index": [], "getting_started": [], "changelog": []}
 html_static_path = ["_static"]
 html_css_files = ["custom.css"]
 
@@ -109,7 +122,8 @@ API = [
     ("verification", "The oracle for other implementations, the conformance kit, the golden "
      "vectors, and the study of the paper's claims and experiments.",
      ["verification.formats", "verification.golden", "verification.conformance",
-      "verification.study", "verification.study.claims", "verification.study.experiments"]),
+      "verification.oracle", "verification.study", "verification.study.claims",
+      "verification.study.experiments"]),
 ]
 
 
@@ -176,12 +190,27 @@ def _is_data(modname: str, name: str) -> bool:
                 or callable(obj))
 
 
-def _section(modname: str, names: list[str], level: str | None) -> list[str]:
-    title = f"``{modname}``"
-    head = [title, level * len(title), ""] if level else []
+#: packages whose docstring is not shown on their page: dank_fast's is a plain-text list of the
+#: names that the page's table gives (not reStructuredText); its page shows the one-line blurb
+DOCSTRING_NOT_SHOWN = {"dank_fast"}
+
+
+def _section(modname: str, names: list[str], level: str | None,
+             blurb: str | None = None) -> list[str]:
+    title = f"``{modname}``" if level else modname
+    underline = level or "="
     data = [n for n in names if _is_data(modname, n)]
     code = [n for n in names if n not in data]
-    lines = [*head, f".. py:module:: {modname}", "", f".. currentmodule:: {modname}", ""]
+    if modname in DOCSTRING_NOT_SHOWN:
+        # the target before the title: its id goes to the section (``#module-<name>``)
+        lines = [f".. py:module:: {modname}", "", title, underline * len(title), "",
+                 blurb or "", ""]
+    else:
+        # the module's docstring, under its ``#module-<name>`` anchor (the target of :mod:)
+        lines = [title, underline * len(title), "", f".. automodule:: {modname}", ""]
+    lines += [f".. currentmodule:: {modname}", ""]
+    if code or data:
+        lines += [".. rubric:: Public names", ""]
     if code:
         lines += [".. autosummary::", "   :toctree: generated", "   :nosignatures:", "",
                   *[f"   {n}" for n in code], ""]
@@ -196,8 +225,7 @@ def write_api_pages() -> None:
     for package, blurb, subs in API:
         names = _public_names(package) or []
         lines = [f".. Generated by docs/conf.py from {package}.__all__; do not edit.", "",
-                 package, "=" * len(package), "", blurb, "",
-                 *_section(package, sorted(names, key=str.lower), None)]
+                 *_section(package, sorted(names, key=str.lower), None, blurb)]
         for sub in subs:
             sub_names = _public_names(sub)
             if sub_names:
@@ -213,18 +241,40 @@ def _first_line(path: Path) -> str:
 
     doc = ast.get_docstring(ast.parse(path.read_text())) or ""
     line = doc.strip().split("\n\n")[0].replace("\n", " ")
-    line = re.sub(r":[a-z:]+:`~?\.?([^`]+)`", r"``\1``", line)  # cross-references as literals
+    # cross-references as literals (the title of ":doc:`title <target>`")
+    line = re.sub(r":[a-z:]+:`~?\.?([^`<]+?)(\s*<[^`>]*>)?`", r"``\1``", line)
     return line.replace("\\", "\\\\").replace("*", "\\*")
+
+
+def _write(path: Path, text: str) -> None:
+    if not path.exists() or path.read_text() != text:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+#: modules outside the package pages whose whole docstring and members are on the site
+#: (``api/modules/``): those that public docstrings and pages send the reader to ("see the
+#: module docstring", the helpers their docstrings name).
+#: Every other module is listed in ``api/modules.rst`` with its first paragraph only.
+WHOLE_DOCSTRING = {
+    "dank_ref.svm", "dank_ref.svr", "dank_ref.decomposed", "dank_ref.certificate",
+    "dank_ref.staged", "dank_ref.scale_certificate", "dank_ref.polish",
+    "verification.inmemory",
+}
 
 
 def write_module_index() -> None:
     """``api/modules.rst``: every module of the three packages with its docstring's first
-    paragraph, read from the source (nothing is imported)."""
+    paragraph, read from the source; the public sub-modules link to their package's page, those
+    of :data:`WHOLE_DOCSTRING` to a page of their own with the whole docstring."""
+    here = Path(__file__).parent / "api"
     lines = [".. Generated by docs/conf.py from the packages' sources; do not edit.", "",
              "All modules", "===========", "",
              "Every module of the three packages, private ones included, with the first "
              "paragraph of its docstring (:doc:`/ARCHITECTURE` explains the layout). Only the "
-             "names on the package pages are public API.", ""]
+             "names on the package pages are public API.", "",
+             ".. toctree::", "   :hidden:", "   :glob:", "", "   modules/*", ""]
+    written = set()
     for package, _, _ in API:
         lines += [f"``{package}``", "-" * (len(package) + 4), ""]
         for path in sorted((ROOT / package).rglob("*.py")):
@@ -235,27 +285,53 @@ def write_module_index() -> None:
             name = ".".join(parts)
             if name != package:
                 documented = any(name in subs for _, _, subs in API)
-                target = [] if documented else [f".. py:module:: {name}", ""]
-                lines += [*target, f"``{name}``", f"   {_first_line(path)}",
-                          ""]
-    text = "\n".join(lines)
-    path = Path(__file__).parent / "api" / "modules.rst"
-    if not path.exists() or path.read_text() != text:
-        path.write_text(text)
+                target = []
+                if name in WHOLE_DOCSTRING:
+                    title = f"``{name}``"
+                    # its members, except those on the package's page (one page per object)
+                    public = ", ".join(_public_names(package) or [])
+                    _write(here / "modules" / f"{name}.rst",
+                           "\n".join([".. Generated by docs/conf.py; do not edit.", "",
+                                      title, "=" * len(title), "",
+                                      f".. automodule:: {name}", "   :members:",
+                                      f"   :exclude-members: {public}", ""]))
+                    written.add(f"{name}.rst")
+                elif not documented:
+                    target = [f".. py:module:: {name}", ""]
+                lines += [*target, f":mod:`{name}`", f"   {_first_line(path)}", ""]
+    for old in (here / "modules").glob("*.rst"):  # a module that was removed or renamed
+        if old.name not in written:
+            old.unlink()
+    _write(here / "modules.rst", "\n".join(lines))
 
 
 write_api_pages()
 write_module_index()
 
 # References that cannot resolve: other projects' objects while the build is offline
-# (intersphinx off), and names that docstrings mention without documenting them (private
-# helpers and attributes); each entry is a docstring to complete, not a page to add.
+# (intersphinx off), and, one by one, names that dank_fast's docstrings cite without their
+# being documented (private helpers and attributes).  Each entry below is a dank_fast
+# docstring to complete (link a public name or write the name as a literal), not a page to
+# add; remove it when the docstring is fixed (``-n`` then resolves or reports it).
 nitpick_ignore_regex = [
     (r"py:.*", r"(sklearn|distributed|dask|numpy|scipy|cvxpy|joblib)\..*"),
-    (r"py:(func|attr|meth|data|obj|class)",
-     r"(svr_scale|certify_svr|_project_core|_canonical_factor|kernel_params|F_rows_|STATUSES"
-     r"|F|F_factors|kernel|ROWS_BYTES|drop_caches|vector_problems)"),
-    (r"py:(func|class)", r"(dank_fast|dank_ref|verification)(\.\w+)*\._?\w+\.\w+"),
+]
+nitpick_ignore = [
+    ("py:func", "svr_scale"),                                   # dank_fast.Certificate
+    ("py:func", "dank_fast.certificate.svr_scale"),             # dank_fast.solve_svr
+    ("py:func", "dank_fast.working_set.solve_svm_working_set"),  # solve_svm, DANKClassifier
+    ("py:func", "dank_fast.inner.inner_minimiser"),             # dank_fast.solve_svm
+    ("py:func", "dank_fast._validation.check_representable"),   # dank_fast.solve_svr
+    ("py:func", "_canonical_factor"),                           # dank_fast.solve_svr
+    ("py:func", "dank_fast._routes.choose_route"),              # DANKClassifier.fit
+    ("py:class", "dank_fast._routes.SVRRoute"),                 # DANKRegressor.fit
+    ("py:data", "STATUSES"),                                    # dank_fast.DANKResult
+    ("py:class", "dank_fast.cluster_result.SubKernel"),         # DecomposedResult
+    ("py:class", "dank_fast.cluster_result.ClusterF"),          # DecomposedResult
+    ("py:attr", "kernel"),                                      # DecomposedResult
+    ("py:func", "dank_fast._curvature.curvature"),              # KernelData.gamma_sums
+    ("py:func", "kernel_params"),                               # dank_fast.compute_kernel
+    ("py:func", "_project_core"),                               # dank_fast.project_A
 ]
 if intersphinx_mapping:
     nitpick_ignore_regex.pop(0)

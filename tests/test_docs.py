@@ -1,6 +1,7 @@
 """The documentation: the Sphinx site builds with warnings as errors and every internal reference
-resolved (``-W -n``), its generated tables are current, and the project's version, citation and
-CI command agree with what the docs say.
+resolved (``-W -n``), every link and ``#anchor`` of the built HTML resolves
+(``docs/scripts/check_links.py``), its generated tables are current, and the project's version,
+citation and CI command agree with what the docs say.
 
 The site build needs the ``docs`` extra (``pip install ".[docs]"``, part of the README's test
 command); it is skipped without Sphinx, except in CI (``CI=true``), where it must run. It runs
@@ -31,7 +32,8 @@ def _require(name: str) -> None:
 
 
 def test_site_builds_with_warnings_as_errors(tmp_path):
-    for name in ("sphinx", "numpydoc", "sphinx_gallery", "myst_parser", "pydata_sphinx_theme"):
+    for name in ("sphinx", "numpydoc", "sphinx_gallery", "myst_parser", "pydata_sphinx_theme",
+                 "latex2mathml"):
         _require(name)
     env = dict(os.environ, PYTHONPATH=str(ROOT), MPLBACKEND="agg")
     out = subprocess.run(
@@ -42,14 +44,67 @@ def test_site_builds_with_warnings_as_errors(tmp_path):
     html = tmp_path / "html"
     for page in ("index", "getting_started", "user_guide/checking", "api/dank_fast",
                  "api/generated/dank_fast.solve_svm", "api/generated/dank_ref.solve_svm",
-                 "api/generated/verification.certify_arrays", "MATH", "FORMATS", "validity",
-                 "ARCHITECTURE", "conventions", "conformance", "changelog"):
+                 "api/generated/verification.certify_arrays",
+                 "api/generated/verification.oracle.certify", "api/modules/dank_ref.svm",
+                 "MATH", "FORMATS", "validity", "ARCHITECTURE", "conventions", "conformance",
+                 "changelog"):
         assert (html / f"{page}.html").is_file(), page
     solve_svm = (html / "api/generated/dank_fast.solve_svm.html").read_text()
     assert "Parameters" in solve_svm and "Returns" in solve_svm
+    # every page is checked by the link check below; these are the links that were missing
+    certify_arrays = (html / "api/generated/verification.certify_arrays.html").read_text()
+    assert 'href="verification.oracle.certify.html#verification.oracle.certify"' in certify_arrays
+    ref_svm = (html / "api/generated/dank_ref.solve_svm.html").read_text()
+    for target in ("../../MATH.html", "../../validity.html", "../modules/dank_ref.svm.html"):
+        assert f'href="{target}' in ref_svm, target
+    for package in ("dank_ref", "dank_fast", "verification"):  # the targets of :mod:`package`
+        assert f'id="module-{package}"' in (html / f"api/{package}.html").read_text(), package
+    # no sg_execution_times pages: they load jQuery and DataTables from CDNs
+    assert not list(html.rglob("sg_execution_times.html"))
+
+    # every relative link and #anchor of the built HTML resolves, nothing loads from a CDN
+    # (about a second for the whole site)
+    broken = _check_links()(html)
+    assert not broken, "broken links in the built site:\n" + "\n".join(broken)
     if os.environ.get("DANK_DOCS_GALLERY", "on") != "off":
         example = (html / "auto_examples/plot_01_exact_reference.html").read_text()
         assert "rel_gap=" in example  # the script ran and its output is on the page
+        # the oracle's commands as a user types them, with their output and exit codes
+        files = (html / "auto_examples/plot_07a_certify_files.html").read_text()
+        for shown in ("$ dank-verify certify moons.json moons_solution.json",
+                      "verdict: CERTIFIED", "verdict: NOT CERTIFIED", "$ echo $?"):
+            assert shown in files, shown
+        kit = (html / "auto_examples/plot_07_check_your_solver.html").read_text()
+        assert "$ dank-verify conformance --impl my_solver:solve" in kit
+        assert "PYTHONPATH" not in kit and "dank-rendered-md" in kit  # report.md rendered
+
+
+def _check_links():
+    sys.path.insert(0, str(ROOT / "docs" / "scripts"))
+    try:
+        from check_links import check
+    finally:
+        sys.path.pop(0)
+    return check
+
+
+def test_link_check_finds_each_kind_of_broken_link(tmp_path):
+    (tmp_path / "_static").mkdir()
+    (tmp_path / "a.html").write_text(
+        '<p id="top">x</p><a href="b.html#there">ok</a> <a href="#top">ok</a>\n'
+        '<a href="b.html#gone">anchor</a> <a href="c.html">file</a>\n'
+        '<script src="https://cdn.example.org/x.js"></script>\n'
+        '<span class="problematic">|y_i|</span> <a href="https://example.org/">outside</a>')
+    (tmp_path / "b.html").write_text('<section id="there"></section>')
+    (tmp_path / "_static" / "s.css").write_text("a { background: url(//cdn.example.org/i.png) }")
+    broken = _check_links()(tmp_path)
+    assert len(broken) == 5, broken
+    for what in ("no id 'gone' in b.html", "no file c.html", "cdn.example.org/x.js",
+                 "problematic", "_static/s.css:1"):
+        assert any(what in line for line in broken), what
+    (tmp_path / "a.html").write_text('<a href="b.html#there">ok</a>')
+    (tmp_path / "_static" / "s.css").write_text("a { color: red }")
+    assert _check_links()(tmp_path) == []
 
 
 def test_generated_tables_are_current():

@@ -169,8 +169,9 @@ def test_parallel_problems_are_the_sequential_ones(wine, multi_class):
 def test_a_worker_s_convergence_warning_reaches_the_caller(wine):
     Xtr, _, ytr, _ = wine
     with pytest.warns(ConvergenceWarning, match="did not certify"):
-        DANKClassifier(sigma=0.5, tol=1e-12, max_iter=2, warm_start_svm=False,
-                       n_jobs=2).fit(Xtr, ytr)
+        # max_iter bounds Newton's steps, fallback_iter its accelerated fallback
+        DANKClassifier(sigma=0.5, tol=1e-12, max_iter=2, warm_start_svm=False, n_jobs=2,
+                       solver_options={"fallback_iter": 2}).fit(Xtr, ytr)
 
 
 def test_parallel_problems_with_a_precomputed_kernel(wine):
@@ -279,7 +280,8 @@ def test_other_kernels(kernel):
 def test_convergence_warning_propagates():
     X, y = _moons(60, 0.3)
     with pytest.warns(ConvergenceWarning, match="did not certify"):
-        DANKClassifier(sigma=0.3, tol=1e-12, max_iter=2, warm_start_svm=False).fit(X, y)
+        DANKClassifier(sigma=0.3, tol=1e-12, max_iter=2, warm_start_svm=False,
+                       solver_options={"fallback_iter": 2}).fit(X, y)
 
 
 @pytest.mark.parametrize("extension", ["paper", "nearest"])

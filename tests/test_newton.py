@@ -35,10 +35,14 @@ def test_newton_agrees_with_accelerated(tau, C):
 
 
 def test_newton_respects_max_iter_with_fallback():
+    """``max_iter`` bounds the Newton steps (``n_iter``), ``fallback_iter`` the accelerated
+    fallback (docs/conventions.md)."""
     K, y, _ = _data(40, seed=4)
     with pytest.warns(UserWarning, match="did not certify"):
-        res = solve_svm(K, y, C=10.0, eta=1.0, tau=0.01, method="newton", tol=1e-14, max_iter=1)
-    assert res.status in ("max_iter", "stalled") and res.n_iter <= 3
+        res = solve_svm(K, y, C=10.0, eta=1.0, tau=0.01, method="newton", tol=1e-14, max_iter=1,
+                        fallback_iter=2)
+    assert res.status in ("max_iter", "stalled") and res.n_iter <= 1
+    assert res.extra["accelerated_iter"] <= 2
 
 
 @pytest.mark.parametrize("C", [1.0, 30.0])

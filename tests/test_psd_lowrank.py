@@ -10,10 +10,10 @@ from threadpoolctl import threadpool_limits
 
 from dank_fast import compute_kernel
 from dank_fast._kernel_validation import check_kernel_matrix
-from dank_fast._psd import LOWRANK_MIN_N, lowrank_gershgorin_psd
+from dank_fast._psd import lowrank_gershgorin_psd, worth_trying
 
 EPS = 1e-8  # eps_psd of a float64 kernel
-N = LOWRANK_MIN_N
+N = min(n for n in range(16, 4000) if worth_trying(n))  # the smallest size it is tried at
 
 
 def smooth_kernel(n: int, seed: int, sigma: float = 0.5) -> np.ndarray:
@@ -70,7 +70,7 @@ def test_accepts_a_small_dent_within_the_rule():
 
 def test_not_decided_for_small_or_full_rank_matrices():
     K = smooth_kernel(N - 1, 0)
-    assert not lowrank_gershgorin_psd(K, 1.0, EPS)  # below LOWRANK_MIN_N: the Cholesky's job
+    assert not lowrank_gershgorin_psd(K, 1.0, EPS)  # too small to try: the Cholesky's job
     narrow = smooth_kernel(N, 0, sigma=1e-3)  # nearly the identity: rank n, not low
     assert not lowrank_gershgorin_psd(narrow, 1.0, EPS)
 

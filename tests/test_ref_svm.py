@@ -21,6 +21,7 @@ from _ref_cases import (
 )
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sklearn.exceptions import ConvergenceWarning
 
 import dank_ref
 from dank_ref import certificate as rc
@@ -91,7 +92,7 @@ def test_eta_infinity_reproduces_sklearn_svc(seed):
 def test_property_tiny_instances(n, d, C, eta, tau, width, balance, dup, seed):
     K, y = make_svm(n, d=d, seed=seed, width=width, balance=balance, dup=dup)
     with warnings.catch_warnings():
-        warnings.simplefilter("error", dank_ref.InaccurateSolutionWarning)
+        warnings.simplefilter("error", dank_ref.ConvergenceWarning)
         r = dank_ref.solve_svm(K, y, C=C, eta=eta, tau=tau, solver="SCS", strategy="tight")
     assert r.status == "converged" and r.rel_gap <= 1e-6
     assert r.gap >= -1e-10 * max(1.0, abs(r.value))
@@ -146,13 +147,17 @@ def test_solver_failure_raises():
     assert issubclass(dank_ref.SolverError, RuntimeError)
 
 
-def test_inaccurate_warns():
+def test_an_uncertified_answer_warns_and_names_its_iteration_limit():
+    """The conic solver stopped by the caller's ``max_iter``: status ``"max_iter"`` (the
+    previous release said ``"inaccurate"``), with dank_ref's ConvergenceWarning, a subclass of
+    scikit-learn's."""
     K, y = make_svm(16, seed=2)
-    with pytest.warns(dank_ref.InaccurateSolutionWarning):
+    with pytest.warns(ConvergenceWarning, match="max_iter = 3") as rec:
         r = dank_ref.solve_svm(
             K, y, C=1.0, eta=0.5, tau=0.1, solver="SCS", polish=False, max_iter=3, eps=1e-12
         )
-    assert r.status == "inaccurate"
+    assert r.status == "max_iter" and not r.success and r.n_iter == 3
+    assert any(w.category is dank_ref.ConvergenceWarning for w in rec)
 
 
 @pytest.mark.slow

@@ -66,7 +66,7 @@ def test_eta_infinity_reproduces_sklearn_svr(seed):
 def test_property_tiny_instances(n, d, C, eta, tau, width, eps, dup, seed):
     K, y = make_svr(n, d=d, seed=seed, width=width, dup=dup)
     with warnings.catch_warnings():
-        warnings.simplefilter("error", dank_ref.InaccurateSolutionWarning)
+        warnings.simplefilter("error", dank_ref.ConvergenceWarning)
         r = dank_ref.solve_svr(K, y, C=C, epsilon=eps, eta=eta, tau=tau, solver="SCS",
                                strategy="tight")
     assert r.status == "converged"
@@ -119,7 +119,7 @@ def test_svr_tube_detection_is_exact_at_the_boundary():
 def test_returned_point_is_what_is_certified():
     K, y = svr_instance()
     with warnings.catch_warnings():
-        warnings.simplefilter("error", dank_ref.InaccurateSolutionWarning)
+        warnings.simplefilter("error", dank_ref.ConvergenceWarning)
         r = dank_ref.solve_svr(K, y, C=1.0, epsilon=0.05, eta=1.0)
     c = rc.svr_certificate(K, y, r.alpha_hat, r.alpha_check, C=1.0, epsilon=0.05, eta=1.0,
                            tau=0.01)

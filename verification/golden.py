@@ -130,12 +130,13 @@ def certify_both(inst: dict, sol: dict) -> dict:
 # ---------------------------------------------------------------------------------------------
 def _start(inst: dict, dank_fast) -> tuple[np.ndarray, str]:
     """The solver's point (P2: ``b = ah - ac``) on the exactly rescaled instance
-    ``(Cm K, C / Cm, eta / Cm)``, ``Cm = max C`` (docs/validity.md: ``a*(K, C, eta) =
-    Cm a*(Cm K, C / Cm, eta / Cm)``), so that the solvers' internal thresholds see a largest
-    box of 1.  dank_fast's Newton method for a scalar ``C`` (``dank_fast``: the module, imported
-    by :func:`_solve`, the oracle side's one optional path to it); dank_ref's conic solve
-    (staged, polished, certified) for per-sample boxes, as they were first generated (an
-    independent solve; dank_fast certifies them too, :func:`certify_both`)."""
+    ``(Cm K, C / Cm, eta / Cm)``, ``Cm = max C`` (:doc:`docs/validity.md </validity>`:
+    ``a*(K, C, eta) = Cm a*(Cm K, C / Cm, eta / Cm)``), so that the solvers' internal thresholds
+    see a largest box of 1. dank_fast's Newton
+    method for a scalar ``C`` (``dank_fast``: the module, imported by :func:`_solve`, the oracle
+    side's one optional path to it); dank_ref's conic solve (staged, polished, certified) for
+    per-sample boxes, as they were first generated (an independent solve; dank_fast certifies
+    them too, :func:`certify_both`)."""
     task, K, y, C, eta, tau = (inst[k] for k in ("task", "K", "y", "C", "eta", "tau"))
     if isinstance(C, np.ndarray):
         # start-up: dank_ref's solvers import cvxpy (seconds); only this path needs them

@@ -1,11 +1,11 @@
-"""The oracle on arrays in memory: :func:`certify_arrays` (no files, no subprocess).
+"""The oracle on arrays in memory: :func:`verification.certify_arrays` (no files, no subprocess).
 
-The arrays are validated by dank_ref's rule (:mod:`dank_ref.validation`, docs/validity.md,
-the rule the file format applies too) with the argument named in every error: a ``TypeError``
-for the wrong kind of object (a string, a boolean or complex array, a missing required
-argument), a ``ValueError`` for a wrong value (shape, NaN, labels other than -1 / +1, outside
-the representable range).  Then
-:func:`verification.oracle.certify` runs on the validated copies.
+The arrays are validated by dank_ref's rule (:mod:`dank_ref.validation`,
+:doc:`docs/validity.md </validity>`, the rule the file format applies too) with the argument named
+in every error: a ``TypeError`` for the wrong kind of object (a string, a boolean or complex array,
+a missing required argument), a ``ValueError`` for a wrong value (shape, NaN, labels other than
+-1 / +1, outside the representable range). Then :func:`verification.oracle.certify` runs on the
+validated copies.
 """
 
 from __future__ import annotations
@@ -87,8 +87,8 @@ def _features(X) -> np.ndarray:
 
 
 def _kernel_params(kernel, sigma, gamma, degree, coef0) -> dict:
-    """The kernel's parameters by the file format's rule (docs/FORMATS.md): the kernel's own
-    parameters only, each valid."""
+    """The kernel's parameters by the file format's rule (:doc:`docs/FORMATS.md </FORMATS>`): the
+    kernel's own parameters only, each valid."""
     if not isinstance(kernel, str):
         raise TypeError(f"kernel must be a string, one of {KERNELS} (required with X), got "
                         f"{type(kernel).__name__}")
@@ -123,8 +123,8 @@ def instance_from_arrays(K=None, y=None, *, C, eta, tau=None, task="svm", epsilo
     """A validated instance dict (the keys of :func:`verification.formats.load_instance`).
 
     The kernel is given as ``K`` or by features: ``X`` with ``kernel`` and its parameters
-    (exactly one of the two; parameters as in :func:`certify_arrays`).  Everything else is
-    checked before the kernel is validated or formed.
+    (exactly one of the two; parameters as in :func:`verification.certify_arrays`).  Everything
+    else is checked before the kernel is validated or formed.
 
     Costs: ``K``: one ``eigvalsh`` (``O(n^3)`` time, ``O(n^2)`` memory: the PSD test).
     ``X`` with ``8 n^2 <= max_dense_bytes``: the dense kernel is formed as the file route forms
@@ -252,7 +252,7 @@ def certify_arrays(K=None, y=None, *, C, eta, tau=None, alpha=None, alpha_hat=No
     Parameters
     ----------
     K : array_like of shape (n, n), optional
-        Kernel (validity rule of docs/validity.md).
+        Kernel (validity rule of :doc:`docs/validity.md </validity>`).
     y : array_like of shape (n,)
         Labels (-1 / +1) or targets (svr).
     C, eta, tau, epsilon : float
@@ -280,7 +280,7 @@ def certify_arrays(K=None, y=None, *, C, eta, tau=None, alpha=None, alpha_hat=No
     X : array_like of shape (n, d), optional
         Features, finite; the kernel is then ``kernel`` applied to the rows of ``X``.
     kernel : {"gaussian", "linear", "polynomial"}
-        Required with ``X``: the kernels of the file format (docs/FORMATS.md).
+        Required with ``X``: the kernels of the file format (:doc:`docs/FORMATS.md </FORMATS>`).
     sigma, gamma, degree, coef0 : optional
         The kernel's parameters, by the file format's rule: gaussian exactly one of ``sigma``
         or ``gamma`` (``> 0``; ``gamma = 1 / (2 sigma^2)``); linear none; polynomial all of

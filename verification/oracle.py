@@ -6,12 +6,12 @@ only checks feasibility, compares numbers and keeps the bookkeeping.  Every chec
 (``report["checks"]``); the solution is CERTIFIED iff none fails.  ``n`` is the number of
 points, ``p`` the submitted point, ``tol`` the required relative gap (``--tol``, default 1e-6).
 
-Feasibility (docs/validity.md: ``max violation <= 1e-9 C sqrt(n)``, relative to ``C``), one
-check per constraint.  Per-sample boxes (``C`` a vector of ``n`` bounds, format version 2):
-the box checks are ``alpha_i <= C_i`` for every ``i`` (the value is the largest
+Feasibility (:doc:`docs/validity.md </validity>`: ``max violation <= 1e-9 C sqrt(n)``, relative to
+``C``), one check per constraint. Per-sample boxes (``C`` a vector of ``n`` bounds, format version
+2): the box checks are ``alpha_i <= C_i`` for every ``i`` (the value is the largest
 ``alpha_i - C_i``), and the tolerance of every check is ``1e-9 max(C) sqrt(n)``, the rule of
-``dank_ref.validation.feasibility_tolerance`` (a solver's rounding and the certificate's
-numbers scale with the largest box, not with the smallest):
+``dank_ref.validation.feasibility_tolerance`` (a solver's rounding and the certificate's numbers
+scale with the largest box, not with the smallest):
 
 ============================  =====================================================  =========
 check                         constraint                                              tasks
@@ -33,18 +33,18 @@ numbers are computed at the nearest feasible point and reported as informative):
   (a move of at most the feasibility tolerance, reported as ``projection_distance``); P3 on
   ``Kbar = K o [labels_i = labels_j]``.  ``scale`` is ``1'alpha`` (svm, P3) or
   ``max(|b'y| + eps 1'(ah + ac) + b'(F o K)b, C (max y - min y) / 2)`` (svr, ``b = ah - ac``;
-  every term in the units of the objective, docs/MATH.md section 5).  ``upper`` is the
-  smaller of two primal values of the fixed-kernel problem (kernel ``F(p) o K``): at the
-  ``w`` induced by ``p`` and after one Newton step of that problem from ``p``
-  (:mod:`verification._upper`; ``upper_from`` says which, ``upper_at_point`` gives the
-  first); the blockwise route evaluates the first only.  The svr point is certified *as
-  given*: ``lin = b'y - eps 1'(ah + ac)`` depends on ``ah + ac``, so if the certificate
-  function normalises ``min(ah_i, ac_i)`` to 0 the oracle adds the difference back.
+  every term in the units of the objective, :doc:`docs/MATH.md </MATH>` section 5). ``upper`` is the
+  smaller of two primal values of the fixed-kernel problem (kernel ``F(p) o K``): at the ``w``
+  induced by ``p`` and after one Newton step of that problem from ``p`` (:mod:`verification._upper`;
+  ``upper_from`` says which, ``upper_at_point`` gives the first); the blockwise route evaluates the
+  first only. The svr point is certified *as given*: ``lin = b'y - eps 1'(ah + ac)`` depends on
+  ``ah + ac``, so if the certificate function normalises ``min(ah_i, ac_i)`` to 0 the oracle adds
+  the difference back.
 * ``bias`` (if submitted; svm, svr): the primal-dual gap with the submitted bias,
   ``(q + C loss(bias) - lin) / scale <= tol`` with ``q = d'(F o K)d``, the decision function
   ``f = (F o K)d + bias`` and ``d = alpha * y`` (svm) or ``b`` (svr); hinge loss
   ``max(0, 1 - y f)`` (svm), ``max(0, |y - f| - eps)`` (svr). svm: also at the rescaled
-  point ``(s w, s bias)``, ``s = 1 / min_i y_i f_i`` (the same classifier; :func:`_primal_gap`).
+  point ``(s w, s bias)``, ``s = 1 / min_i y_i f_i`` (the same classifier).
 * ``F`` (if submitted): ``max|F - F(p)| <= 1e-6 max(1, max|F(p)|)``, ``F(p) =
   J_{tau/2}(11' + Gamma)`` from dank_ref (P3: the full ``n x n`` minimiser on ``Kbar``, not the
   block-diagonal matrix of Lemma 5).
@@ -69,14 +69,15 @@ dank_ref's reference optimum ``v*``, the point's value, the distance of a submit
 problem".
 
 Cost: ``K`` is validated once, by the loader (:mod:`verification.formats`) or by
-:func:`verification.certify_arrays` (one ``eigvalsh``, the PSD test of docs/validity.md);
-:func:`certify` trusts its input and calls dank_ref's certificate without re-validating it.
-The certificate itself takes one dense ``eigh`` of an ``n x n`` matrix (``O(n^3)`` time, a few
-``n x n`` arrays).  An instance given by ``X`` whose ``n x n`` kernel exceeds the format's limit
-(``K`` is ``None``) is certified blockwise from ``X`` by :mod:`dank_ref.scale_certificate`
-(never an ``n x n`` array: time ``O(n s d)`` plus ``O(s^3)`` for ``tau > 0``, ``s`` the
-support; memory one block plus ``O(n d)``; P3 one cluster at a time), where a submitted ``F``
-is "not evaluated".  ``progress`` (:func:`certify`) reports the phases of either route.
+:func:`verification.certify_arrays` (one ``eigvalsh``, the PSD test of
+:doc:`docs/validity.md </validity>`); :func:`certify` trusts its input and calls dank_ref's
+certificate without re-validating it. The certificate itself takes one dense ``eigh`` of an
+``n x n`` matrix (``O(n^3)`` time, a few ``n x n`` arrays). An instance given by ``X`` whose
+``n x n`` kernel exceeds the format's limit (``K`` is ``None``) is certified blockwise from ``X`` by
+:mod:`dank_ref.scale_certificate` (never an ``n x n`` array: time ``O(n s d)`` plus ``O(s^3)`` for
+``tau > 0``, ``s`` the support; memory one block plus ``O(n d)``; P3 one cluster at a time), where a
+submitted ``F`` is "not evaluated". ``progress`` (:func:`certify`) reports the phases of either
+route.
 """
 
 from __future__ import annotations
@@ -199,9 +200,9 @@ def _reference_certificate(inst, p):
     """dank_ref's certificate at ``p``; returns ``(cert, d, lin, scale, Kw)``.
 
     dank_ref is called on the exactly rescaled instance ``(C K, C = 1, eta / C)`` at ``p / C``
-    (docs/validity.md: ``v*(K, C, eta) = C v*(C K, 1, eta / C)``, ``a -> a / C``; ``F`` and the
-    bias are unchanged), so that no absolute threshold inside it meets a tiny or huge ``C``;
-    ``lower``, ``upper`` and ``gap`` are multiplied back by ``C``.  A vector ``C`` is rescaled
+    (:doc:`docs/validity.md </validity>`: ``v*(K, C, eta) = C v*(C K, 1, eta / C)``, ``a -> a / C``;
+    ``F`` and the bias are unchanged), so that no absolute threshold inside it meets a tiny or huge
+    ``C``; ``lower``, ``upper`` and ``gap`` are multiplied back by ``C``. A vector ``C`` is rescaled
     by its largest entry ``Cm``: ``(Cm K, C / Cm, eta / Cm)`` at ``p / Cm``.
     """
     task, K, y, C, eta, tau = (inst[k] for k in ("task", "K", "y", "C", "eta", "tau"))
@@ -301,7 +302,7 @@ def _check_options(block_rows, progress) -> None:
 
 def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = False, *,
             block_rows: int | None = None, progress=None, evidence: bool | None = None) -> dict:
-    """Check a submitted solution of an instance (see the module docstring for every check).
+    """Check a submitted solution of an instance (every check: :mod:`verification.oracle`).
 
     Parameters
     ----------
@@ -319,7 +320,7 @@ def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = Fals
         block (:func:`feature_kernel`); ignored by the dense route.
     progress : callable, optional
         Called as ``progress(phase, done, total)`` (the protocol of
-        :func:`dank_ref.scale_certificate.svm_certificate_features`): the blockwise route
+        :func:`dank_ref.svm_certificate_features`): the blockwise route
         reports its row blocks or clusters, the dense route its one certificate (and the
         ``evidence`` of a failure, below) as 0 / 1 then 1 / 1.  Default: nothing is reported.
     evidence : bool, optional

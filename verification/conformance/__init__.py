@@ -10,7 +10,7 @@ each row a status and a one-line diagnosis (:mod:`.diagnosis`) and writes ``repo
 implementation's own status. :mod:`.adapters` wraps every solver of this project as an
 ``--impl`` target and :mod:`.compare` runs them all into one table
 (``reproduction/conformance/``); :mod:`.plugin` is the pytest plugin (``--dank-impl``) whose
-test module is :mod:`.test_implementation`.
+test module is ``verification.conformance.test_implementation``.
 
 This package's ``__init__`` imports nothing, so that loading the pytest plugin costs nothing.
 """

@@ -109,7 +109,7 @@ def load_cases(set_name: str, tasks=None, workdir: str | None = None, ids=None,
         :func:`select_cases` picks.
     shrink : int, optional
         The large set only: divide every ``n`` by this integer
-        (:func:`verification.conformance.large.specs`; no manifest then). Default 1.
+        (``verification.conformance.large.specs``; no manifest then). Default 1.
 
     Returns
     -------

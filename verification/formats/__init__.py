@@ -53,8 +53,8 @@ kernel         string       ``"gaussian"``: ``exp(-gamma ||x - x'||^2)`` with ex
                             ``"linear"``: ``x'x'`` (no parameters);
                             ``"polynomial"``: ``(gamma x'x' + coef0)^degree`` with all three
 sigma, gamma   number > 0   kernel parameters (only those the kernel uses are allowed)
-degree         integer >= 1
-coef0          number >= 0  (``coef0 < 0`` is not a PSD kernel, docs/validity.md)
+degree         int >= 1
+coef0          number >= 0  (``coef0 < 0`` is not a PSD kernel, :doc:`docs/validity.md </validity>`)
 y              array n      labels, exactly ``-1`` or ``+1`` (svm: both classes; decomposed:
                             one class allowed), or real targets (svr)
 C              number > 0   the box; version 2 also: array n of per-sample boxes ``> 0``
@@ -66,13 +66,13 @@ epsilon        number >= 0  svr only (required)
 labels         int array n  cluster of each point, decomposed only (required)
 =============  ===========  ===============================================================
 
-``K`` is validated by the rule of ``docs/validity.md``: ``n >= 1``, finite, symmetric to
-``max(1e-10, 10 u) max|K|`` and PSD to ``-max(1e-8, u) n max|K|`` (``u`` the machine epsilon of
-its dtype; ``K = 0`` is valid), then symmetrised.  A kernel computed from ``X`` by the formulas
-above is PSD by construction and is not tested (it must be finite: an overflowing kernel or
-``sigma`` is refused).  Instances outside the representable range
-``1e-100 <= C max|K| n <= 1e100``, ``1e-100 <= eta / (C^2 max|K|) <= 1e100`` are refused
-(a vector ``C``: for its smallest and its largest entry).
+``K`` is validated by the rule of :doc:`docs/validity.md </validity>`: ``n >= 1``, finite, symmetric
+to ``max(1e-10, 10 u) max|K|`` and PSD to ``-max(1e-8, u) n max|K|`` (``u`` the machine epsilon of
+its dtype; ``K = 0`` is valid), then symmetrised. A kernel computed from ``X`` by the formulas above
+is PSD by construction and is not tested (it must be finite: an overflowing kernel or ``sigma`` is
+refused). Instances outside the representable range ``1e-100 <= C max|K| n <= 1e100``,
+``1e-100 <= eta / (C^2 max|K|) <= 1e100`` are refused (a vector ``C``: for its smallest and its
+largest entry).
 
 Solution (``format = "dank-solution"``, ``version = 1`` or ``2``)
 -----------------------------------------------------------------
@@ -93,7 +93,7 @@ meta           string or    optional, free-form (which solver, its settings, ...
 =============  ===========  ===============================================================
 
 The same formats, field by field with examples and the versioning rule, are in
-``docs/FORMATS.md``; JSON Schemas ship in ``verification/schemas/``.
+:doc:`docs/FORMATS.md </FORMATS>`; JSON Schemas ship in ``verification/schemas/``.
 
 Modules: :mod:`~verification.formats.spec` (constants, field sets),
 :mod:`~verification.formats.containers` (raw ``.npz`` / JSON fields),

@@ -1,5 +1,5 @@
-"""Kernel matrices of the format: dank_ref's validity rule (docs/validity.md) and kernel
-constructor, with the format's shape errors and the machine epsilon of the stored dtype.
+"""Kernel matrices of the format: dank_ref's validity rule (:doc:`docs/validity.md </validity>`)
+and kernel constructor, with the format's shape errors and the machine epsilon of the stored dtype.
 
 The rule itself lives in :mod:`dank_ref.validation` (``check_kernel``, ``check_range``) and
 the kernels computed from ``X`` in :mod:`dank_ref.kernels` (``kernel_from_X``); this module
@@ -23,7 +23,8 @@ _SHORT_FLOATS = {float(np.finfo(t).eps): t for t in (np.float16, np.float32)}
 
 
 def validate_kernel(K: np.ndarray, eps: float = F64_EPS, *, what: str = "K") -> np.ndarray:
-    """Check a kernel read from a file by the rule of docs/validity.md; return it symmetrised.
+    """Check a kernel read from a file by the rule of :doc:`docs/validity.md </validity>`; return it
+    symmetrised.
 
     The rule is :func:`dank_ref.validation.check_kernel`'s.  ``K`` is a finite float64
     ``n x n`` array (``n >= 1``); ``eps`` the machine epsilon of the
@@ -69,7 +70,7 @@ def validate_kernel(K: np.ndarray, eps: float = F64_EPS, *, what: str = "K") -> 
 
 
 def check_representable(C: float, eta: float, s: float, n: int) -> None:
-    """Refuse an instance outside the representable range of docs/validity.md.
+    """Refuse an instance outside the representable range of :doc:`docs/validity.md </validity>`.
 
     The range is ``1e-100 <= C s n <= 1e100`` and ``1e-100 <= eta / (C^2 s) <= 1e100`` with
     ``s = max|K|`` (``s = 0`` is always representable), as

@@ -106,9 +106,9 @@ def load_instance(path, *, max_array_bytes: int | None = None,
                   max_json_bytes: int | None = None, check_n=None) -> dict:
     """Read and validate an instance file.
 
-    The format is in :mod:`verification.formats` and docs/FORMATS.md.  Every limit is checked
-    before allocating; every field is read and checked before the heavy part: a kernel ``K``
-    is then checked by :func:`validate_kernel` (O(n^3) time, O(n^2) memory); a kernel given by
+    The format is in :mod:`verification.formats` and :doc:`docs/FORMATS.md </FORMATS>`. Every limit
+    is checked before allocating; every field is read and checked before the heavy part: a kernel
+    ``K`` is then checked by :func:`validate_kernel` (O(n^3) time, O(n^2) memory); a kernel given by
     ``X`` is computed (O(n^2 d)) when ``8 n^2 <= max_array_bytes``.
 
     Parameters
@@ -201,8 +201,8 @@ def load_solution(path, n: int | None = None, *, max_array_bytes: int | None = N
                   max_json_bytes: int | None = None) -> dict:
     """Read and validate a solution file.
 
-    The format is in :mod:`verification.formats` and docs/FORMATS.md.  Whether the solution
-    fits its instance (the task, the feasibility) is checked by the certifier, not here.
+    The format is in :mod:`verification.formats` and :doc:`docs/FORMATS.md </FORMATS>`. Whether the
+    solution fits its instance (the task, the feasibility) is checked by the certifier, not here.
 
     Parameters
     ----------

@@ -5,17 +5,17 @@ Results" with their protocol on the data sets in ``../shared/datasets`` and give
 empirical claim of the paper a verdict (REPRODUCED / PARTLY / NOT REPRODUCED), with the
 paper's number and ours side by side.
 
-Modules
--------
-data      locating and loading the data sets, the 50/50 splits (``MANIFEST.md`` conventions)
-paper     the paper's printed numbers (typed in once; tested against the LaTeX source)
-protocol  the methods (SVM-CV, MKL-uniform, DANK, SVR-CV, DANK-SVR) and the CV protocol
-runner    cells ``(data set, split, method)``, the resumable cache, parallel execution
-tables    one module per table (aggregation, paired t-tests, verdicts, its section of
-          report.md); tables.report assembles report.md and results.json
-figures   Figure 4 (projected gradient vs the accelerated method, certified gap) and
-          the paper-vs-ours scatter
-cli       the ``dank-reproduce`` command line
+Its modules:
+
+* ``data``: locating and loading the data sets, the 50/50 splits (``MANIFEST.md`` conventions)
+* ``paper``: the paper's printed numbers (typed in once; tested against the LaTeX source)
+* ``protocol``: the methods (SVM-CV, MKL-uniform, DANK, SVR-CV, DANK-SVR) and the CV protocol
+* ``runner``: cells ``(data set, split, method)``, the resumable cache, parallel execution
+* ``tables``: one module per table (aggregation, paired t-tests, verdicts, its section of
+  report.md); ``tables.report`` assembles report.md and results.json
+* ``figures``: Figure 4 (projected gradient vs the accelerated method, certified gap) and the
+  paper-vs-ours scatter
+* ``cli``: the ``dank-reproduce`` command line
 """
 
 import importlib

@@ -484,7 +484,7 @@ def run_cell(cell: Cell, ds: Dataset, proto: Protocol, dep: dict | None = None, 
         The data set, split index and method (a key of the method table).
     ds : Dataset
         The loaded data set named by ``cell.dataset``
-        (:func:`~verification.study.experiments.data.load_dataset`).
+        (``verification.study.experiments.data.load_dataset``).
     proto : Protocol
         Grids, folds, seeds and solver settings of the run.
     dep : dict, optional

@@ -253,8 +253,11 @@ class WorkingSetRoute(Route):
         kern = FeatureKernel.from_validated(train.X[idx], **s.kernel_kwargs)
         # libsvm on the features
         eta, alpha0 = _eta_and_start(lambda: svc_dual(kern, y, C), s, alpha0)
-        res = solve_svm(kern, y, C=C, eta=eta, tau=s.tau, tol=s.tol, max_iter=s.max_iter,
-                        alpha0=alpha0, verbose=bool(s.verbose), **s.options)
+        # the user's method, never replaced: working sets take "auto" and "newton" and
+        # solve_svm says so for another
+        res = solve_svm(kern, y, C=C, eta=eta, tau=s.tau, method=s.method, tol=s.tol,
+                        max_iter=s.max_iter, alpha0=alpha0, verbose=bool(s.verbose),
+                        **s.options)
         return RouteFit(res, eta, _model_from_result(res, y, eta))
 
 

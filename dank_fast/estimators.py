@@ -186,7 +186,9 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         the features by :class:`sklearn.svm.SVC` (kernel computed on the fly) and only
         ``K[W][:, W]`` of a working set ``W`` near the support is ever formed.
         ``"auto"``: dense while the kernel takes at most 1 GiB (``n_p <= 11,585``),
-        working sets above; precomputed kernels are always dense.
+        working sets above; precomputed kernels are always dense. Working sets solve with
+        ``method`` ``"auto"`` or ``"newton"``; another ``method`` there is a ``ValueError``
+        at ``fit`` (never replaced silently).
     random_state : int, RandomState instance or None, default=None
         Seed of k-means when ``decomposition`` is set, and of the folds of
         ``probability=True`` (0 when None); the solvers of P1 (and the plain SVM used by

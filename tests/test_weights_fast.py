@@ -69,10 +69,10 @@ def test_a_vector_C_is_validated_naming_it():
                           (np.where(np.arange(N) == 2, np.nan, W), ValueError, "NaN or inf"),
                           (np.ones((N, 1)), ValueError, "1-D array"),
                           (["a"] * N, TypeError, "real numeric array")):
-        for call in (lambda: solve_svm(K, Y, C=bad, eta=1.0),
-                     lambda: solve_svr(K, T, C=bad, epsilon=0.1, eta=1.0),
-                     lambda: solve_decomposed(K, Y, C=bad, eta=1.0),
-                     lambda: svm_certificate(K, Y, np.zeros(N), C=bad, eta=1.0, tau=0.0)):
+        for call in (lambda b=bad: solve_svm(K, Y, C=b, eta=1.0),
+                     lambda b=bad: solve_svr(K, T, C=b, epsilon=0.1, eta=1.0),
+                     lambda b=bad: solve_decomposed(K, Y, C=b, eta=1.0),
+                     lambda b=bad: svm_certificate(K, Y, np.zeros(N), C=b, eta=1.0, tau=0.0)):
             with pytest.raises(exc, match=msg):
                 call()
 
@@ -236,8 +236,7 @@ def test_predict_proba_sums_to_one_and_ranks_as_the_decision_function():
     assert np.all(np.diff(p[order, 1]) >= -1e-12)  # monotone in the decision value
     np.testing.assert_allclose(np.exp(clf.predict_log_proba(Xs)), p)
     assert clf.probA_.shape == clf.probB_.shape == (1,) and clf.probA_[0] < 0
-    with pytest.raises(AttributeError, match="predict_proba"):
-        DANKClassifier().predict_proba
+    assert not hasattr(DANKClassifier(), "predict_proba")  # as SVC(probability=False)
     Xw, yw = load_wine(return_X_y=True)
     Xw = (Xw - Xw.mean(0)) / Xw.std(0)
     for mc in ("ovo", "ovr"):
@@ -345,3 +344,11 @@ def test_decomposition_and_working_sets_take_weights():
         assert clf.fit_status_ == 0 and clf.score(Xm, ym) > 0.9
         assert np.all(clf.results_[0].alpha <= w * (1 + 1e-12))
     assert dank_fast.DANKClassifier().get_params()["decision_function_shape"] == "ovr"
+
+
+def test_working_sets_refuse_a_method_they_would_replace():
+    Xm, ym = make_moons(40, noise=0.2, random_state=0)
+    with pytest.raises(ValueError, match="working sets with Newton.*'accelerated'"):
+        DANKClassifier(gamma=2.0, route="working-set", method="accelerated").fit(Xm, ym)
+    clf = DANKClassifier(gamma=2.0, route="working-set", method="newton", tol=1e-5).fit(Xm, ym)
+    assert clf.results_[0].status == "converged"

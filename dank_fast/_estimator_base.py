@@ -1,4 +1,6 @@
-"""Plumbing shared by :class:`DANKClassifier` and :class:`DANKRegressor`."""
+"""Plumbing shared by :class:`DANKClassifier` and :class:`DANKRegressor`: the kernel
+parameters (``sigma`` deprecated for ``gamma``), the per-sample boxes of sample and class
+weights, the parallel fit of the problems and the warm-start state."""
 
 from __future__ import annotations
 
@@ -6,17 +8,41 @@ import warnings
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
+from sklearn.utils.validation import _check_sample_weight
 
 from ._routes import TrainingData
 from ._warm import WarmState, data_key
 from .kernels import compute_kernel
 
-__all__ = ["KernelEstimatorMixin", "fit_problems"]
+__all__ = ["KernelEstimatorMixin", "fit_problems", "sample_boxes"]
+
+
+def sample_boxes(C: float, X, sample_weight, class_weight=None, y_enc=None):
+    """Every training sample's box ``C w_i`` (libsvm's ``C * class_weight[y_i] *
+    sample_weight_i``, docs/MATH.md section 14), or None when every ``w_i`` is 1 (the scalar
+    problem, solved exactly as without weights).
+
+    ``sample_weight`` is checked as scikit-learn checks it (``_check_sample_weight``: shape
+    ``(n,)``, finite, non-negative); all zero is a ``ValueError``. A sample of weight zero has
+    box 0: the estimators drop it from every problem, as libsvm does.
+    """
+    w = np.ones(X.shape[0])
+    if sample_weight is not None:
+        w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        if not np.any(w > 0):
+            raise ValueError("Sample weights must contain at least one non-zero number (every "
+                             "sample has weight zero: no sample is left to fit)")
+    if class_weight is not None:
+        w = w * np.asarray(class_weight, dtype=np.float64)[y_enc]
+    if np.all(w == 1.0):
+        return None
+    return C * w
 
 
 def fit_problems(tasks: list, n_jobs: int | None) -> list:
-    """``route.fit(train, idx, y, alpha0=alpha0)`` for every task ``(route, train, idx, y,
-    alpha0)``, in order: in this process when joblib's ``effective_n_jobs(n_jobs)`` is 1,
+    """``route.fit(train, idx, y, alpha0=alpha0, C=C)`` for every task ``(route, train, idx,
+    y, alpha0, C)`` (``C``: the problem's box, None for the estimator's scalar), in order:
+    in this process when joblib's ``effective_n_jobs(n_jobs)`` is 1,
     else in parallel by joblib (its default backend, or the one of an enclosing
     ``joblib.parallel_backend``).
 
@@ -26,9 +52,10 @@ def fit_problems(tasks: list, n_jobs: int | None) -> list:
     :class:`dank_fast.ConvergenceWarning`) are issued again here.
     """
     if len(tasks) <= 1 or effective_n_jobs(n_jobs) == 1:
-        return [route.fit(train, idx, y, alpha0=alpha0) for route, train, idx, y, alpha0 in tasks]
-    jobs = (delayed(_fit_one)(route, _restricted(train, idx), y, alpha0)
-            for route, train, idx, y, alpha0 in tasks)
+        return [route.fit(train, idx, y, alpha0=alpha0, C=C)
+                for route, train, idx, y, alpha0, C in tasks]
+    jobs = (delayed(_fit_one)(route, _restricted(train, idx), y, alpha0, C)
+            for route, train, idx, y, alpha0, C in tasks)
     fits = []
     for fit, caught in Parallel(n_jobs=n_jobs)(jobs):
         for w in caught:
@@ -44,11 +71,11 @@ def _restricted(train: TrainingData, idx: np.ndarray) -> TrainingData:
     return TrainingData(K if train.X is train.K else train.X[idx], K)
 
 
-def _fit_one(route, train: TrainingData, y: np.ndarray, alpha0):
+def _fit_one(route, train: TrainingData, y: np.ndarray, alpha0, C):
     """One task of :func:`fit_problems` in a worker: the fit and the warnings it issued."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        fit = route.fit(train, np.arange(y.size), y, alpha0=alpha0)
+        fit = route.fit(train, np.arange(y.size), y, alpha0=alpha0, C=C)
     return fit, caught
 
 
@@ -67,6 +94,21 @@ class KernelEstimatorMixin:
     @property
     def _precomputed(self) -> bool:
         return self.kernel == "precomputed"
+
+    def _check_width(self) -> None:
+        """``sigma`` is deprecated (one release) for scikit-learn's ``gamma = 1 / (2
+        sigma^2)``: a ``DeprecationWarning`` when it is given, a ``ValueError`` naming both when
+        both are. Called at the start of ``fit``."""
+        if self.sigma is None:
+            return
+        if self.gamma is not None:
+            raise ValueError(
+                f"give the Gaussian width once: sigma={self.sigma!r} and gamma={self.gamma!r} "
+                "are both set (gamma = 1 / (2 sigma^2); sigma is deprecated, use gamma)")
+        warnings.warn(
+            f"sigma is deprecated and will be removed in the next release; use gamma = 1 / "
+            f"(2 sigma^2) = {1.0 / (2.0 * self.sigma ** 2)!r} (scikit-learn's name, as in "
+            "sklearn.svm.SVC)", DeprecationWarning, stacklevel=3)
 
     def _kernel_kwargs(self) -> dict:
         return {
@@ -94,9 +136,10 @@ class KernelEstimatorMixin:
         """The kernel parameters as a comparable tuple (:meth:`WarmState.kernel`)."""
         return tuple(sorted(self._kernel_kwargs().items()))
 
-    def _remember(self, key: str, results, K) -> None:
-        """Keep this fit's solutions (and training kernel ``K``) for the next warm start."""
+    def _remember(self, key: str, results, K, boxes) -> None:
+        """Keep this fit's solutions, boxes (one per problem) and training kernel ``K`` for
+        the next warm start."""
         if self.warm_start:
-            self._warm_state = WarmState(key, float(self.C),
+            self._warm_state = WarmState(key, tuple(boxes),
                                          tuple(r.alpha.copy() for r in results),
                                          self._kernel_key(), K)

@@ -1,6 +1,10 @@
 """libsvm fits with an iteration limit whose ConvergenceWarning becomes dank_fast's own, and the
 plain SVM's dual (``svc_dual``): the warm start of P1's routes and the paper's ``eta``.
 
+Per-sample boxes ``C_i`` (docs/MATH.md section 14) are libsvm's own weights: scikit-learn's
+libsvm sets the box of sample ``i`` to ``C * sample_weight[i]`` (and ``C * class_weight[y_i]``),
+so a vector ``C`` is fitted as ``C0 = max C`` with ``sample_weight = C / C0``.
+
 A low module: the dense solver (:mod:`dank_fast.svm`), the working sets
 (:mod:`dank_fast.working_set`), the decomposition and the estimators all take the plain SVM from
 here, so none of them imports another for it.
@@ -27,8 +31,19 @@ __all__ = ["fit_limited", "max_abs", "plain_svr", "svc_dual", "svc_iteration_lim
            "svr_iteration_limit"]
 
 
-def fit_limited(model, X, y, message: Callable[[], str]):
-    """``model.fit(X, y)`` for a scikit-learn libsvm model built with ``max_iter``.
+def _as_weights(C):
+    """``(C0, sample_weight)`` of libsvm for a box ``C``: ``(C, None)`` for a scalar, ``(max C,
+    C / max C)`` for per-sample bounds (libsvm's box of sample ``i`` is ``C0 sample_weight_i``)."""
+    if np.ndim(C) == 0:
+        return float(C), None
+    C = np.asarray(C, dtype=np.float64)
+    C0 = float(C.max())
+    return C0, C / C0
+
+
+def fit_limited(model, X, y, message: Callable[[], str], sample_weight=None):
+    """``model.fit(X, y, sample_weight=...)`` for a scikit-learn libsvm model built with
+    ``max_iter``.
 
     A scikit-learn ``ConvergenceWarning`` (libsvm stopped at its iteration limit) is re-issued
     as :class:`dank_fast.ConvergenceWarning` with ``message()`` (computed only then, e.g. a
@@ -37,7 +52,7 @@ def fit_limited(model, X, y, message: Callable[[], str]):
     """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SklearnConvergenceWarning)
-        model.fit(X, y)
+        model.fit(X, y, sample_weight=sample_weight)
     for w in caught:
         if issubclass(w.category, SklearnConvergenceWarning):
             warnings.warn(message(), ConvergenceWarning, stacklevel=3)
@@ -68,9 +83,13 @@ def svc_iteration_limit(n: int) -> int:
     return max(10**6, 100 * int(n))
 
 
-def svc_dual(K: np.ndarray, y: np.ndarray, C: float, tol: float = 1e-4) -> np.ndarray:
+def svc_dual(K: np.ndarray, y: np.ndarray, C, tol: float = 1e-4) -> np.ndarray:
     """Dual variables ``a`` of the plain SVM (:class:`sklearn.svm.SVC`, precomputed ``K`` or a
     :class:`FeatureKernel`, whose kernel libsvm then computes from the features).
+
+    ``C`` is a scalar or a vector of per-sample bounds: then libsvm is fitted with ``C0 = max
+    C`` and ``sample_weight = C / C0`` (its box of sample ``i`` is ``C0 sample_weight_i =
+    C_i``), and the dual returned lies in ``0 <= a_i <= C_i``.
 
     The limit ``F = 11'`` of DANK (``eta -> inf``, ``tau = 0``): the paper's ``eta = ||a||^2``
     and the warm start of ``method="auto"``. ``O(SVC)`` time, no copy of ``K``.
@@ -87,28 +106,33 @@ def svc_dual(K: np.ndarray, y: np.ndarray, C: float, tol: float = 1e-4) -> np.nd
     coordinates, and the totals agree within 1%.
     """
     limit = svc_iteration_limit(y.size)
+    C0, sw = _as_weights(C)
     if isinstance(K, FeatureKernel):  # libsvm computes the kernel from the features
-        svc = SVC(C=C, tol=tol, max_iter=limit, cache_size=500, **K.svc_params())
-        fit_limited(svc, K.X, y, lambda: _svc_limit_message(limit, "kernel from features"))
+        svc = SVC(C=C0, tol=tol, max_iter=limit, cache_size=500, **K.svc_params())
+        fit_limited(svc, K.X, y, lambda: _svc_limit_message(limit, "kernel from features"),
+                    sample_weight=sw)
         return _dual_of(svc, y.size, C)
     a = _precomputed_dual(K, y, C, tol, limit)
     return _svc_precomputed_dual(K, y, C, tol, limit) if a is None else a
 
 
-def _dual_of(svc: SVC, n: int, C: float) -> np.ndarray:
-    """The dual ``a`` (in ``[0, C]``) of a fitted binary :class:`~sklearn.svm.SVC`."""
+def _dual_of(svc: SVC, n: int, C) -> np.ndarray:
+    """The dual ``a`` (in ``[0, C]``, ``C`` a scalar or per-sample) of a fitted binary
+    :class:`~sklearn.svm.SVC`."""
     a = np.zeros(n)
     a[svc.support_] = np.abs(svc.dual_coef_.ravel())
     return np.minimum(a, C)
 
 
-def _svc_precomputed_dual(K: np.ndarray, y: np.ndarray, C: float, tol: float,
+def _svc_precomputed_dual(K: np.ndarray, y: np.ndarray, C, tol: float,
                           limit: int) -> np.ndarray:
     """``svc_dual`` on a precomputed ``K`` by the public ``SVC.fit``: the fallback of
     :func:`_precomputed_dual` when scikit-learn's private binding is missing or different."""
-    svc = SVC(kernel="precomputed", C=C, tol=tol, max_iter=limit)
+    C0, sw = _as_weights(C)
+    svc = SVC(kernel="precomputed", C=C0, tol=tol, max_iter=limit)
     fit_limited(svc, K, y,
-                lambda: _svc_limit_message(limit, f"C * max|K| = {C * max_abs(K):.3g}"))
+                lambda: _svc_limit_message(limit, f"C * max|K| = {C0 * max_abs(K):.3g}"),
+                sample_weight=sw)
     return _dual_of(svc, y.size, C)
 
 
@@ -118,11 +142,12 @@ def _svc_limit_message(limit: int, scale: str) -> str:
             "eta='svm'), and the DANK solution is still certified")
 
 
-def _precomputed_dual(K: np.ndarray, y: np.ndarray, C: float, tol: float, limit: int,
+def _precomputed_dual(K: np.ndarray, y: np.ndarray, C, tol: float, limit: int,
                       binding=_sk_libsvm) -> np.ndarray | None:
     """``svc_dual`` on a precomputed ``K`` by the libsvm call behind ``SVC.fit``, with the
-    arguments ``SVC(kernel="precomputed", C=C, tol=tol, max_iter=limit).fit(K, y)`` passes
-    (labels encoded ``0, 1`` as ``np.unique`` orders them, no weights): the same dual, bit for
+    arguments ``SVC(kernel="precomputed", C=C0, tol=tol, max_iter=limit).fit(K, y,
+    sample_weight=sw)`` passes (labels encoded ``0, 1`` as ``np.unique`` orders them; ``(C0,
+    sw)`` of :func:`_as_weights`, no weights for a scalar ``C``): the same dual, bit for
     bit (``tests/test_libsvm.py``), without the estimator's checks of data that the callers
     validated (0.84 -> 0.05 ms for 47 points: at the UCI sizes the checks cost more than the
     solve). None when this scikit-learn's binding does not take these arguments: the caller
@@ -133,18 +158,20 @@ def _precomputed_dual(K: np.ndarray, y: np.ndarray, C: float, tol: float, limit:
     if binding is None or labels.min() == labels.max():
         return None  # (one class: libsvm returns zeros where SVC.fit raises; SVC says why)
     Kc = np.ascontiguousarray(K, dtype=np.float64)
+    C0, sw = _as_weights(C)
+    sw = np.empty(0) if sw is None else np.ascontiguousarray(sw)
     try:
         binding.set_verbosity_wrap(0)  # libsvm's global switch (SVC.fit sets it each time)
         out = binding.fit(
-            Kc, labels, svm_type=0, sample_weight=np.empty(0), class_weight=np.empty(0),
-            kernel="precomputed", C=float(C), nu=0.5, probability=0, degree=3, shrinking=1,
+            Kc, labels, svm_type=0, sample_weight=sw, class_weight=np.empty(0),
+            kernel="precomputed", C=C0, nu=0.5, probability=0, degree=3, shrinking=1,
             tol=float(tol), cache_size=200.0, coef0=0.0, gamma=1.0, epsilon=0.1,
             max_iter=int(limit), random_seed=0)
         support, dual_coef, status = out[0], out[3], out[7]
     except (TypeError, ValueError, AttributeError, IndexError):  # another binding's signature
         return None
     if status == 1:  # libsvm stopped at max_iter (where SVC.fit warns)
-        warnings.warn(_svc_limit_message(limit, f"C * max|K| = {C * max_abs(K):.3g}"),
+        warnings.warn(_svc_limit_message(limit, f"C * max|K| = {C0 * max_abs(K):.3g}"),
                       ConvergenceWarning, stacklevel=3)
     a = np.zeros(y.size)
     a[support] = np.abs(np.asarray(dual_coef).ravel())
@@ -166,8 +193,10 @@ def svr_iteration_limit(n: int) -> int:
     return max(10**6, 100 * n * n)
 
 
-def plain_svr(K: np.ndarray, y: np.ndarray, C: float, epsilon: float) -> SVR:
+def plain_svr(K: np.ndarray, y: np.ndarray, C, epsilon: float) -> SVR:
     """The plain SVR of ``eta="svr"`` (precomputed ``K``), with a bounded number of iterations.
+
+    ``C`` a scalar or per-sample bounds (fitted as ``C0 = max C``, ``sample_weight = C / C0``).
 
     When libsvm stops at :func:`svr_iteration_limit` the dual is approximate: it is still a
     valid warm start (the DANK solve is certified from any start) and its ``||ah - ac||^2``
@@ -175,9 +204,10 @@ def plain_svr(K: np.ndarray, y: np.ndarray, C: float, epsilon: float) -> SVR:
     running for minutes.
     """
     limit = svr_iteration_limit(K.shape[0])
-    svr = SVR(kernel="precomputed", C=C, epsilon=epsilon, tol=1e-4, max_iter=limit)
+    C0, sw = _as_weights(C)
+    svr = SVR(kernel="precomputed", C=C0, epsilon=epsilon, tol=1e-4, max_iter=limit)
     return fit_limited(svr, K, y, lambda: (
         f"the plain SVR behind eta='svr' stopped at its iteration limit ({limit}; the problem "
-        f"is ill-conditioned: C * max|K| = {C * max_abs(K):.3g}); eta is computed from its "
+        f"is ill-conditioned: C * max|K| = {C0 * max_abs(K):.3g}); eta is computed from its "
         "approximate dual and the DANK solve starts from it (still certified). Pass a numeric "
-        "eta, or rescale the features, to avoid this."))
+        "eta, or rescale the features, to avoid this."), sample_weight=sw)

@@ -32,11 +32,12 @@ def block_kernel(K: np.ndarray, labels) -> np.ndarray:
 
 
 class DecomposedProblem(SVMProblem):
-    """P3 (eq. mainls / mainlssub) for the generic solvers: box only, no bias, ``tau = 0``."""
+    """P3 (eq. mainls / mainlssub) for the generic solvers: box only, no bias, ``tau = 0``
+    (``C`` a scalar or per-sample bounds)."""
 
     kind = "decomposed"
 
-    def __init__(self, K, y: np.ndarray, C: float, eta: float):
+    def __init__(self, K, y: np.ndarray, C, eta: float):
         super().__init__(K, y, C, eta, 0.0)
 
     @property
@@ -64,8 +65,8 @@ class DecomposedProblem(SVMProblem):
         return None
 
     def lipschitz_pgm(self) -> float:
-        n = self.kd.n
-        return n + n * self.C * self.C * _lambda_max(self.kd) / (4 * self.eta)
+        n, C = self.kd.n, float(np.max(self.C))  # per-sample boxes: the bound with max C
+        return n + n * C * C * _lambda_max(self.kd) / (4 * self.eta)
 
 
 def sum_certificates(certs, alphas) -> Certificate:
@@ -84,7 +85,8 @@ def sum_certificates(certs, alphas) -> Certificate:
 
 
 def full_certificate_dense(K, y, abar, C, eta, c):
-    """``h(abar)`` and the certificate of the full problem mainls on a dense ``K``."""
+    """``h(abar)`` and the certificate of the full problem mainls on a dense ``K`` (``C`` a
+    scalar or per-sample bounds)."""
     kd = KernelData(K if c == 1.0 else K * c)
     p = DecomposedProblem(kd, y, C / c, eta / c)
     ev = p.evaluate(abar / c)  # tau = 0: F in closed form
@@ -119,6 +121,6 @@ def full_certificate_features(kern: FeatureKernel, y, abar, C, eta, c):
     inner = InnerSolution(F=None, deficit=deficit, excess=0.0, eigvals=np.empty(0), route="closed")
     q_half = 0.5 * float(d @ f0)
     loss = primal_loss(f0, y, q_half, Cc, with_bias=False)  # hinge, or the hard-margin point
-    infeas = max(float(-abar.min()), float(abar.max() - C), 0.0) / c
+    infeas = max(float(-abar.min()), float(np.max(abar - C)), 0.0) / c
     cert = _assemble(lin, q_half, loss, inner, etac, 0.0, None, (0.0, 0.0), lin, infeas)
     return (lin + etac * deficit) * c, scale_certificate(cert, c)

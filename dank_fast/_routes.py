@@ -5,7 +5,9 @@ sub-problem to one route; :class:`dank_fast.DANKRegressor` hands each of its pro
 :class:`SVRRoute`. Every route has one interface, :meth:`Route.fit` ``(train, idx, y) ->``
 :class:`RouteFit` (the certified result, the ``eta`` used and the prediction model), and takes
 validated data: the training set :class:`TrainingData` (features, and the dense kernel when a
-dense route needs it), the positions ``idx`` of the problem's points and their labels.
+dense route needs it), the positions ``idx`` of the problem's points and their labels, and the
+problem's box ``C`` (the estimator's scalar ``C``, or per-sample bounds ``C w_i`` from sample
+and class weights, docs/MATH.md section 14).
 
 * :class:`DenseRoute`: :func:`dank_fast.solve_svm` on ``K[idx, idx]`` (``8 n_p^2`` bytes);
 * :class:`WorkingSetRoute`: :func:`dank_fast.solve_svm` on a :class:`FeatureKernel`
@@ -32,6 +34,7 @@ from .svm import solve_svm
 from .svr import solve_svr
 
 __all__ = [
+    "DECOMPOSITION_METHODS",
     "DENSE_KERNEL_BYTES",
     "BinaryModel",
     "DecompositionRoute",
@@ -44,6 +47,10 @@ __all__ = [
     "WorkingSetRoute",
     "choose_route",
 ]
+
+#: the methods the estimators' decomposition solves its clusters with (the others are refused at
+#: ``fit`` with this list, never replaced silently)
+DECOMPOSITION_METHODS = ("auto", "newton", "accelerated")
 
 #: ``route="auto"`` uses the dense n_p x n_p kernel up to this size (8 n_p^2 bytes: n_p ~ 11,585)
 DENSE_KERNEL_BYTES = 1 << 30
@@ -181,8 +188,13 @@ class Route:
     def __init__(self, settings: Settings):
         self.settings = settings
 
+    def box(self, C) -> float | np.ndarray:
+        """The problem's box: ``C`` when given (per-sample bounds of the problem's points, or
+        a scalar), else the settings' scalar ``C``."""
+        return self.settings.C if C is None else C
+
     def fit(self, train: TrainingData, idx: np.ndarray, y: np.ndarray,
-            alpha0: np.ndarray | None = None) -> RouteFit:
+            alpha0: np.ndarray | None = None, C=None) -> RouteFit:
         """Solve the problem of the points ``idx`` with labels (targets) ``y``.
 
         Parameters
@@ -197,6 +209,9 @@ class Route:
             A start (the estimator's ``warm_start``: the previous fit's solution, rescaled)
             used instead of the plain SVM's (SVR's); the plain model is then fitted only when
             ``eta`` needs it. Ignored by :class:`DecompositionRoute`.
+        C : float or ndarray of shape (idx.size,), optional
+            The problem's box (validated): per-sample bounds from the weights, or a scalar;
+            ``None``: ``settings.C``.
 
         Returns
         -------
@@ -213,14 +228,14 @@ class DenseRoute(Route):
     name = "dense"
 
     def fit(self, train: TrainingData, idx: np.ndarray, y: np.ndarray,
-            alpha0: np.ndarray | None = None) -> RouteFit:
-        s = self.settings
+            alpha0: np.ndarray | None = None, C=None) -> RouteFit:
+        s, C = self.settings, self.box(C)
         kd = train.kernel(idx)
-        eta, alpha0 = _eta_and_start(lambda: svc_dual(kd.K, y, s.C), s, alpha0)
+        eta, alpha0 = _eta_and_start(lambda: svc_dual(kd.K, y, C), s, alpha0)
         method = s.method
         if method == "auto" and alpha0 is None:
             method = "newton"  # no warm start wanted: Newton from 0
-        res = solve_svm(kd, y, C=s.C, eta=eta, tau=s.tau, method=method, tol=s.tol,
+        res = solve_svm(kd, y, C=C, eta=eta, tau=s.tau, method=method, tol=s.tol,
                         max_iter=s.max_iter, alpha0=alpha0, **s.options)
         return RouteFit(res, eta, _model_from_result(res, y, eta))
 
@@ -233,13 +248,16 @@ class WorkingSetRoute(Route):
     name = "working-set"
 
     def fit(self, train: TrainingData, idx: np.ndarray, y: np.ndarray,
-            alpha0: np.ndarray | None = None) -> RouteFit:
-        s = self.settings
+            alpha0: np.ndarray | None = None, C=None) -> RouteFit:
+        s, C = self.settings, self.box(C)
         kern = FeatureKernel.from_validated(train.X[idx], **s.kernel_kwargs)
         # libsvm on the features
-        eta, alpha0 = _eta_and_start(lambda: svc_dual(kern, y, s.C), s, alpha0)
-        res = solve_svm(kern, y, C=s.C, eta=eta, tau=s.tau, tol=s.tol, max_iter=s.max_iter,
-                        alpha0=alpha0, verbose=bool(s.verbose), **s.options)
+        eta, alpha0 = _eta_and_start(lambda: svc_dual(kern, y, C), s, alpha0)
+        # the user's method, never replaced: working sets take "auto" and "newton" and
+        # solve_svm says so for another
+        res = solve_svm(kern, y, C=C, eta=eta, tau=s.tau, method=s.method, tol=s.tol,
+                        max_iter=s.max_iter, alpha0=alpha0, verbose=bool(s.verbose),
+                        **s.options)
         return RouteFit(res, eta, _model_from_result(res, y, eta))
 
 
@@ -251,16 +269,16 @@ class DecompositionRoute(Route):
     name = "decomposition"
 
     def fit(self, train: TrainingData, idx: np.ndarray, y: np.ndarray,
-            alpha0: np.ndarray | None = None) -> RouteFit:
-        s = self.settings
+            alpha0: np.ndarray | None = None, C=None) -> RouteFit:
+        s, C = self.settings, self.box(C)
         X = train.X[idx]
         v = min(int(s.decomposition), y.size)
         km = KMeans(n_clusters=v, random_state=s.random_state, n_init=3).fit(X)
-        method = s.method if s.method in ("auto", "accelerated", "newton") else "auto"
+        # the estimator refuses other methods with a decomposition (DECOMPOSITION_METHODS)
         res = solve_decomposed(
-            FeatureKernel.from_validated(X, **s.kernel_kwargs), y, C=s.C,
+            FeatureKernel.from_validated(X, **s.kernel_kwargs), y, C=C,
             eta="svm" if isinstance(s.eta, str) else float(s.eta),
-            labels=km.labels_, method=method, tol=s.tol, max_iter=s.max_iter,
+            labels=km.labels_, method=s.method, tol=s.tol, max_iter=s.max_iter,
             certify_full=False,
         )
         d = res.alpha * y
@@ -289,17 +307,17 @@ class SVRRoute(Route):
     name = "svr"
 
     def fit(self, train: TrainingData, idx: np.ndarray, y: np.ndarray,
-            alpha0: np.ndarray | None = None) -> RouteFit:
-        s = self.settings
+            alpha0: np.ndarray | None = None, C=None) -> RouteFit:
+        s, C = self.settings, self.box(C)
         kd = train.kernel(idx)
         if isinstance(s.eta, str):  # "svr": eta = ||ah - ac||^2 of a plain SVR
-            svr = plain_svr(kd.K, y, s.C, s.epsilon)
+            svr = plain_svr(kd.K, y, C, s.epsilon)
             d = np.zeros(y.size)
             d[svr.support_] = svr.dual_coef_.ravel()
             eta, start = _eta_rule(d, s)
             alpha0 = start if alpha0 is None else alpha0
         else:
             eta = float(s.eta)
-        res = solve_svr(kd, y, C=s.C, epsilon=s.epsilon, eta=eta, tau=s.tau, method=s.method,
+        res = solve_svr(kd, y, C=C, epsilon=s.epsilon, eta=eta, tau=s.tau, method=s.method,
                         tol=s.tol, max_iter=s.max_iter, alpha0=alpha0)
         return RouteFit(res, eta, None)

@@ -8,7 +8,9 @@ checks against the primary on the same inputs:
   ``StrOptions`` (the estimators' ``_parameter_constraints``): :func:`fit_context` validates the
   hyper-parameters when ``fit`` starts, by :func:`check_params` in the fallback;
 * ``sklearn.utils.multiclass._ovr_decision_function`` (the one-vs-one decision function):
-  :func:`ovo_votes`.
+  :func:`ovo_votes`;
+* ``sklearn.calibration._sigmoid_calibration`` (Platt's sigmoid of ``probability=True``):
+  :func:`platt_sigmoid`.
 
 ``sklearn.svm._libsvm`` (the plain SVM's dual) is guarded in :mod:`dank_fast._libsvm`.
 """
@@ -22,7 +24,7 @@ import numbers
 import numpy as np
 
 __all__ = ["Interval", "StrOptions", "check_params", "fit_context", "ovo_decision_function",
-           "ovo_votes"]
+           "ovo_votes", "platt_sigmoid", "sigmoid_calibration"]
 
 
 class InvalidParameterError(ValueError, TypeError):
@@ -164,3 +166,43 @@ def ovo_decision_function(predictions: np.ndarray, confidences: np.ndarray,
     if _sk_ovr_decision_function is None:  # pragma: no cover - exercised through ovo_votes
         return ovo_votes(predictions, confidences, n_classes)
     return _sk_ovr_decision_function(predictions, confidences, n_classes)
+
+
+try:  # private (sklearn/calibration.py): Platt's sigmoid, as CalibratedClassifierCV fits it
+    from sklearn.calibration import _sigmoid_calibration as _sk_sigmoid_calibration
+except ImportError:  # pragma: no cover - a scikit-learn that moved it: the fallback
+    _sk_sigmoid_calibration = None
+
+
+def platt_sigmoid(f: np.ndarray, target: np.ndarray) -> tuple[float, float]:
+    """Platt's ``(A, B)`` of ``P(1 | f) = 1 / (1 + exp(A f + B))`` (Platt 1999, with his
+    smoothed targets ``(n+ + 1) / (n+ + 2)`` and ``1 / (n- + 2)``; Lin, Lin and Weng 2007's
+    stable log-loss), by SciPy's L-BFGS from ``(0, log((n- + 1) / (n+ + 1)))``: the fallback of
+    scikit-learn's ``_sigmoid_calibration``."""
+    # start-up: scipy.optimize is needed only by this fallback
+    from scipy.optimize import minimize
+
+    f = np.asarray(f, dtype=np.float64)
+    pos = target > 0
+    n_pos, n_neg = int(pos.sum()), int((~pos).sum())
+    t = np.where(pos, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
+
+    def loss(ab):
+        z = ab[0] * f + ab[1]
+        p = np.exp(-np.logaddexp(0.0, z))  # 1 / (1 + e^z)
+        value = float(np.sum(np.logaddexp(0.0, z) - (1.0 - t) * z))
+        g = t - p  # d loss / d z
+        return value, np.array([float(g @ f), float(g.sum())])
+
+    x0 = np.array([0.0, np.log((n_neg + 1.0) / (n_pos + 1.0))])
+    ab = minimize(loss, x0, jac=True, method="L-BFGS-B").x
+    return float(ab[0]), float(ab[1])
+
+
+def sigmoid_calibration(f: np.ndarray, target: np.ndarray) -> tuple[float, float]:
+    """Platt's sigmoid ``(A, B)``: scikit-learn's ``_sigmoid_calibration`` (the one of
+    ``CalibratedClassifierCV(method="sigmoid")``), else :func:`platt_sigmoid`."""
+    if _sk_sigmoid_calibration is None:  # pragma: no cover - exercised through platt_sigmoid
+        return platt_sigmoid(f, target)
+    a, b = _sk_sigmoid_calibration(np.asarray(f, dtype=np.float64), target)
+    return float(a), float(b)

@@ -9,14 +9,17 @@ The rule (``docs/validity.md``) in brief:
 
 * ``K``: rules 1-4 (real numeric, square, finite, symmetric, PSD), in
   :mod:`dank_fast._kernel_validation`; its scale ``s = max|K_ij|`` (:func:`kernel_scale`) here.
+* The box ``C`` (:func:`check_box`): a real, finite number ``> 0``, or a vector of ``n``
+  per-sample bounds ``C_i > 0`` (docs/MATH.md section 14); its scale is ``max C``.
 * Scalars: ``C, eta`` real, finite, ``> 0``; ``tau, epsilon`` real, finite, ``>= 0`` (bool and
   str rejected, NumPy scalars accepted); iteration limits integers ``>= 1``.
 * Representable range (:func:`check_representable`):
-  ``1e-100 <= C s n <= 1e100`` and ``1e-100 <= eta / (C^2 s) <= 1e100``.
+  ``1e-100 <= C s n <= 1e100`` and ``1e-100 <= eta / (C^2 s) <= 1e100`` (a vector ``C``: for
+  both ``min C`` and ``max C``).
 * Labels ``-1/+1`` (P1: both classes, P3: one class allowed), finite real targets (P2), cluster
   labels comparable for equality (no ``NaN``/``None``).
 * Feasibility of a candidate (:func:`feasibility_violation`): violation
-  ``<= 1e-9 C sqrt(n)``.
+  ``<= 1e-9 max(C) sqrt(n)``.
 """
 
 from __future__ import annotations
@@ -31,7 +34,9 @@ import numpy as np
 __all__ = [
     "FEASIBILITY_RTOL",
     "REPRESENTABLE_RANGE",
+    "box_max",
     "check_binary_labels",
+    "check_box",
     "check_cluster_labels",
     "check_feasible",
     "check_finite_array",
@@ -92,6 +97,45 @@ def check_nonnegative(value, name: str) -> float:
     if not math.isfinite(v) or v < 0:
         raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
     return v
+
+
+def check_box(C, n: int, name: str = "C"):
+    """The box of P1, P2, P3: a scalar ``> 0``, or a vector of ``n`` per-sample bounds ``C_i``.
+
+    A real number (Python or NumPy, not bool) is checked by :func:`check_positive` and
+    returned as a ``float``, exactly as before per-sample boxes. Anything else must be a real
+    1-D array of length ``n`` with finite entries ``> 0`` (libsvm's weighted box ``0 <= a_i <=
+    C_i``, docs/MATH.md section 14), returned as a float64 copy. A 0-d array is refused like
+    any non-number (``TypeError``), as before per-sample boxes and as ``dank_ref``.
+
+    Raises
+    ------
+    TypeError
+        Not a real number nor a real numeric array (bool, str, complex, ...).
+    ValueError
+        Naming ``name``: wrong shape or length, an entry NaN, infinite or ``<= 0``.
+    """
+    if isinstance(C, numbers.Real | bool | np.bool_ | str | bytes) or np.ndim(C) == 0:
+        return check_positive(C, name)  # a number, or refused as one (0-d array, str, None)
+    arr = _real_array(C, name)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a number > 0 or a 1-D array of {n} per-sample "
+                         f"bounds, got shape {arr.shape}")
+    if arr.shape[0] != n:
+        raise ValueError(f"{name} has length {arr.shape[0]} but there are {n} samples")
+    arr = np.array(arr, dtype=np.float64, copy=True)
+    bad = np.flatnonzero(~(np.isfinite(arr) & (arr > 0)))
+    if bad.size:
+        i = int(bad[0])
+        what = "NaN or inf" if not np.isfinite(arr[i]) else "<= 0"
+        raise ValueError(f"{name} must have finite entries > 0 (per-sample bounds); "
+                         f"{name}[{i}] = {float(arr[i])!r} is {what}")
+    return arr
+
+
+def box_max(C) -> float:
+    """``max C``: the scale of a box (a scalar is its own maximum)."""
+    return float(C) if np.ndim(C) == 0 else float(np.max(C))
 
 
 def check_integer(value, name: str, minimum: int = 1) -> int:
@@ -230,7 +274,9 @@ def check_representable(C: float, eta: float, kernel_scale: float, n: int) -> No
 
     Parameters
     ----------
-    C, eta : float > 0
+    C : float > 0, or ndarray of per-sample bounds
+        Already validated (:func:`check_box`); a vector is checked at ``min C`` and ``max C``.
+    eta : float > 0
         Already validated (:func:`check_positive`).
     kernel_scale : float >= 0
         ``max|K_ij|`` (:func:`kernel_scale`).
@@ -242,6 +288,11 @@ def check_representable(C: float, eta: float, kernel_scale: float, n: int) -> No
     ValueError
         Naming ``C``, ``eta``, ``max|K|``, ``n`` and the quantity out of range.
     """
+    if np.ndim(C) != 0:  # per-sample boxes: both ends of the box (docs/MATH.md section 14)
+        C = np.asarray(C, dtype=np.float64)
+        for end in (float(C.min()), float(C.max())):
+            check_representable(end, eta, kernel_scale, n)
+        return
     C = check_positive(C, "C")
     eta = check_positive(eta, "eta")
     s = check_nonnegative(kernel_scale, "kernel_scale (max|K|)")
@@ -376,27 +427,31 @@ def check_cluster_labels(labels, n: int) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- feasibility
-def feasibility_violation(alpha, C: float, eq=None, target: float = 0.0) -> float:
-    """``max(|eq'alpha - target|, -min alpha, max alpha - C, 0)`` (no equality when ``eq`` is None).
+def feasibility_violation(alpha, C, eq=None, target: float = 0.0) -> float:
+    """``max(|eq'alpha - target|, -min alpha, max(alpha - C), 0)`` (no equality when ``eq`` is
+    None); ``C`` a scalar or per-sample bounds of ``alpha``'s length.
 
-    P1: ``alpha = a``, ``eq = y``; P2: ``alpha = [ah; ac]``, ``eq = [1; -1]``; P3: ``eq=None``.
+    P1: ``alpha = a``, ``eq = y``; P2: ``alpha = [ah; ac]``, ``eq = [1; -1]``, ``C`` of length
+    ``n`` or ``2n`` (a vector of ``n`` boxes both halves); P3: ``eq=None``.
     """
     alpha = np.asarray(alpha, dtype=np.float64)
-    v = max(float(-alpha.min()), float(alpha.max() - C), 0.0) if alpha.size else 0.0
+    if np.ndim(C) != 0 and np.size(C) != alpha.size:
+        C = np.tile(C, alpha.size // np.size(C))
+    v = max(float(-alpha.min()), float(np.max(alpha - C)), 0.0) if alpha.size else 0.0
     if eq is not None:
         v = max(v, abs(float(np.asarray(eq, dtype=np.float64) @ alpha) - target))
     return v
 
 
-def check_feasible(alpha, C: float, n: int, eq=None, name: str = "alpha") -> float:
-    """Raise unless :func:`feasibility_violation` ``<= 1e-9 C sqrt(n)`` (docs/validity.md).
+def check_feasible(alpha, C, n: int, eq=None, name: str = "alpha") -> float:
+    """Raise unless :func:`feasibility_violation` ``<= 1e-9 max(C) sqrt(n)`` (docs/validity.md).
 
     Returns the violation. ``n`` is the number of samples (P2: half the length of ``[ah; ac]``).
     """
     v = feasibility_violation(alpha, C, eq)
-    tol = FEASIBILITY_RTOL * C * math.sqrt(n)
+    tol = FEASIBILITY_RTOL * box_max(C) * math.sqrt(n)
     if not v <= tol:
         raise ValueError(
-            f"{name} is not feasible: violation {v:.3g} > 1e-9 * C * sqrt(n) = {tol:.3g}"
+            f"{name} is not feasible: violation {v:.3g} > 1e-9 * max(C) * sqrt(n) = {tol:.3g}"
         )
     return v

@@ -33,33 +33,38 @@ __all__ = ["WarmState", "data_key", "rescaled_start"]
 class WarmState:
     """What a fit leaves for the next warm-started one.
 
-    ``key``: :func:`data_key` of its training data and problems; ``C``: its box; ``alphas``:
+    ``key``: :func:`data_key` of its training data and problems; ``C``: every problem's box
+    (a scalar, or per-sample bounds from the weights); ``alphas``:
     the dual solution of each problem; ``kernel_key``: its kernel parameters; ``K``: its
     training kernel (``8 n^2`` bytes; None when no dense kernel was formed).
     """
 
     key: str
-    C: float
+    C: tuple
     alphas: tuple[np.ndarray, ...]
     kernel_key: tuple
     K: np.ndarray | None
 
-    def starts(self, key: str, C: float) -> list[np.ndarray] | None:
+    def starts(self, key: str, C) -> list[np.ndarray] | None:
         """The rescaled start of every problem, or None when the data differ from the last
-        fit's (then the fit is cold)."""
+        fit's (then the fit is cold). ``C``: the new boxes, one per problem (a scalar or
+        per-sample bounds each)."""
         if key != self.key:
             return None
-        return [rescaled_start(a, self.C, C) for a in self.alphas]
+        return [rescaled_start(a, old, new)
+                for a, old, new in zip(self.alphas, self.C, C, strict=True)]
 
     def kernel(self, key: str, kernel_key: tuple) -> np.ndarray | None:
         """The previous fit's training kernel when the data and kernel parameters agree."""
         return self.K if key == self.key and kernel_key == self.kernel_key else None
 
 
-def rescaled_start(alpha: np.ndarray, C_old: float, C_new: float) -> np.ndarray:
+def rescaled_start(alpha: np.ndarray, C_old, C_new) -> np.ndarray:
     """``clip(alpha C_new / C_old, -C_new, C_new)``: the previous solution in the new box (the
-    solver projects it onto the feasible set). ``O(n)``."""
-    return np.clip(alpha * (C_new / C_old), -C_new, C_new)
+    solver projects it onto the feasible set); per-sample boxes coordinate by coordinate.
+    ``O(n)``."""
+    C_new = np.asarray(C_new, dtype=np.float64)
+    return np.clip(alpha * (C_new / np.asarray(C_old, dtype=np.float64)), -C_new, C_new)
 
 
 def data_key(X: np.ndarray, y: np.ndarray, indices) -> str:

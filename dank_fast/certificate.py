@@ -14,6 +14,12 @@ For a feasible ``a``, with ``F^`` the PSD matrix computed by :func:`dank_fast.in
 The best bias minimises a convex piecewise-linear function of one variable and is found exactly
 by sorting its breakpoints (:func:`best_bias`).
 
+Per-sample boxes (``C`` a vector of bounds ``C_i``, sample and class weights, docs/MATH.md
+section 14): the primal's hinge is ``sum_i C_i max(0, 1 - y_i f_i)`` (P2: ``sum_i C_i max(0,
+|y_i - f_i| - eps)``), its best bias the weighted breakpoint search of :func:`best_bias`, the
+free coordinates of :func:`kkt_bias` those with ``0 < a_i < C_i``, and every feasibility
+tolerance ``1e-9 max(C) sqrt(n)``. Everything else is unchanged.
+
 With ``phi(F) = ||F - M||^2 + tau tr F`` (``M = 11' + Gamma``), ``R(F^) = eta (phi(F^) - 2 1'Gamma 1
 - ||Gamma||^2) + q / 2`` because ``2 eta tr(F^ Gamma) = q / 2``, so the two bounds differ by
 
@@ -36,7 +42,9 @@ import numpy as np
 from ._canonical import canonical_factor, scale_certificate
 from ._kernel_validation import check_kernel_matrix
 from ._validation import (
+    box_max,
     check_binary_labels,
+    check_box,
     check_finite_array,
     check_nonnegative,
     check_positive,
@@ -48,6 +56,7 @@ from .inner import InnerSolution, KernelData, apply_FK, inner_minimiser
 __all__ = [
     "Certificate",
     "best_bias",
+    "bias_and_loss",
     "hard_margin_loss",
     "primal_loss",
     "kkt_bias",
@@ -86,7 +95,7 @@ class Certificate:
         ``eta * excess``: the part of the gap due to an inexact ``F^`` (0 when ``F^ = F(a)``;
         see :mod:`dank_fast.inner`).
     infeasibility : float
-        ``max(|y'a|, -min a, max a - C)`` of the certified point.
+        ``max(|y'a|, -min a, max(a - C))`` of the certified point.
     """
 
     lower: float
@@ -100,15 +109,15 @@ class Certificate:
     infeasibility: float
 
 
-def best_bias(f0: np.ndarray, y: np.ndarray, eps: float | None = None):
-    """Return the exact minimiser of ``sum_i loss_i(f0_i + b)`` over the scalar bias ``b``.
+def best_bias(f0: np.ndarray, y: np.ndarray, eps: float | None = None, weights=None):
+    """Return the exact minimiser of ``sum_i w_i loss_i(f0_i + b)`` over the scalar bias ``b``.
 
     Classification (``eps is None``): ``loss_i(f) = max(0, 1 - y_i f)``, labels +-1.
     Regression: ``loss_i(f) = max(0, |y_i - f| - eps)`` (epsilon-insensitive).
 
-    Both are sums of hinges in ``b``: ``(p - b)_+`` terms (slope -1) and
-    ``(b - q)_+`` terms (slope +1). The minimum of a convex piecewise-linear
-    function is attained at a breakpoint; all breakpoints are evaluated with
+    Both are sums of hinges in ``b``: ``w (p - b)_+`` terms (slope ``-w``) and
+    ``w (b - q)_+`` terms (slope ``+w``). The minimum of a convex piecewise-linear
+    function is attained at a breakpoint; all breakpoints are evaluated with weighted
     prefix sums after one sort: O(n log n) time, O(n) memory.  The inputs are not validated.
 
     Parameters
@@ -120,6 +129,9 @@ def best_bias(f0: np.ndarray, y: np.ndarray, eps: float | None = None):
     eps : float or None, default None
         ``None`` for the hinge loss of classification; the tube half-width ``epsilon >= 0``
         for the epsilon-insensitive loss of regression.
+    weights : array_like of shape (n,), optional
+        Positive weights ``w_i`` of the losses: the per-sample boxes ``C_i`` (docs/MATH.md
+        section 14). ``None``: every weight 1 (the same numbers as before weights existed).
 
     Returns
     -------
@@ -128,7 +140,7 @@ def best_bias(f0: np.ndarray, y: np.ndarray, eps: float | None = None):
     (lo, hi) : tuple of float
         The set of minimisers (an interval).
     value : float
-        The minimum of the loss sum.
+        The minimum of the (weighted) loss sum.
 
     Examples
     --------
@@ -139,6 +151,31 @@ def best_bias(f0: np.ndarray, y: np.ndarray, eps: float | None = None):
     """
     f0 = np.asarray(f0, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
+    if weights is None:
+        return _best_bias_unit(f0, y, eps)
+    w = np.broadcast_to(np.asarray(weights, dtype=np.float64), y.shape)
+    if eps is None:
+        pos = y > 0
+        P, wP = y[pos] - f0[pos], w[pos]  # w (P - b)_+ terms
+        Q, wQ = y[~pos] - f0[~pos], w[~pos]  # w (b - Q)_+ terms
+    else:
+        P, wP = y - f0 - eps, w  # w (y - f0 - eps - b)_+
+        Q, wQ = y - f0 + eps, w  # w (b - (y - f0 + eps))_+
+    oP, oQ = np.argsort(P, kind="stable"), np.argsort(Q, kind="stable")
+    P, wP, Q, wQ = P[oP], wP[oP], Q[oQ], wQ[oQ]
+    t = np.unique(np.concatenate([P, Q]))
+    cP = np.concatenate([[0.0], np.cumsum(wP * P)])
+    cWP = np.concatenate([[0.0], np.cumsum(wP)])
+    cQ = np.concatenate([[0.0], np.cumsum(wQ * Q)])
+    cWQ = np.concatenate([[0.0], np.cumsum(wQ)])
+    iP = np.searchsorted(P, t, side="right")
+    iQ = np.searchsorted(Q, t, side="left")
+    val = (cP[-1] - cP[iP]) - (cWP[-1] - cWP[iP]) * t + cWQ[iQ] * t - cQ[iQ]
+    return _flat_minimum(t, val, cWP[-1] + cWQ[-1])
+
+
+def _best_bias_unit(f0: np.ndarray, y: np.ndarray, eps: float | None):
+    """:func:`best_bias` with every weight 1 (the numbers of the unweighted certificate)."""
     if eps is None:
         pos = y > 0
         P = np.sort(y[pos] - f0[pos])  # (P - b)_+ terms
@@ -152,20 +189,27 @@ def best_bias(f0: np.ndarray, y: np.ndarray, eps: float | None = None):
     iP = np.searchsorted(P, t, side="right")
     iQ = np.searchsorted(Q, t, side="left")
     val = (cP[-1] - cP[iP]) - (P.size - iP) * t + iQ * t - cQ[iQ]
+    return _flat_minimum(t, val, float(P.size + Q.size))
+
+
+def _flat_minimum(t: np.ndarray, val: np.ndarray, total_weight: float):
+    """The midpoint, interval and value of the minimum of ``val`` over the breakpoints ``t``."""
     vmin = float(val.min())
-    # ties within rounding: the prefix sums' error is ~ u * (P.size + Q.size) * max|t|, so the
+    # ties within rounding: the prefix sums' error is ~ u * (total weight) * max|t|, so the
     # tolerance is relative to that magnitude (homogeneous of degree 1: scale invariant, no
     # absolute floor; every breakpoint 0 gives tolerance 0 and the exact minimisers)
-    tol = 1e-13 * max(abs(vmin), float(np.max(np.abs(t))) * (P.size + Q.size))
+    tol = 1e-13 * max(abs(vmin), float(np.max(np.abs(t))) * total_weight)
     flat = np.flatnonzero(val <= vmin + tol)
     lo, hi = float(t[flat[0]]), float(t[flat[-1]])
     return 0.5 * (lo + hi), (lo, hi), max(vmin, 0.0)
 
 
-def kkt_bias(f0: np.ndarray, y: np.ndarray, alpha: np.ndarray, C: float) -> float | None:
+def kkt_bias(f0: np.ndarray, y: np.ndarray, alpha: np.ndarray, C) -> float | None:
     """Bias from the KKT conditions: mean of ``y_i - f0_i`` over free support vectors.
 
-    Returns None when no coefficient is strictly inside ``(0, C)`` (then the bias
+    Free is measured against each coordinate's own box: ``0 < a_i < C_i`` (``C`` a scalar or
+    per-sample bounds; a point at ``a_i = C_j`` for a larger ``C_j`` is free, docs/MATH.md
+    section 14). Returns None when no coefficient is strictly inside its box (then the bias
     is only determined up to an interval; use :func:`best_bias`).
     """
     margin = 1e-8 * C
@@ -173,6 +217,28 @@ def kkt_bias(f0: np.ndarray, y: np.ndarray, alpha: np.ndarray, C: float) -> floa
     if not np.any(free):
         return None
     return float(np.mean(y[free] - f0[free]))
+
+
+def _weights(C):
+    """``(weights, factor)`` of the loss ``sum_i C_i loss_i = factor * sum_i weights_i
+    loss_i``: ``(None, C)`` for a scalar box (the unweighted sums as before), ``(C, 1)`` for
+    per-sample boxes."""
+    if np.ndim(C) == 0:
+        return None, float(C)
+    return np.asarray(C, dtype=np.float64), 1.0
+
+
+def _box_excess(alpha: np.ndarray, C) -> float:
+    """``max(alpha - C)`` (``C`` a scalar or per-sample bounds)."""
+    return float(np.max(alpha - C)) if alpha.size else 0.0
+
+
+def bias_and_loss(f0: np.ndarray, y: np.ndarray, C):
+    """``(b, interval, loss)``: the exact best bias of P1's primal and its loss
+    ``sum_i C_i max(0, 1 - y_i (f0_i + b))`` (``C`` a scalar or per-sample bounds)."""
+    w, factor = _weights(C)
+    b, interval, hinge = best_bias(f0, y, weights=w)
+    return b, interval, factor * hinge
 
 
 def _ratio(num: float, den: float) -> float:
@@ -249,50 +315,61 @@ def hard_margin_loss(f0: np.ndarray, y: np.ndarray, q_half: float, with_bias: bo
     return (t * t - 1.0) * q_half, bias
 
 
-def primal_loss(f0: np.ndarray, y: np.ndarray, q_half: float, C: float,
+def _hinge_at_zero(f0: np.ndarray, y: np.ndarray, w) -> float:
+    """``sum_i w_i max(0, 1 - y_i f0_i)`` (every ``w_i = 1`` when ``w`` is None)."""
+    h = np.maximum(0.0, 1.0 - y * f0)
+    return float(h.sum()) if w is None else float(w @ h)
+
+
+def primal_loss(f0: np.ndarray, y: np.ndarray, q_half: float, C,
                 with_bias: bool = True) -> float:
     """The loss slot of the SVM duality gap ``q + loss - 1'a`` that the certificate uses.
 
-    ``C`` times the hinge at the best bias, or :func:`hard_margin_loss`'s when smaller. The
-    solvers' cheap gap estimates use this too, so that they agree with the certificate about
-    when to certify (at ``C = 1e20`` the hinge alone is a rounding artefact). O(n log n).
+    ``sum_i C_i`` times the hinge at the best bias (``C`` a scalar or per-sample bounds), or
+    :func:`hard_margin_loss`'s when smaller. The solvers' cheap gap estimates use this too, so
+    that they agree with the certificate about when to certify (at ``C = 1e20`` the hinge alone
+    is a rounding artefact). O(n log n).
     """
+    w, factor = _weights(C)
     if with_bias:
-        hinge = best_bias(f0, y)[2]
+        hinge = best_bias(f0, y, weights=w)[2]
     else:
-        hinge = float(np.maximum(0.0, 1.0 - y * f0).sum())
-    return _best_loss(f0, y, q_half, C, hinge, None, None, with_bias)[0]
+        hinge = _hinge_at_zero(f0, y, w)
+    return _best_loss(f0, y, q_half, factor, hinge, None, None, with_bias)[0]
 
 
-def _best_loss(f0, y, q_half, C, hinge, bias, interval, with_bias=True):
-    """The smaller of ``C hinge`` at the best bias and :func:`hard_margin_loss`'s candidate."""
+def _best_loss(f0, y, q_half, factor, hinge, bias, interval, with_bias=True):
+    """The smaller of ``factor * hinge`` (the box-weighted hinge at the best bias, see
+    :func:`_weights`) and :func:`hard_margin_loss`'s candidate."""
     hm = hard_margin_loss(f0, y, q_half, with_bias)
-    if hm is not None and hm[0] < C * hinge:
+    if hm is not None and hm[0] < factor * hinge:
         return hm[0], (hm[1] if with_bias else bias), ((hm[1], hm[1]) if with_bias else interval)
-    return C * hinge, bias, interval
+    return factor * hinge, bias, interval
 
 
 def certify_svm(kd: KernelData, y, alpha, C, eta, tau, inner: InnerSolution, f0=None):
     """Certificate for P1 at a feasible ``alpha`` whose inner solution is ``inner``.
 
     ``f0 = (F o K)(alpha * y)`` may be passed when already computed (the solvers
-    have it from the gradient). The primal point is the better of the expansion at the best bias
-    and its hard-margin rescaling (:func:`hard_margin_loss`).
+    have it from the gradient). ``C`` is a scalar or per-sample bounds (the weighted hinge
+    ``sum_i C_i max(0, 1 - y_i f_i)``). The primal point is the better of the expansion at the
+    best bias and its hard-margin rescaling (:func:`hard_margin_loss`).
     """
     d = alpha * y
     if f0 is None:
         f0 = apply_FK(inner.F, kd, d)
-    b, interval, hinge = best_bias(f0, y)
+    w, factor = _weights(C)
+    b, interval, hinge = best_bias(f0, y, weights=w)
     q_half = 0.5 * float(d @ f0)
-    loss, b, interval = _best_loss(f0, y, q_half, C, hinge, b, interval)
-    infeas = max(abs(float(y @ alpha)), float(-alpha.min()), float(alpha.max() - C), 0.0)
+    loss, b, interval = _best_loss(f0, y, q_half, factor, hinge, b, interval)
+    infeas = max(abs(float(y @ alpha)), float(-alpha.min()), _box_excess(alpha, C), 0.0)
     return _assemble(
         float(alpha.sum()), q_half, loss, inner, eta, tau, b, interval, float(alpha.sum()),
         infeas,
     )
 
 
-def svm_certificate(K, y, alpha, *, C: float, eta: float, tau: float,
+def svm_certificate(K, y, alpha, *, C, eta: float, tau: float,
                     route: str = "auto") -> Certificate:
     """Certify a candidate solution ``alpha`` of P1 from scratch.
 
@@ -310,9 +387,10 @@ def svm_certificate(K, y, alpha, *, C: float, eta: float, tau: float,
         Labels in {-1, +1}.
     alpha : array_like of shape (n,)
         Candidate dual variable; must lie in ``A = {y'a = 0, 0 <= a <= C}`` up to
-        round-off (``1e-9 * C * sqrt(n)``), else ``ValueError``.
-    C : float > 0
-        The box bound of ``A``.
+        round-off (``1e-9 * max(C) * sqrt(n)``), else ``ValueError``.
+    C : float > 0, or array_like of shape (n,)
+        The box bound of ``A``; a vector of per-sample bounds ``C_i > 0`` (sample and class
+        weights) certifies the box-weighted problem (docs/MATH.md section 14).
     eta : float > 0
         The weight of the kernel-learning regulariser.
     tau : float >= 0
@@ -349,7 +427,7 @@ def svm_certificate(K, y, alpha, *, C: float, eta: float, tau: float,
         raise ValueError(f"route must be one of {', '.join(map(repr, _ROUTES))}; got {route!r}")
     K = check_kernel_matrix(K)
     y = check_binary_labels(y, K.shape[0])
-    C = check_positive(C, "C")
+    C = check_box(C, y.size)
     eta = check_positive(eta, "eta")
     tau = check_nonnegative(tau, "tau")
     alpha = check_finite_array(alpha, "alpha", ndim=1)
@@ -357,13 +435,13 @@ def svm_certificate(K, y, alpha, *, C: float, eta: float, tau: float,
         raise ValueError(f"alpha has shape {alpha.shape}, expected {y.shape}")
     s = kernel_scale(K)
     check_representable(C, eta, s, y.size)
-    tol = 1e-9 * C * np.sqrt(y.size)
-    infeas = max(abs(float(y @ alpha)), float(-alpha.min()), float(alpha.max() - C))
+    tol = 1e-9 * box_max(C) * np.sqrt(y.size)
+    infeas = max(abs(float(y @ alpha)), float(-alpha.min()), _box_excess(alpha, C))
     if infeas > tol:
         raise ValueError(f"alpha is not feasible for A (violation {infeas:.3g} > {tol:.3g})")
     # the canonical instance (cK, C/c, eta/c) at alpha/c, c a power of two: the same point,
-    # every intermediate representable (docs/validity.md)
-    c = canonical_factor(C, eta, s)
+    # every intermediate representable (docs/validity.md); per-sample boxes: c from max C
+    c = canonical_factor(box_max(C), eta, s)
     kd = KernelData(K if c == 1.0 else K * c)
     a = alpha / c
     inner = _inner_at(kd, a * y, eta / c, tau, s, route)
@@ -414,11 +492,13 @@ def svr_scale(d, y, z_sum: float, q: float, C: float, epsilon: float) -> float:
         ``1'(ah + ac)``.
     q : float
         ``d'(F o K)d`` (``>= 0``).
-    C, epsilon : float
+    C : float or ndarray
+        The box; per-sample bounds use ``max C`` (docs/MATH.md section 14).
+    epsilon : float
     """
     y = np.asarray(y, dtype=np.float64)
     half_range = 0.5 * (float(y.max()) - float(y.min())) if y.size else 0.0
-    return max(abs(float(d @ y)) + epsilon * z_sum + abs(q), C * half_range)
+    return max(abs(float(d @ y)) + epsilon * z_sum + abs(q), box_max(C) * half_range)
 
 
 def certify_svr(kd: KernelData, y, z, C, eta, tau, epsilon, inner: InnerSolution, f0=None):
@@ -434,6 +514,8 @@ def certify_svr(kd: KernelData, y, z, C, eta, tau, epsilon, inner: InnerSolution
     For the exact ``F``, ``R(F) = eta (||F||^2 - ... )`` cancels as for P1
     (``2 eta tr(F Gamma) = q/2``, ``q = d'f0``), so ``gap = q + C loss(b) - lin``: the
     epsilon-SVR duality gap of the fixed kernel ``G``. Relative gap: ``gap /`` :func:`svr_scale`.
+    ``C`` is a scalar or ``n`` per-sample bounds (the loss ``sum_i C_i max(0, |y_i - f_i| -
+    eps)``, each ``C_i`` bounding both ``ah_i`` and ``ac_i``).
     """
     y = np.asarray(y, dtype=np.float64)
     n = y.size
@@ -441,27 +523,31 @@ def certify_svr(kd: KernelData, y, z, C, eta, tau, epsilon, inner: InnerSolution
     d = ah - ac
     if f0 is None:
         f0 = apply_FK(inner.F, kd, d)
-    b, interval, loss = best_bias(f0, y, eps=epsilon)
+    w, factor = _weights(C)
+    b, interval, loss = best_bias(f0, y, eps=epsilon, weights=w)
     lin = float(y @ d) - epsilon * float(z.sum())
     q_half = 0.5 * float(d @ f0)
     scale = svr_scale(d, y, float(z.sum()), 2.0 * q_half, C, epsilon)
-    infeas = max(abs(float(d.sum())), float(-z.min()), float(z.max() - C), 0.0)
-    return _assemble(lin, q_half, C * loss, inner, eta, tau, b, interval, scale, infeas)
+    infeas = max(abs(float(d.sum())), float(-z.min()), _box_excess(ah, C), _box_excess(ac, C),
+                 0.0)
+    return _assemble(lin, q_half, factor * loss, inner, eta, tau, b, interval, scale, infeas)
 
 
 def certify_box(kd: KernelData, y, alpha, C, eta, inner: InnerSolution, f0=None):
     """Certificate for P3 (eq. mainls): box ``0 <= a <= C`` only, no bias, ``tau = 0``.
 
-    As :func:`certify_svm` with the bias fixed at 0: ``gap = q + C sum_i max(0, 1 - y_i f0_i)
-    - 1'a``. ``bias`` and ``bias_interval`` of the result are NaN / (0, 0).
+    As :func:`certify_svm` with the bias fixed at 0: ``gap = q + sum_i C_i max(0, 1 - y_i
+    f0_i) - 1'a`` (``C`` a scalar or per-sample bounds). ``bias`` and ``bias_interval`` of the
+    result are NaN / (0, 0).
     """
     d = alpha * y
     if f0 is None:
         f0 = apply_FK(inner.F, kd, d)
-    hinge = float(np.maximum(0.0, 1.0 - y * f0).sum())
+    w, factor = _weights(C)
+    hinge = _hinge_at_zero(f0, y, w)
     q_half = 0.5 * float(d @ f0)
-    loss, _, _ = _best_loss(f0, y, q_half, C, hinge, None, (0.0, 0.0), with_bias=False)
-    infeas = max(float(-alpha.min()), float(alpha.max() - C), 0.0)
+    loss, _, _ = _best_loss(f0, y, q_half, factor, hinge, None, (0.0, 0.0), with_bias=False)
+    infeas = max(float(-alpha.min()), _box_excess(alpha, C), 0.0)
     cert = _assemble(
         float(alpha.sum()), q_half, loss, inner, eta, 0.0, None, (0.0, 0.0),
         float(alpha.sum()), infeas,
@@ -469,7 +555,7 @@ def certify_box(kd: KernelData, y, alpha, C, eta, inner: InnerSolution, f0=None)
     return cert
 
 
-def svr_certificate(K, y, alpha_hat, alpha_check, *, C: float, epsilon: float, eta: float,
+def svr_certificate(K, y, alpha_hat, alpha_check, *, C, epsilon: float, eta: float,
                     tau: float) -> Certificate:
     """Certify a candidate solution ``(alpha_hat, alpha_check)`` of P2 from scratch.
 
@@ -488,9 +574,10 @@ def svr_certificate(K, y, alpha_hat, alpha_check, *, C: float, epsilon: float, e
         Finite regression targets.
     alpha_hat, alpha_check : array_like of shape (n,)
         The candidate pair; it must be feasible for ``{0 <= ah, ac <= C, 1'(ah - ac) = 0}``
-        up to ``1e-9 C sqrt(n)``.
-    C : float > 0
-        The box bound.
+        up to ``1e-9 max(C) sqrt(n)``.
+    C : float > 0, or array_like of shape (n,)
+        The box bound; a vector gives per-sample boxes ``0 <= ah_i, ac_i <= C_i``
+        (docs/MATH.md section 14).
     epsilon : float >= 0
         The half-width of the insensitive tube.
     eta : float > 0
@@ -527,7 +614,7 @@ def svr_certificate(K, y, alpha_hat, alpha_check, *, C: float, epsilon: float, e
     y = check_finite_array(y, "y", ndim=1)
     if y.size != n:
         raise ValueError(f"y has {y.size} entries but K has {n} rows")
-    C = check_positive(C, "C")
+    C = check_box(C, n)
     epsilon = check_nonnegative(epsilon, "epsilon")
     eta = check_positive(eta, "eta")
     tau = check_nonnegative(tau, "tau")
@@ -536,13 +623,14 @@ def svr_certificate(K, y, alpha_hat, alpha_check, *, C: float, epsilon: float, e
     if ah.shape != y.shape or ac.shape != y.shape:
         raise ValueError("alpha_hat and alpha_check must have the shape of y")
     z = np.concatenate([ah, ac])
-    tol = 1e-9 * C * np.sqrt(n)
-    infeas = max(abs(float(ah.sum() - ac.sum())), float(-z.min()), float(z.max() - C))
+    tol = 1e-9 * box_max(C) * np.sqrt(n)
+    infeas = max(abs(float(ah.sum() - ac.sum())), float(-z.min()), _box_excess(ah, C),
+                 _box_excess(ac, C))
     if infeas > tol:
         raise ValueError(f"(alpha_hat, alpha_check) is not feasible (violation {infeas:.3g})")
     s = kernel_scale(K)
     check_representable(C, eta, s, n)
-    c = canonical_factor(C, eta, s)
+    c = canonical_factor(box_max(C), eta, s)
     kd = KernelData(K if c == 1.0 else K * c)
     zc = z / c
     inner = _inner_at(kd, zc[:n] - zc[n:], eta / c, tau, s, "dense")

@@ -51,7 +51,7 @@ from __future__ import annotations
 import math
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 import numpy as np
@@ -71,6 +71,8 @@ from ._p3 import (
 from ._result import DANKResult, SolverResult
 from ._scaling import canonical_factor, unscale
 from ._validation import (
+    box_max,
+    check_box,
     check_cluster_labels,
     check_finite_array,
     check_integer,
@@ -278,7 +280,7 @@ def _payloads(K, y: np.ndarray, blocks: list) -> list:
     return [_Cluster(np.ascontiguousarray(K[np.ix_(idx, idx)]), y[idx]) for idx in blocks]
 
 
-def _svc_task(data: _Cluster, C: float) -> np.ndarray:
+def _svc_task(data: _Cluster, C) -> np.ndarray:
     """Dual variables of the plain SVM of one cluster (zero for a one-class cluster)."""
     if np.unique(data.y).size < 2:
         return np.zeros(data.y.size)
@@ -332,7 +334,7 @@ def solve_decomposed(
     K,
     y,
     *,
-    C: float,
+    C,
     eta: float | str,
     n_clusters: int | None = None,
     labels=None,
@@ -358,7 +360,10 @@ def solve_decomposed(
         function): then no ``n x n`` kernel is ever formed (module docstring, "Scale").
     y : array_like of shape (n,)
         Labels in {-1, +1} (one class per cluster is allowed: no bias constraint).
-    C : float > 0
+    C : float > 0, or array_like of shape (n,)
+        Box ``0 <= a_i <= C``; a vector of ``n`` finite per-sample bounds ``C_i > 0`` (sample
+        and class weights, docs/MATH.md section 14) is sliced per cluster: each cluster is
+        solved with its own ``C[idx]``.
     eta : float > 0 or "svm"
         ``"svm"``: ``eta = ||abar_SVM||^2`` from the clusters' plain SVMs (module docstring);
         1 if that is degenerate (below 1e-12).
@@ -433,6 +438,7 @@ def solve_decomposed(
     K, kappa = _check_kernel(K, X, check_psd)
     n = K.n if isinstance(K, FeatureKernel) else K.shape[0]
     y = check_labels_pm1(y, n, require_both=False)
+    plan = replace(plan, C=check_box(C, n))
     labels = _partition(K, X, n, labels, n_clusters, random_state, kmeans_n_init)
     runner_kw = dict(client=client, n_jobs=n_jobs, backend=backend)
     return _solve_validated(K, y, labels, kappa, plan, runner_kw, certify_full, t0)
@@ -442,7 +448,7 @@ def solve_decomposed(
 class _Plan:
     """The validated settings of one decomposed solve (internal)."""
 
-    C: float
+    C: float | np.ndarray
     eta: float | str
     method: str
     tol: float
@@ -459,7 +465,8 @@ def _check_plan(C, eta, method, tol, max_iter, options) -> _Plan:
             raise ValueError(f"eta must be a number > 0 or 'svm', got {eta!r}")
     else:
         eta = check_positive(eta, "eta")
-    return _Plan(C=check_positive(C, "C"), eta=eta, method=method,
+    # C is checked against n (check_box) once the kernel is known; a scalar already here
+    return _Plan(C=check_positive(C, "C") if np.ndim(C) == 0 else C, eta=eta, method=method,
                  tol=check_positive(tol, "tol"),
                  max_iter=None if max_iter is None else check_integer(max_iter, "max_iter"),
                  options=options)
@@ -509,13 +516,14 @@ def _solve_validated(K, y, labels, kappa, plan: _Plan, runner_kw: dict, certify_
     """
     blocks = _blocks(labels)
     runner = _Runner(_payloads(K, y, blocks), **runner_kw)
-    eta, warm = _eta_and_warm(runner, plan)
+    Cs = _cluster_boxes(plan.C, blocks)
+    eta, warm = _eta_and_warm(runner, plan, Cs)
     check_representable(plan.C, eta, kappa, y.size)
     # K = 0: Gamma = 0 and P3 has tau = 0, so no term of the problem or of its certificates
-    # depends on eta (F = 11'); solve and certify at the well-scaled eta = C (same numbers)
-    eta_s = plan.C if kappa == 0.0 else eta
-    c = canonical_factor(plan.C, eta_s, kappa)
-    results = runner.map(_solve_task, warm, C=plan.C, eta=eta_s, c=c, method=plan.method,
+    # depends on eta (F = 11'); solve and certify at the well-scaled eta = max C (same numbers)
+    eta_s = box_max(plan.C) if kappa == 0.0 else eta
+    c = canonical_factor(box_max(plan.C), eta_s, kappa)  # per-sample boxes: from max C
+    results = runner.map(_solve_task, warm, Cs, eta=eta_s, c=c, method=plan.method,
                          tol=plan.tol, max_iter=plan.max_iter, options=plan.options)
     del runner  # the payloads (and their scattered copies) are no longer needed
     results = [attach_kernel(r, SubKernel(K, idx)) for r, idx in zip(results, blocks,
@@ -538,11 +546,17 @@ def _blocks(labels: np.ndarray) -> list:
     return [np.flatnonzero(codes == c) for c in range(int(codes.max()) + 1)]
 
 
-def _eta_and_warm(runner: _Runner, plan: _Plan) -> tuple[float, list]:
-    """``eta`` (given, or the rule of the module docstring) and the clusters' warm starts."""
+def _cluster_boxes(C, blocks: list) -> list:
+    """Every cluster's box: the scalar ``C``, or the slice ``C[idx]`` of per-sample bounds."""
+    return [C if np.ndim(C) == 0 else C[idx] for idx in blocks]
+
+
+def _eta_and_warm(runner: _Runner, plan: _Plan, Cs: list) -> tuple[float, list]:
+    """``eta`` (given, or the rule of the module docstring) and the clusters' warm starts
+    (``Cs``: every cluster's box)."""
     eta, warm = plan.eta, None
     if eta == "svm" or plan.method == "auto":
-        warm = runner.map(_svc_task, C=plan.C)
+        warm = runner.map(_svc_task, Cs)
     if eta == "svm":
         eta = float(math.fsum(float(a @ a) for a in warm))
         if not eta >= ETA_FLOOR:

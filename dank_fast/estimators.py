@@ -8,18 +8,29 @@ a test point borrows the column of ``F`` of a matched training point.
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.metrics.pairwise import euclidean_distances
+from sklearn.utils.class_weight import compute_class_weight
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._estimator_base import KernelEstimatorMixin, fit_problems
+from ._estimator_base import KernelEstimatorMixin, fit_problems, sample_boxes
 from ._kernel_validation import check_kernel_matrix, refuse_non_numeric_kernel
 from ._memory import BLOCK_BYTES
-from ._routes import DENSE_KERNEL_BYTES, RouteFit, Settings, TrainingData, choose_route
+from ._probability import cross_val_decisions, fit_sigmoids, probabilities
+from ._routes import (
+    DECOMPOSITION_METHODS,
+    DENSE_KERNEL_BYTES,
+    RouteFit,
+    Settings,
+    TrainingData,
+    choose_route,
+)
 from ._sklearn_compat import Interval, StrOptions, fit_context, ovo_decision_function
 from .extension import match_from_distances
 from .inner import blas_threads
@@ -52,19 +63,28 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     C : float, default=1.0
-        Box constraint of the SVM dual (> 0).
+        Box constraint of the SVM dual (> 0). With weights, sample ``i`` has its own box
+        ``C * class_weight_[y_i] * sample_weight[i]`` (libsvm's rule, as :class:`sklearn.svm.SVC`;
+        the per-sample boxes of docs/MATH.md section 14).
     kernel : {"rbf", "gaussian", "linear", "poly", "precomputed"}, default="rbf"
         Initial kernel ``K``. ``"rbf"`` and ``"gaussian"`` are the same Gaussian
         kernel. With ``"precomputed"``, ``fit`` takes the (PSD) training kernel
         of shape (n_samples, n_samples) and ``predict``/``decision_function``
         take ``K_test[j, i] = k(x'_j, x_i)`` of shape (n_test, n_samples), as
         :class:`sklearn.svm.SVC` does.
-    sigma : float, default=None
-        Gaussian width of the paper, ``k(x, x') = exp(-||x - x'||^2 / (2 sigma^2))``,
-        i.e. ``gamma = 1 / (2 sigma^2)``. Give at most one of ``sigma`` and ``gamma``.
     gamma : float, default=None
-        The kernel coefficient of scikit-learn for ``"rbf"``/``"poly"``; when neither
-        ``sigma`` nor ``gamma`` is given, ``gamma = 1 / n_features``.
+        The kernel coefficient of scikit-learn for ``"rbf"``/``"poly"``: the Gaussian is
+        ``k(x, x') = exp(-gamma ||x - x'||^2)`` (the paper's width ``sigma`` is ``gamma = 1 /
+        (2 sigma^2)``); when it is not given, ``gamma = 1 / n_features``.
+    sigma : float, default=None
+        Deprecated (removed in the next release): the paper's Gaussian width, ``gamma = 1 /
+        (2 sigma^2)``. Giving it issues a ``DeprecationWarning``; giving it with ``gamma`` is a
+        ``ValueError`` naming both.
+    class_weight : dict, "balanced" or None, default=None
+        As :class:`sklearn.svm.SVC`: the box of class ``k`` is ``C * class_weight[k]``;
+        ``"balanced"`` uses ``n_samples / (n_classes * np.bincount(y))``
+        (:func:`sklearn.utils.class_weight.compute_class_weight`). Stored in
+        ``class_weight_``.
     degree : int, default=3
         Degree of the ``"poly"`` kernel ``(gamma <x, x'> + coef0)^degree``.
     coef0 : float, default=1.0
@@ -108,9 +128,30 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         :class:`sklearn.multiclass.OneVsOneClassifier` (equivalently
         ``SVC(break_ties=True)``). ``"ovr"``: one problem per class against
         the rest, prediction by the argmax of the decision values.
+    decision_function_shape : {"ovr", "ovo"}, default="ovr"
+        As :class:`sklearn.svm.SVC` (more than two classes, ``multi_class="ovo"``): ``"ovr"``
+        gives one column per class (votes plus scaled confidences), ``"ovo"`` the raw
+        pairwise values, shape ``(n_samples, n_classes * (n_classes - 1) / 2)``, positive
+        for the *first* class of the pair as SVC's. ``multi_class="ovr"`` takes ``"ovr"``
+        only (``"ovo"`` is a ``ValueError`` at ``fit``).
+    break_ties : bool, default=False
+        As :class:`sklearn.svm.SVC`: with more than two classes and
+        ``decision_function_shape="ovr"``, ``predict`` breaks a tie of votes by the
+        confidences of ``decision_function``; otherwise the first of the tied classes
+        is predicted. ``True`` with ``"ovo"`` is a ``ValueError`` at ``predict``.
+    probability : bool, default=False
+        Fit Platt's sigmoid to every binary problem's decision values from an internal
+        5-fold cross-validation (as SVC does: 5 more fits), for ``predict_proba`` and
+        ``predict_log_proba`` (:mod:`dank_fast._probability`). Multi-class: the pairwise
+        coupling of Wu, Lin and Weng (libsvm's) for ``multi_class="ovo"``, the one-vs-rest
+        sigmoids normalised for ``"ovr"``. As for SVC, the probabilities come from the
+        folds' models: they **may be inconsistent with** ``predict`` (the argmax of
+        ``predict_proba`` may differ from ``predict``) and mean little on very small data
+        sets.
     warm_start_svm : bool, default=True
         Start the DANK solver from the plain SVM's dual solution when
-        ``eta="svm"`` computes it anyway (ignored otherwise).
+        ``eta="svm"`` computes it anyway (ignored otherwise). Not scikit-learn's
+        ``warm_start`` (below: reuse this estimator's previous fit); the two are independent.
     warm_start : bool, default=False
         The convention of scikit-learn: when set and the previous fit of this estimator was on the
         same data (checked in ``fit``: a SHA-256 of ``X``, ``y`` and the binary problems' sample
@@ -134,7 +175,9 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         (the paper leaves this unspecified; it is the reading consistent with the
         block-diagonal ``Fbar`` of Lemma lemmalink),
         ``f(x') = sum_{i in c} a_i y_i Fbar_{i, j*} k(x_i, x')`` with no bias.
-        Not available with ``kernel="precomputed"`` (k-means needs features).
+        Not available with ``kernel="precomputed"`` (k-means needs features). The clusters
+        are solved with ``method`` in ``{"auto", "newton", "accelerated"}``; another
+        ``method`` is a ``ValueError`` at ``fit`` (never replaced silently).
     route : {"auto", "dense", "working-set"}, default="auto"
         How the exact problem (no ``decomposition``) is solved. ``"dense"``: the
         ``n_p x n_p`` kernel of each binary problem (``8 n_p^2`` bytes). ``"working-set"``:
@@ -143,10 +186,13 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         the features by :class:`sklearn.svm.SVC` (kernel computed on the fly) and only
         ``K[W][:, W]`` of a working set ``W`` near the support is ever formed.
         ``"auto"``: dense while the kernel takes at most 1 GiB (``n_p <= 11,585``),
-        working sets above; precomputed kernels are always dense.
+        working sets above; precomputed kernels are always dense. Working sets solve with
+        ``method`` ``"auto"`` or ``"newton"``; another ``method`` there is a ``ValueError``
+        at ``fit`` (never replaced silently).
     random_state : int, RandomState instance or None, default=None
-        Seed of k-means when ``decomposition`` is set; the solvers of P1 (and
-        the plain SVM used by ``eta="svm"``) are deterministic.
+        Seed of k-means when ``decomposition`` is set, and of the folds of
+        ``probability=True`` (0 when None); the solvers of P1 (and the plain SVM used by
+        ``eta="svm"``) are deterministic.
     verbose : bool, default=False
         Print one line per binary problem (solver status and certified gap).
     solver_options : dict, default=None
@@ -164,6 +210,33 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
     ----------
     classes_ : ndarray of shape (n_classes,)
         Class labels.
+    class_weight_ : ndarray of shape (n_classes,)
+        The weight of every class (ones without ``class_weight``), as SVC's.
+    support_ : ndarray of shape (n_SV,)
+        As SVC's: indices (into the training set) of the support vectors of all binary
+        problems (``a_i > 0`` in at least one), grouped by class in the order of
+        ``classes_``, ascending within a class.
+    support_vectors_ : ndarray of shape (n_SV, n_features)
+        ``X[support_]`` (an empty array for ``kernel="precomputed"``, as SVC).
+    n_support_ : ndarray of shape (n_classes,), dtype int32
+        Support vectors per class.
+    dual_coef_ : ndarray of shape (n_classes - 1, n_SV)
+        As SVC's (libsvm's layout): two classes, ``a_i y_i`` (positive for ``classes_[1]``);
+        more, for the pair ``(i, j)`` the coefficients of class ``i``'s support vectors in
+        row ``j - 1`` and of class ``j``'s in row ``i``, with SVC's sign (positive for class
+        ``i``). ``multi_class="ovr"`` (not an SVC option): shape ``(n_classes, n_SV)``, row
+        ``k`` the problem of class ``k`` against the rest (positive for class ``k``). The
+        decision function of DANK involves the learned ``F`` too (``F_rows_``).
+    intercept_ : ndarray of shape (n_problems,)
+        The bias of every binary problem with SVC's sign (two classes: positive for
+        ``classes_[1]``; one-vs-one pairs: positive for the first class of the pair;
+        ``"ovr"``: positive for the class).
+    fit_status_ : int
+        0 when every binary problem's certified relative gap reached ``tol``, else 1 (a
+        :class:`dank_fast.ConvergenceWarning` was issued), as SVC's.
+    probA_, probB_ : ndarray of shape (n_problems,)
+        Platt's sigmoid ``1 / (1 + exp(A f + B))`` of every problem (``probability=True``;
+        empty otherwise).
     X_fit_ : ndarray of shape (n_samples, n_features)
         Training data (the training kernel for ``kernel="precomputed"``).
     results_ : list of DANKResult
@@ -177,13 +250,16 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         Training-sample indices used by each binary problem.
     eta_ : ndarray of shape (n_problems,)
         The value of ``eta`` used by each binary problem.
-    support_ : ndarray or list of ndarray
-        Indices (into the training set) of the support vectors ``a_i > 0``; a
-        list with one array per binary problem when there are more than two classes.
-    dual_coef_ : ndarray or list of ndarray
-        ``a_i y_i`` on the support (same layout as ``support_``).
-    intercept_ : ndarray of shape (n_problems,)
-        Bias ``b`` of each binary problem.
+    problem_support_ : list of ndarray
+        Indices (into the training set) of the support vectors ``a_i > 0`` of every binary
+        problem, ascending.
+    problem_dual_coef_ : list of ndarray
+        ``a_i y_i`` on each problem's support (positive for the problem's positive class).
+    problem_intercept_ : ndarray of shape (n_problems,)
+        Bias ``b`` of each binary problem (positive for its positive class).
+    sample_box_ : ndarray of shape (n_samples,) or None
+        Every sample's box ``C * class_weight_[y_i] * sample_weight_i`` (None without
+        weights: the scalar ``C``); a sample of box 0 takes part in no problem, as in libsvm.
     F_rows_ : ndarray or list of ndarray
         Rows ``F[S, :]`` of the learned matrix of each problem (``|S| x n_p``
         where ``n_p`` is the problem's number of training samples), built on demand from
@@ -232,7 +308,7 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
     >>> from dank_fast import DANKClassifier
     >>> X, y = make_moons(n_samples=60, noise=0.1, random_state=0)
     >>> X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
-    >>> clf = Pipeline([("scale", MinMaxScaler()), ("dank", DANKClassifier(sigma=0.5))])
+    >>> clf = Pipeline([("scale", MinMaxScaler()), ("dank", DANKClassifier(gamma=2.0))])
     >>> clf = clf.fit(X_train, y_train)
     >>> print(round(clf.score(X_test, y_test), 2))
     0.93
@@ -254,6 +330,10 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         "multi_class": [StrOptions({"ovo", "ovr"})],
         "warm_start_svm": ["boolean"],
         "warm_start": ["boolean"],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
+        "probability": ["boolean"],
+        "decision_function_shape": [StrOptions({"ovr", "ovo"})],
+        "break_ties": ["boolean"],
         "decomposition": [Interval(Integral, 1, None, closed="left"), None],
         "route": [StrOptions({"auto", "dense", "working-set"})],
         "random_state": ["random_state"],
@@ -286,6 +366,10 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         verbose=False,
         solver_options=None,
         n_jobs=None,
+        class_weight=None,
+        probability=False,
+        decision_function_shape="ovr",
+        break_ties=False,
     ):
         self.C = C
         self.kernel = kernel
@@ -308,6 +392,10 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.verbose = verbose
         self.solver_options = solver_options
         self.n_jobs = n_jobs
+        self.class_weight = class_weight
+        self.probability = probability
+        self.decision_function_shape = decision_function_shape
+        self.break_ties = break_ties
 
     # ------------------------------------------------------------------ routes
     def _settings(self) -> Settings:
@@ -320,22 +408,30 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
             options=dict(self.solver_options or {}),
         )
 
-    def _problems(self, y_enc: np.ndarray, n_classes: int):
-        """Binary problems: (class pair, sample indices, labels in {-1, +1})."""
+    def _problems(self, y_enc: np.ndarray, n_classes: int, box=None):
+        """Binary problems: (class pair, sample indices, labels in {-1, +1}); the samples of
+        box 0 (weight 0) take part in none, as in libsvm."""
+        live = np.ones(y_enc.size, dtype=bool) if box is None else box > 0
         if n_classes == 2:
-            yield (0, 1), np.arange(y_enc.size), np.where(y_enc == 1, 1.0, -1.0)
+            pairs = [((0, 1), live)]
         elif self.multi_class == "ovo":
-            for i in range(n_classes):
-                for j in range(i + 1, n_classes):
-                    idx = np.flatnonzero((y_enc == i) | (y_enc == j))
-                    yield (i, j), idx, np.where(y_enc[idx] == j, 1.0, -1.0)
+            pairs = [((i, j), live & ((y_enc == i) | (y_enc == j)))
+                     for i in range(n_classes) for j in range(i + 1, n_classes)]
         else:
-            for k in range(n_classes):
-                yield (-1, k), np.arange(y_enc.size), np.where(y_enc == k, 1.0, -1.0)
+            pairs = [((-1, k), live) for k in range(n_classes)]
+        for pair, mask in pairs:
+            idx = np.flatnonzero(mask)
+            yb = np.where(y_enc[idx] == pair[1], 1.0, -1.0)
+            if np.all(yb == yb[:1]):
+                raise ValueError(
+                    f"the binary problem {pair} has samples of one class only once the samples "
+                    "of weight zero are removed (sample_weight or class_weight); every problem "
+                    "needs both of its classes")
+            yield pair, idx, yb
 
     # ---------------------------------------------------------------------- fit
     @fit_context
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit one DANK problem per binary sub-problem (P1, ``eq. mainrank``).
 
         The input is validated here, once; each binary problem is then solved by its route
@@ -349,30 +445,53 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
             of shape (n_samples, n_samples).
         y : array-like of shape (n_samples,)
             Class labels (at least two classes).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights, as :meth:`sklearn.svm.SVC.fit`: sample ``i``'s box is ``C *
+            class_weight_[y_i] * sample_weight[i]`` (non-negative; a sample of weight 0 is
+            left out, all zero is a ``ValueError``).
 
         Returns
         -------
         self : DANKClassifier
             Fitted estimator.
         """
+        self._check_width()
         X, classes, y_enc = self._validate_training_data(X, y)
+        self.class_weight_ = compute_class_weight(self.class_weight, classes=classes,
+                                                  y=classes[y_enc])
+        box = sample_boxes(self.C, X, sample_weight,
+                           None if self.class_weight is None else self.class_weight_, y_enc)
         # one BLAS thread policy for the kernel and every solve (dank_fast.inner.blas_threads):
         # at the UCI sizes a busy-waiting second thread made the kernel alone 20 ms under load
         with blas_threads(X.shape[0]):
-            self._fit_problems(X, classes, y_enc)
+            self._fit_problems(X, classes, y_enc, box)
+        self.probA_, self.probB_ = np.empty(0), np.empty(0)
+        if self.probability:
+            self._fit_probability(X, classes[y_enc], y_enc, sample_weight)
         return self
 
-    def _fit_problems(self, X, classes, y_enc) -> None:
-        """Solve every binary problem by its route and store the fitted attributes."""
-        problems = list(self._problems(y_enc, classes.size))
+    def _fit_probability(self, X, y, y_enc, sample_weight) -> None:
+        """Platt's sigmoids from an internal 5-fold cross-validation (:mod:`._probability`)."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # sigma: warned once in fit
+            dec = cross_val_decisions(self, X, y, sample_weight, self.problem_classes_)
+        AB = fit_sigmoids(dec, y_enc, self.problem_classes_)
+        self.probA_, self.probB_ = AB[:, 0].copy(), AB[:, 1].copy()
+
+    def _fit_problems(self, X, classes, y_enc, box) -> None:
+        """Solve every binary problem by its route and store the fitted attributes (``box``:
+        every sample's box, None for the scalar ``C``)."""
+        problems = list(self._problems(y_enc, classes.size, box))
+        boxes = [self.C if box is None else box[idx] for _, idx, _ in problems]
         settings = self._settings()
         routes = [choose_route(settings, self.route, idx.size, self._precomputed)
                   for _, idx, _ in problems]
         dense = any(r.name == "dense" for r in routes)
         key, state = self._warm(X, y_enc, [idx for _, idx, _ in problems])
-        starts = None if state is None else state.starts(key, self.C)
+        starts = None if state is None else state.starts(key, boxes)
         train = TrainingData(X, self._training_kernel(X, key, state) if dense else None)
-        tasks = [(route, train, idx, yb, None if starts is None else starts[p])
+        tasks = [(route, train, idx, yb, None if starts is None else starts[p],
+                  None if box is None else boxes[p])
                  for p, ((_, idx, yb), route) in enumerate(zip(problems, routes, strict=True))]
         fits = fit_problems(tasks, self.n_jobs)
         for (pair, idx, _), route, fit in zip(problems, routes, fits, strict=True):
@@ -383,8 +502,9 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
                     f"eta={fit.eta:.4g}, |S|={fit.model.support.size}, {fit.result.status}, "
                     f"rel_gap={fit.result.rel_gap:.2e}"
                 )
-        self._store_fit(X, classes, problems, fits)
-        self._remember(key, self.results_, train.K)
+        self._store_fit(X, classes, y_enc, problems, fits)
+        self.sample_box_ = box
+        self._remember(key, self.results_, train.K, boxes)
 
     def _training_kernel(self, X, key, state) -> np.ndarray:
         """The dense training kernel: the precomputed one, the warm start's when it is the
@@ -424,13 +544,21 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
             )
         if self.decomposition is not None and self._precomputed:
             raise ValueError("decomposition needs features for k-means, not a precomputed kernel")
+        if self.decomposition is not None and self.method not in DECOMPOSITION_METHODS:
+            raise ValueError(
+                f"method={self.method!r} does not solve the clusters of a decomposition (P3); "
+                f"use one of {DECOMPOSITION_METHODS} with decomposition={self.decomposition!r}")
+        if self.multi_class == "ovr" and self.decision_function_shape == "ovo" and (
+                classes.size > 2):
+            raise ValueError("decision_function_shape='ovo' needs multi_class='ovo' (one "
+                             "problem per pair of classes); multi_class='ovr' gives one "
+                             "decision value per class: use decision_function_shape='ovr'")
         if self.route == "working-set" and self._precomputed:
             raise ValueError("route='working-set' needs features, not a precomputed kernel")
         return X, classes, y_enc
 
-    def _store_fit(self, X, classes, problems, fits: list[RouteFit]) -> None:
+    def _store_fit(self, X, classes, y_enc, problems, fits: list[RouteFit]) -> None:
         """The fitted attributes (see the class docstring) from the routes' results."""
-        binary = classes.size == 2
         models = [f.model for f in fits]
         indices = [idx for _, idx, _ in problems]
         self.classes_ = classes
@@ -440,16 +568,43 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.problem_classes_ = [pair for pair, _, _ in problems]
         self.problem_indices_ = indices
         self.eta_ = np.asarray([f.eta for f in fits], dtype=np.float64)
-        supports = [idx[m.support] for idx, m in zip(indices, models, strict=True)]
-        self.support_ = supports[0] if binary else supports
-        self.dual_coef_ = models[0].dual if binary else [m.dual for m in models]
-        self.intercept_ = np.asarray([m.bias for m in models], dtype=np.float64)
+        self.problem_support_ = [idx[m.support] for idx, m in zip(indices, models, strict=True)]
+        self.problem_dual_coef_ = [m.dual for m in models]
+        self.problem_intercept_ = np.asarray([m.bias for m in models], dtype=np.float64)
         self.n_iter_ = np.asarray(
             [int(np.sum(f.result.n_iter)) for f in fits], dtype=np.int64,
         )
+        self._store_svc_layout(X, y_enc, classes.size)
+        self.fit_status_ = int(not all(f.result.status == "converged" for f in fits))
         if self.decomposition is not None:
             self.cluster_centers_ = [m.centers for m in models]
             self.cluster_labels_ = [m.labels for m in models]
+
+    def _store_svc_layout(self, X, y_enc, n_classes: int) -> None:
+        """``support_``, ``support_vectors_``, ``n_support_``, ``dual_coef_``, ``intercept_``
+        in :class:`sklearn.svm.SVC`'s layout (class docstring) from the problems' ones."""
+        sv = np.unique(np.concatenate(self.problem_support_)).astype(np.int32)
+        sv = sv[np.lexsort((sv, y_enc[sv]))]  # grouped by class, ascending within one
+        where = np.full(y_enc.size, -1, dtype=np.intp)
+        where[sv] = np.arange(sv.size)
+        ovr = n_classes > 2 and self.multi_class == "ovr"
+        rows = n_classes if ovr else n_classes - 1
+        dual = np.zeros((rows, sv.size))
+        sign = 1.0 if n_classes == 2 or ovr else -1.0  # SVC's pairs: positive for class i
+        for p, (pair, S, coef) in enumerate(zip(self.problem_classes_, self.problem_support_,
+                                                self.problem_dual_coef_, strict=True)):
+            if n_classes == 2 or ovr:
+                dual[p, where[S]] = coef
+                continue
+            i, j = pair
+            first = y_enc[S] == i
+            dual[j - 1, where[S[first]]] = -coef[first]
+            dual[i, where[S[~first]]] = -coef[~first]
+        self.support_ = sv
+        self.support_vectors_ = (np.empty((0, 0)) if self._precomputed else X[sv])
+        self.n_support_ = np.bincount(y_enc[sv], minlength=n_classes).astype(np.int32)
+        self.dual_coef_ = dual
+        self.intercept_ = sign * self.problem_intercept_
 
     @property
     def F_rows_(self):
@@ -535,14 +690,15 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n_samples,) or (n_samples, n_classes)
-            Binary: ``f(x)``, positive means ``classes_[1]``. ``"ovr"``: the
-            one-vs-rest values, one column per class. ``"ovo"``: the
-            one-vs-one votes plus the summed pairwise decision values scaled into
-            (-1/3, 1/3), as ``SVC(decision_function_shape="ovr")`` and
-            :class:`sklearn.multiclass.OneVsOneClassifier`; its argmax is the
-            prediction. The raw pairwise values are given by
-            :meth:`pairwise_decision_function`.
+        ndarray of shape (n_samples,), (n_samples, n_classes) or (n_samples, n_pairs)
+            Binary: ``f(x)``, positive means ``classes_[1]``. ``multi_class="ovr"``: the
+            one-vs-rest values, one column per class. ``multi_class="ovo"`` with
+            ``decision_function_shape="ovr"`` (default): the one-vs-one votes plus the
+            summed pairwise decision values scaled into (-1/3, 1/3), as
+            ``SVC(decision_function_shape="ovr")`` and
+            :class:`sklearn.multiclass.OneVsOneClassifier`; with ``"ovo"``: the pairwise
+            values with SVC's sign (positive for the first class of the pair; the negated
+            :meth:`pairwise_decision_function`).
 
         Notes
         -----
@@ -554,6 +710,8 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
             return dec[:, 0]
         if self.multi_class == "ovr":
             return dec
+        if self.decision_function_shape == "ovo":
+            return -dec  # SVC's sign: positive for the first class of the pair
         return ovo_decision_function((dec > 0).astype(np.intp), dec, self.classes_.size)
 
     def pairwise_decision_function(self, X):
@@ -584,11 +742,66 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n_samples,)
-            Binary: ``classes_[1]`` where the decision value is > 0. Multi-class:
-            the argmax of :meth:`decision_function` (``"ovo"``: majority vote,
-            ties broken by the summed pairwise decision values).
+            Binary: ``classes_[1]`` where the decision value is > 0. Multi-class
+            ``"ovr"``: the argmax of the decision values. ``"ovo"``: the majority vote of
+            the pairs, a tie going to the first of the tied classes, or (``break_ties=True``
+            with ``decision_function_shape="ovr"``, as SVC) broken by the summed pairwise
+            decision values.
         """
-        dec = self.decision_function(X)
-        if dec.ndim == 1:
-            return self.classes_[(dec > 0).astype(np.intp)]
-        return self.classes_[np.argmax(dec, axis=1)]
+        check_is_fitted(self)
+        if self.break_ties and self.decision_function_shape == "ovo":
+            raise ValueError("break_ties must be False when decision_function_shape is 'ovo'")
+        dec = self._problem_decisions(X)
+        if dec.shape[1] == 1:
+            return self.classes_[(dec[:, 0] > 0).astype(np.intp)]
+        if self.multi_class == "ovr":
+            return self.classes_[np.argmax(dec, axis=1)]
+        k = self.classes_.size
+        if self.break_ties:
+            return self.classes_[np.argmax(ovo_decision_function(
+                (dec > 0).astype(np.intp), dec, k), axis=1)]
+        votes = ovo_decision_function((dec > 0).astype(np.intp), np.zeros_like(dec), k)
+        return self.classes_[np.argmax(votes, axis=1)]  # votes only: the first of a tie
+
+    def _check_proba(self) -> bool:
+        if not self.probability:
+            raise AttributeError("predict_proba is not available when probability=False")
+        return True
+
+    @available_if(_check_proba)
+    def predict_proba(self, X):
+        """Class probabilities by Platt scaling (``probability=True``), as SVC's.
+
+        Each binary problem's decision value goes through its sigmoid (fitted on decision
+        values of an internal 5-fold cross-validation); more than two classes are coupled
+        (pairwise coupling of Wu, Lin and Weng for ``multi_class="ovo"``, normalisation for
+        ``"ovr"``). As SVC's, the result may be inconsistent with ``predict``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Test data (precomputed: kernel against the training points).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``; rows sum to 1.
+        """
+        dec = self._problem_decisions(X)
+        AB = np.column_stack([self.probA_, self.probB_])
+        return probabilities(dec, AB, self.problem_classes_, self.classes_.size)
+
+    @available_if(_check_proba)
+    def predict_log_proba(self, X):
+        """``log(predict_proba(X))`` (``probability=True``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))

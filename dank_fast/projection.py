@@ -7,6 +7,10 @@ we locate the linear piece that contains the root by binary search over the
 sorted breakpoints and solve the piece exactly (docs/MATH.md §6), with the breakpoints kept
 as (base, offset) pairs so that this stays exact when ``|z| >> C``.
 
+``C`` may be a scalar or a vector of per-sample bounds ``C_i > 0`` (sample and class weights,
+docs/MATH.md section 14): the projection is ``clip(z - lam y, 0, C)`` entrywise with kinks at
+``y_i z_i`` and ``y_i (z_i - C_i)``, and the same root search finds ``lam`` exactly.
+
 The paper's projection (section nest: "clip to [0, C], then project on the
 hyperplane") is one round of alternating projections; it is provided as
 :func:`project_paper` for faithfulness studies and in general lands neither on
@@ -19,12 +23,12 @@ import math
 
 import numpy as np
 
-from ._validation import _real_scalar, check_finite_array, check_labels_pm1, check_positive
+from ._validation import _real_scalar, box_max, check_box, check_finite_array, check_labels_pm1
 
 __all__ = ["project_A", "project_paper", "project_box", "project_sum_box", "repair_start"]
 
 
-def project_A(z, y, C: float, target: float = 0.0) -> np.ndarray:
+def project_A(z, y, C, target: float = 0.0) -> np.ndarray:
     """Exact Euclidean projection onto ``{a : y'a = target, 0 <= a <= C}``.
 
     Parameters
@@ -33,13 +37,13 @@ def project_A(z, y, C: float, target: float = 0.0) -> np.ndarray:
         Finite real numbers, ``n >= 1``.
     y : array_like of shape (n,)
         Entries exactly -1 or +1 (one class is allowed).
-    C : float > 0
-        Finite.
+    C : float > 0, or array_like of shape (n,)
+        Finite; a vector gives per-sample boxes ``0 <= a_i <= C_i`` (docs/MATH.md section 14).
     target : float, default 0
         Project onto ``{y'a = target, 0 <= a <= C}`` instead (used on a subset of
         coordinates whose complement is held fixed); must be attainable,
-        ``-C n_- <= target <= C n_+`` up to the feasibility tolerance ``1e-9 C sqrt(n)``
-        (docs/validity.md).
+        ``-sum_{y=-1} C_i <= target <= sum_{y=+1} C_i`` up to the feasibility tolerance
+        ``1e-9 max(C) sqrt(n)`` (docs/validity.md).
 
     Returns
     -------
@@ -53,7 +57,8 @@ def project_A(z, y, C: float, target: float = 0.0) -> np.ndarray:
         ``z``, ``y``, ``C`` or ``target`` of the wrong kind (bool, str, complex, ...).
     ValueError
         Naming the parameter: non-finite or empty ``z``, labels other than +-1, lengths that
-        differ, ``C <= 0``, an unattainable ``target``.
+        differ, ``C <= 0`` (or a vector ``C`` of another length, or with an entry ``<= 0``),
+        an unattainable ``target``.
 
     Examples
     --------
@@ -68,13 +73,13 @@ def project_A(z, y, C: float, target: float = 0.0) -> np.ndarray:
     y = check_labels_pm1(y, None, require_both=False)
     if y.shape != z.shape:
         raise ValueError(f"y has {y.size} entries but z has {z.size}")
-    C = check_positive(C, "C")
+    C = check_box(C, y.size)
     target = _real_scalar(target, "target")
     if not math.isfinite(target):
         raise ValueError(f"target must be a finite number, got {target!r}")
-    n_pos = int(np.count_nonzero(y > 0))
-    lo, hi = -C * (y.size - n_pos), C * n_pos
-    slack = 1e-9 * C * math.sqrt(y.size)
+    Cv = np.broadcast_to(C, y.shape)
+    lo, hi = -float(Cv[y < 0].sum()), float(Cv[y > 0].sum())
+    slack = 1e-9 * box_max(C) * math.sqrt(y.size)
     if not lo - slack <= target <= hi + slack:
         raise ValueError(
             f"target = {target!r} is not attainable: y'a ranges over [{lo:.6g}, {hi:.6g}] "
@@ -83,8 +88,8 @@ def project_A(z, y, C: float, target: float = 0.0) -> np.ndarray:
     return _project_core(z, y, C, target)
 
 
-def _project_core(z: np.ndarray, y: np.ndarray, C: float, target: float = 0.0) -> np.ndarray:
-    """:func:`project_A` on validated float64 input.
+def _project_core(z: np.ndarray, y: np.ndarray, C, target: float = 0.0) -> np.ndarray:
+    """:func:`project_A` on validated float64 input (``C`` a scalar or per-sample bounds).
 
     With ``w = y o z`` (exact), ``P(z)_i = clip(y_i (w_i - lam), 0, C)`` and ``lam`` is the root
     of the non-increasing piecewise-linear ``phi(lam) = y' P(z) - target``, whose breakpoints
@@ -100,6 +105,8 @@ def _project_core(z: np.ndarray, y: np.ndarray, C: float, target: float = 0.0) -
     """
     w = y * z
     pos = y > 0
+    if np.ndim(C) != 0:
+        C = np.asarray(C, dtype=np.float64)
     base = np.concatenate([w, w])
     off = np.concatenate([np.where(pos, -C, 0.0), np.where(pos, 0.0, C)])
     order = np.lexsort((off, base, base + off))  # last key primary: the rounded value
@@ -136,12 +143,13 @@ def _project_core(z: np.ndarray, y: np.ndarray, C: float, target: float = 0.0) -
     r = float(y @ p) - target
     free = (p > 0.0) & (p < C)
     if r != 0.0 and np.any(free):
-        p[free] = np.clip(p[free] - r * y[free] / np.count_nonzero(free), 0.0, C)
+        p[free] = np.clip(p[free] - r * y[free] / np.count_nonzero(free), 0.0,
+                          C if np.ndim(C) == 0 else C[free])
     return _restore_equality(p, z, y, C, target)
 
 
 def _restore_equality(
-    p: np.ndarray, z: np.ndarray, e: np.ndarray, C: float, target: float = 0.0
+    p: np.ndarray, z: np.ndarray, e: np.ndarray, C, target: float = 0.0
 ) -> np.ndarray:
     """Make ``e'p = target`` hold for a box-feasible ``p`` returned by the projection of ``z``.
 
@@ -156,24 +164,26 @@ def _restore_equality(
     ``lam = w_i`` (``w = e z``); they absorb ``r`` in that order, each up to its room. When
     those thresholds are more than ``C`` apart (the only case where this runs), this is the
     exact projection to working precision; in every case the result is feasible up to
-    ``O(u C n)``. Does nothing when ``|e'p| <= 1e-12 C sqrt(n)`` (the normal case).
+    ``O(u C n)``. Does nothing when ``|e'p| <= 1e-12 max(C) sqrt(n)`` (the normal case).
+    ``C`` is a scalar or per-sample bounds.
     """
     r = float(e @ p) - target
-    if abs(r) <= 1e-12 * C * math.sqrt(p.size):
+    if abs(r) <= 1e-12 * box_max(C) * math.sqrt(p.size):
         return p
     p = p.copy()
     w = e * z
+    Cv = np.broadcast_to(C, p.shape)
     if r > 0:  # lower e'p: plus-coordinates decrease, minus-coordinates increase
-        cand = np.flatnonzero(((e > 0) & (p > 0)) | ((e < 0) & (p < C)))
-        thr = np.where(e[cand] > 0, w[cand] - C, w[cand])
+        cand = np.flatnonzero(((e > 0) & (p > 0)) | ((e < 0) & (p < Cv)))
+        thr = np.where(e[cand] > 0, w[cand] - Cv[cand], w[cand])
         order = cand[np.argsort(thr, kind="stable")]
     else:  # raise e'p: plus-coordinates increase, minus-coordinates decrease
-        cand = np.flatnonzero(((e > 0) & (p < C)) | ((e < 0) & (p > 0)))
-        thr = np.where(e[cand] > 0, w[cand], w[cand] + C)
+        cand = np.flatnonzero(((e > 0) & (p < Cv)) | ((e < 0) & (p > 0)))
+        thr = np.where(e[cand] > 0, w[cand], w[cand] + Cv[cand])
         order = cand[np.argsort(-thr, kind="stable")]
     # the room of each coordinate in the direction that reduces |r|
     down = (e[order] > 0) == (r > 0)  # True: p_i decreases
-    room = np.where(down, p[order], C - p[order])
+    room = np.where(down, p[order], Cv[order] - p[order])
     need = abs(r)
     before = np.concatenate([[0.0], np.cumsum(room)[:-1]])
     take = np.clip(need - before, 0.0, room)
@@ -183,8 +193,9 @@ def _restore_equality(
 
 
 
-def repair_start(z0, e, C: float) -> np.ndarray:
-    """A point of ``{e'a = 0, 0 <= a <= C}`` near ``z0`` with the zeros of ``z0`` kept at zero.
+def repair_start(z0, e, C) -> np.ndarray:
+    """A point of ``{e'a = 0, 0 <= a <= C}`` near ``z0`` with the zeros of ``z0`` kept at zero
+    (``C`` a scalar or per-sample bounds).
 
     A warm start such as the plain SVM's dual is feasible only up to its solver's tolerance;
     projecting it onto the whole set would spread a small shift ``lam e_i`` over every zero
@@ -198,11 +209,11 @@ def repair_start(z0, e, C: float) -> np.ndarray:
     if S.size == 0 or np.unique(e[S]).size < 2:
         return _project_core(z0, e, C)
     z = np.zeros_like(z0)
-    z[S] = _project_core(z0[S], e[S], C)
+    z[S] = _project_core(z0[S], e[S], C if np.ndim(C) == 0 else np.asarray(C)[S])
     return z
 
 
-def project_sum_box(z, C: float) -> tuple[np.ndarray, np.ndarray]:
+def project_sum_box(z, C) -> tuple[np.ndarray, np.ndarray]:
     """Exact projection of ``(ah, ac)`` onto ``{0 <= ah, ac <= C, 1'(ah - ac) = 0}``.
 
     This is :func:`project_A` with the label vector ``[1, ..., 1, -1, ..., -1]``: the SVR
@@ -213,8 +224,8 @@ def project_sum_box(z, C: float) -> tuple[np.ndarray, np.ndarray]:
     ----------
     z : array_like of shape (2n,)
         The stacked pair ``[ah; ac]``; finite real numbers.
-    C : float > 0
-        The box bound, finite.
+    C : float > 0, or array_like of shape (n,)
+        The box bound, finite; a vector gives per-sample boxes ``0 <= ah_i, ac_i <= C_i``.
 
     Returns
     -------
@@ -228,7 +239,8 @@ def project_sum_box(z, C: float) -> tuple[np.ndarray, np.ndarray]:
     TypeError
         ``z`` or ``C`` of the wrong kind (bool, str, complex, ...).
     ValueError
-        Non-finite or empty ``z``, ``z`` of odd length, ``C <= 0``.
+        Non-finite or empty ``z``, ``z`` of odd length, ``C <= 0`` (a vector ``C`` of a length
+        other than ``n``).
 
     Examples
     --------
@@ -240,11 +252,14 @@ def project_sum_box(z, C: float) -> tuple[np.ndarray, np.ndarray]:
     z = np.asarray(z, dtype=np.float64)
     n = z.size // 2
     s = np.concatenate([np.ones(n), -np.ones(n)])
+    if np.ndim(C) != 0 or isinstance(C, np.ndarray):
+        C = check_box(C, n)
+        C = np.concatenate([C, C]) if np.ndim(C) else C
     p = project_A(z, s, C)
     return p[:n], p[n:]
 
 
-def project_box(z, C: float) -> np.ndarray:
+def project_box(z, C) -> np.ndarray:
     """Clip onto the box ``0 <= a <= C``, the feasible set of P3 (no bias).
 
     The Euclidean projection for the decomposed problem (``eq. mainls``), which has no bias
@@ -255,8 +270,8 @@ def project_box(z, C: float) -> np.ndarray:
     ----------
     z : array_like of shape (n,)
         The point to project, real numbers.
-    C : float
-        The box bound.
+    C : float or array_like of shape (n,)
+        The box bound (scalar or per-sample).
 
     Returns
     -------
@@ -271,7 +286,7 @@ def project_box(z, C: float) -> np.ndarray:
     return np.clip(np.asarray(z, dtype=np.float64), 0.0, C)
 
 
-def project_paper(z, y, C: float) -> np.ndarray:
+def project_paper(z, y, C) -> np.ndarray:
     """Apply the paper's approximate projection: clip to the box, then shift along ``y``.
 
     ``a = clip(z, 0, C); a <- a - (y'a / n) y`` (section nest).  One round of alternating

@@ -15,7 +15,7 @@ from sklearn.cluster import KMeans
 from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._estimator_base import KernelEstimatorMixin
+from ._estimator_base import KernelEstimatorMixin, sample_boxes
 from ._kernel_validation import check_kernel_matrix
 from ._kernel_validation import refuse_non_numeric_kernel as _refuse_boolean_kernel
 from ._libsvm import svr_iteration_limit
@@ -70,11 +70,17 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
     Parameters
     ----------
     C : float, default=1.0
+        Box constraint (> 0); with ``sample_weight``, sample ``i``'s box is ``C *
+        sample_weight[i]`` (libsvm's rule, as :class:`sklearn.svm.SVR`; docs/MATH.md section
+        14).
     epsilon : float, default=0.1
         Width of the epsilon-insensitive tube (>= 0). The paper does not state its value.
-    kernel, sigma, gamma, degree, coef0 :
-        Initial kernel, as :class:`dank_fast.DANKClassifier` (``sigma``: Gaussian width of
-        the paper, ``gamma = 1 / (2 sigma^2)``).
+    kernel, gamma, degree, coef0 :
+        Initial kernel, as :class:`dank_fast.DANKClassifier`.
+    sigma : float, default=None
+        Deprecated (removed in the next release): the paper's Gaussian width, ``gamma = 1 /
+        (2 sigma^2)``; a ``DeprecationWarning`` when given, a ``ValueError`` naming both when
+        given with ``gamma``.
     eta : float or "svr", default="svr"
         Centering weight. ``"svr"``: ``eta = ||d_SVR||_2^2`` with ``d_SVR`` the dual
         coefficients ``ah - ac`` of a plain :class:`sklearn.svm.SVR` (precomputed kernel,
@@ -101,7 +107,8 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
         model, with the extension restricted to the cluster's training points. Not
         available with ``kernel="precomputed"``.
     warm_start_svr : bool, default=True
-        Start from the plain SVR's dual solution when ``eta="svr"`` computes it.
+        Start from the plain SVR's dual solution when ``eta="svr"`` computes it. Not
+        scikit-learn's ``warm_start`` (reuse of the previous fit, below); independent.
     warm_start : bool, default=False
         The convention of scikit-learn: when set and the previous fit of this estimator was on the
         same data (checked in ``fit``: a SHA-256 of ``X``, ``y`` and the problems' sample
@@ -121,9 +128,27 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
     model_indices_ : list of ndarray
         Training indices of every problem.
     eta_ : ndarray of shape (n_problems,)
-    support_, dual_coef_, F_rows_ : ndarray (one problem) or list of ndarray
-        Support indices (into the training set), ``d_i`` on the support, rows ``F[S, :]``.
+    support_ : ndarray of shape (n_SV,)
+        As :class:`sklearn.svm.SVR`'s: indices (into the training set) of the support
+        vectors (``ah_i - ac_i != 0``) of every problem, ascending.
+    support_vectors_ : ndarray of shape (n_SV, n_features)
+        ``X[support_]`` (empty for ``kernel="precomputed"``, as SVR).
+    n_support_ : ndarray of shape (1,), dtype int32
+        The number of support vectors, as SVR's.
+    dual_coef_ : ndarray of shape (1, n_SV)
+        As SVR's: ``d_i = ah_i - ac_i`` of the support vectors (the decision function of
+        DANK involves the learned ``F`` too, ``F_rows_``).
     intercept_ : ndarray of shape (n_problems,)
+        The bias of every problem (shape ``(1,)`` without ``decomposition``, as SVR's).
+    fit_status_ : int
+        0 when every problem's certified relative gap reached ``tol``, else 1.
+    problem_support_, problem_dual_coef_ : list of ndarray
+        Every problem's support (training indices, ascending) and ``d_i`` on it.
+    F_rows_ : ndarray (one problem) or list of ndarray
+        Rows ``F[S, :]`` of every problem's learned matrix.
+    sample_box_ : ndarray of shape (n_samples,) or None
+        Every sample's box ``C * sample_weight_i`` (None without weights); a sample of weight
+        0 takes part in no problem, as in libsvm.
     cluster_centers_ : ndarray or None
         k-means centres when ``decomposition`` is set.
     n_iter_ : ndarray of shape (n_problems,)
@@ -142,7 +167,7 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
     >>> import numpy as np
     >>> from dank_fast import DANKRegressor
     >>> X = np.linspace(-1, 1, 40)[:, None]; y = np.sin(3 * X[:, 0])
-    >>> reg = DANKRegressor(sigma=0.3, epsilon=0.01, C=4.0).fit(X, y)
+    >>> reg = DANKRegressor(gamma=5.5, epsilon=0.01, C=4.0).fit(X, y)
     >>> bool(reg.score(X, y) > 0.99)
     True
     """
@@ -217,7 +242,7 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
         )
 
     @fit_context
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit DANK-SVR, the problem P2 (``eq. mainsvr``).
 
         The input is validated here, once; each problem (one, or one per k-means cluster with
@@ -230,16 +255,23 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
             Training data, or the PSD training kernel for ``kernel="precomputed"``.
         y : array-like of shape (n_samples,)
             Finite, non-constant real targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights, as :meth:`sklearn.svm.SVR.fit`: sample ``i``'s box is ``C *
+            sample_weight[i]`` (non-negative; weight 0 leaves the sample out; all zero is a
+            ``ValueError``).
 
         Returns
         -------
         self : DANKRegressor
             Fitted estimator.
         """
+        self._check_width()
         X, y = self._validate_training_data(X, y)
-        groups, centers = self._groups(X)
+        box = sample_boxes(self.C, X, sample_weight)
+        groups, centers = self._groups(X, box)
+        boxes = [self.C if box is None else box[idx] for idx in groups]
         key, state = self._warm(X, y, groups)
-        starts = None if state is None else state.starts(key, self.C)
+        starts = None if state is None else state.starts(key, boxes)
         K = None if state is None or self._precomputed else state.kernel(key, self._kernel_key())
         if K is None:
             K = X if self._precomputed else self._kernel(X)
@@ -247,7 +279,8 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
         route = SVRRoute(self._settings())
         fits = []
         for p, idx in enumerate(groups):
-            fit = route.fit(train, idx, y[idx], alpha0=None if starts is None else starts[p])
+            fit = route.fit(train, idx, y[idx], alpha0=None if starts is None else starts[p],
+                            C=None if box is None else boxes[p])
             fits.append(fit)
             if self.verbose:
                 res = fit.result
@@ -257,7 +290,8 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
                     f"n_iter={res.n_iter}, rel_gap={res.rel_gap:.2e}"
                 )
         self._store_fit(X, groups, centers, fits)
-        self._remember(key, self.results_, K)
+        self.sample_box_ = box
+        self._remember(key, self.results_, K, boxes)
         return self
 
     def _validate_training_data(self, X, y):
@@ -295,17 +329,19 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
             kernel_params(**self._kernel_kwargs(), n_features=X.shape[1])
         return X, y
 
-    def _groups(self, X: np.ndarray):
-        """The problems' points (all, or one group per non-empty k-means cluster) and the
-        cluster centres (None without ``decomposition``)."""
+    def _groups(self, X: np.ndarray, box=None):
+        """The problems' points (all, or one group per non-empty k-means cluster; the
+        samples of box 0 left out) and the cluster centres (None without ``decomposition``)."""
         n = X.shape[0]
+        live = np.ones(n, dtype=bool) if box is None else box > 0
         if self.decomposition is None or self.decomposition == 1:
-            return [np.arange(n)], None
+            return [np.flatnonzero(live)], None
         v = min(int(self.decomposition), n)
         km = KMeans(n_clusters=v, random_state=self.random_state, n_init=10).fit(X)
-        # k-means may leave a cluster empty (duplicate points): drop it
-        keep = [c for c in range(v) if np.any(km.labels_ == c)]
-        return [np.flatnonzero(km.labels_ == c) for c in keep], km.cluster_centers_[keep]
+        # k-means may leave a cluster empty (duplicate points, or all of weight 0): drop it
+        keep = [c for c in range(v) if np.any(live & (km.labels_ == c))]
+        return ([np.flatnonzero(live & (km.labels_ == c)) for c in keep],
+                km.cluster_centers_[keep])
 
     def _store_fit(self, X, groups, centers, fits: list[RouteFit]) -> None:
         """The fitted attributes (see the class docstring) from the routes' results."""
@@ -321,11 +357,18 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
         self.model_indices_ = groups
         self.cluster_centers_ = centers
         self.eta_ = np.asarray([f.eta for f in fits], dtype=np.float64)
-        self.support_ = supports[0] if one else supports
-        self.dual_coef_ = dual[0] if one else dual
+        self.problem_support_, self.problem_dual_coef_ = supports, dual
         self.F_rows_ = F_rows[0] if one else F_rows
         self.intercept_ = np.asarray([float(f.result.bias) for f in fits], dtype=np.float64)
         self.n_iter_ = np.asarray([f.result.n_iter for f in fits], dtype=np.int64)
+        self.fit_status_ = int(not all(f.result.status == "converged" for f in fits))
+        # SVR's layout: every support vector once (each sample is in one problem), ascending
+        sv = np.concatenate(supports).astype(np.int32)
+        order = np.argsort(sv, kind="stable")
+        self.support_ = sv[order]
+        self.dual_coef_ = np.concatenate(dual)[order][None, :]
+        self.support_vectors_ = np.empty((0, 0)) if self._precomputed else X[self.support_]
+        self.n_support_ = np.array([sv.size], dtype=np.int32)
 
     def predict(self, X):
         """Predict with the out-of-sample extension (section ose).
@@ -343,8 +386,7 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
         one = len(self.results_) == 1
-        supports = [self.support_] if one else self.support_
-        dual = [self.dual_coef_] if one else self.dual_coef_
+        supports, dual = self.problem_support_, self.problem_dual_coef_
         F_rows = [self.F_rows_] if one else self.F_rows_
         if self.cluster_centers_ is not None:
             assign = np.argmin(euclidean_distances(X, self.cluster_centers_), axis=1)

@@ -13,7 +13,9 @@ from ._result import DANKResult
 from ._scaling import canonical_factor, recertify_zero_kernel, unscale
 from ._threads import blas_threads
 from ._validation import (
+    box_max,
     check_binary_labels,
+    check_box,
     check_finite_array,
     check_nonnegative,
     check_positive,
@@ -32,7 +34,7 @@ def solve_svm(
     K,
     y,
     *,
-    C: float,
+    C,
     eta: float,
     tau: float = 0.01,
     method: str = "auto",
@@ -55,8 +57,12 @@ def solve_svm(
         forming the ``n x n`` kernel; only ``method="auto"``/``"newton"`` apply there.
     y : array_like of shape (n,)
         Labels in {-1, +1}, both present.
-    C : float > 0
-        Box constraint.
+    C : float > 0, or array_like of shape (n,)
+        Box constraint ``0 <= a_i <= C``; a vector of ``n`` finite per-sample bounds
+        ``C_i > 0`` gives the box-weighted problem ``0 <= a_i <= C_i`` (libsvm's sample and
+        class weights times ``C``, docs/MATH.md section 14). Every route takes it: the dense
+        methods, the working sets of a :class:`dank_fast.FeatureKernel`, and the plain SVM
+        warm start (fitted with ``sample_weight = C / max C``).
     eta : float > 0
         Weight of the centering regulariser ``||F - 11'||_F^2``.
     tau : float >= 0, default 0.01
@@ -114,7 +120,7 @@ def solve_svm(
         return _solve_features(K, y, C, eta, tau, method, tol, max_iter, alpha0, options)
     kd = K if isinstance(K, KernelData) else checked_kernel_data(K, check_psd=check_psd)
     y = check_binary_labels(y, kd.n)
-    C = check_positive(C, "C")
+    C = check_box(C, kd.n)
     eta = check_positive(eta, "eta")
     tau = check_nonnegative(tau, "tau")
     tol, max_iter = check_solver_options(tol, max_iter, eig_route)
@@ -123,9 +129,10 @@ def solve_svm(
         alpha0 = check_finite_array(alpha0, "alpha0", ndim=1)
         if alpha0.shape != y.shape:
             raise ValueError(f"alpha0 must have shape {y.shape}, got {alpha0.shape}")
-    if kd.kappa == 0.0 and eta != C:  # K = 0: a* does not depend on eta (recertify_zero_kernel)
-        res = solve_svm(kd, y, C=C, eta=C, tau=tau, method=method, tol=tol, max_iter=max_iter,
-                        alpha0=alpha0, check_psd=False, eig_route=eig_route, **options)
+    if kd.kappa == 0.0 and eta != box_max(C):  # K = 0: a* does not depend on eta
+        res = solve_svm(kd, y, C=C, eta=box_max(C), tau=tau, method=method, tol=tol,
+                        max_iter=max_iter, alpha0=alpha0, check_psd=False, eig_route=eig_route,
+                        **options)
         cert = svm_certificate(kd.K, y, res.alpha, C=C, eta=eta, tau=tau)
         res = recertify_zero_kernel(res, cert, eta, tol)
         res.time = time.perf_counter() - t0
@@ -150,7 +157,7 @@ def _solve_dense(kd, y, C, eta, tau, method, tol, max_iter, alpha0, eig_route, o
     warm = "given"
     if method == "auto" and alpha0 is None:
         alpha0, warm = svc_dual(kd.K, y, C), "svc"
-    c = canonical_factor(C, eta, kd.kappa)
+    c = canonical_factor(box_max(C), eta, kd.kappa)  # per-sample boxes: from max C
     kd_c = kd if c == 1.0 else KernelData(kd.K * c, n_total=kd.n_total)
     problem = SVMProblem(kd_c, y, C / c, eta / c, tau, eig_route)
     res = run_method(problem, method, c=c, tol=tol, max_iter=max_iter, alpha0=alpha0,
@@ -166,7 +173,7 @@ def _solve_features(K, y, C, eta, tau, method, tol, max_iter, alpha0, options) -
             f"'newton'), not {method!r}; pass a dense kernel for the other methods"
         )
     y = check_binary_labels(y, K.n)
-    C = check_positive(C, "C")
+    C = check_box(C, K.n)
     eta = check_positive(eta, "eta")
     tau = check_nonnegative(tau, "tau")
     tol, max_iter = check_solver_options(tol, max_iter, "auto")

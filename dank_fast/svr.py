@@ -49,6 +49,8 @@ from ._scaling import recertify_zero_kernel
 from ._scaling import unscale as _unscale
 from ._validation import (
     FEASIBILITY_RTOL,
+    box_max,
+    check_box,
     check_finite_array,
     check_nonnegative,
     check_positive,
@@ -64,12 +66,19 @@ __all__ = ["SVRProblem", "solve_svr", "check_targets", "METHODS"]
 
 
 class SVRProblem(SVMProblem):
-    """P2 for the generic solvers: ``z = [ah; ac]``, ``d = ah - ac``."""
+    """P2 for the generic solvers: ``z = [ah; ac]``, ``d = ah - ac``.
+
+    ``C`` a scalar or ``n`` per-sample bounds; :attr:`C` is then the box of ``z`` (length
+    ``2n``: ``C_i`` bounds both ``ah_i`` and ``ac_i``) and :attr:`C_samples` the ``n`` bounds
+    of the certificate's loss ``sum_i C_i max(0, |y_i - f_i| - eps)``.
+    """
 
     kind = "svr"
 
     def __init__(self, K, y, C, eta: float, tau: float, epsilon: float, route: str = "auto"):
-        super().__init__(K, y, C, eta, tau, route)
+        box = C if np.ndim(C) == 0 else np.concatenate([C, C])
+        super().__init__(K, y, box, eta, tau, route)
+        self.C_samples = C
         self.epsilon = epsilon
         self.n = y.size
         self.dim = 2 * y.size
@@ -124,21 +133,24 @@ class SVRProblem(SVMProblem):
         1.2e-6 with the Ritz one at the same point) and spent 9 s per step on the decompositions.
         """
         return certify_svr(
-            self.kd, self.y, ev.z, self.C, self.eta, self.tau, self.epsilon, ev.inner, ev.f0
+            self.kd, self.y, ev.z, self.C_samples, self.eta, self.tau, self.epsilon, ev.inner,
+            ev.f0,
         )
 
     def quick_rel_gap(self, ev) -> float:
-        _, _, loss = best_bias(ev.f0, self.y, eps=self.epsilon)
+        Cs = self.C_samples
+        weights, factor = (None, Cs) if np.ndim(Cs) == 0 else (Cs, 1.0)
+        _, _, loss = best_bias(ev.f0, self.y, eps=self.epsilon, weights=weights)
         d = self.d_of(ev.z)
         q = float(d @ ev.f0)
-        gap = q + self.C * loss - self.lin(ev.z)
-        scale = svr_scale(d, self.y, float(ev.z.sum()), q, self.C, self.epsilon)
+        gap = q + factor * loss - self.lin(ev.z)
+        scale = svr_scale(d, self.y, float(ev.z.sum()), q, Cs, self.epsilon)
         return gap / scale if scale > 0 else (0.0 if gap <= 0 else float("inf"))
 
     def bias(self, ev, cert: Certificate) -> float:
-        """KKT bias: mean of ``y_i -+ eps - f0_i`` over free ``ah_i`` / ``ac_i``; else the
-        certificate's exact best bias."""
-        n, C = self.n, self.C
+        """KKT bias: mean of ``y_i -+ eps - f0_i`` over free ``ah_i`` / ``ac_i`` (``0 < ah_i <
+        C_i``); else the certificate's exact best bias."""
+        n, C = self.n, self.C_samples
         margin = 1e-8 * C
         ah, ac = ev.z[:n], ev.z[n:]
         r = self.y - ev.f0
@@ -151,7 +163,7 @@ class SVRProblem(SVMProblem):
 
     def lipschitz_theorem(self) -> float:
         """``L = 2 kappa (n + 9 n C^2 ||K||_F / (4 eta))``, Theorem theorsvr."""
-        n, K, C = self.n, self.kd.K, self.C
+        n, K, C = self.n, self.kd.K, float(np.max(self.C))  # per-sample boxes: max C
         return 2 * self.kd.kappa * (n + 9 * n * C * C * np.linalg.norm(K) / (4 * self.eta))
 
     def lipschitz_paper(self) -> float:
@@ -173,7 +185,8 @@ class SVRProblem(SVMProblem):
         if L > 0.0:
             return L
         g = float(np.max(np.abs(self.y))) + self.epsilon
-        return g / (2.0**20 * self.C) if g > 0.0 else 1.0 / self.C
+        C = float(np.max(self.C))
+        return g / (2.0**20 * C) if g > 0.0 else 1.0 / C
 
     def lipschitz_pgm(self) -> float:
         """Analogue of eq. pgm for ``z``: ``2 (n - tau/2 + n C^2 lambda_max(K) / (4 eta))``.
@@ -181,7 +194,8 @@ class SVRProblem(SVMProblem):
         The factor 2 is ``||[I, -I]||^2`` (``d = ah - ac``); the paper gives no pgm rule for P2.
         """
         lmax = _lambda_max(self.kd)
-        return 2.0 * (self.n - self.tau / 2 + self.n * self.C * self.C * lmax / (4 * self.eta))
+        C = float(np.max(self.C))
+        return 2.0 * (self.n - self.tau / 2 + self.n * C * C * lmax / (4 * self.eta))
 
 
 def _split(res: DANKResult, n: int) -> DANKResult:
@@ -198,7 +212,7 @@ def solve_svr(
     K,
     y,
     *,
-    C: float,
+    C,
     epsilon: float,
     eta: float,
     tau: float = 0.01,
@@ -220,7 +234,10 @@ def solve_svr(
         Finite real targets. Constant targets are allowed (not degenerate for this
         problem): every target then fits in the tube, ``ah = ac = 0`` is optimal and the
         bias is the constant.
-    C : float > 0
+    C : float > 0, or array_like of shape (n,)
+        Box ``0 <= ah_i, ac_i <= C``; a vector of ``n`` finite per-sample bounds ``C_i > 0``
+        gives the box-weighted problem (libsvm's ``sample_weight`` times ``C``, docs/MATH.md
+        section 14).
     epsilon : float >= 0
         Width of the epsilon-insensitive tube.
     eta : float > 0
@@ -292,18 +309,18 @@ def solve_svr(
         kd = checked_kernel_data(K, check_psd=check_psd)
     n = kd.n
     y = check_targets(y, n)
-    C = check_positive(C, "C")
+    C = check_box(C, n)
     epsilon = check_nonnegative(epsilon, "epsilon")
     eta = check_positive(eta, "eta")
     tau = check_nonnegative(tau, "tau")
     tol, max_iter = check_solver_options(tol, max_iter, eig_route)
     check_representable(C, eta, kd.kappa, n)
     alpha0 = _check_start(alpha0, n)
-    if kd.kappa == 0.0 and eta != C:  # K = 0: a* does not depend on eta (recertify_zero_kernel)
+    if kd.kappa == 0.0 and eta != box_max(C):  # K = 0: a* does not depend on eta
         t0 = time.perf_counter()
-        res = solve_svr(kd, y, C=C, epsilon=epsilon, eta=C, tau=tau, method=method, tol=tol,
-                        max_iter=max_iter, alpha0=alpha0, check_psd=False, eig_route=eig_route,
-                        **options)
+        res = solve_svr(kd, y, C=C, epsilon=epsilon, eta=box_max(C), tau=tau, method=method,
+                        tol=tol, max_iter=max_iter, alpha0=alpha0, check_psd=False,
+                        eig_route=eig_route, **options)
         cert = svr_certificate(kd.K, y, res.extra["alpha_hat"], res.extra["alpha_check"], C=C,
                                epsilon=epsilon, eta=eta, tau=tau)
         res = recertify_zero_kernel(res, cert, eta, tol)
@@ -311,7 +328,7 @@ def solve_svr(
         return res
     # solve the canonical instance (cK, C/c, eta/c) with a power of two c (kernel of scale ~1):
     # exact (docs/validity.md), and the solvers' numbers stay representable whatever the scales
-    c = _canonical_factor(C, eta, kd.kappa)
+    c = _canonical_factor(box_max(C), eta, kd.kappa)  # per-sample boxes: from max C
     kd_c = kd if c == 1.0 else KernelData(kd.K * c)
     problem = SVRProblem(kd_c, y, C / c, eta / c, tau, epsilon, eig_route)
     res = run_method(problem, method, c=c, tol=tol, max_iter=max_iter, alpha0=alpha0,
@@ -325,7 +342,7 @@ def solve_svr(
     res = _split(res, n)
     z = res.extra["z"]
     res.extra["overlap"] = float(np.minimum(z[:n], z[n:]).sum())
-    _refuse_infeasible(z, C, problem.s, method)
+    _refuse_infeasible(z, problem.C * c, problem.s, method)
     return res
 
 
@@ -345,14 +362,16 @@ def _check_start(alpha0, n: int) -> np.ndarray | None:
     return alpha0
 
 
-def _refuse_infeasible(z: np.ndarray, C: float, s: np.ndarray, method: str) -> None:
+def _refuse_infeasible(z: np.ndarray, C, s: np.ndarray, method: str) -> None:
     """``RuntimeError`` when the returned ``z`` violates P2's constraints by more than
-    ``1e-9 C sqrt(n)``: a solver bug, whose certificate would not bound ``v*``."""
+    ``1e-9 max(C) sqrt(n)``: a solver bug, whose certificate would not bound ``v*`` (``C``
+    the box of ``z``: a scalar or ``2n`` bounds)."""
     n = z.size // 2
     infeas = feasibility_violation(z, C, s)
-    if not infeas <= FEASIBILITY_RTOL * C * math.sqrt(n):
+    tol = FEASIBILITY_RTOL * box_max(C) * math.sqrt(n)
+    if not infeas <= tol:
         raise RuntimeError(  # a solver bug, never a valid certificate: do not return it
             f"solve_svr({method!r}) ended at an infeasible point (violation {infeas:.3g} > "
-            f"1e-9 C sqrt(n) = {FEASIBILITY_RTOL * C * math.sqrt(n):.3g}); its certificate "
+            f"1e-9 max(C) sqrt(n) = {tol:.3g}); its certificate "
             "would not bound v*. Please report this instance."
         )

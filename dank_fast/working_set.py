@@ -38,7 +38,7 @@ from ._libsvm import svc_dual
 from ._newton import newton
 from ._problem import SVMProblem
 from ._result import DANKResult
-from .certificate import _assemble, best_bias
+from .certificate import _assemble, bias_and_loss
 from .feature_kernel import FeatureKernel
 from .inner import CenteredF, LowRankF, apply_FK
 from .projection import repair_start
@@ -230,7 +230,7 @@ def _round_problem(kernel: FeatureKernel, W: np.ndarray, a: np.ndarray, y: np.nd
                    eta: float, tau: float) -> tuple[KernelData, SVMProblem]:
     """P1 on the working set ``W`` (the other points as ghosts) and its kernel data."""
     kd = KernelData(kernel.block(W, W), n_total=kernel.n)
-    return kd, SVMProblem(kd, y[W], C, eta, tau)
+    return kd, SVMProblem(kd, y[W], C if np.ndim(C) == 0 else C[W], eta, tau)
 
 
 def _first_working_set(kernel: FeatureKernel, y: np.ndarray, C: float, alpha0, verbose: bool,
@@ -287,10 +287,10 @@ def _full_round(kernel: FeatureKernel, kd: KernelData, res_W: DANKResult, W: np.
         f0[out] = kernel.product(out, W[S], _ghost_coefficients(res_W.inner.F, dW, S))
     elif out.size:
         f0[out] = 0.0
-    b, interval, hinge = best_bias(f0, y)
+    b, interval, loss = bias_and_loss(f0, y, C)  # C: scalar or per-sample boxes
     lin = float(a.sum())
-    infeas = max(abs(float(y @ a)), float(-a.min()), float(a.max() - C), 0.0)
-    cert = _assemble(lin, 0.5 * float(dW @ f0[W]), C * hinge, res_W.inner, eta, tau, b,
+    infeas = max(abs(float(y @ a)), float(-a.min()), float(np.max(a - C)), 0.0)
+    cert = _assemble(lin, 0.5 * float(dW @ f0[W]), loss, res_W.inner, eta, tau, b,
                      interval, lin, infeas)
     margin = y * (f0 + b)
     return a, margin, out[margin[out] < 1.0], cert, int(S.size)

@@ -209,9 +209,10 @@ def range_rule(C: float, eta: float, s: float, n: int) -> Verdict:
 def box_rule(C, n: int | None) -> Verdict:
     """``C`` of P1, P2, P3: a scalar ``> 0`` (:func:`scalar_rule`) or a 1-D real array of ``n``
     finite entries ``> 0`` (per-sample boxes, docs/validity.md).  A valid vector is only
-    ``unsure`` (``TypeError``): dank_fast refuses a vector ``C`` until it takes per-sample
-    boxes; a vector of another length or with a bad entry is refused (either type: dank_fast
-    refuses any vector as a ``TypeError``, dank_ref a wrong length as a ``ValueError``)."""
+    ``unsure`` (an entry point that takes a scalar only may refuse it with a ``TypeError``;
+    dank_fast's solvers and certificates take it since issue 41); a vector of another length
+    or with a bad entry is refused (either type: a ``TypeError`` for a non-numeric array, a
+    ``ValueError`` for a wrong length or entry)."""
     if not (isinstance(C, list | tuple) or (isinstance(C, np.ndarray) and C.ndim >= 1)):
         return scalar_rule(C, "C", "pos")
     v = Verdict()

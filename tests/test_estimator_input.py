@@ -60,7 +60,7 @@ def _moons(n=120, noise=0.3, seed=0):
         ({"sigma": 0.0}, "'sigma' parameter"),
         ({"extension": "knn"}, "'extension' parameter"),
         ({"multi_class": "crammer"}, "'multi_class' parameter"),
-        ({"sigma": 1.0, "gamma": 1.0}, "either sigma or gamma"),
+        ({"sigma": 1.0, "gamma": 1.0}, "sigma=1.0 and gamma=1.0"),
         ({"n_jobs": 1.5}, "'n_jobs' parameter"),
     ],
 )

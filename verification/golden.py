@@ -15,9 +15,9 @@ epsilon = 0 and epsilon so large that a* = 0 (P2); a rank-one and a nearly singu
 1e-3 and 1e6; linear, polynomial and Gaussian (sigma or gamma) kernels given by ``X``; an
 integer-valued ``K``; duplicate points; one point of one class; JSON files; per-sample boxes
 (a vector ``C``, format version 2: ``p1_weighted``, ``p1_class_weights``, ``p2_weighted``,
-``p3_weighted``), solved by dank_ref's conic solver and certified by the oracle and
-dank_ref's certificates (dank_fast's too once it takes a vector ``C``; until then the
-manifest's ``*_fast`` fields are null).
+``p3_weighted``), solved by dank_ref's conic solver and certified by the oracle, dank_ref's
+certificates and dank_fast's (which takes a vector ``C`` since issue 41), like every other
+vector.
 
 Regeneration: ``dank-verify vectors --write DIR`` solves every spec afresh (dank_fast ``newton``
 to 1e-12, then dank_ref's active-set Newton polish whenever either certificate is above 1e-12)
@@ -90,8 +90,8 @@ def certify_both(inst: dict, sol: dict) -> dict:
     Returns
     -------
     dict
-        ``{"ref": (lower, upper, rel_gap), "fast": (lower, upper, rel_gap)}``; ``"fast"`` is
-        ``None`` for per-sample boxes (a vector ``C``) that dank_fast does not take (yet).
+        ``{"ref": (lower, upper, rel_gap), "fast": (lower, upper, rel_gap)}`` (a vector ``C``
+        of per-sample boxes included).
 
     Raises
     ------
@@ -105,41 +105,24 @@ def certify_both(inst: dict, sol: dict) -> dict:
     from dank_fast.inner import KernelData, inner_minimiser
 
     task, K, y, C, eta, tau = (inst[k] for k in ("task", "K", "y", "C", "eta", "tau"))
-    weighted = isinstance(C, np.ndarray)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if task == "svm":
             a = sol["alpha"]
             r = rc.svm_certificate(K, y, a, C=C, eta=eta, tau=tau)
-            f = _fast(weighted, lambda: dank_fast.svm_certificate(K, y, a, C=C, eta=eta, tau=tau))
+            f = dank_fast.svm_certificate(K, y, a, C=C, eta=eta, tau=tau)
         elif task == "svr":
             ah, ac, eps = sol["alpha_hat"], sol["alpha_check"], inst["epsilon"]
             r = rc.svr_certificate(K, y, ah, ac, C=C, epsilon=eps, eta=eta, tau=tau)
-            f = _fast(weighted, lambda: dank_fast.svr_certificate(K, y, ah, ac, C=C, epsilon=eps,
-                                                                  eta=eta, tau=tau))
+            f = dank_fast.svr_certificate(K, y, ah, ac, C=C, epsilon=eps, eta=eta, tau=tau)
         else:
             a = sol["alpha"]
             r = rc.decomposed_certificate(K, y, a, C=C, eta=eta, labels=inst["labels"])
-            # dank_fast's P3 box certificate is internal and unvalidated: a vector C is not
-            # handed to it (it has no public P3 certificate that says it takes one)
+            # dank_fast's P3 box certificate (a scalar C or per-sample bounds) on Kbar
             kd = KernelData(_block(K, inst["labels"]))
-            f = None if weighted else certify_box(
-                kd, y, a, C, eta, inner_minimiser(kd, a * y, eta, 0.0, route="dense"))
+            f = certify_box(kd, y, a, C, eta, inner_minimiser(kd, a * y, eta, 0.0, route="dense"))
     return {"ref": (float(r.lower), float(r.upper), float(r.rel_gap)),
-            "fast": None if f is None else (float(f.lower), float(f.upper), float(f.rel_gap))}
-
-
-def _fast(weighted: bool, certificate):
-    """dank_fast's certificate; for per-sample boxes ``None`` while dank_fast refuses a vector
-    ``C`` (``TypeError`` / ``ValueError`` from its validation), so that a weighted vector is
-    certified by the oracle and dank_ref alone until dank_fast supports it (then it must
-    certify it like every other vector)."""
-    if not weighted:
-        return certificate()
-    try:
-        return certificate()
-    except (TypeError, ValueError):
-        return None
+            "fast": (float(f.lower), float(f.upper), float(f.rel_gap))}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -152,7 +135,8 @@ def _start(inst: dict, dank_fast) -> tuple[np.ndarray, str]:
     see a largest box of 1. dank_fast's Newton
     method for a scalar ``C`` (``dank_fast``: the module, imported by :func:`_solve`, the oracle
     side's one optional path to it); dank_ref's conic solve (staged, polished, certified) for
-    per-sample boxes, which dank_fast does not take (yet)."""
+    per-sample boxes, as they were first generated (an independent solve; dank_fast certifies
+    them too, :func:`certify_both`)."""
     task, K, y, C, eta, tau = (inst[k] for k in ("task", "K", "y", "C", "eta", "tau"))
     if isinstance(C, np.ndarray):
         # start-up: dank_ref's solvers import cvxpy (seconds); only this path needs them
@@ -217,8 +201,7 @@ def _solve(inst: dict) -> tuple[dict, str]:
     The solve runs on the exactly rescaled instance (:func:`_start`); candidates are then
     snapped (entries within ``1e-9 C`` of a bound put on it) and polished by dank_ref's
     active-set Newton method, and the candidate with the smallest of the oracle's and
-    dank_fast's certified gaps on the original instance is kept (per-sample boxes that
-    dank_fast does not take: the oracle's and dank_ref's).
+    dank_fast's certified gaps on the original instance is kept.
     """
     # start-up: dank_ref imports cvxpy and dank_fast scikit-learn (seconds); only this
     # function needs them
@@ -235,8 +218,7 @@ def _solve(inst: dict) -> tuple[dict, str]:
         def worst(x):
             try:
                 cb = certify_both(inst, point(x))
-                other = cb["fast"] if cb["fast"] is not None else cb["ref"]
-                return max(_oracle_rel_gap(inst, point(x)), other[2])
+                return max(_oracle_rel_gap(inst, point(x)), cb["fast"][2])
             except ValueError:
                 return np.inf
 
@@ -305,8 +287,8 @@ def _params(inst: dict, fields: dict) -> dict:
 
 
 def _fast_entry(fast) -> dict:
-    """The manifest's ``lower_fast``, ``upper_fast``, ``rel_gap_fast``: ``None`` (JSON null)
-    when dank_fast did not certify the vector (per-sample boxes it does not take yet)."""
+    """The manifest's ``lower_fast``, ``upper_fast``, ``rel_gap_fast`` (JSON null for ``None``:
+    no vector since dank_fast takes per-sample boxes, issue 41)."""
     keys = ("lower_fast", "upper_fast", "rel_gap_fast")
     return dict(zip(keys, (None,) * 3 if fast is None else fast, strict=True))
 

@@ -17,13 +17,14 @@ from sklearn.preprocessing import MinMaxScaler
 from dank_fast import DANKClassifier
 
 X, y = make_moons(120, noise=0.25, random_state=1)
-clf = make_pipeline(MinMaxScaler(), DANKClassifier(C=1.0, sigma=0.3, tau=0.01, eta="svm"))
+clf = make_pipeline(MinMaxScaler(), DANKClassifier(C=1.0, gamma=1 / (2 * 0.3**2), tau=0.01,
+                                                   eta="svm"))
 clf.fit(X[:80], y[:80])
 print("test accuracy", clf.score(X[80:], y[80:]))
 print("certified rel. gap", clf[-1].results_[0].rel_gap)
 
 # %%
-# Cross-validated choice of ``C`` and ``sigma``
+# Cross-validated choice of ``C`` and ``gamma``
 # ---------------------------------------------
 # Every fit inside the search is certified; ``results_`` keeps the solver's result of each
 # binary problem of the refitted estimator.
@@ -32,7 +33,7 @@ from sklearn.model_selection import GridSearchCV
 
 grid = GridSearchCV(
     make_pipeline(MinMaxScaler(), DANKClassifier(tau=0.01, eta="svm")),
-    {"dankclassifier__C": [0.5, 4.0], "dankclassifier__sigma": [0.2, 0.5]},
+    {"dankclassifier__C": [0.5, 4.0], "dankclassifier__gamma": [12.5, 2.0]},
     cv=3,
 )
 grid.fit(X[:80], y[:80])

@@ -16,7 +16,7 @@ X = np.linspace(-3, 3, 80)[:, None]
 y = np.sinc(X[:, 0])
 res = solve_svr(compute_kernel(X, sigma=0.5), y, C=10.0, epsilon=0.01, eta=20.0, method="newton")
 print(res.status, f"{res.rel_gap:.1e}", res.alpha.shape)        # alpha = ah - ac
-reg = DANKRegressor(C=10.0, sigma=0.5, epsilon=0.01).fit(X, y)  # eta="svr": ||a_SVR||^2
+reg = DANKRegressor(C=10.0, gamma=2.0, epsilon=0.01).fit(X, y)  # eta="svr": ||a_SVR||^2
 print("R^2", round(reg.score(X, y), 4))
 
 # %%

@@ -2,15 +2,15 @@
 
 Public API
 ----------
-solve_svm         P1 (eq. mainrank), certified (dense K, or FeatureKernel: working sets)
+solve_svm         P1 (eq. (4)), certified (dense K, or FeatureKernel: working sets)
 FeatureKernel     a PSD kernel given by features, evaluated in blocks (no n x n array)
-solve_svr         P2 (eq. mainsvr, DANK in SVR), certified
-solve_decomposed  P3 (eqs. mainls, mainlssub), k-means decomposition, joblib
+solve_svr         P2 (eq. (22), DANK in SVR), certified
+solve_decomposed  P3 (eqs. (18), (19)), k-means decomposition, joblib
 DANKRegressor     scikit-learn estimator for P2
 svm_certificate   certify any candidate solution of P1
 compute_kernel    initial kernels via scikit-learn's pairwise kernels
 project_A         exact projection onto the dual feasible set
-inner_minimiser   F(a) of Lemma fbound; apply_FK applies F o K to a vector
+inner_minimiser   F(a) of Lemma 1; apply_FK applies F o K to a vector
 """
 
 from ._accelerated import ConvergenceWarning

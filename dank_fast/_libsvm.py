@@ -101,9 +101,8 @@ def svc_dual(K: np.ndarray, y: np.ndarray, C, tol: float = 1e-4) -> np.ndarray:
     could run for minutes.
 
     ``tol`` is libsvm's stopping tolerance; its default 1e-4 is the one the warm start of
-    ``method="auto"`` uses (eta is the caller's there, so the SVC only starts Newton). A looser
-    SVC is not a faster solve: at 1e-2 the fit costs 0.64x but Newton's second step frees more
-    coordinates, and the totals agree within 1%.
+    ``method="auto"`` uses (eta is the caller's there, so the SVC only starts Newton): a looser
+    fit saves part of the SVC fit and costs Newton steps from a start further from the solution.
     """
     limit = svc_iteration_limit(y.size)
     C0, sw = _as_weights(C)

@@ -26,13 +26,13 @@ __all__ = ["DecomposedProblem", "block_kernel", "sum_certificates", "full_certif
 
 
 def block_kernel(K: np.ndarray, labels) -> np.ndarray:
-    """``Kbar_ij = K_ij [labels_i == labels_j]`` (Lemma lemmalink)."""
+    """``Kbar_ij = K_ij [labels_i == labels_j]`` (Lemma 5)."""
     labels = np.asarray(labels)
     return np.asarray(K, dtype=np.float64) * (labels[:, None] == labels[None, :])
 
 
 class DecomposedProblem(SVMProblem):
-    """P3 (eq. mainls / mainlssub) for the generic solvers: box only, no bias, ``tau = 0``
+    """P3 (eq. (18) / mainlssub) for the generic solvers: box only, no bias, ``tau = 0``
     (``C`` a scalar or per-sample bounds)."""
 
     kind = "decomposed"

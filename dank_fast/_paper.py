@@ -1,6 +1,6 @@
-"""The paper's own solvers, as printed: Algorithm ago3, its monotone variant, eq. pgm.
+"""The paper's own solvers, as printed: Algorithm 1, its monotone variant, eq. (17).
 
-Algorithm ago3 (section nest), with ``L`` from Theorem theor, ``a0 = 0``,
+Algorithm 1 (Section 3.2), with ``L`` from Theorem 4, ``a0 = 0``,
 ``t_max = 2000`` and the stopping rule ``||a_t - a_{t-1}|| <= 1e-4``:
 
     theta_t = P_A(a_t + grad h(a_t) / L)
@@ -17,8 +17,8 @@ Two faithful details are options, since the printed text is ambiguous or slips:
   is certified; the distance moved is ``result.projection_distance``.
 
 ``variant="monotone"`` replaces line 6 by the argmax of h over
-``{theta_{t-1}, P_A(a_t + grad/L), a_t}`` (section nest); ``variant="pgm"`` is the
-plain projected gradient of eq. pgm with ``L = n - tau/2 + n C^2 lambda_max(K)/(4 eta)``.
+``{theta_{t-1}, P_A(a_t + grad/L), a_t}`` (Section 3.2); ``variant="pgm"`` is the
+plain projected gradient of eq. (17) with ``L = n - tau/2 + n C^2 lambda_max(K)/(4 eta)``.
 """
 
 from __future__ import annotations
@@ -46,13 +46,13 @@ def paper(
     record_history: bool = True,
     certify_every: int = 0,
 ) -> object:
-    """Run Algorithm ago3 (``variant="nesterov"``), its monotone variant or eq. pgm.
+    """Run Algorithm 1 (``variant="nesterov"``), its monotone variant or eq. (17).
 
     Parameters
     ----------
     problem : SVMProblem or SVRProblem
         The (canonical) instance; supplies ``evaluate``, ``project``, ``project_paper``,
-        ``start`` and the Lipschitz constants of Theorem theor / eq. pgm.
+        ``start`` and the Lipschitz constants of Theorem 4 / eq. (17).
     variant, projection, beta_sign : str
         See the module docstring.
     t_max : int
@@ -63,7 +63,7 @@ def paper(
         Warm start ``a_0``, made feasible by ``problem.start`` (clipped to the box, projected
         onto ``A`` within its support) before ``h`` is evaluated; default ``a_0 = 0``.
     L : float, optional
-        Lipschitz constant (default: Theorem theor, or eq. pgm's for ``variant="pgm"``).
+        Lipschitz constant (default: Theorem 4, or eq. (17)'s for ``variant="pgm"``).
     tol : float
         Target relative gap; only decides whether a :class:`dank_fast.ConvergenceWarning` is
         issued (certified ``rel_gap > tol``): the method never stops on the certificate.

@@ -25,6 +25,7 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.cluster import KMeans
 
+from ._checked import CheckedKernel
 from ._libsvm import plain_svr, svc_dual
 from ._result import DANKResult
 from .decomposed import ETA_FLOOR, solve_decomposed
@@ -93,7 +94,7 @@ class TrainingData:
     def kernel(self, idx: np.ndarray) -> KernelData:
         """``K[idx, idx]`` wrapped for the solvers (no copy when ``idx`` is every point)."""
         K = self.K if idx.size == self.K.shape[0] else self.K[np.ix_(idx, idx)]
-        return KernelData(K)
+        return CheckedKernel(K)
 
 
 @dataclass
@@ -104,7 +105,7 @@ class BinaryModel:
     training points of each batch only (``|S| x batch``), never as ``|S| x n_p`` rows:
     ``kind="lowrank"``: ``F = U diag(mu) U'``; ``"centered"`` (tau = 0): ``F = 11' + Gamma``,
     ``Gamma_ij = d_i d_j k(x_i, x_j) / (4 eta)``; ``"decomposed"``: the block-diagonal ``Fbar``
-    of Lemma lemmalink (``11' + Gamma`` inside a cluster, 0 across).
+    of Lemma 5 (``11' + Gamma`` inside a cluster, 0 across).
     """
 
     kind: str
@@ -262,7 +263,7 @@ class WorkingSetRoute(Route):
 
 
 class DecompositionRoute(Route):
-    """P3 (eqs. mainls, mainlssub) by k-means decomposition of the features
+    """P3 (eqs. (18), (19)) by k-means decomposition of the features
     (:func:`dank_fast.solve_decomposed`, called through its public signature): ``8 n_c^2``
     bytes for the largest cluster's kernel, no ``n_p x n_p`` array."""
 
@@ -301,7 +302,7 @@ def choose_route(settings: Settings, route: str, n_p: int, precomputed: bool) ->
 
 # --------------------------------------------------------------------------- P2 (the regressor)
 class SVRRoute(Route):
-    """P2 (eq. mainsvr) on the dense kernel ``K[idx, idx]``: :func:`dank_fast.solve_svr`,
+    """P2 (eq. (22)) on the dense kernel ``K[idx, idx]``: :func:`dank_fast.solve_svr`,
     ``eta`` and the warm start from the plain SVR (``eta="svr"``). ``8 n_p^2`` bytes."""
 
     name = "svr"

@@ -75,7 +75,9 @@ def recertify_zero_kernel(res: DANKResult, cert, eta: float, tol: float) -> DANK
     res.lower, res.upper, res.gap, res.rel_gap = cert.lower, cert.upper, cert.gap, cert.rel_gap
     res.bias = cert.bias
     if res.status == "converged" and not cert.rel_gap <= tol:
-        res.status = "max_iter"
+        res.status = "stalled"
+        res.message = (f"stalled: certified relative gap {cert.rel_gap:.2e} > tol {tol:.1e} "
+                       "at eta (solved at eta = C)")
     res.extra["zero_kernel"] = ("K = 0: solved at eta = C (a* does not depend on eta), "
                                 "certified at eta")
     return res

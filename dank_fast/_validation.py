@@ -268,7 +268,7 @@ def check_representable(C: float, eta: float, kernel_scale: float, n: int) -> No
     ``1e-100`` and ``1e100``), so the boundary is where the written rule puts it: ``C = 1e-100``
     with ``max|K| = 1``, ``n = 1`` is accepted, the next smaller double is not. ``s = 0``
     (``K = 0``) is always representable. Both quantities are invariant under the exact
-    rescaling laws of eq. mainrank
+    rescaling laws of eq. (4)
     (``v*(K, C, eta) = c v*(cK, C/c, eta/c)``, ``v*(sK, C, eta) = v*(K, sC, s eta)/s``), so
     no rescaling can bring an instance outside the range into it.
 

@@ -1,7 +1,7 @@
 """scikit-learn's ``warm_start`` for the DANK estimators: the next fit on the same data starts
 from the previous solution, rescaled to the new box ``[0, C]``.
 
-Along the paper's grid (section classUCI: ``C in {2^-5, ..., 2^5}`` for each ``sigma``) the fits
+Along the paper's grid (Section 6.1.1: ``C in {2^-5, ..., 2^5}`` for each ``sigma``) the fits
 of one ``sigma`` share the data and the kernel. A fit with ``warm_start=True`` on the same
 training data as the previous fit (checked: a SHA-256 of the features and labels and the
 problems' sample indices) starts every problem from its previous dual solution ``a_old``,

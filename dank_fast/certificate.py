@@ -1,7 +1,7 @@
 """Certified duality gaps for DANK solutions (docs/MATH.md, "Certificates").
 
 For a feasible ``a``, with ``F^`` the PSD matrix computed by :func:`dank_fast.inner.inner_minimiser`
-(the exact ``F(a)`` of Lemma fbound, or its certified Ritz approximation):
+(the exact ``F(a)`` of Lemma 1, or its certified Ritz approximation):
 
 * lower bound: ``lin(a) + eta * deficit <= h(a) <= v*``, where ``deficit`` is the inner
   solution's rigorous lower bound of ``n^2 - ||F(a)||_F^2``;
@@ -273,7 +273,7 @@ _MARGIN_SAFETY = 1.0 + 2.0**-49
 
 
 def hard_margin_loss(f0: np.ndarray, y: np.ndarray, q_half: float, with_bias: bool = True):
-    """The primal point ``(t w, t b)`` that violates no margin, or None (Lemma lemmalink's SVM).
+    """The primal point ``(t w, t b)`` that violates no margin, or None (Lemma 5's SVM).
 
     Weak duality holds for every primal point, so besides ``(w, b)`` (``w = sum_i a_i y_i
     phi_i``, best bias) the certificate may use ``(t w, t b)`` with ``t = 1 / m`` and ``b`` the
@@ -373,7 +373,7 @@ def svm_certificate(K, y, alpha, *, C, eta: float, tau: float,
                     route: str = "auto") -> Certificate:
     """Certify a candidate solution ``alpha`` of P1 from scratch.
 
-    P1 is the saddle problem ``eq. mainrank``.  Returns a bracket ``lower <= v* <= upper``
+    P1 is the saddle problem ``eq. (4)``.  Returns a bracket ``lower <= v* <= upper``
     of the saddle value computed from ``K``, ``y`` and ``alpha`` alone (docs/MATH.md §5),
     with the exact best bias.  Cost: the inner minimiser ``F(alpha)``; the ``"dense"`` route
     takes O(n^3) time and O(n^2) memory (``K`` and ``F`` are n x n), the Lanczos route
@@ -502,7 +502,7 @@ def svr_scale(d, y, z_sum: float, q: float, C: float, epsilon: float) -> float:
 
 
 def certify_svr(kd: KernelData, y, z, C, eta, tau, epsilon, inner: InnerSolution, f0=None):
-    """Certificate for P2 (eq. mainsvr) at a feasible ``z = [ah; ac]``.
+    """Certificate for P2 (eq. (22)) at a feasible ``z = [ah; ac]``.
 
     With ``d = ah - ac``, ``G = F o K``, ``f0 = G d`` and ``lin = y'd - eps 1'(ah + ac)``:
 
@@ -534,7 +534,7 @@ def certify_svr(kd: KernelData, y, z, C, eta, tau, epsilon, inner: InnerSolution
 
 
 def certify_box(kd: KernelData, y, alpha, C, eta, inner: InnerSolution, f0=None):
-    """Certificate for P3 (eq. mainls): box ``0 <= a <= C`` only, no bias, ``tau = 0``.
+    """Certificate for P3 (eq. (18)): box ``0 <= a <= C`` only, no bias, ``tau = 0``.
 
     As :func:`certify_svm` with the bias fixed at 0: ``gap = q + sum_i C_i max(0, 1 - y_i
     f0_i) - 1'a`` (``C`` a scalar or per-sample bounds). ``bias`` and ``bias_interval`` of the
@@ -559,7 +559,7 @@ def svr_certificate(K, y, alpha_hat, alpha_check, *, C, epsilon: float, eta: flo
                     tau: float) -> Certificate:
     """Certify a candidate solution ``(alpha_hat, alpha_check)`` of P2 from scratch.
 
-    Mirrors :func:`svm_certificate` for DANK in SVR (``eq. mainsvr``).  With
+    Mirrors :func:`svm_certificate` for DANK in SVR (``eq. (22)``).  With
     ``d = ah - ac`` and ``f0 = (F o K) d``, the lower bound is the dual objective
     ``y'd - epsilon 1'(ah + ac) + eta (n^2 - ||F||^2)`` and the upper bound the
     epsilon-SVR primal of the fixed kernel ``F o K`` at the expansion ``d`` with the exact

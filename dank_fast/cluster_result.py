@@ -1,8 +1,8 @@
-"""One solved cluster of the decomposition kept in ``O(n_c)`` memory (section knplapp).
+"""One solved cluster of the decomposition kept in ``O(n_c)`` memory (Section 4).
 
-A cluster's solve (eq. mainlssub) needs its ``n_c x n_c`` kernel; its result does not. With
+A cluster's solve (eq. (19)) needs its ``n_c x n_c`` kernel; its result does not. With
 ``tau = 0`` the learned matrix is ``F_c = 11' + Gamma_c``, ``Gamma_c = d d' o K_c / (4 eta)``
-(Lemma fbound): it is given exactly by ``d = a o y``, ``eta`` and the kernel, and the kernel is
+(Lemma 1): it is given exactly by ``d = a o y``, ``eta`` and the kernel, and the kernel is
 given by the problem's data (the features of a :class:`dank_fast.FeatureKernel`, or the caller's
 dense ``K``). So a per-cluster :class:`dank_fast.DANKResult` keeps
 
@@ -76,7 +76,7 @@ class SubKernel:
 
 @dataclasses.dataclass
 class ClusterF:
-    """``F_c = 11' + d d' o K_c / (4 eta)`` (tau = 0, Lemma fbound) without ``K_c``.
+    """``F_c = 11' + d d' o K_c / (4 eta)`` (tau = 0, Lemma 1) without ``K_c``.
 
     The interface of :class:`dank_fast.inner.CenteredF` (``rank``, ``dense``, ``column``,
     ``hadamard_matvec``), with the kernel a :class:`SubKernel` (``None`` between

@@ -1,6 +1,6 @@
-"""P3, the decomposed DANK-SVM (eqs. mainls, mainlssub; Lemma lemmalink).
+"""P3, the decomposed DANK-SVM (eqs. (18), (19); Lemma 5).
 
-P3 (eq. mainls) is P1 without the bias (box ``0 <= a <= C`` only) and without the
+P3 (eq. (18)) is P1 without the bias (box ``0 <= a <= C`` only) and without the
 nuclear norm (``tau = 0``):
 
     max_{0 <= a <= C} min_{F PSD} 1'a - 1/2 a'Y(F o K)Y a + eta ||F - 11'||_F^2.
@@ -11,10 +11,10 @@ With ``tau = 0`` the inner minimiser is ``F(a) = 11' + Gamma(a)`` and
 
 so on the block kernel ``Kbar_ij = K_ij [pi(i) = pi(j)]`` the value separates over the
 clusters: ``hbar(a) = sum_c h_c(a^(c))``. :func:`solve_decomposed` partitions the data (k-means
-or given labels), solves every cluster's problem (eq. mainlssub) independently with
+or given labels), solves every cluster's problem (eq. (19)) independently with
 ``joblib.Parallel`` and concatenates ``abar``.
 
-Lemma lemmalink, corrected
+Lemma 5, corrected
 --------------------------
 ``abar`` is optimal for P3 on ``Kbar`` and the saddle value is ``sum_c v*_c``, as the lemma
 says. But the printed ``Fbar = diag(Fbar^(1,1), ..., Fbar^(v,v))`` (zeros off the blocks) is
@@ -31,16 +31,16 @@ bias), so ``Kbar`` is never formed -- and, separately, the value ``h(abar)`` on 
 ``K`` (a lower bound of the saddle value of the full problem mainls, with that problem's own
 upper bound).
 
-Scale (section knplapp)
+Scale (Section 4)
 -----------------------
 With ``K`` a :class:`dank_fast.FeatureKernel`, no ``n x n`` kernel is formed and no SVM is fitted
 on all ``n`` points: k-means runs on the features, each cluster's kernel is computed where that
 cluster is solved (``O(n_c^2)`` memory, released with the solve: the cluster's result keeps
 ``O(n_c)``, :mod:`dank_fast.cluster_result`), and ``eta="svm"`` is the paper's rule applied to the
-problem that is actually solved (eq. mainlslemma): ``eta = ||abar_SVM||^2``, where ``abar_SVM``
+problem that is actually solved (eq. (20)): ``eta = ||abar_SVM||^2``, where ``abar_SVM``
 concatenates the plain SVMs of the clusters (the SVM of the block kernel ``Kbar`` with one bias
 per cluster). One ``eta``
-for every cluster keeps Lemma lemmalink and the certificate on ``Kbar`` valid. The clusters are
+for every cluster keeps Lemma 5 and the certificate on ``Kbar`` valid. The clusters are
 solved by ``joblib`` (``n_jobs``, ``backend``) or on a ``dask.distributed`` cluster
 (``client=``): each cluster's data are scattered once and used by both of its tasks (the SVM warm
 start and the DANK solve).
@@ -60,7 +60,7 @@ from joblib import Parallel, delayed
 from ._accelerated import ConvergenceWarning
 from ._kernel_data import KernelData
 from ._kernel_validation import check_kernel_matrix
-from ._methods import METHODS, run_method
+from ._methods import METHODS, check_options, run_method
 from ._p3 import (
     DecomposedProblem,
     block_kernel,
@@ -114,10 +114,10 @@ class DecomposedResult(SolverResult):
         (a view of :attr:`kernel`) and ``results[c].inner.F`` a
         :class:`dank_fast.cluster_result.ClusterF`; ``results[c].F`` forms ``F_c`` on demand.
     certificate : Certificate
-        Certificate of ``alpha`` for P3 on ``Kbar`` (eq. mainlslemma): the sum of the cluster
+        Certificate of ``alpha`` for P3 on ``Kbar`` (eq. (20)): the sum of the cluster
         certificates; ``lower``, ``upper``, ``gap``, ``rel_gap`` below are its fields.
     full_value : float or None
-        ``h(abar)`` on the full kernel ``K`` (eq. mainls): a lower bound of the full problem's
+        ``h(abar)`` on the full kernel ``K`` (eq. (18)): a lower bound of the full problem's
         saddle value (None when ``certify_full=False``).
     full_certificate : Certificate or None
         Certificate of ``abar`` for the full problem (its ``upper`` bounds the full saddle
@@ -288,7 +288,7 @@ def _svc_task(data: _Cluster, C) -> np.ndarray:
 
 
 def _solve_task(data: _Cluster, alpha0, C, eta, c, method, tol, max_iter, options) -> DANKResult:
-    """One cluster's P3 (eq. mainlssub) on the canonical instance ``(cK, C/c, eta/c)``.
+    """One cluster's P3 (eq. (19)) on the canonical instance ``(cK, C/c, eta/c)``.
 
     Peak memory: ``K_c`` and the solver's caches of it (``8 n_c^2`` to ``24 n_c^2`` bytes) plus
     the Newton system on the free support vectors; all of it is released on return: the
@@ -351,7 +351,7 @@ def solve_decomposed(
     kmeans_n_init: int = 3,
     **options,
 ) -> DecomposedResult:
-    """Solve P3 by k-means decomposition (eq. mainlssub), certified on ``Kbar``.
+    """Solve P3 by k-means decomposition (eq. (19)), certified on ``Kbar``.
 
     Parameters
     ----------
@@ -460,6 +460,7 @@ def _check_plan(C, eta, method, tol, max_iter, options) -> _Plan:
     """Validate the scalar settings of :func:`solve_decomposed` (its public boundary)."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    check_options(method, options)  # before k-means and the warm starts
     if isinstance(eta, str):
         if eta != "svm":
             raise ValueError(f"eta must be a number > 0 or 'svm', got {eta!r}")
@@ -525,7 +526,7 @@ def _solve_validated(K, y, labels, kappa, plan: _Plan, runner_kw: dict, certify_
     c = canonical_factor(box_max(plan.C), eta_s, kappa)  # per-sample boxes: from max C
     results = runner.map(_solve_task, warm, Cs, eta=eta_s, c=c, method=plan.method,
                          tol=plan.tol, max_iter=plan.max_iter, options=plan.options)
-    del runner  # the payloads (and their scattered copies) are no longer needed
+    del runner  # the payloads and their scattered copies are released here
     results = [attach_kernel(r, SubKernel(K, idx)) for r, idx in zip(results, blocks,
                                                                        strict=True)]
     abar = np.zeros(y.size)

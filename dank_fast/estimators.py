@@ -1,8 +1,8 @@
-"""scikit-learn estimator for DANK in SVM (P1, eq. mainrank).
+"""scikit-learn estimator for DANK in SVM (P1, eq. (4)).
 
 :class:`DANKClassifier` learns a data-adaptive kernel ``F o K`` jointly with an
-SVM (eq. mainrank) through :func:`dank_fast.solve_svm`, and predicts unseen
-points with the paper's out-of-sample extension (section ose, eq. mBBPdef):
+SVM (eq. (4)) through :func:`dank_fast.solve_svm`, and predicts unseen
+points with the paper's out-of-sample extension (Section 2.3, eq. (11)):
 a test point borrows the column of ``F`` of a matched training point.
 """
 
@@ -43,7 +43,7 @@ __all__ = ["DANKClassifier", "DENSE_KERNEL_BYTES"]
 class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Data-adaptive non-parametric kernel SVM (DANK, Liu et al., JMLR 2020).
 
-    Solves the saddle problem of eq. mainrank,
+    Solves the saddle problem of eq. (4),
 
     ``max_{a in A} min_{F PSD} 1'a - 1/2 a'Y(F o K)Y a + eta ||F - 11'||_F^2
     + tau eta ||F||_*``,  ``A = {a : y'a = 0, 0 <= a <= C}``,
@@ -52,7 +52,7 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
     the initial kernel ``K`` entrywise, together with the SVM dual variables
     ``a``. The decision function on a training point ``x_j`` is
     ``f(x_j) = sum_i a_i y_i F_ij k(x_i, x_j) + b``. Unseen points use the
-    out-of-sample extension of section ose: a test point ``x'_j`` is matched to
+    out-of-sample extension of Section 2.3: a test point ``x'_j`` is matched to
     a training point ``j*`` and borrows its column of ``F``,
 
     ``f(x'_j) = sum_{i in S} a_i y_i F_{i, j*} k(x_i, x'_j) + b``
@@ -108,8 +108,8 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
     max_iter : int, default=None
         Iteration limit of the solver (None: the solver's default).
     extension : {"paper", "nearest"}, default="paper"
-        How a test point is matched to a training point (section ose).
-        ``"paper"``: reciprocal nearest neighbours ``M_ij = 1/(r s)`` (eq. mBBPdef);
+        How a test point is matched to a training point (Section 2.3).
+        ``"paper"``: reciprocal nearest neighbours ``M_ij = 1/(r s)`` (eq. (11));
         **the prediction of a point depends on the other points of the batch**
         (``r`` ranks test points), so ``predict(X)[k]`` may differ from
         ``predict(X[k:k+1])``. ``"nearest"``: the nearest training point;
@@ -163,17 +163,16 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         ascending. Ignored with ``decomposition``. The answer is certified as in a cold fit;
         ``eta="svm"`` still fits the plain SVM for ``eta``.
     decomposition : int, default=None
-        Train by the decomposition of section knplapp instead (eqs. mainls,
-        mainlssub): each binary problem's training set is split into
-        ``decomposition`` clusters by k-means, and each cluster solves P3
-        independently (no bias, ``tau`` ignored = 0, box constraint only; see
+        Train by the decomposition of Section 4 instead (eqs. (18), (19)): each binary
+        problem's training set is split into ``decomposition`` clusters by k-means, and each
+        cluster solves P3 independently (no bias, ``tau`` ignored = 0, box constraint only; see
         :func:`dank_fast.solve_decomposed`). No ``n x n`` kernel is formed and no SVM
         is fitted on all points: each cluster's kernel is computed for that cluster, and
         ``eta="svm"`` is ``||abar_SVM||^2`` of the clusters' plain SVMs (the paper's rule for
         the problem actually solved). Prediction: a test point is assigned to its nearest
         k-means centre and the out-of-sample extension is applied *within that cluster*
         (the paper leaves this unspecified; it is the reading consistent with the
-        block-diagonal ``Fbar`` of Lemma lemmalink),
+        block-diagonal ``Fbar`` of Lemma 5),
         ``f(x') = sum_{i in c} a_i y_i Fbar_{i, j*} k(x_i, x')`` with no bias.
         Not available with ``kernel="precomputed"`` (k-means needs features). The clusters
         are solved with ``method`` in ``{"auto", "newton", "accelerated"}``; another
@@ -198,7 +197,7 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
     solver_options : dict, default=None
         Further keyword options of :func:`dank_fast.solve_svm` for the dense and
         working-set routes, e.g. ``{"beta_sign": "ascent"}`` with ``method="paper"``
-        (Algorithm ago3's options, :mod:`dank_fast._paper`); an option the route's solver
+        (Algorithm 1's options, :mod:`dank_fast._paper`); an option the route's solver
         does not know raises its ``TypeError`` at ``fit``.
     n_jobs : int, default=None
         Binary problems solved at once by joblib (``"ovo"``/``"ovr"`` with more than two
@@ -297,7 +296,7 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
     References
     ----------
     F. Liu, X. Huang, C. Gong, J. Yang, L. Li. "Learning Data-adaptive
-    Non-parametric Kernels." JMLR 21, 2020 (eq. mainrank; section ose).
+    Non-parametric Kernels." JMLR 21, 2020 (eq. (4); Section 2.3).
 
     Examples
     --------
@@ -432,7 +431,7 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
     # ---------------------------------------------------------------------- fit
     @fit_context
     def fit(self, X, y, sample_weight=None):
-        """Fit one DANK problem per binary sub-problem (P1, ``eq. mainrank``).
+        """Fit one DANK problem per binary sub-problem (P1, ``eq. (4)``).
 
         The input is validated here, once; each binary problem is then solved by its route
         (:func:`dank_fast._routes.choose_route`: dense, working sets or decomposition), which
@@ -680,7 +679,7 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         return out
 
     def decision_function(self, X):
-        """Decision values with the out-of-sample extension (section ose).
+        """Decision values with the out-of-sample extension (Section 2.3).
 
         Parameters
         ----------

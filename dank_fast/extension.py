@@ -1,4 +1,4 @@
-"""Out-of-sample extension of the learned matrix F (section ose).
+"""Out-of-sample extension of the learned matrix F (Section 2.3).
 
 For test points ``x'_j`` the learned kernel needs a column ``F'_j``; the paper
 copies the column of a matched training point ``j*``:
@@ -6,7 +6,7 @@ copies the column of a matched training point ``j*``:
 
 Schemes (``scheme=``):
 
-* ``"paper"`` -- reciprocal nearest neighbours (eq. mBBPdef):
+* ``"paper"`` -- reciprocal nearest neighbours (eq. (11)):
   ``M_ij = 1 / (r s)`` where ``x'_j`` is the ``r``-th nearest *test* point to
   ``x_i`` and ``x_i`` the ``s``-th nearest training point to ``x'_j``;
   ``j* = argmax_i M_ij``. Because ``r`` ranks ``x'_j`` among the other test
@@ -14,10 +14,10 @@ Schemes (``scheme=``):
   with a batch of one it reduces to the nearest training point. Ties are broken
   by index (stable sorts). Computed exactly by pruning: with ``i1`` the nearest training
   point of ``x'_j`` (``s = 1``), only the ``r_{i1 j}`` nearest training points can win, so
-  only their ``r`` are counted (``O(n m + m sum_j r_{i1 j})``; ijcnn1-like data: 20x faster
-  than ranking everything). When those bounds are large (``sum_j r_{i1 j} > 32 n``) both axes
-  of ``D`` are ranked (``O(n m log)``; memory: the n x m distances plus their int32 ranks,
-  12 bytes per pair, the other temporaries in blocks).
+  only their ``r`` are counted (``O(n m + m sum_j r_{i1 j})``, against ranking everything).
+  When those bounds are large (``sum_j r_{i1 j} > 32 n``) both axes of ``D`` are ranked
+  (``O(n m log)``; memory: the n x m distances plus their int32 ranks, 12 bytes per pair, the
+  other temporaries in blocks).
 * ``"nearest"`` -- the nearest training point (Euclidean); batch-independent.
 """
 

@@ -1,6 +1,6 @@
 """Projections onto the feasible sets of DANK's dual variables.
 
-``A = {a : y'a = 0, 0 <= a <= C}`` (P1, eq. mainrank).  The exact Euclidean
+``A = {a : y'a = 0, 0 <= a <= C}`` (P1, eq. (4)).  The exact Euclidean
 projection is ``P_A(z) = clip(z - lam y, 0, C)`` where ``lam`` is the root of the
 non-increasing piecewise-linear function ``phi(lam) = y' clip(z - lam y, 0, C)``;
 we locate the linear piece that contains the root by binary search over the
@@ -11,7 +11,7 @@ as (base, offset) pairs so that this stays exact when ``|z| >> C``.
 docs/MATH.md section 14): the projection is ``clip(z - lam y, 0, C)`` entrywise with kinks at
 ``y_i z_i`` and ``y_i (z_i - C_i)``, and the same root search finds ``lam`` exactly.
 
-The paper's projection (section nest: "clip to [0, C], then project on the
+The paper's projection (Section 3.2: "clip to [0, C], then project on the
 hyperplane") is one round of alternating projections; it is provided as
 :func:`project_paper` for faithfulness studies and in general lands neither on
 ``A`` nor at the nearest point.
@@ -217,7 +217,7 @@ def project_sum_box(z, C) -> tuple[np.ndarray, np.ndarray]:
     """Exact projection of ``(ah, ac)`` onto ``{0 <= ah, ac <= C, 1'(ah - ac) = 0}``.
 
     This is :func:`project_A` with the label vector ``[1, ..., 1, -1, ..., -1]``: the SVR
-    feasible set of P2 (``eq. mainsvr``, bias constraint ``1'(ah - ac) = 0``,
+    feasible set of P2 (``eq. (22)``, bias constraint ``1'(ah - ac) = 0``,
     docs/MATH.md §2).  O(n log n) time, O(n) memory.
 
     Parameters
@@ -262,7 +262,7 @@ def project_sum_box(z, C) -> tuple[np.ndarray, np.ndarray]:
 def project_box(z, C) -> np.ndarray:
     """Clip onto the box ``0 <= a <= C``, the feasible set of P3 (no bias).
 
-    The Euclidean projection for the decomposed problem (``eq. mainls``), which has no bias
+    The Euclidean projection for the decomposed problem (``eq. (18)``), which has no bias
     term and hence no equality constraint.  O(n) time and memory; the input is not
     validated (a negative ``C`` clips everything to ``C``).
 
@@ -289,7 +289,7 @@ def project_box(z, C) -> np.ndarray:
 def project_paper(z, y, C) -> np.ndarray:
     """Apply the paper's approximate projection: clip to the box, then shift along ``y``.
 
-    ``a = clip(z, 0, C); a <- a - (y'a / n) y`` (section nest).  One round of alternating
+    ``a = clip(z, 0, C); a <- a - (y'a / n) y`` (Section 3.2).  One round of alternating
     projections: the result satisfies ``y'a = 0`` but may leave the box, and is in general
     not the nearest point of ``A`` (:func:`project_A` is).  Provided for faithfulness
     studies; O(n) time and memory; the input is not validated.

@@ -1,8 +1,8 @@
-"""scikit-learn estimator for DANK in SVR (P2, eq. mainsvr).
+"""scikit-learn estimator for DANK in SVR (P2, eq. (22)).
 
 :class:`DANKRegressor` learns ``F`` jointly with an epsilon-SVR through
 :func:`dank_fast.solve_svr` and predicts unseen points with the out-of-sample extension of
-section ose (a test point borrows the column of ``F`` of a matched training point).
+Section 2.3 (a test point borrows the column of ``F`` of a matched training point).
 """
 
 from __future__ import annotations
@@ -57,14 +57,14 @@ def _F_rows(F, S: np.ndarray, n: int) -> np.ndarray:
 class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
     """Data-adaptive non-parametric kernel SVR (DANK in SVR, Liu et al., JMLR 2020).
 
-    Solves eq. mainsvr (with the bias constraint ``1'(ah - ac) = 0``),
+    Solves eq. (22) (with the bias constraint ``1'(ah - ac) = 0``),
 
     ``max_{ah, ac} min_{F PSD} -1/2 d'(F o K)d + y'd - eps 1'(ah + ac) + eta ||F - 11'||_F^2
     + tau eta ||F||_*``,  ``d = ah - ac``, ``0 <= ah, ac <= C``,
 
     and predicts ``f(x_j) = sum_i d_i F_ij k(x_i, x_j) + b`` on training points and, for
     unseen points, ``f(x'_j) = sum_{i in S} d_i F_{i, j*} k(x_i, x'_j) + b`` where ``j*`` is
-    the matched training point (section ose). With ``eta -> inf`` and ``tau = 0`` it is the
+    the matched training point (Section 2.3). With ``eta -> inf`` and ``tau = 0`` it is the
     plain :class:`sklearn.svm.SVR`.
 
     Parameters
@@ -86,7 +86,7 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
         coefficients ``ah - ac`` of a plain :class:`sklearn.svm.SVR` (precomputed kernel,
         same ``C`` and ``epsilon``). The paper fixes ``eta = ||alpha||_2^2`` from the SVM for
         classification and says the regression experiments follow the classification
-        settings; ``alpha = ah - ac`` is the SVR's dual variable (eq. mainsvr). If that norm
+        settings; ``alpha = ah - ac`` is the SVR's dual variable (eq. (22)). If that norm
         is below 1e-12 (every target inside the tube), ``eta = 1`` is used. Stored in ``eta_``.
     tau : float, default=0.01
     method : {"newton", "accelerated", "paper", "paper-monotone", "pgm"}, default="newton"
@@ -100,8 +100,8 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
         ``None``: one problem. An integer ``v``: the training set is partitioned by
         ``KMeans(v, random_state=random_state, n_init=10)`` and one DANK-SVR problem
         (with its own ``eta`` rule, bias and bias constraint) is solved per cluster -- the
-        k-means decomposition of section knplapp applied to P2, which the paper does not
-        do (its decomposition, eq. mainlssub, is for the SVM and drops the bias; here every
+        k-means decomposition of Section 4 applied to P2, which the paper does not
+        do (its decomposition, eq. (19), is for the SVM and drops the bias; here every
         cluster keeps its bias because targets have cluster-dependent offsets). A test
         point is assigned to its nearest k-means centre and predicted by that cluster's
         model, with the extension restricted to the cluster's training points. Not
@@ -243,7 +243,7 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
 
     @fit_context
     def fit(self, X, y, sample_weight=None):
-        """Fit DANK-SVR, the problem P2 (``eq. mainsvr``).
+        """Fit DANK-SVR, the problem P2 (``eq. (22)``).
 
         The input is validated here, once; each problem (one, or one per k-means cluster with
         ``decomposition``) is solved by :class:`dank_fast._routes.SVRRoute` on the validated
@@ -371,7 +371,7 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
         self.n_support_ = np.array([sv.size], dtype=np.int32)
 
     def predict(self, X):
-        """Predict with the out-of-sample extension (section ose).
+        """Predict with the out-of-sample extension (Section 2.3).
 
         Parameters
         ----------

@@ -1,11 +1,10 @@
-"""``solve_svm``: one entry point for the fast solvers of P1 (eq. mainrank)."""
+"""``solve_svm``: one entry point for the fast solvers of P1 (eq. (4))."""
 
 from __future__ import annotations
 
 import time
 
-from ._checked import checked_kernel_data
-from ._kernel_data import KernelData
+from ._checked import CheckedKernel, kernel_data_of
 from ._libsvm import svc_dual, svc_iteration_limit
 from ._methods import METHODS, run_method
 from ._problem import SVMProblem
@@ -45,63 +44,86 @@ def solve_svm(
     eig_route: str = "auto",
     **options,
 ) -> DANKResult:
-    """Solve DANK in SVM, eq. mainrank: ``max_{a in A} min_{F PSD} H(a, F)``.
+    """Solve DANK in SVM, the saddle problem P1 (the paper's eq. (4)):
+    ``max_{a in A} min_{F PSD} H(a, F)``, with a certified duality gap.
 
     Parameters
     ----------
     K : array_like of shape (n, n), or FeatureKernel
-        PSD initial kernel matrix (checked; pass ``check_psd=False`` to skip the
-        O(n^3) test for a kernel you computed yourself). A
-        :class:`dank_fast.FeatureKernel` (features plus a PSD kernel function) is solved by
-        working sets (:func:`dank_fast.working_set.solve_svm_working_set`) without ever
-        forming the ``n x n`` kernel; only ``method="auto"``/``"newton"`` apply there.
+        PSD initial kernel matrix, checked as docs/validity.md says (symmetric, finite, PSD up
+        to its tolerance). A :class:`dank_fast.FeatureKernel` (features plus a PSD kernel
+        function) is solved by working sets without ever forming the ``n x n`` kernel; only
+        ``method="auto"`` and ``"newton"`` apply there.
     y : array_like of shape (n,)
         Labels in {-1, +1}, both present.
     C : float > 0, or array_like of shape (n,)
         Box constraint ``0 <= a_i <= C``; a vector of ``n`` finite per-sample bounds
         ``C_i > 0`` gives the box-weighted problem ``0 <= a_i <= C_i`` (libsvm's sample and
-        class weights times ``C``, docs/MATH.md section 14). Every route takes it: the dense
-        methods, the working sets of a :class:`dank_fast.FeatureKernel`, and the plain SVM
-        warm start (fitted with ``sample_weight = C / max C``).
+        class weights times ``C``, docs/MATH.md section 14). Every route takes it, and the
+        plain SVM start is fitted with ``sample_weight = C / max C``.
     eta : float > 0
         Weight of the centering regulariser ``||F - 11'||_F^2``.
     tau : float >= 0, default 0.01
         Nuclear-norm weight (relative to eta).
     method : {"auto", "accelerated", "newton", "paper", "paper-monotone", "pgm"}
-        ``"auto"`` (default): the fastest certified route measured (``benchmarks/``):
-        ``"newton"`` started from the plain SVM's dual solution, which it computes itself with
-        :class:`sklearn.svm.SVC` (``kernel="precomputed"``, same ``C``, ``svc_dual``'s
-        ``tol`` = 1e-4) unless ``alpha0`` is given; Newton hands over to
-        ``"accelerated"`` if a step fails to increase ``h``. The SVC fit is included in
-        ``time`` and reported in ``extra["warm_start"]``.
-        ``"accelerated"``: accelerated projected gradient with
-        backtracking and restart, exact projection, stops on the certified
-        relative gap ``tol``. ``"newton"``: projected Newton on the free set
-        (:mod:`dank_fast._newton`; not in the paper), fastest from a warm start
-        such as the plain SVM's solution; hands over to ``"accelerated"`` if a
-        Newton step fails to increase ``h``. ``"paper"``: Algorithm ago3 as printed (options
-        ``projection``, ``beta_sign``, ``t_max``, ``eps``, see
-        :mod:`dank_fast._paper`); ``"paper-monotone"`` its monotone variant;
-        ``"pgm"`` the projected gradient of eq. pgm.
+        ``"auto"`` (default): ``"newton"`` started from the plain SVM's dual solution, which it
+        computes itself with scikit-learn's libsvm (``kernel="precomputed"``, same ``C``,
+        ``tol`` = 1e-4) unless ``alpha0`` is given; the SVC fit is included in ``time`` and
+        reported in ``extra["warm_start"]``. ``"newton"``: projected Newton on the free set
+        (not in the paper; the user guide's "Fast solvers" page and the cost model of the
+        ARCHITECTURE page), which hands over to bursts of the accelerated method where a
+        Newton step cannot increase ``h``. ``"accelerated"``: accelerated projected gradient
+        with backtracking and restart, exact projection. ``"paper"``: the paper's Algorithm 1
+        as printed (options ``projection``, ``beta_sign``, ``eps``); ``"paper-monotone"`` its
+        monotone variant; ``"pgm"`` the projected gradient of the paper's eq. (17).
     tol : float, default 1e-6
-        Target certified relative gap ``gap / 1'a`` (accelerated); for the
-        paper's methods it only decides the reported status.
+        Target certified relative gap ``gap / 1'a``: ``status == "converged"`` iff it is
+        reached. For the paper's methods it only decides the warning.
     max_iter : int, optional
-        Iteration limit (default 5000 for accelerated; the paper's ``t_max = 2000``;
-        for newton: 100 Newton steps, and ``max_iter`` (default 5000) iterations of
-        the accelerated fallback).
-    alpha0 : array_like, optional
-        Warm start (projected onto ``A``); e.g. a plain SVM's dual solution.
+        The method's outer iterations, the unit of ``result.n_iter``: Newton steps for
+        ``"auto"``/``"newton"`` (default 100; the accelerated fallback has its own budget, the
+        option ``fallback_iter``, default 5000), iterations for ``"accelerated"`` (default
+        5000) and the paper's methods (default 2000, the paper's ``t_max``).
+    alpha0 : array_like of shape (n,), optional
+        Warm start (moved onto ``A`` keeping its zeros); e.g. a plain SVM's dual solution.
+    check_psd : bool, default True
+        Run the PSD test of ``K`` (a Cholesky factorisation, ``O(n^3 / 3)``, or a cheaper
+        sufficient test for kernels of low numerical rank). ``False`` skips only that test,
+        for a kernel PSD by construction (:func:`dank_fast.compute_kernel`'s); the other checks
+        always run.
     eig_route : {"auto", "dense", "lanczos"}
-        How ``F(a)`` is computed when ``tau > 0`` (:func:`dank_fast.inner.inner_minimiser`).
+        How ``F(a)`` is computed when ``tau > 0`` (:func:`dank_fast.inner_minimiser`):
+        ``"auto"`` chooses by flops between the dense decomposition and the certified
+        iterative route.
+    **options
+        Options of the method: ``fallback_iter``, ``burst_iter``, ``record_history``
+        (``"auto"``/``"newton"``); ``record_history``, ``check_every``, ``callback``
+        (``"accelerated"``); ``projection``, ``beta_sign``, ``eps`` (the paper's methods);
+        ``max_rounds``, ``max_add``, ``verbose`` (a :class:`dank_fast.FeatureKernel`).
 
     Returns
     -------
     DANKResult
-        ``alpha``, ``bias``, ``lower <= v* <= upper``, ``gap``, ``rel_gap``,
-        ``status``, ``n_iter``, ``time``, ``F`` (dense) / ``F_factors``.
-        A ``ConvergenceWarning`` is issued when ``"accelerated"`` stops without
-        certifying ``tol``.
+        ``alpha``, ``bias``, ``lower <= v* <= upper``, ``gap``, ``rel_gap``, ``status``,
+        ``n_iter``, ``time``, ``F`` (dense) / ``F_factors``; the fields every result shares
+        are listed in docs/conventions.md.
+
+    Raises
+    ------
+    ValueError
+        An input outside docs/validity.md (a kernel that is not symmetric, finite or PSD, labels
+        not in {-1, +1} or of one class, a ``C``, ``eta``, ``tau`` or ``tol`` out of range, an
+        instance outside the representable range, an ``alpha0`` of another shape), or an
+        unknown ``method``.
+    TypeError
+        An input of the wrong type, or an option the method does not take (the message lists
+        the valid ones).
+
+    Warns
+    -----
+    ConvergenceWarning
+        :class:`dank_fast.ConvergenceWarning` (a subclass of scikit-learn's) whenever the
+        certified ``rel_gap > tol``; the bracket is valid all the same.
 
     Examples
     --------
@@ -118,7 +140,7 @@ def solve_svm(
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     if isinstance(K, FeatureKernel):
         return _solve_features(K, y, C, eta, tau, method, tol, max_iter, alpha0, options)
-    kd = K if isinstance(K, KernelData) else checked_kernel_data(K, check_psd=check_psd)
+    kd = kernel_data_of(K, check_psd)
     y = check_binary_labels(y, kd.n)
     C = check_box(C, kd.n)
     eta = check_positive(eta, "eta")
@@ -158,7 +180,7 @@ def _solve_dense(kd, y, C, eta, tau, method, tol, max_iter, alpha0, eig_route, o
     if method == "auto" and alpha0 is None:
         alpha0, warm = svc_dual(kd.K, y, C), "svc"
     c = canonical_factor(box_max(C), eta, kd.kappa)  # per-sample boxes: from max C
-    kd_c = kd if c == 1.0 else KernelData(kd.K * c, n_total=kd.n_total)
+    kd_c = kd if c == 1.0 else CheckedKernel(kd.K * c, n_total=kd.n_total)
     problem = SVMProblem(kd_c, y, C / c, eta / c, tau, eig_route)
     res = run_method(problem, method, c=c, tol=tol, max_iter=max_iter, alpha0=alpha0,
                      options=options)
@@ -182,9 +204,11 @@ def _solve_features(K, y, C, eta, tau, method, tol, max_iter, alpha0, options) -
         alpha0 = check_finite_array(alpha0, "alpha0", ndim=1)
         if alpha0.shape != y.shape:
             raise ValueError(f"alpha0 must have shape {y.shape}, got {alpha0.shape}")
-    unknown = set(options) - {"verbose", "max_rounds", "max_add"}
+    valid = ("max_add", "max_rounds", "verbose")
+    unknown = sorted(set(options) - set(valid))
     if unknown:
-        raise TypeError(f"unexpected options for the working-set route: {sorted(unknown)}")
+        raise TypeError(f"Unknown solver options for the working-set route: {', '.join(unknown)}; "
+                        f"valid options: {', '.join(valid)}")
     return solve_svm_working_set(
         K, y, C=C, eta=eta, tau=tau, tol=tol, alpha0=alpha0, max_iter=max_iter or 100,
         **options,

@@ -1,4 +1,4 @@
-"""P2, DANK in SVR (eq. mainsvr): ``SVRProblem`` and ``solve_svr``.
+"""P2, DANK in SVR (eq. (22)): ``SVRProblem`` and ``solve_svr``.
 
     max_{ah, ac} min_{F PSD}  -1/2 d'(F o K)d + y'd - eps 1'(ah + ac) + R(F),   d = ah - ac,
     0 <= ah, ac <= C,   1'(ah - ac) = 0.
@@ -6,7 +6,7 @@
 The bias constraint is the standard epsilon-SVR one, ``1'(ah - ac) = 0`` (the paper
 prints ``(ah - ac)'y = 0``; docs/MATH.md §2). The variable is ``z = [ah; ac]`` (length 2n).
 
-Gradient (derived here; Proposition theorgradsvr has slips)
+Gradient (derived here; Proposition 9 has slips)
 -----------------------------------------------------------
 ``h(z) = lin(z) + eta (n^2 - ||F(d)||_F^2)`` with ``lin = y'd - eps 1'(ah + ac)`` and
 ``F(d) = J_{tau/2}(11' + Gamma(d))``, ``Gamma = diag(d) K diag(d) / (4 eta)``. By the
@@ -22,11 +22,11 @@ The paper prints ``-eps I - (ah - ac) F o K + y`` and ``-eps I - (ah - ac) F o K
 (it must be ``+``, since ``d`` depends on ``ac`` with a minus sign). The tests check the
 gradient against central finite differences of ``h``.
 
-Lipschitz constant (Theorem theorsvr)
+Lipschitz constant (Theorem 10)
 -------------------------------------
 The theorem states ``||grad h(z1) - grad h(z2)|| <= 2L (||ah1 - ah2|| + ||ac1 - ac2||)`` with
-``L = 2 kappa (n + 9 n C^2 ||K||_F / (4 eta))``, and Algorithm ago3svr steps by ``1/(2L)``
-(theta) and ``1/(4L)`` (beta). The generic Algorithm ago3 implementation
+``L = 2 kappa (n + 9 n C^2 ||K||_F / (4 eta))``, and Algorithm 2 steps by ``1/(2L)``
+(theta) and ``1/(4L)`` (beta). The generic Algorithm 1 implementation
 (:mod:`dank_fast._paper`) steps by ``1/L'`` and ``1/(2 L')``; it is driven with
 ``L' = 2L`` so that the steps are exactly the printed ones
 (:meth:`SVRProblem.lipschitz_paper` returns ``2L``; ``result.extra["L_theorem"]`` is ``L``).
@@ -39,8 +39,7 @@ import time
 
 import numpy as np
 
-from ._checked import checked_kernel_data
-from ._kernel_data import KernelData
+from ._checked import CheckedKernel, kernel_data_of
 from ._methods import METHODS, paper_variant, run_method
 from ._problem import SVMProblem, _lambda_max
 from ._result import DANKResult
@@ -127,10 +126,7 @@ class SVRProblem(SVMProblem):
     def certify(self, ev) -> Certificate:
         """Certificate at ``ev.z`` with the inner solution ``ev`` has, as for P1: the bracket is
         rigorous for a Ritz ``F^`` too (its ``eta * excess`` is part of the gap, see
-        :mod:`dank_fast.certificate`). It used to be recomputed with the exact ``F(a)`` (a dense
-        decomposition per certificate), whose primal point can be worse: at cpusmall's
-        ``n = 4,096`` Newton then never certified (relative gap 2.2e-5 with the exact ``F``,
-        1.2e-6 with the Ritz one at the same point) and spent 9 s per step on the decompositions.
+        :mod:`dank_fast.certificate`), and no dense decomposition is needed for it.
         """
         return certify_svr(
             self.kd, self.y, ev.z, self.C_samples, self.eta, self.tau, self.epsilon, ev.inner,
@@ -162,12 +158,12 @@ class SVRProblem(SVMProblem):
         return float(np.mean(vals))
 
     def lipschitz_theorem(self) -> float:
-        """``L = 2 kappa (n + 9 n C^2 ||K||_F / (4 eta))``, Theorem theorsvr."""
+        """``L = 2 kappa (n + 9 n C^2 ||K||_F / (4 eta))``, Theorem 10."""
         n, K, C = self.n, self.kd.K, float(np.max(self.C))  # per-sample boxes: max C
         return 2 * self.kd.kappa * (n + 9 * n * C * C * np.linalg.norm(K) / (4 * self.eta))
 
     def lipschitz_paper(self) -> float:
-        """``2L`` (Theorem theorsvr's bound), so the generic ago3 steps ``1/(2L)``, ``1/(4L)``.
+        """``2L`` (Theorem 10's bound), so the generic ago3 steps ``1/(2L)``, ``1/(4L)``.
 
         ``K = 0`` gives ``L = 0`` (``kappa = 0``) and the steps ``1/(2L) = inf``. Then
         ``f0 = (F o K) d = 0``, ``F = J_{tau/2}(11')`` does not depend on ``d``, and ``h`` is
@@ -189,7 +185,7 @@ class SVRProblem(SVMProblem):
         return g / (2.0**20 * C) if g > 0.0 else 1.0 / C
 
     def lipschitz_pgm(self) -> float:
-        """Analogue of eq. pgm for ``z``: ``2 (n - tau/2 + n C^2 lambda_max(K) / (4 eta))``.
+        """Analogue of eq. (17) for ``z``: ``2 (n - tau/2 + n C^2 lambda_max(K) / (4 eta))``.
 
         The factor 2 is ``||[I, -I]||^2`` (``d = ah - ac``); the paper gives no pgm rule for P2.
         """
@@ -224,12 +220,13 @@ def solve_svr(
     eig_route: str = "auto",
     **options,
 ) -> DANKResult:
-    """Solve DANK in SVR, eq. mainsvr (bias constraint ``1'(ah - ac) = 0``), certified.
+    """Solve DANK in SVR, eq. (22) (bias constraint ``1'(ah - ac) = 0``), certified.
 
     Parameters
     ----------
-    K : array_like of shape (n, n) or KernelData
-        PSD initial kernel.
+    K : array_like of shape (n, n)
+        PSD initial kernel, checked as docs/validity.md says (``check_psd=False`` skips only
+        the PSD test).
     y : array_like of shape (n,)
         Finite real targets. Constant targets are allowed (not degenerate for this
         problem): every target then fits in the tube, ``ah = ac = 0`` is optimal and the
@@ -247,8 +244,8 @@ def solve_svr(
         hand-overs, :mod:`dank_fast._newton`), the most robust method measured (the conformance
         comparison, reproduction/conformance: 28 of 28 P2 instances certified, accelerated 26).
         ``"accelerated"``: accelerated projected gradient (backtracking, restart, exact
-        projection), stops on the certified relative gap. ``"paper"``: Algorithm ago3svr
-        as printed (L of Theorem theorsvr, steps ``1/(2L)`` and ``1/(4L)``,
+        projection), stops on the certified relative gap. ``"paper"``: Algorithm 2
+        as printed (L of Theorem 10, steps ``1/(2L)`` and ``1/(4L)``,
         ``t_max = 2000``, ``eps = 1e-4``; options ``projection``, ``beta_sign`` as
         :func:`dank_fast.solve_svm`).
     tol : float, default 1e-6
@@ -256,6 +253,10 @@ def solve_svr(
         C (max y - min y) / 2)`` (:func:`dank_fast.certificate.svr_scale`: every term in the
         units of the objective).
     max_iter : int, optional
+        The method's outer iterations, the unit of ``result.n_iter``: Newton steps for
+        ``"auto"``/``"newton"`` (default 100; the accelerated fallback has its own budget, the
+        option ``fallback_iter``, default 5000), iterations for ``"accelerated"`` (default
+        5000) and the paper's methods (default 2000).
     alpha0 : array_like of shape (n,) or (2n,), optional
         Warm start: ``d`` (split as ``ah = max(d, 0)``, ``ac = max(-d, 0)``) or ``[ah; ac]``;
         projected onto the feasible set.
@@ -286,7 +287,7 @@ def solve_svr(
     The problem is solved in the canonical form ``(cK, C/c, eta/c)`` with the power of two
     ``c`` of :func:`_canonical_factor` (``c = 1`` for a kernel whose largest entry is 1): by
     the exact law ``v*(K, C, eta) = c v*(cK, C/c, eta/c)`` (``y``, ``epsilon``, ``tau``
-    unchanged; substitute ``a = c a''`` in eq. mainsvr) the values, gaps and dual variables are
+    unchanged; substitute ``a = c a''`` in eq. (22)) the values, gaps and dual variables are
     multiplied back by ``c`` and ``F``, the bias and all relative gaps are unchanged; with
     ``c`` a power of two these products are exact. The paper's stopping rule
     ``||a_t - a_{t-1}|| <= eps`` is applied to the original ``a``. A ``callback`` receives the
@@ -303,10 +304,7 @@ def solve_svr(
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    if isinstance(K, KernelData):
-        kd = K
-    else:
-        kd = checked_kernel_data(K, check_psd=check_psd)
+    kd = kernel_data_of(K, check_psd)
     n = kd.n
     y = check_targets(y, n)
     C = check_box(C, n)
@@ -329,7 +327,7 @@ def solve_svr(
     # solve the canonical instance (cK, C/c, eta/c) with a power of two c (kernel of scale ~1):
     # exact (docs/validity.md), and the solvers' numbers stay representable whatever the scales
     c = _canonical_factor(box_max(C), eta, kd.kappa)  # per-sample boxes: from max C
-    kd_c = kd if c == 1.0 else KernelData(kd.K * c)
+    kd_c = kd if c == 1.0 else CheckedKernel(kd.K * c)
     problem = SVRProblem(kd_c, y, C / c, eta / c, tau, epsilon, eig_route)
     res = run_method(problem, method, c=c, tol=tol, max_iter=max_iter, alpha0=alpha0,
                      options=options)

@@ -126,8 +126,6 @@ def test_no_development_history(path):
     assert not bad, "\n".join(bad)
 
 
-@pytest.mark.xfail(strict=False, reason="dank_fast's docstrings and comments are being "
-                   "rewritten with its solver core; remove this mark after the rewrite")
 def test_no_development_history_in_dank_fast():
     bad = [line for path in DANK_FAST for line in offences(path)]
     assert not bad, "\n".join(bad)

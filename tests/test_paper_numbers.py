@@ -93,8 +93,6 @@ def test_the_paper_is_cited_by_its_printed_numbers(path):
                      + "\n".join(bad))
 
 
-@pytest.mark.xfail(strict=False, reason="dank_fast and the gallery scripts are being rewritten "
-                   "by others; remove this mark once they cite the printed numbers")
 def test_dank_fast_and_the_gallery_cite_the_printed_numbers():
     bad = [line for path in PENDING for line in citations(path)]
     assert not bad, "\n".join(bad)

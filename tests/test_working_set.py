@@ -147,7 +147,7 @@ def test_feature_kernel_rejects_what_is_not_psd_and_the_wrong_methods():
         FeatureKernel(X, "poly", coef0=-5.0)
     with pytest.raises(ValueError, match="working sets"):
         solve_svm(FeatureKernel(X, sigma=0.5), y, C=1.0, eta=1.0, method="accelerated")
-    with pytest.raises(TypeError, match="unexpected options"):
+    with pytest.raises(TypeError, match="Unknown solver options"):
         solve_svm(FeatureKernel(X, sigma=0.5), y, C=1.0, eta=1.0, bogus=3)
 
 

@@ -16,8 +16,7 @@ epsilon = 0 and epsilon so large that a* = 0 (P2); a rank-one and a nearly singu
 integer-valued ``K``; duplicate points; one point of one class; JSON files; per-sample boxes
 (a vector ``C``, format version 2: ``p1_weighted``, ``p1_class_weights``, ``p2_weighted``,
 ``p3_weighted``), solved by dank_ref's conic solver and certified by the oracle, dank_ref's
-certificates and dank_fast's (which takes a vector ``C`` since issue 41), like every other
-vector.
+certificates and dank_fast's, like every other vector.
 
 Regeneration: ``dank-verify vectors --write DIR`` solves every spec afresh (dank_fast ``newton``
 to 1e-12, then dank_ref's active-set Newton polish whenever either certificate is above 1e-12)
@@ -287,8 +286,8 @@ def _params(inst: dict, fields: dict) -> dict:
 
 
 def _fast_entry(fast) -> dict:
-    """The manifest's ``lower_fast``, ``upper_fast``, ``rel_gap_fast`` (JSON null for ``None``:
-    no vector since dank_fast takes per-sample boxes, issue 41)."""
+    """The manifest's ``lower_fast``, ``upper_fast``, ``rel_gap_fast`` (JSON null for ``None``;
+    every vector has them)."""
     keys = ("lower_fast", "upper_fast", "rel_gap_fast")
     return dict(zip(keys, (None,) * 3 if fast is None else fast, strict=True))
 

@@ -2,7 +2,7 @@
 Exact solve with dank_ref and its certificate
 =============================================
 
-:mod:`dank_ref` writes DANK-SVM (problem P1, the paper's eq. ``mainrank``) as one semidefinite
+:mod:`dank_ref` writes DANK-SVM (problem P1, the paper's eq. (4)) as one semidefinite
 program in CVXPY and certifies the point it returns with its own code: ``lower <= v* <= upper``
 holds for the true optimal value ``v*``, whatever the conic solver reported.  Its certificate
 is then recomputed by :mod:`dank_fast`, an independent implementation.

@@ -26,7 +26,7 @@ F = res.F                                      # dense n x n; res.F_factors give
 # -----------
 # ``method="auto"`` (the default) runs Newton on the free set from the plain SVM's solution;
 # ``"accelerated"`` is an accelerated projected gradient; ``"paper"`` is the paper's
-# Algorithm ago3 exactly as printed (here stopped after 200 iterations, far from the optimum:
+# Algorithm 1 exactly as printed (here stopped after 200 iterations, far from the optimum:
 # its step has the sign of a minimisation).  Only ``status == "converged"`` is a success, and
 # it is decided by the certificate, never by the solver's own stopping rule.
 import warnings

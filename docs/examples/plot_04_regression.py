@@ -2,7 +2,7 @@
 Regression with DANKRegressor
 =============================
 
-DANK in support vector regression (P2, the paper's eq. ``mainsvr``): :func:`dank_fast.solve_svr`
+DANK in support vector regression (P2, the paper's eq. (22)): :func:`dank_fast.solve_svr`
 solves it to a certified gap, :class:`dank_fast.DANKRegressor` wraps it as an estimator whose
 ``eta="svr"`` default is ``||a_SVR||^2`` of a plain SVR fit.
 """

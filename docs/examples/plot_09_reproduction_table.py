@@ -2,11 +2,11 @@
 Reading a reproduction table
 ============================
 
-``dank-reproduce`` re-runs the paper's experiments (Tables SOCMKL, UCIres, UCIrank, UCIreg and
-Figure conv) with the paper's protocol and writes ``report.md`` and a versioned
+``dank-reproduce`` re-runs the paper's experiments (Tables 1, 2, 5 and 6 and
+Figure 4) with the paper's protocol and writes ``report.md`` and a versioned
 ``results.json``.  This example reads the committed full run, ``reproduction/full/results.json``
 (the paper's 11 x 11 grid of ``sigma`` and ``C``, 10 random splits, 2,000 cells), with the
-standard library only: the test accuracies of Table SOCMKL with the paper's numbers beside
+standard library only: the test accuracies of Table 1 with the paper's numbers beside
 them, and the verdict of each empirical claim.
 """
 
@@ -25,7 +25,7 @@ print(f"{run['n_cells']} cells in {run['seconds'] / 60:.0f} min; protocol:",
       {k: run["protocol"][k] for k in ("n_splits", "n_folds", "tau")})
 
 # %%
-# Table SOCMKL: mean test accuracy (%) over the splits
+# Table 1: mean test accuracy (%) over the splits
 # ----------------------------------------------------
 socmkl = run["tables"]["socmkl"]
 methods = ["SVM-CV", "MKL-uniform", "DANK"]
@@ -46,7 +46,7 @@ for v in run["verdicts"][:6]:
 # What each solve behind the numbers reached
 # ------------------------------------------
 # Every solve's certified gap is recorded.  The readings of the sensitivity table that run
-# the paper's Algorithm ago3 (``dank-ago3*``) stop on its own rule or its iteration cap, far
+# the paper's Algorithm 1 (``dank-ago3*``) stop on its own rule or its iteration cap, far
 # from the optimum; every other DANK solve is certified to the protocol's tolerance.
 by_method = {}
 for cell in run["cells"].values():

@@ -221,7 +221,8 @@ def _mkl(C, sigma, proto):
 
 def _dank(C, sigma, proto, tau=None):
     return make_pipeline(MinMaxScaler(), DANKClassifier(
-        C=C, sigma=sigma, tau=proto.tau if tau is None else tau, eta="svm", method="newton",
+        C=C, gamma=gamma_of(sigma), tau=proto.tau if tau is None else tau, eta="svm",
+        method="newton",
         tol=proto.dank_tol, max_iter=proto.dank_max_iter, extension="paper",
         multi_class="ovo"))
 
@@ -246,7 +247,8 @@ def _dank_svr(C, sigma, proto, tau=None, n=None):
         max_iter = LARGE_SVR_MAX_ITER
     return TransformedTargetRegressor(
         regressor=make_pipeline(MinMaxScaler(), DANKRegressor(
-            C=C, sigma=sigma, epsilon=proto.epsilon, tau=proto.tau if tau is None else tau,
+            C=C, gamma=gamma_of(sigma), epsilon=proto.epsilon,
+            tau=proto.tau if tau is None else tau,
             eta="svr", method="newton", tol=proto.dank_tol, max_iter=max_iter,
             extension="paper")),
         transformer=StandardScaler())

@@ -12,9 +12,9 @@ Not in the paper. Each iteration (Bertsekas' projected Newton with an equality c
    multiple ``t`` of the gradient, with the coordinates the step pushes across a bound held
    there (many bounds can become active in one step), or the Euclidean projection where
    holding them does not pay; the first that increases ``h`` (:func:`_better`) is taken.
-   ``t0 >= 1`` is the secant estimate of the maximiser along the previous step (for
+   ``t0`` in ``[1, 2]`` is the secant estimate of the maximiser along the previous step (for
    ``tau > 0`` the curvature model overestimates the Hessian and full steps fall short by a
-   steady factor, :mod:`dank_fast._curvature`);
+   steady factor, :mod:`dank_fast._curvature`), at most one doubling of the model's step;
 5. the certificate decides when to stop.
 
 Cost per iteration: the curvature (``2 f^2 (r + 1)`` flops, ``f`` free coordinates, ``F`` of
@@ -125,16 +125,18 @@ def _step(problem, z, ev, quick: float, t0: float):
 
 
 def _next_scale(ev, en, z, z_new, t: float) -> float:
-    """The first trial multiple of the next step: ``t rho`` (at least 1), ``rho = g'dz / (g -
+    """The first trial multiple of the next step: ``t rho`` in ``[1, 2]``, ``rho = g'dz / (g -
     g+)'dz`` the maximiser of the quadratic that interpolates ``h``'s slope along the step
-    ``dz = z+ - z`` just taken; 1 after a step shorter than the model's."""
+    ``dz = z+ - z`` just taken; 1 after a step shorter than the model's. The arc's trials
+    halve the step; this is the one doubling beyond it (near the optimum the two slopes are
+    at their round-off and their ratio says nothing)."""
     if t < 1.0:
         return 1.0
     dz = z_new - z
     g0, g1 = float(ev.grad @ dz), float(en.grad @ dz)
     if not (g0 > 0.0 and g1 < g0):
         return 1.0
-    return max(t * g0 / (g0 - g1), 1.0)
+    return min(max(t * g0 / (g0 - g1), 1.0), 2.0)
 
 
 def _newton_phase(problem, z, ev, tol: float, steps: int, hist: dict, record: bool):

@@ -211,8 +211,7 @@ def _families_profiles(rows: list) -> list[str]:
            "(eigenpairs, line search included), the Newton systems (curvature included), the "
            "rest.", "",
            "| family | route | n | C | eta | SVC start | validation | F(a) | Newton systems "
-           "| rest | evaluations of F(a) | Krylov steps | ARPACK calls (block products) "
-           "| dense eigh |",
+           "| rest | evaluations of F(a) | Krylov rounds | block products | dense eigh |",
            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         p = r["profile"]
@@ -224,8 +223,8 @@ def _families_profiles(rows: list) -> list[str]:
         route = FAMILY_ROUTES[kind] + (" (stopped)" if p["stopped"] else "")
         eta = r.get("eta_rule", "||a_SVC||^2").replace("||a_SVC||^2", "rule")
         out.append(f"| {r['family']} | {route} | {r['n']:,} | {r['C']:g} | {eta} | {cells} "
-                   f"| {p['evaluations']} | {p.get('krylov', '-')} | {p.get('arpack', '-')} "
-                   f"({p['matvecs']}) | {p['dense_eigh']} |")
+                   f"| {p['evaluations']} | {p.get('krylov', '-')} | {p['matvecs']} "
+                   f"| {p['dense_eigh']} |")
     return out
 
 

@@ -326,7 +326,11 @@ def test_dank_fast_solution_at_20000_points_certified_and_broken_ones_rejected()
     r = dank_fast.solve_svm(dank_fast.FeatureKernel(X, sigma=4.0), y, **kw)
     c = svm_certificate_features(FeatureKernel(X, sigma=4.0), y, r.alpha, bias=r.bias, **kw)
     assert c.rel_gap <= 1e-6 and c.rel_gap_at_bias <= 1e-6
-    assert abs(c.lower - r.lower) <= 1e-9 * c.scale and abs(c.upper - r.upper) <= 1e-9 * c.scale
+    # the lower bound is h(alpha) in both packages: the same number; the upper bounds are primal
+    # values at F's computed by different routes (dank_fast's from a few eigenpairs), each
+    # valid: they agree within the larger certified gap
+    assert abs(c.lower - r.lower) <= 1e-9 * c.scale
+    assert abs(c.upper - r.upper) <= max(c.gap, r.gap)
     fk = FeatureKernel(X, sigma=4.0)
     for k in (int(np.argmax(r.alpha)), int(np.flatnonzero((r.alpha > 0) & (y > 0))[0])):
         bad = r.alpha.copy()

@@ -24,8 +24,7 @@ import numpy as np
 from ._eigen import CALL_FLOPS
 from ._kernel_data import ROWS
 
-__all__ = ["lowrank_gershgorin_psd", "kernel_factors", "pivoted_cholesky", "PivotedCholesky",
-           "worth_trying"]
+__all__ = ["lowrank_gershgorin_psd", "kernel_factors", "PivotedCholesky", "worth_trying"]
 
 
 def worth_trying(n: int) -> bool:
@@ -62,11 +61,6 @@ class PivotedCholesky:
             k += 1
         self.L = L[:, :k]
         return self.L if float(np.max(self.residual, initial=0.0)) <= self.target else None
-
-
-def pivoted_cholesky(A: np.ndarray, target: float, r_max: int) -> np.ndarray | None:
-    """:class:`PivotedCholesky` of ``A`` to ``target`` within ``r_max`` columns, or None."""
-    return PivotedCholesky(lambda p: A[p], np.diagonal(A), target).extend(r_max)
 
 
 def kernel_factors(kd) -> tuple[PivotedCholesky, PivotedCholesky]:
@@ -116,7 +110,7 @@ def lowrank_gershgorin_psd(A: np.ndarray, s: float, eps: float, *,
         return False
     # rank r <= n / 16: the residual pass costs 2 n^2 r flops, so the test stays several times
     # cheaper than the Cholesky's n^3 / 3
-    L = pivoted_cholesky(A, 0.5 * eps * s, n // 16)
+    L = PivotedCholesky(lambda p: A[p], np.diagonal(A), 0.5 * eps * s).extend(n // 16)
     if L is None:
         return False
     r = L.shape[1]

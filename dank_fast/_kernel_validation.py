@@ -17,6 +17,7 @@ import numpy as np
 from scipy.linalg import eigh
 from scipy.linalg.lapack import dpotrf
 
+from ._kernel_proof import proof_of
 from ._psd import lowrank_gershgorin_psd
 from ._validation import _real_array, kernel_scale, psd_tolerance, symmetry_tolerance
 from .inner import blas_threads  # the thread policy (not the numerics of inner)
@@ -115,6 +116,10 @@ def check_kernel_matrix(K, *, check_psd: bool = True, name: str = "K") -> np.nda
     is the smallest eigenvalue computed (``O(n^3)`` again); ``K`` is rejected, with that
     eigenvalue in the message, iff it is below the threshold, so that the decision agrees with
     the eigenvalue route of ``dank_ref`` except within rounding of the threshold.
+
+    A matrix that :func:`dank_fast.compute_kernel` returned (read-only, exactly symmetric,
+    finite, and PSD within the tolerance by a rounding analysis of its arithmetic,
+    :mod:`dank_fast._kernel_proof`) is accepted as it is, without a pass over it.
     """
     return validate_kernel_matrix(K, check_psd=check_psd, name=name)[0]
 
@@ -127,6 +132,9 @@ def validate_kernel_matrix(K, *, check_psd: bool = True, name: str = "K"
     A float64 input is scanned once for its extremes and its asymmetry together
     (:func:`symmetry_scan`); other dtypes are converted first.
     """
+    proof = proof_of(K)
+    if proof is not None:  # computed by compute_kernel: finite, symmetric and PSD, proved
+        return K, proof[0], proof[1]
     raw = _real_array(K, name)
     if raw.ndim != 2:
         raise ValueError(f"{name} must be 2-dimensional, got shape {raw.shape}")

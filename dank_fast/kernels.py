@@ -13,7 +13,8 @@ import numbers
 import numpy as np
 from sklearn.metrics.pairwise import pairwise_kernels
 
-from ._validation import check_finite_array, check_positive
+from ._kernel_proof import attach, rounding_bound, symmetrise
+from ._validation import check_finite_array, check_positive, psd_tolerance
 
 __all__ = ["KERNELS", "compute_kernel", "sigma_to_gamma", "kernel_params"]
 
@@ -165,7 +166,10 @@ def compute_kernel(
     Returns
     -------
     ndarray of shape (n, m)
-        The kernel matrix (``n x n`` when ``Z`` is omitted).
+        The kernel matrix. When ``Z`` is omitted: ``n x n``, exactly symmetric and read-only
+        (copy it to change it). The solvers then accept it without their ``O(n^3)`` PSD test
+        where the rounding of its arithmetic provably keeps it PSD within the tolerance of
+        docs/validity.md (rule 6; :mod:`dank_fast._kernel_proof`); a copy is tested as usual.
 
     Raises
     ------
@@ -193,7 +197,16 @@ def compute_kernel(
     )
     if params["metric"] == "precomputed":
         return X if Z is None else Z
-    return evaluate_kernel(X, Z, params, kernel)
+    K = evaluate_kernel(X, Z, params, kernel)
+    if Z is None and K.dtype == np.float64:
+        # PSD by construction up to rounding: the proof, once, instead of a test per solve
+        proved = rounding_bound(params, np.asarray(X, dtype=np.float64)) <= psd_tolerance(K.dtype)
+        K = symmetrise(K)
+        if proved:
+            attach(K)
+        else:
+            K.flags.writeable = False
+    return K
 
 
 def _gaussian(X: np.ndarray, Z: np.ndarray | None, gamma: float) -> np.ndarray:

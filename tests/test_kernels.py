@@ -138,7 +138,7 @@ def test_feature_kernel_blocks_refuse_overflow_like_compute_kernel():
        dup=st.booleans(), seed=st.integers(0, 2**16))
 def test_gaussian_kernel_is_scikit_learns(n, m, d, log_gamma, scale, dup, seed):
     """The direct Gaussian kernel (no input checks) has scikit-learn's rbf_kernel values, with
-    Z = X (an exact unit diagonal; symmetric only to rounding, as scikit-learn's) and Z != X,
+    Z = X (an exact unit diagonal; exactly symmetric, scikit-learn's only to rounding) and Z != X,
     duplicates, tiny and huge widths."""
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, d)) * scale

@@ -18,7 +18,8 @@ N = min(n for n in range(16, 4000) if worth_trying(n))  # the smallest size it i
 
 def smooth_kernel(n: int, seed: int, sigma: float = 0.5) -> np.ndarray:
     X = np.random.default_rng(seed).uniform(size=(n, 2))
-    return compute_kernel(X, sigma=sigma)
+    # a copy: compute_kernel's own array carries a proof and skips the tests under test here
+    return compute_kernel(X, sigma=sigma).copy()
 
 
 def null_direction(K: np.ndarray, seed: int) -> np.ndarray:

@@ -21,7 +21,10 @@ Cost per iteration: the curvature (``2 f^2 (r + 1)`` flops, ``f`` free coordinat
 rank ``r``), one Cholesky factor (``f^3 / 3``), ``2 f^2`` per held coordinate, and one
 evaluation of ``F(a)`` per trial point (:mod:`dank_fast.inner`).
 
-When no step is possible (empty free set, curvature not positive definite, no accepted step) it
+When no step is possible (empty free set, curvature not positive definite, no accepted step)
+at a point whose ``F`` came from the iterative route, it first evaluates ``F`` there by the dense
+decomposition (once per point) and resumes: the error of ``F^`` moves the gradient, and near the
+certificate Newton chases that error instead of the optimum. Where that does not help it
 hands over to a burst of accelerated iterations from the current point and then resumes Newton;
 the bursts double in length within the ``fallback_iter`` budget (the accelerated method alone
 has the same budget), so Newton is never less robust than the accelerated method.
@@ -204,7 +207,7 @@ def newton(
     hist = {"h": [ev.h], "step": [], "gap": [], "L": [], "offset": 0}
     n_newton = n_acc = n_burst = useless = 0
     burst = burst_iter
-    status, cert = "max_iter", None
+    status, cert, exact_z = "max_iter", None, None
     while True:
         z, ev, cert, k, done = _newton_phase(problem, z, ev, tol, max_iter - n_newton, hist,
                                              record_history)
@@ -213,6 +216,12 @@ def newton(
         if done:
             status = "converged"
             break
+        if (n_newton < max_iter and ev.inner.route == "lanczos"
+                and (exact_z is None or not np.array_equal(z, exact_z))):
+            # stuck on the iterative route's F^: its error, not the model, may be what stops
+            # Newton short of the certificate; one dense decomposition removes it
+            ev, exact_z = problem.evaluate(z, warm=ev, exact=True), z
+            continue
         # a Newton phase after a burst that could not take a single step: the model does not
         # fit here, and restarting the bursts' momentum only costs; after two, one long run
         useless += n_burst > 0 and k == 0

@@ -99,8 +99,10 @@ class SVMProblem:
         """``grad h(a) = 1 - Y (F(a) o K) Y a`` (eq. (26))."""
         return 1.0 - self.y * f0
 
-    def evaluate(self, z: np.ndarray, warm: Evaluation | None = None):
-        inner = inner_minimiser(self.kd, self.d_of(z), self.eta, self.tau, route=self.route,
+    def evaluate(self, z: np.ndarray, warm: Evaluation | None = None, exact: bool = False):
+        """``F(z)`` and ``h(z)`` by the problem's route, or with ``exact`` by the dense one."""
+        inner = inner_minimiser(self.kd, self.d_of(z), self.eta, self.tau,
+                                route="dense" if exact else self.route,
                                 warm=None if warm is None else warm.inner)
         return Evaluation(z, inner, self.lin(z) + self.eta * inner.deficit, self)
 

@@ -21,17 +21,18 @@ on the seed and ``i``):
 
 Per draw: SVC's time (``SVC(kernel="precomputed", C=C).fit(K, y)``, default tol, best of at
 least 3) and DANK's time (the README's call ``solve_svm(K, y, C=C, eta=eta, tau=0.01)``, all
-else at its defaults, so the check of ``K`` and the solver's own SVC start are included;
-the matrix of ``compute_kernel`` carries the proof that it is PSD and skips the ``O(n^3)``
-test, docs/validity.md, rule 6; best of ``--repeat``), timed in alternation (each round one SVC fit, then one solve); the
-solve's status, certified relative gap, support ``|S|`` of ``alpha`` and rank of ``F``;
-``T_eigh``, the time of ``scipy.linalg.eigh`` (best of 3) of the final support's reduced matrix
-``M = v v' + diag(d_S) K_SS diag(d_S) / (4 eta)`` (``d = alpha y``, ``v = [1_S; sqrt(n -
-|S|)]``, size ``|S| + 1``; docs/MATH.md's support reduction: one exact evaluation of ``F(a)``
-at the solution); the bound ``max(5 SVC, SVC + 3 T_eigh)`` and the ratios DANK / SVC and DANK /
-bound, and the same with the check of a writable copy of ``K`` added (what an array of one's
-own pays: the PSD test). ``--profile``: every draw above its bound gets one more solve under cProfile (the parts
-of ``benchmarks/_profile.py`` and the top functions by cumulative and by own time).
+else at its defaults, so the check of ``K`` and the solver's own SVC start are included; the
+matrix of ``compute_kernel`` carries the proof that it is PSD and skips the ``O(n^3)`` test,
+docs/validity.md, rule 6; best of ``--repeat``), timed in alternation (each round one SVC fit,
+then one solve); the solve's status, certified relative gap, support ``|S|`` of ``alpha`` and
+rank of ``F``; ``T_eigh``, the time of ``scipy.linalg.eigh`` (best of 3) of the final support's
+reduced matrix ``M = v v' + diag(d_S) K_SS diag(d_S) / (4 eta)`` (``d = alpha y``, ``v = [1_S;
+sqrt(n - |S|)]``, size ``|S| + 1``; docs/MATH.md's support reduction: one exact evaluation of
+``F(a)`` at the solution); the bound ``max(5 SVC, SVC + 3 T_eigh)`` and the ratios DANK / SVC
+and DANK / bound, and the same with the check of a writable copy of ``K`` added (what an array
+of one's own pays: the PSD test). ``--profile``: every draw above its bound gets one more solve
+under cProfile (the parts of ``benchmarks/_profile.py`` and the top functions by cumulative and
+by own time).
 
 BLAS threads are pinned to one by default (``--blas-threads``, with threadpoolctl as in
 ``bench_svm.py``): on a shared machine two OpenBLAS threads make a solve's time vary

@@ -31,7 +31,7 @@ def _row(family, C, time_s, shares=None, acc=None, steps=5):
     return r
 
 
-def test_family_shares_give_the_range_of_each_part_and_the_largest_psd_test():
+def test_family_shares_give_the_range_of_each_part():
     keys = ("svc_start", "validation", "eigen", "direction")
     rows = [_row("blobs", 1.0, 1.0, dict(zip(keys, (0.1, 0.5, 0.2, 0.05), strict=True))),
             _row("classif", 1.0, 1.0, dict(zip(keys, (0.3, 0.1, 0.4, 0.05), strict=True))),
@@ -40,7 +40,7 @@ def test_family_shares_give_the_range_of_each_part_and_the_largest_psd_test():
             _row("heart", 32.0, 1.0, steps=3)]  # not profiled: its steps still count
     text = " ".join(tables._families_shares(rows))
     assert "the SVC start takes 10-30% of a solve" in text
-    assert "PSD test of the README's call 10-50% (most on the blobs at n = 2,000)" in text
+    assert "the check of `K` 10-50%" in text
     assert "`F(a)` 20-40%" in text and "Newton systems take 45%" in text
     assert "take 3-12 Newton steps" in text
 

@@ -34,13 +34,12 @@ import weakref
 
 import numpy as np
 
-__all__ = ["rounding_bound", "attach", "proof_of"]
+__all__ = ["rounding_bound", "symmetrise", "attach", "proof_of"]
 
 _U = 0.5 * float(np.finfo(np.float64).eps)  # unit round-off of float64
 
-#: arrays carrying a proof, by id (weak: the record goes with the array), and their extremes
-_PROVED: weakref.WeakValueDictionary[int, np.ndarray] = weakref.WeakValueDictionary()
-_EXTREMES: dict[int, tuple[float, float]] = {}
+#: id -> (weak reference, min, max) of the arrays carrying a proof; the record goes with the array
+_PROVED: dict[int, tuple[weakref.ref, float, float]] = {}
 
 
 def _g(k: int) -> float:
@@ -82,14 +81,13 @@ def symmetrise(K: np.ndarray, block: int = 256) -> np.ndarray:
 
 
 def attach(K: np.ndarray) -> np.ndarray:
-    """Record the exactly symmetric float64 ``K`` as PSD within the tolerance of
-    docs/validity.md (the caller has proved it, :func:`rounding_bound`) and make it
-    read-only; returns ``K``."""
-    K.flags.writeable = False
+    """Record the read-only, exactly symmetric float64 ``K`` as PSD within the tolerance of
+    docs/validity.md (the caller has proved it, :func:`rounding_bound`); returns ``K``."""
+    if K.flags.writeable:
+        raise ValueError("only a read-only array can carry a proof")
     key = id(K)
-    _EXTREMES[key] = (float(K.min()), float(K.max()))
-    _PROVED[key] = K
-    weakref.finalize(K, _EXTREMES.pop, key, None)
+    ref = weakref.ref(K, lambda _, key=key: _PROVED.pop(key, None))
+    _PROVED[key] = (ref, float(K.min()), float(K.max()))
     return K
 
 
@@ -98,6 +96,5 @@ def proof_of(K) -> tuple[float, float] | None:
     it writable since; None otherwise."""
     if not isinstance(K, np.ndarray) or K.flags.writeable:
         return None
-    if _PROVED.get(id(K)) is not K:
-        return None
-    return _EXTREMES.get(id(K))
+    record = _PROVED.get(id(K))
+    return None if record is None or record[0]() is not K else record[1:]

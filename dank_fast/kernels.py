@@ -200,12 +200,10 @@ def compute_kernel(
     K = evaluate_kernel(X, Z, params, kernel)
     if Z is None and K.dtype == np.float64:
         # PSD by construction up to rounding: the proof, once, instead of a test per solve
-        proved = rounding_bound(params, np.asarray(X, dtype=np.float64)) <= psd_tolerance(K.dtype)
         K = symmetrise(K)
-        if proved:
+        K.flags.writeable = False  # an in-place change would void the proof
+        if rounding_bound(params, np.asarray(X, dtype=np.float64)) <= psd_tolerance(K.dtype):
             attach(K)
-        else:
-            K.flags.writeable = False
     return K
 
 

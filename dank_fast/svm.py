@@ -89,8 +89,9 @@ def solve_svm(
     check_psd : bool, default True
         Run the PSD test of ``K`` (a Cholesky factorisation, ``O(n^3 / 3)``, or a cheaper
         sufficient test for kernels of low numerical rank). ``False`` skips only that test,
-        for a kernel PSD by construction (:func:`dank_fast.compute_kernel`'s); the other checks
-        always run.
+        for a kernel you know to be PSD; the other checks always run. The matrix
+        :func:`dank_fast.compute_kernel` returns needs neither: it carries a proof and is
+        accepted without any pass over it (docs/validity.md, rule 6).
     eig_route : {"auto", "dense", "lanczos"}
         How ``F(a)`` is computed when ``tau > 0`` (:func:`dank_fast.inner_minimiser`):
         ``"auto"`` chooses by flops between the dense decomposition and the certified

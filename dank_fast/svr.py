@@ -226,7 +226,8 @@ def solve_svr(
     ----------
     K : array_like of shape (n, n)
         PSD initial kernel, checked as docs/validity.md says (``check_psd=False`` skips only
-        the PSD test).
+        the PSD test; the matrix :func:`dank_fast.compute_kernel` returns carries a proof and
+        is not checked, rule 6).
     y : array_like of shape (n,)
         Finite real targets. Constant targets are allowed (not degenerate for this
         problem): every target then fits in the tube, ``ah = ac = 0`` is optimal and the

@@ -21,13 +21,16 @@ Cost per iteration: the curvature (``2 f^2 (r + 1)`` flops, ``f`` free coordinat
 rank ``r``), one Cholesky factor (``f^3 / 3``), ``2 f^2`` per held coordinate, and one
 evaluation of ``F(a)`` per trial point (:mod:`dank_fast.inner`).
 
-When no step is possible (empty free set, curvature not positive definite, no accepted step)
-at a point whose ``F`` came from the iterative route, it first evaluates ``F`` there by the dense
-decomposition (once per point) and resumes: the error of ``F^`` moves the gradient, and near the
-certificate Newton chases that error instead of the optimum. Where that does not help it
-hands over to a burst of accelerated iterations from the current point and then resumes Newton;
-the bursts double in length within the ``fallback_iter`` budget (the accelerated method alone
-has the same budget), so Newton is never less robust than the accelerated method.
+A trial's ``h`` is a lower bound, exact up to ``eta * excess`` where ``F`` came from the
+iterative route (:mod:`dank_fast.inner`); when a trial changes ``h`` by less than that, the
+evaluations cannot tell whether it ascends, and the step ends there (:func:`_better`): near the
+certificate the error of ``F^`` moves the gradient, and Newton would chase that error instead
+of the optimum. When no step is possible (empty free set, curvature not positive definite, no
+accepted step) at a point whose ``F`` came from the iterative route, ``F`` is evaluated there by
+the dense decomposition, and so for the rest of the solve, and Newton resumes. Where that does
+not help it hands over to a burst of accelerated iterations from the current point and then
+resumes Newton; the bursts double in length within the ``fallback_iter`` budget (the accelerated
+method alone has the same budget), so Newton is never less robust than the accelerated method.
 """
 
 from __future__ import annotations
@@ -110,7 +113,7 @@ def _trial(problem, z, model, p, held, t: float):
     return z_new
 
 
-def _step(problem, z, ev, quick: float, t0: float):
+def _step(problem, z, ev, quick: float, t0: float, exact: bool):
     """One projected Newton step from ``z``: ``(z+, ev+, t)`` with ``t`` the multiple taken,
     or None (module docstring)."""
     out = _direction(problem, z, ev)
@@ -121,8 +124,11 @@ def _step(problem, z, ev, quick: float, t0: float):
         z_new = _trial(problem, z, model, p, held, t)
         if np.array_equal(z_new, z):
             continue
-        en = problem.evaluate(z_new, warm=ev)
-        if _better(problem, en, ev, quick):
+        en = problem.evaluate(z_new, warm=ev, exact=exact)
+        verdict = _better(problem, en, ev, quick)
+        if verdict is None:  # F^ cannot tell: a shorter step would not either
+            return None
+        if verdict:
             return z_new, en, t
     return None
 
@@ -142,7 +148,8 @@ def _next_scale(ev, en, z, z_new, t: float) -> float:
     return min(max(t * g0 / (g0 - g1), 1.0), 2.0)
 
 
-def _newton_phase(problem, z, ev, tol: float, steps: int, hist: dict, record: bool):
+def _newton_phase(problem, z, ev, tol: float, steps: int, hist: dict, record: bool,
+                  exact: bool):
     """Newton steps until certified or stuck (no step accepted), at most ``steps`` of them.
     Returns ``(z, ev, cert, n_steps, converged)``."""
     cert = None
@@ -150,7 +157,7 @@ def _newton_phase(problem, z, ev, tol: float, steps: int, hist: dict, record: bo
     for k in range(steps + 1):
         z_norm = problem.normalize(z)  # SVR: ah_i, ac_i > 0 together is never optimal
         if z_norm is not z:
-            z, ev = z_norm, problem.evaluate(z_norm, warm=ev)
+            z, ev = z_norm, problem.evaluate(z_norm, warm=ev, exact=exact)
         quick = problem.quick_rel_gap(ev)
         if quick <= tol:
             cert = problem.certify(ev)
@@ -160,7 +167,7 @@ def _newton_phase(problem, z, ev, tol: float, steps: int, hist: dict, record: bo
                 return z, ev, cert, k, True
         if k == steps:
             return z, ev, cert, k, False
-        out = _step(problem, z, ev, quick, scale)
+        out = _step(problem, z, ev, quick, scale, exact)
         if out is None:
             return z, ev, cert, k, False
         z_new, en, t = out
@@ -207,20 +214,20 @@ def newton(
     hist = {"h": [ev.h], "step": [], "gap": [], "L": [], "offset": 0}
     n_newton = n_acc = n_burst = useless = 0
     burst = burst_iter
-    status, cert, exact_z = "max_iter", None, None
+    status, cert, exact = "max_iter", None, False
     while True:
         z, ev, cert, k, done = _newton_phase(problem, z, ev, tol, max_iter - n_newton, hist,
-                                             record_history)
+                                             record_history, exact)
         n_newton += k
         hist["offset"] += k
         if done:
             status = "converged"
             break
-        if (n_newton < max_iter and ev.inner.route == "lanczos"
-                and (exact_z is None or not np.array_equal(z, exact_z))):
-            # stuck on the iterative route's F^: its error, not the model, may be what stops
-            # Newton short of the certificate; one dense decomposition removes it
-            ev, exact_z = problem.evaluate(z, warm=ev, exact=True), z
+        if n_newton < max_iter and not exact and ev.inner.route == "lanczos":
+            # stuck on the iterative route's F^: its error, not the model, stops Newton short
+            # of the certificate; the dense decomposition removes it, from here on
+            exact = True
+            ev = problem.evaluate(z, warm=ev, exact=True)
             continue
         # a Newton phase after a burst that could not take a single step: the model does not
         # fit here, and restarting the bursts' momentum only costs; after two, one long run
@@ -235,7 +242,7 @@ def newton(
         hist["offset"] += res.n_iter
         burst *= 2
         z, cert = res.alpha, res.certificate
-        ev = problem.evaluate(z, warm=ev)
+        ev = problem.evaluate(z, warm=ev, exact=exact)
         if res.status in ("converged", "stalled"):
             status = res.status
             break
@@ -249,17 +256,29 @@ def newton(
     return res
 
 
-def _better(problem, en, ev, quick: float) -> bool:
-    """Accept a trial point: ``h`` increased, or ``h`` decreased by no more than its round-off
-    (:func:`_h_roundoff`; near the optimum the change drowns in it) and the cheap duality gap
-    decreased. (The gap alone is not a merit function away from the optimum.)"""
-    if en.h > ev.h:
+def _better(problem, en, ev, quick: float) -> bool | None:
+    """Accept a trial point: ``h`` increased beyond its uncertainty, or (for exact ``F``) the
+    cheap duality gap decreased while ``h`` changed by no more than its round-off
+    (:func:`_h_roundoff`; near the optimum the change drowns in it). ``h`` is a lower bound
+    that is exact up to ``eta * excess`` (:class:`dank_fast.inner.InnerSolution`): where either
+    point's ``F`` is the iterative route's and the change lies within that, the evaluations
+    cannot decide, and None says so. (The gap alone is not a merit function away from the
+    optimum.)"""
+    rounding = _h_roundoff(problem, ev)
+    band = rounding + problem.eta * (ev.inner.excess + en.inner.excess)
+    if en.h > ev.h + band:
         return True
-    return bool(ev.h - en.h <= _h_roundoff(problem, ev) and problem.quick_rel_gap(en) < quick)
+    if ev.h - en.h > band:
+        return False
+    if problem.eta * (ev.inner.excess + en.inner.excess) > 2.0 * rounding:
+        return None
+    return bool(problem.quick_rel_gap(en) < quick)
 
 
 def _h_roundoff(problem, ev) -> float:
-    """A bound on the round-off of a computed ``h``: ``64 eps max(|h|, eta n^2)`` (the
-    ``eta ||F - 11'||^2`` and ``(F o K)`` terms are sums of ``n^2`` products)."""
-    n = problem.kd.n
-    return 64.0 * float(np.finfo(float).eps) * max(abs(float(ev.h)), problem.eta * n * n)
+    """A bound on the round-off of a computed ``h``: ``64 eps`` (at least ``log2`` of any sum's
+    length, for NumPy's pairwise sums and BLAS's blocked ones) times the magnitudes of the
+    terms ``h`` adds, ``|h| + |lin|`` and ``eta`` times those of the deficit
+    (:attr:`dank_fast.inner.InnerSolution.size`)."""
+    size = abs(float(ev.h)) + abs(problem.lin(ev.z)) + problem.eta * ev.inner.size
+    return 64.0 * float(np.finfo(float).eps) * size

@@ -153,6 +153,11 @@ class InnerSolution:
         ``(K o K)[S][:, S] d_S^2`` on the support ``S`` of ``d`` (:meth:`KernelData.gamma_sums`
         computes it anyway): the diagonal of the solvers' Newton curvature. None where ``S``
         is empty, and in results.
+    size : float
+        The sum of the magnitudes of the terms ``deficit`` adds: ``2 kappa (sum |d|)^2 / (4
+        eta)`` (bounds ``2 |d|'|K||d| / (4 eta)``, which the rounding of ``2 1'Gamma 1`` is
+        relative to), ``||Gamma||_F^2`` and ``|phi*|``'s bound; the round-off of ``deficit`` is
+        a few unit round-offs of it. 0 where no solver compares values of ``h``.
     """
 
     F: LowRankF | CenteredF
@@ -163,6 +168,7 @@ class InnerSolution:
     tail_bound: float = 0.0
     basis: np.ndarray | None = field(default=None, repr=False)
     kk_d2: np.ndarray | None = field(default=None, repr=False)
+    size: float = 0.0
 
 
 def inner_minimiser(
@@ -218,17 +224,18 @@ def _inner(kd, d, S, eta, tau, route, warm, excess_tol) -> InnerSolution:
     quad, sq, tr, kk = kd.gamma_sums(S, dS)
     # (sq / 4 eta) / 4 eta, not sq / (16 eta^2): eta^2 underflows for eta < 1e-154
     one_g_one, g_frob2, g_trace = quad / (4 * eta), sq / (4 * eta) / (4 * eta), tr / (4 * eta)
+    size = 2.0 * kd.kappa * float(np.abs(dS).sum()) ** 2 / (4 * eta) + g_frob2
     if tau == 0.0:
         F = CenteredF(d=d, eta=eta, _kd=kd)
         return InnerSolution(F, -(2 * one_g_one + g_frob2), 0.0, np.empty(0), "closed",
-                             kk_d2=kk)
+                             kk_d2=kk, size=size)
     t = tau / 2.0
     if s == 0:  # M = 11': one eigenvalue n with eigenvector 1/sqrt(n)
         mu = np.array([n - t]) if n > t else np.empty(0)
         U = np.full((kd.n, mu.size), 1.0 / np.sqrt(n))
         F = LowRankF(mu, U, np.full(mu.size, 1.0 / np.sqrt(n)))
-        return InnerSolution(F, float(psi(np.array([float(n)]), t)[0]), 0.0,
-                             np.array([float(n)]), "dense")
+        phi = float(psi(np.array([float(n)]), t)[0])
+        return InnerSolution(F, phi, 0.0, np.array([float(n)]), "dense", size=abs(phi))
     red = Reduced(kd, d, S, eta)
     # the block of the previous evaluation's iterative route: its Krylov space was 3 blocks
     width = warm.eigvals.size // 3 if warm is not None and warm.route == "lanczos" else 0
@@ -249,7 +256,7 @@ def _inner(kd, d, S, eta, tau, route, warm, excess_tol) -> InnerSolution:
     deficit = -(2.0 * one_g_one + g_frob2) + rz.deficit_part
     basis = rz.U if rz.route == "dense" else None
     return InnerSolution(LowRankF(mu, U, ghost), deficit, rz.excess, theta, rz.route,
-                         rz.tail_bound, basis, kk)
+                         rz.tail_bound, basis, kk, size + abs(rz.deficit_part))
 
 
 def _warm_block(red: Reduced, warm: InnerSolution | None) -> np.ndarray | None:

@@ -45,6 +45,25 @@ def test_newton_respects_max_iter_with_fallback():
     assert res.extra["accelerated_iter"] <= 2
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_newton_alone_certifies_below_the_iterative_routes_error(seed):
+    """At a tolerance below what the iterative route's ``F^`` resolves, Newton certifies without
+    the accelerated fallback: where its trials cannot tell ascent from the error of ``F^`` it
+    evaluates ``F`` densely from then on, instead of chasing that error."""
+    from sklearn.datasets import make_moons
+    from sklearn.svm import SVC
+
+    X, y = make_moons(700, noise=0.2, random_state=seed)
+    y = np.where(y == 1, 1.0, -1.0)
+    K = compute_kernel(X, sigma=0.5)
+    a = np.abs(SVC(kernel="precomputed", C=50.0).fit(K, y).dual_coef_)
+    eta = 0.3 * float(np.sum(a * a))  # the README's rule, eta = ||a_SVC||^2, times 0.3
+    res = solve_svm(K, y, C=50.0, eta=eta, tau=0.01, tol=1e-8, max_iter=60, fallback_iter=0)
+    assert res.success and res.rel_gap <= 1e-8
+    cert = svm_certificate(K, y, res.alpha, C=50.0, eta=eta, tau=0.01, route="dense")
+    assert cert.rel_gap <= 1e-8
+
+
 @pytest.mark.parametrize("C", [1.0, 30.0])
 def test_svr_newton_agrees_with_accelerated(C):
     rng = np.random.default_rng(5)

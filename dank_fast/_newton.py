@@ -200,6 +200,7 @@ def newton(
     record_history: bool = True,
     fallback_iter: int = 5000,
     burst_iter: int = 50,
+    start=None,
 ) -> object:
     """Projected Newton with accelerated hand-overs (module docstring), stopping on the gap.
 
@@ -207,10 +208,15 @@ def newton(
     Whenever Newton cannot step it hands over to a burst of accelerated iterations
     (``burst_iter`` at the first hand-over, doubled at each next one, within ``fallback_iter``)
     and resumes from where the burst ends, and stops as soon as either certifies ``tol``.
+    ``start``: the evaluation at a feasible start, where the caller has it (working sets: the
+    previous round's solution and ``F``, :mod:`dank_fast.working_set`); it replaces ``alpha0``.
     """
     t_start = time.perf_counter()
-    z = problem.start(alpha0)
-    ev = problem.evaluate(z)
+    if start is None:
+        z = problem.start(alpha0)
+        ev = problem.evaluate(z)
+    else:
+        z, ev = start.z, start
     hist = {"h": [ev.h], "step": [], "gap": [], "L": [], "offset": 0}
     n_newton = n_acc = n_burst = useless = 0
     burst = burst_iter

@@ -59,6 +59,7 @@ from scipy.linalg.blas import dsyr2k, dsyrk
 from scipy.linalg.lapack import dpotrf
 
 from ._kernel_data import KernelData
+from ._rounding import gamma
 
 __all__ = ["Reduced", "Ritz", "eigenpairs", "psi", "EIGH_FLOPS", "CALL_FLOPS"]
 
@@ -315,14 +316,12 @@ def _tail_below(red: Reduced, U: np.ndarray, t: float, g_frob2: float) -> bool:
     if k:
         A = dsyr2k(1.0, U, Y, beta=1.0, c=A, lower=1, overwrite_c=1)
     A = dsyrk(-1.0, w[:, None], beta=1.0, c=A, lower=1, overwrite_c=1)
-    u = np.finfo(float).eps / 2
-    gam = lambda m: m * u / (1.0 - m * u)  # noqa: E731
     # rounding: Gamma's entries, the products Gamma U and U'v (inner dimension N), the rank
     # updates; then the factorisation's backward error
     ww = float(w @ w)
     form = ((2 * k + 3) * np.sqrt(g_frob2) + 2.0 * np.sqrt(k) * float(np.linalg.norm(Y)) + ww
             + 2 * k * float(np.linalg.norm(red.v)) * np.sqrt(ww))
-    delta = 1.01 * (gam(N + 1) * N * t + gam(N + 2 * k + 6) * form)
+    delta = 1.01 * (gamma(N + 1) * N * t + gamma(N + 2 * k + 6) * form)
     if not delta < 0.5 * t:
         return False
     A[np.diag_indices(N)] += t - delta

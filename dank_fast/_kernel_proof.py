@@ -34,16 +34,14 @@ import weakref
 
 import numpy as np
 
+from ._rounding import UNIT_ROUNDOFF as _U
+from ._rounding import gamma as _g
+
 __all__ = ["rounding_bound", "symmetrise", "attach", "proof_of"]
 
-_U = 0.5 * float(np.finfo(np.float64).eps)  # unit round-off of float64
 
 #: id -> (weak reference, min, max) of the arrays carrying a proof; the record goes with the array
 _PROVED: dict[int, tuple[weakref.ref, float, float]] = {}
-
-
-def _g(k: int) -> float:
-    return k * _U / (1.0 - k * _U)
 
 
 def rounding_bound(params: dict, X: np.ndarray) -> float:

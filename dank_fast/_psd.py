@@ -23,6 +23,7 @@ import numpy as np
 
 from ._eigen import CALL_FLOPS
 from ._kernel_data import ROWS
+from ._rounding import UNIT_ROUNDOFF, gamma
 
 __all__ = ["lowrank_gershgorin_psd", "kernel_factors", "PivotedCholesky", "worth_trying"]
 
@@ -104,7 +105,6 @@ def lowrank_gershgorin_psd(A: np.ndarray, s: float, eps: float, *,
     False at once where :func:`worth_trying` says no, or when the residual diagonal stays above
     ``eps s / 2`` at ``r = n / 16`` (then ``O(n^3 / 256)`` time was spent).
     """
-    u = 0.5 * float(np.finfo(np.float64).eps)  # unit roundoff
     n = A.shape[0]
     if not worth_trying(n) or not s > 0.0:
         return False
@@ -114,15 +114,15 @@ def lowrank_gershgorin_psd(A: np.ndarray, s: float, eps: float, *,
     if L is None:
         return False
     r = L.shape[1]
-    gamma = (r + 1) * u / (1.0 - (r + 1) * u)
+    g = gamma(r + 1)
     absL = np.abs(L)
     # rounding of R = A - LL' summed over a row: gamma (sum_j |A_ij| + (|L||L|' 1)_i), doubled
     # for the rounding of these non-negative sums themselves (relative n u << 1); plus the
     # asymmetry A may keep (check_kernel_matrix keeps up to asym s per entry): only the upper
     # triangle of R is computed, and each of its entries stands for its mirror image too
-    err = 2.0 * gamma * (n * s + absL @ absL.sum(axis=0)) + n * asym * s
+    err = 2.0 * g * (n * s + absL @ absL.sum(axis=0)) + n * asym * s
     threshold = -eps * n * s
-    slack = 4.0 * n * u  # the computed row sums of |R| (and this test's few operations)
+    slack = 4.0 * n * UNIT_ROUNDOFF  # the computed row sums of |R| (and this test's few operations)
     rowsum = np.zeros(n)
     diag = np.empty(n)
     for lo in range(0, n, ROWS):  # strips R[lo:hi, lo:]: half the products of the full R

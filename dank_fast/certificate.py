@@ -233,12 +233,15 @@ def _box_excess(alpha: np.ndarray, C) -> float:
     return float(np.max(alpha - C)) if alpha.size else 0.0
 
 
-def bias_and_loss(f0: np.ndarray, y: np.ndarray, C):
-    """``(b, interval, loss)``: the exact best bias of P1's primal and its loss
-    ``sum_i C_i max(0, 1 - y_i (f0_i + b))`` (``C`` a scalar or per-sample bounds)."""
+def bias_and_loss(f0: np.ndarray, y: np.ndarray, C, q_half: float):
+    """``(b, interval, loss)``: the primal point of :func:`certify_svm` for ``f0`` over all
+    points (``q_half = d'f0 / 2``): the loss ``sum_i C_i max(0, 1 - y_i (f0_i + b))`` at the
+    exact best bias, or its hard-margin rescaling where that is smaller (``C`` a scalar or
+    per-sample bounds)."""
     w, factor = _weights(C)
     b, interval, hinge = best_bias(f0, y, weights=w)
-    return b, interval, factor * hinge
+    loss, b, interval = _best_loss(f0, y, q_half, factor, hinge, b, interval)
+    return b, interval, loss
 
 
 def _ratio(num: float, den: float) -> float:

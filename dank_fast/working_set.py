@@ -319,11 +319,11 @@ def _full_round(kernel: FeatureKernel, kd: KernelData, res_W: DANKResult, W: np.
         f0[out] = kernel.product(out, W[S], _ghost_coefficients(res_W.inner.F, dW, S))
     elif out.size:
         f0[out] = 0.0
-    b, interval, loss = bias_and_loss(f0, y, C)  # C: scalar or per-sample boxes
+    q_half = 0.5 * float(dW @ f0[W])
+    b, interval, loss = bias_and_loss(f0, y, C, q_half)  # C: scalar or per-sample boxes
     lin = float(a.sum())
     infeas = max(abs(float(y @ a)), float(-a.min()), float(np.max(a - C)), 0.0)
-    cert = _assemble(lin, 0.5 * float(dW @ f0[W]), loss, res_W.inner, eta, tau, b,
-                     interval, lin, infeas)
+    cert = _assemble(lin, q_half, loss, res_W.inner, eta, tau, b, interval, lin, infeas)
     margin = y * (f0 + b)
     return a, margin, out[margin[out] < 1.0], cert, int(S.size)
 

@@ -39,12 +39,13 @@ __all__ = ["Model", "border_pays"]
 _MODEL_CALLS = 20
 
 
-def _cholesky_solve(H: np.ndarray):
-    """``B -> H^-1 B`` by a Cholesky factor of ``H`` (a copy), or None where ``H`` is not
-    positive definite. A relative shift of 1e-12 (about 5e3 unit round-offs) lets a
-    semidefinite curvature (duplicate points) factor; the model moves by nothing a step sees."""
+def _cholesky_solve(H: np.ndarray, in_place: bool):
+    """``B -> H^-1 B`` by a Cholesky factor of ``H`` (of a copy unless ``in_place``), or None
+    where ``H`` is not positive definite. A relative shift of 1e-12 (about 5e3 unit round-offs)
+    lets a semidefinite curvature (duplicate points) factor; the model moves by nothing a step
+    sees."""
     f = H.shape[0]
-    A = H.copy()
+    A = H if in_place else H.copy()
     A[np.diag_indices(f)] += 1e-12 * max(1.0, float(np.max(np.diag(A), initial=0.0)))
     try:
         with blas_threads(f):
@@ -69,8 +70,11 @@ def border_pays(f: int, k: int) -> bool:
 class Model:
     """The curvature on ``free`` (sorted coordinates), its factor and the bordered solves.
 
-    ``H`` is kept beside its factor (``16 f^2`` bytes in all) so that a smaller free set is
-    cut from it. :attr:`ok` is False where the curvature is not positive definite.
+    The exact curvature ``H`` is kept beside its factor (``16 f^2`` bytes in all) so that a
+    smaller free set is cut from it (forming it again costs up to a dense decomposition); the
+    model is factored in place (``8 f^2`` bytes) and formed again for a smaller set, in
+    ``2 f^2 (r + 1)`` flops against its factor's ``f^3 / 3``. :attr:`ok` is False where the
+    curvature is not positive definite.
     """
 
     def __init__(self, problem, ev, z: np.ndarray, free: np.ndarray,
@@ -81,12 +85,14 @@ class Model:
         y = problem.eq_vector
         self.y = None if y is None else y[free]
         f = free.size
-        self.H, self._solve = H, None
-        if H is None and not exact_applies(problem, ev, f):
+        self.H, self._solve = None, None
+        exact = H is not None or exact_applies(problem, ev, f)  # only an exact H is cut
+        if not exact:
             self._solve = lowrank_solve(problem, ev, free)  # None: the Cholesky factor pays
         if self._solve is None:
-            self.H = curvature(problem, ev, free) if H is None else H
-            self._solve = _cholesky_solve(self.H)
+            H = curvature(problem, ev, free) if H is None else H
+            self.H = H if exact else None
+            self._solve = _cholesky_solve(H, in_place=not exact)
         self.ok = self._solve is not None
         g = ev.grad[free]
         self._cols: dict[int, np.ndarray] = {}  # H^-1 e_j of the held coordinates
@@ -101,8 +107,8 @@ class Model:
         return self._solve(B)
 
     def cut(self, problem, ev, z: np.ndarray, keep: np.ndarray) -> Model:
-        """The model on ``free[keep]``: the curvature cut from this one's where it was formed
-        (a low-rank model is rebuilt from the rows it keeps)."""
+        """The model on ``free[keep]``: the exact curvature cut from this one's; the model
+        curvature (and a low-rank model) formed again on the rows it keeps."""
         if self.H is None:
             return Model(problem, ev, z, self.free[keep])
         pos = np.flatnonzero(keep)

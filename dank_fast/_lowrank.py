@@ -18,7 +18,7 @@ side of short steps, by ``rho``. ``Ht^-1`` is applied by Woodbury with ``W = dia
 rho)^-1/2 Z``: ``(I + W W')^-1 = I - W (I + W'W)^-1 W'``, one Cholesky factor of ``I + W'W``.
 
 Cost model: ``f R^2 + R^3 / 3`` flops and ``8 f R`` bytes against ``2 f^2 (r + 1) + f^3 / 3``
-and ``16 f^2`` for the curvature and its Cholesky factor; used where its flops are fewer
+and ``8 f^2`` for the curvature factored in place; used where its flops are fewer
 (``R <= 0.53 f``), and tried only where growing the factors at the worst (a kernel that is
 not of low rank: every column within the budget, four NumPy calls each) costs no more than
 one Cholesky factor.

@@ -141,6 +141,26 @@ def test_working_set_grows_from_a_poor_start_and_reports_its_rounds():
     assert np.count_nonzero(res.alpha) > 2
 
 
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("C", [1e3, 1e6])
+def test_separable_data_with_a_large_C_is_certified_as_the_dense_certificate_does(seed, C):
+    """Where the hard-margin rescaling prices the primal far below the hinge (separable data,
+    a large ``C``), the route's certificate of the full problem takes it as
+    ``svm_certificate`` does: both certify the same point, and the route does not run its
+    rounds out."""
+    from dank_fast import svm_certificate
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(40, 2))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    X[:, 0] += 0.5 * y  # a margin of 1 between the classes
+    res = solve_svm(FeatureKernel(X, sigma=1.0), y, C=C, eta=1.0, tau=0.01, tol=1e-6)
+    assert res.status == "converged" and res.rel_gap <= 1e-6
+    cert = svm_certificate(compute_kernel(X, sigma=1.0), y, res.alpha, C=C, eta=1.0, tau=0.01,
+                           route="dense")
+    np.testing.assert_allclose([res.lower, res.upper], [cert.lower, cert.upper], rtol=1e-9)
+
+
 def test_feature_kernel_rejects_what_is_not_psd_and_the_wrong_methods():
     X, y = moons(40, seed=1)
     with pytest.raises(ValueError, match="coef0"):

@@ -271,12 +271,12 @@ def _better(problem, en, ev, quick: float) -> bool | None:
     cannot decide, and None says so. (The gap alone is not a merit function away from the
     optimum.)"""
     rounding = _h_roundoff(problem, ev)
-    band = rounding + problem.eta * (ev.inner.excess + en.inner.excess)
-    if en.h > ev.h + band:
+    error = problem.eta * (ev.inner.excess + en.inner.excess)  # of the two lower bounds
+    if en.h > ev.h + rounding + error:
         return True
-    if ev.h - en.h > band:
+    if ev.h - en.h > rounding + error:
         return False
-    if problem.eta * (ev.inner.excess + en.inner.excess) > 2.0 * rounding:
+    if error > 2.0 * rounding:
         return None
     return bool(problem.quick_rel_gap(en) < quick)
 

@@ -361,10 +361,8 @@ def certify_svm(kd: KernelData, y, alpha, C, eta, tau, inner: InnerSolution, f0=
     d = alpha * y
     if f0 is None:
         f0 = apply_FK(inner.F, kd, d)
-    w, factor = _weights(C)
-    b, interval, hinge = best_bias(f0, y, weights=w)
     q_half = 0.5 * float(d @ f0)
-    loss, b, interval = _best_loss(f0, y, q_half, factor, hinge, b, interval)
+    b, interval, loss = bias_and_loss(f0, y, C, q_half)
     infeas = max(abs(float(y @ alpha)), float(-alpha.min()), _box_excess(alpha, C), 0.0)
     return _assemble(
         float(alpha.sum()), q_half, loss, inner, eta, tau, b, interval, float(alpha.sum()),

@@ -74,7 +74,7 @@ def accelerated(
             t_next = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
             y_next = x_new + ((t - 1.0) / t_next) * dx
         step_norm = float(np.linalg.norm(dx))
-        x, ex = x_new, en
+        x, ex, cert = x_new, en, None  # a certificate is of the point it was made at
         if record_history:
             hist["h"].append(ex.h)
             hist["step"].append(step_norm)
@@ -149,8 +149,9 @@ def finish(problem, z, ev, cert, status, n_iter, t_start, method, hist, tol, raw
     proj_dist = 0.0
     if raw is not None:
         proj_dist = float(np.linalg.norm(raw - z))
-    if cert is None or ev.z is not z:
-        ev = problem.evaluate(z, warm=ev)
+    if ev.z is not z:
+        ev, cert = problem.evaluate(z, warm=ev), None
+    if cert is None:
         cert = problem.certify(ev)
     # the methods that stop on the certificate end "converged" whenever it reaches tol; the
     # paper's stop on their printed rule, and their status says which rule ended them

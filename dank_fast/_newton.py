@@ -152,9 +152,9 @@ def _newton_phase(problem, z, ev, tol: float, steps: int, hist: dict, record: bo
                   exact: bool):
     """Newton steps until certified or stuck (no step accepted), at most ``steps`` of them.
     Returns ``(z, ev, cert, n_steps, converged)``."""
-    cert = None
     scale = 1.0
     for k in range(steps + 1):
+        cert = None  # the certificate of this z, where it is made
         z_norm = problem.normalize(z)  # SVR: ah_i, ac_i > 0 together is never optimal
         if z_norm is not z:
             z, ev = z_norm, problem.evaluate(z_norm, warm=ev, exact=exact)

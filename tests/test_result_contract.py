@@ -304,3 +304,24 @@ def test_every_listed_option_is_accepted():
     assert seen and set(seen) == {12}
     _quiet(solve_svm, K, y, method="pgm", eps=1e-3, L=None, projection="exact",
            beta_sign="ascent", certify_every=5, record_history=True, **kw)
+
+
+@pytest.mark.parametrize("method, options", [
+    ("accelerated", {"max_iter": 10, "check_every": 7}),
+    ("accelerated", {"max_iter": 9, "check_every": 4}),
+    ("newton", {"max_iter": 1, "fallback_iter": 0}),
+    ("newton", {"max_iter": 2, "fallback_iter": 0}),
+])
+def test_the_certificate_is_of_the_returned_alpha(method, options):
+    """A run stopped between two certificates reports the certificate of the point it
+    returns, not of an earlier iterate: the bracket recomputed from scratch at ``alpha``
+    is the one reported."""
+    _, K, y = _data(40, seed=3)
+    kw = dict(C=10.0, eta=2.0, tau=0.01)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SklearnConvergenceWarning)
+        res = solve_svm(K, y, method=method, tol=1e-14, **kw, **options)
+    cert = dank_fast.svm_certificate(K, y, res.alpha, route="dense", **kw)
+    assert res.rel_gap > 1e-14  # stopped early, so the last iterate is not certified
+    np.testing.assert_allclose([res.lower, res.upper], [cert.lower, cert.upper], rtol=1e-9)
+    np.testing.assert_allclose(res.rel_gap, cert.rel_gap, rtol=1e-6)

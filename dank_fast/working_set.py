@@ -14,13 +14,21 @@ span{1_{W^c}}``. So
   SVM primal of ``F^ o K`` over all ``n`` points with the exact best bias.
 
 Algorithm (chunking with a certified stop): start from the plain SVM's support (``W = {a_SVM >
-0}``); solve P1 on ``W`` (:mod:`dank_fast._newton`, certified on ``W``); evaluate the decision
-values of every other point; stop when the full problem's certified relative gap is ``<= tol``;
-else add the points that violate the margin most (``y_i f_i < 1``: there ``a_i = 0`` is not
-optimal), drop points of ``W`` that are inactive and far from the margin, and repeat.
+0}``); take one Newton step on P1 restricted to ``W`` (:mod:`dank_fast._newton`); evaluate the
+decision values of every other point; stop when the full problem's certified relative gap is
+``<= tol``; else add the points that violate the margin most (``y_i f_i < 1``: there ``a_i =
+0`` is not optimal), drop points of ``W`` that are inactive and far from the margin, and
+repeat. Once no point outside ``W`` violates the margin, P1 on ``W`` is solved to ``tol``.
 
-Cost per round: ``|W|^2`` kernel entries and memory, the Newton solve on ``W`` (``|free|^3 / 3``
-flops, ``|free|^2`` memory), one pass over ``(n - |W|) x |S|`` kernel entries in blocks.
+A Newton step on the full problem frees exactly the points at 0 whose reduced gradient pushes
+them into the box, i.e. the margin violators: so one step per round is a projected Newton step
+on all ``n`` points with the kernel gathered for ``W`` only, and the rounds converge as Newton
+does. Solving each ``W`` to a tolerance first would spend evaluations of ``F`` (each a dense
+decomposition at ``|S|`` where ``F`` has a high rank) on a problem the next round changes.
+
+Cost per round: ``|W|^2`` kernel entries and memory, one Newton step on ``W`` (``|free|^3 / 3``
+flops, ``|free|^2`` memory, one evaluation of ``F``), one pass over ``(n - |W|) x |S|`` kernel
+entries in blocks.
 """
 
 from __future__ import annotations
@@ -137,7 +145,7 @@ def solve_svm_working_set(
     tau: float = 0.01,
     tol: float = 1e-6,
     alpha0=None,
-    max_rounds: int = 30,
+    max_rounds: int = 100,
     max_add: int | None = None,
     max_iter: int = 100,
     verbose: bool = False,
@@ -158,11 +166,12 @@ def solve_svm_working_set(
         Start (e.g. the plain SVM's dual). Default: :class:`sklearn.svm.SVC` on the features
         (same kernel, ``C``, ``tol=1e-4``), whose support is the first working set.
     max_rounds : int
-        Working-set rounds.
+        Working-set rounds: one Newton step each while points outside the working set violate
+        the margin (so the default is Newton's own budget), a solve on the working set after.
     max_add : int, optional
         Points added per round (default ``max(500, |W| / 2)``, most violating first).
     max_iter : int
-        Newton steps per round.
+        Newton steps of a round that solves its working set.
     verbose : bool
         One line per round on stderr (size of W, gap, violators, time).
 
@@ -187,13 +196,15 @@ def solve_svm_working_set(
     a, W, warm = _first_working_set(kernel, y, C, alpha0, verbose, t0)
     status, rounds, n_iter = "max_iter", [], 0
     res_W = cert = None
-    # while points outside W violate the margin, W will change: its own problem is solved only
-    # as far as the full gap it leaves (1e-2 of it, never below tol); the last round to tol
+    # while points outside W violate the margin, W will change: one Newton step per round (a
+    # round that cannot step solves its W, to 1e-2 of the full gap it leaves, never below tol);
+    # once none violates, the last round solves W to tol
     tol_W = max(tol, 1e-4)
-    last = None
+    last, one_step = None, True
     for r in range(1, max_rounds + 1):
         tr = time.perf_counter()
-        kd, res_W = _solve_round(kernel, W, a, y, (C, eta, tau), tol_W, max_iter, last)
+        kd, res_W = _solve_round(kernel, W, a, y, (C, eta, tau), tol_W,
+                                 None if one_step else max_iter, last)
         last = (res_W, W)
         n_iter += res_W.extra["newton_iter"]
         a, margin, viol, cert, n_support = _full_round(kernel, kd, res_W, W, y, C, eta, tau)
@@ -202,11 +213,14 @@ def solve_svm_working_set(
             status = "converged"
             break
         if viol.size == 0:  # W holds the support: close the gap on W itself
-            if tol_W <= tol and res_W.status != "converged":
+            if not one_step and tol_W <= tol and res_W.status != "converged":
                 status = "stalled"
                 break
-            tol_W = tol
+            tol_W, one_step = tol, False
             continue
+        # points outside W violate the margin: one Newton step on the next W, or a whole
+        # solve where a single step found nothing to do on this one
+        one_step = res_W.extra["newton_iter"] > 0
         tol_W = max(tol, min(1e-4, 1e-2 * cert.rel_gap))
         add = max_add or max(500, W.size // 2)
         viol = viol[np.argsort(margin[viol], kind="stable")[:add]]
@@ -228,17 +242,24 @@ def solve_svm_working_set(
 
 
 def _solve_round(kernel: FeatureKernel, W: np.ndarray, a: np.ndarray, y: np.ndarray, params,
-                 tol_W: float, max_iter: int, last) -> tuple[KernelData, DANKResult]:
-    """P1 on the working set ``W`` (the other points as ghosts) from ``a[W]``, solved to
-    ``tol_W`` by Newton, and its kernel data. ``params``: ``(C, eta, tau)``; ``last``: the
-    previous round's result and working set (its ``F`` is this start's), or None."""
+                 tol_W: float, steps: int | None, last) -> tuple[KernelData, DANKResult]:
+    """P1 on the working set ``W`` (the other points as ghosts) from ``a[W]``: solved to
+    ``tol_W`` by Newton in at most ``steps`` steps, or one Newton step (no accelerated burst,
+    no warning) where ``steps`` is None; and its kernel data. ``params``: ``(C, eta, tau)``;
+    ``last``: the previous round's result and working set (its ``F`` is this start's), or
+    None."""
     C, eta, tau = params
     kd = KernelData(kernel.block(W, W), n_total=kernel.n)
     prob = SVMProblem(kd, y[W], C if np.ndim(C) == 0 else C[W], eta, tau)
     start = None if last is None else _carried(prob, last[0].inner, last[1], W, a)
     # the carried evaluation is at a[W], a feasible point
-    return kd, newton(prob, tol=tol_W, max_iter=max_iter, alpha0=a[W], record_history=False,
-                      start=start)
+    if steps is not None:
+        return kd, newton(prob, tol=tol_W, max_iter=steps, alpha0=a[W], record_history=False,
+                          start=start)
+    with warnings.catch_warnings():  # one step of many: no warning, no accelerated burst
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return kd, newton(prob, tol=tol_W, max_iter=1, alpha0=a[W], record_history=False,
+                          start=start, fallback_iter=0)
 
 
 def _carried(prob: SVMProblem, inner, W_old: np.ndarray, W: np.ndarray, a: np.ndarray):

@@ -85,6 +85,25 @@ def test_bookkeeping_of_rounds_and_warm_start(problem):
     assert lo <= res.bias <= hi
 
 
+@pytest.mark.parametrize("C, eta", [(1.0, 5.0), (30.0, 0.5), (30.0, 500.0)])
+def test_rounds_with_violators_take_one_newton_step(C, eta):
+    """Documented (docs/conventions.md): while points outside the working set violate the
+    margin, a round is one Newton step; the solve still certifies, and agrees with the dense
+    solver on the same kernel."""
+    X, y = moons(300, seed=11, noise=0.35)
+    res = solve_svm_working_set(FeatureKernel(X, sigma=0.25), y, C=C, eta=eta, tau=0.01,
+                                tol=1e-8, alpha0=np.zeros(y.size))
+    assert res.status == "converged" and res.rel_gap <= 1e-8
+    assert res.rounds[0]["violators"] > 0  # from a start with no support, W must grow
+    for before, r in zip(res.rounds, res.rounds[1:], strict=False):
+        if before["violators"] > 0 and before["newton"] > 0:
+            assert r["newton"] <= 1
+    dense = solve_svm(compute_kernel(X, sigma=0.25), y, C=C, eta=eta, tau=0.01, tol=1e-8,
+                      check_psd=False)
+    scale = 1e-7 * abs(dense.upper)
+    assert res.lower <= dense.upper + scale and dense.lower <= res.upper + scale
+
+
 def test_uncertified_result_warns(problem):
     """One round cannot reach a relative gap of 1e-15: the result says so and a
     ConvergenceWarning names the tolerance."""

@@ -146,9 +146,16 @@ def dense_flops(N: int) -> float:
 
 
 def round_flops(N: int, b: int) -> float:
-    """The cost of one round of the iterative route from a block of ``b`` vectors."""
+    """The cost of one round of the iterative route from a block of ``b`` vectors, counted
+    from :func:`_krylov_round` for the ``k = 3b`` columns of its space: the products with
+    ``Gamma`` (``2 N^2 k``); the orthogonalisation (QR of the start, ``4 N b^2``; two
+    Gram-Schmidt passes, a pivoted QR and a final pass for each later block against a basis
+    of ``b``, then ``2b`` columns, ``44 N b^2``: about ``5.3 N k^2`` in all); Rayleigh-Ritz
+    and the bound (``Q'MQ``, the rotations ``QZ`` and ``(Gamma Q) Z``, ``U'Gamma U``: ``8 N
+    k^2``) and the eigenproblem of size ``k``."""
     k = min(3 * b, N)
-    return 2.0 * N * N * k + 4.0 * N * k * k + EIGH_FLOPS * k**3 + _ROUND_CALLS * CALL_FLOPS
+    return (2.0 * N * N * k + 13.3 * N * k * k + EIGH_FLOPS * k**3
+            + _ROUND_CALLS * CALL_FLOPS)
 
 
 def eigenpairs(red: Reduced, t: float, g_frob2: float, g_trace: float, warm: np.ndarray | None,

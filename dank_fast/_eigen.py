@@ -1,52 +1,30 @@
 """Eigenpairs of the reduced ``M = vv' + Gamma_SS`` (:mod:`dank_fast.inner`): dense, or by
 block Krylov with a certified bound, whichever the cost model says is cheaper.
 
-Cost model
-----------
-A dense decomposition of the ``N x N`` matrix costs about ``EIGH_FLOPS N^3`` flops (below).
-One round of the iterative route from a block of ``b`` vectors builds the block Krylov space
-``[X, M X, M^2 X]`` and multiplies it by ``M`` once more inside the Rayleigh-Ritz step: three
-products with ``K[S][:, S]`` of ``2 N^2 b`` flops each, and ``O(N (3b)^2)`` for the
-orthogonalisation and the projected problem, plus the fixed interpreter cost of its few dozen
-NumPy calls (``CALL_FLOPS`` each). The iterative route is tried when its first round costs
-less than the dense decomposition, and it is stopped in favour of the dense decomposition
-as soon as the flops it has spent plus those of its next round would exceed the dense cost:
-whatever the spectrum, an evaluation costs at most about twice the dense decomposition, and
+Cost model (docs/ARCHITECTURE.md, "The solver core and its cost model"). A dense
+decomposition of the ``N x N`` matrix costs about ``EIGH_FLOPS N^3`` flops. One round of the
+iterative route from a block of ``b`` vectors builds ``[X, M X, M^2 X]`` and multiplies it by
+``M`` once more inside Rayleigh-Ritz: three products with ``K[S][:, S]`` of ``2 N^2 b`` flops
+each, ``O(N (3b)^2)`` for the orthogonalisation and the projected problem
+(:func:`round_flops` counts them), and the interpreter cost of its calls (``CALL_FLOPS``
+each). The iterative route is tried when its first round costs less than the dense
+decomposition and stopped in its favour as soon as the flops spent plus those of the next
+round would exceed it: an evaluation costs at most about twice the dense decomposition, and
 about ``6 N^2 b`` where ``F`` has low rank and the previous evaluation's eigenvectors start
 the block.
 
-Certified bound without a full eigendecomposition
--------------------------------------------------
-Let ``U`` (``N x k``, orthonormal) hold Ritz vectors with Rayleigh quotients ``theta_j = u_j'Mu_j``
-(``U'MU = diag(theta)`` after the Rayleigh-Ritz step), ``P = UU'``, residual ``R = MU - U
-diag(theta)`` and the compressed tail ``G = (I - P) M (I - P)`` (PSD, as a compression of ``M``).
+Certified bound (docs/MATH.md section 5.1, where it is derived). For orthonormal Ritz vectors
+``U`` with ``U'MU = diag(theta)``, residual ``R = MU - U diag(theta)``, ``P`` the span of those
+with ``theta > t`` and the compression ``G = (I - P) M (I - P)`` with ``g >= lambda_max(G)``,
+``c = min(1, t / g)``:
 
-*Lower bound.* For any symmetric ``B <= 2t I`` (i.e. ``Z = 2t I - B`` PSD), weak duality of
-``min_{F PSD} ||F - M||^2 + <2t I - Z, F>`` gives ``phi* >= <B, M> - ||B||_F^2 / 4`` (the
-unconstrained minimum over ``F`` of the Lagrangian). Take ``B = 2 sum_j b_j u_j u_j' + 2 c G``
-with ``b_j = min(theta_j, t)`` and ``c = min(1, t / g)``, ``g >= lambda_max(G)``; ``B`` is
-block-diagonal in ``P (+) (I - P)`` and ``<G, M> = ||G||_F^2``, so
+    phi* >= sum_j psi(theta_j) + (2c - c^2) ||G||_F^2,
+    phi(F^) - phi* <= excess := 2 ||R||_F^2 + (1 - c)^2 ||G||_F^2,
 
-    phi* >= sum_j psi(theta_j) + (2c - c^2) ||G||_F^2.
-
-*Upper bound.* ``F^ = sum_{theta_j > t} (theta_j - t) u_j u_j'`` is PSD, and splitting
-``F^ - M`` into the blocks of ``P`` and ``I - P`` gives exactly
-
-    phi(F^) = sum_j psi(theta_j) + 2 ||R||_F^2 + ||G||_F^2,
-
-so ``0 <= phi(F^) - phi* <= excess := 2 ||R||_F^2 + (1 - c)^2 ||G||_F^2``.
-
-``g`` is the smallest of ``||G||_F``, ``tr G = tr M - sum_j theta_j``, ``||(I - P) v||^2 +
-gamma_max`` (``gamma_max >= lambda_max(Gamma)`` by Collatz-Wielandt,
-:meth:`dank_fast._kernel_data.KernelData.top_bound`) and the largest eigenvalue of the ``2 x 2``
-matrix that bounds ``G`` through the block's Ritz values below ``t`` and their residuals; with
-``w = (I - P) v``, ``||G||_F^2 = ||w||^4 + 2 w'Gamma w + ||Gamma||_F^2 - 2 ||Gamma U||_F^2 +
-||U'Gamma U||_F^2``: exact quantities plus products of ``Gamma`` with the block. When the
-block holds every eigenvalue above ``t`` (``g <= t``), ``c = 1`` and the excess is the Ritz
-residual alone. Where those norms leave ``g > t`` (a spectrum that decays slowly past ``t``)
-while the residuals are small, one Cholesky factorisation decides ``G <= t I`` directly
-(:func:`_tail_below`, ``N^3 / 3`` flops, tried while it fits the cost model's budget), so the
-block need only hold the eigenvalues above ``t``.
+``F^ = sum_{theta_j > t} (theta_j - t) u_j u_j'``. ``||G||_F``, ``tr G`` and ``g`` come from
+products of ``Gamma`` with the block (:func:`_certify_basis`); where those norms leave ``g > t``
+while the residuals are small, one Cholesky factorisation decides ``G <= t I``
+(:func:`_tail_below`), so the block need only hold the eigenvalues above ``t``.
 """
 
 from __future__ import annotations

@@ -28,7 +28,8 @@ from ._eigen import CALL_FLOPS
 from ._kernel_data import ROWS
 from ._rounding import UNIT_ROUNDOFF, gamma
 
-__all__ = ["lowrank_gershgorin_psd", "kernel_factors", "PivotedCholesky", "worth_trying"]
+__all__ = ["lowrank_gershgorin_psd", "kernel_factors", "PivotedCholesky", "worth_trying",
+           "growth_flops"]
 
 
 #: pivots per block of :class:`PivotedCholesky`: the width at which the block's product
@@ -40,6 +41,18 @@ BLOCK = 64
 #: largest one left outside the block: weak greedy with parameter 1/2 on the distances
 #: ``sqrt(residual)`` (class docstring)
 WEAK = 0.25
+#: NumPy/SciPy calls per block of :meth:`PivotedCholesky.extend`, counted from it
+_BLOCK_CALLS = 24
+
+
+def growth_flops(n: int, k0: int, k1: int) -> float:
+    """Flops of growing a factor of ``n`` rows from ``k0`` to ``k1`` columns, every block full:
+    ``n (k1^2 - k0^2)`` in the blocks' products and :data:`dank_fast._eigen.CALL_FLOPS` per
+    NumPy call (:data:`_BLOCK_CALLS` per block of :data:`BLOCK` columns)."""
+    if k1 <= k0:
+        return 0.0
+    blocks = -(-(k1 - k0) // BLOCK)
+    return float(n) * (k1 * k1 - k0 * k0) + blocks * _BLOCK_CALLS * CALL_FLOPS
 
 
 def take(A: np.ndarray, P: np.ndarray, cols: np.ndarray | None = None) -> np.ndarray:
@@ -91,10 +104,10 @@ class PivotedCholesky:
     greedy to the target on smooth kernels. A block takes at least its first pivot, so the
     growth always advances.
 
-    ``O(n r^2)`` time (``n r^2`` flops in the blocks' products when they are full, as on a
-    kernel that is not of low rank; more blocks of fewer pivots on a smooth one) and
-    ``O(n r + BLOCK n)`` memory for rank ``r``. ``A`` is never formed, and ``L`` need not be
-    accurate for ``L L'`` to be PSD (:attr:`residual` is ``diag(A - L L')`` up to rounding).
+    ``O(n r^2)`` time (:func:`growth_flops` when the blocks are full, as on a kernel that is not
+    of low rank; more blocks of fewer pivots on a smooth one) and ``O(n r + BLOCK n)`` memory
+    for rank ``r``. ``A`` is never formed, and ``L`` need not be accurate for ``L L'`` to be PSD
+    (:attr:`residual` is ``diag(A - L L')`` up to rounding).
     """
 
     def __init__(self, rows, diag: np.ndarray, target: float):
@@ -105,6 +118,14 @@ class PivotedCholesky:
     def done(self) -> bool:
         """Whether the residual diagonal is at most the target."""
         return float(np.max(self.residual, initial=0.0)) <= self.target
+
+    def reach(self, flops: float) -> int:
+        """The most columns a growth of at most ``flops`` (:func:`growth_flops`) can reach."""
+        n, k0 = self.residual.size, self.L.shape[1]
+        k = int(np.sqrt(k0 * k0 + max(flops, 0.0) / max(n, 1)))
+        while k > k0 and growth_flops(n, k0, k) > flops:  # the calls: a few blocks less
+            k -= BLOCK if growth_flops(n, k0, k - BLOCK) > flops else 1
+        return k
 
     def extend(self, r_max: int) -> np.ndarray | None:
         """``L`` (``n x r``, ``r <= r_max``) once the residual diagonal is at most the target,

@@ -11,7 +11,14 @@ from threadpoolctl import threadpool_limits
 
 from dank_fast import compute_kernel
 from dank_fast._kernel_validation import check_kernel_matrix
-from dank_fast._psd import BLOCK, PivotedCholesky, lowrank_gershgorin_psd, take, worth_trying
+from dank_fast._psd import (
+    BLOCK,
+    PivotedCholesky,
+    growth_flops,
+    lowrank_gershgorin_psd,
+    take,
+    worth_trying,
+)
 
 EPS = 1e-8  # eps_psd of a float64 kernel
 N = min(n for n in range(16, 4000) if worth_trying(n))  # the smallest size it is tried at
@@ -108,3 +115,14 @@ def test_blocked_factor_stops_at_the_rank(copies):
     assert np.allclose(pc.residual, np.diagonal(A) - np.einsum("ij,ij->i", L, L),
                        rtol=0.0, atol=1e-12 * s)
     assert np.allclose(L @ L.T, A, rtol=0.0, atol=1e-8 * s)
+
+
+def test_reach_is_the_most_columns_a_budget_of_flops_grows():
+    """The Woodbury route grows a factor only as far as the flops it may spend: ``reach``
+    gives the most columns whose growth from the current ones stays within them."""
+    K = smooth_kernel(300, 0, sigma=0.05)
+    pc = PivotedCholesky(lambda P, cols=None: take(K, P, cols), np.diagonal(K), 1e-9)
+    assert pc.extend(10) is None
+    for flops in (0.0, 1e5, 1e7, 3e8, 1e12):
+        k = pc.reach(flops)
+        assert k >= 10 and growth_flops(300, 10, k) <= flops < growth_flops(300, 10, k + 1)

@@ -19,9 +19,12 @@ rho)^-1/2 Z``: ``(I + W W')^-1 = I - W (I + W'W)^-1 W'``, one Cholesky factor of
 
 Cost model: ``f R^2 + R^3 / 3`` flops and ``8 f R`` bytes against ``2 f^2 (r + 1) + f^3 / 3``
 and ``8 f^2`` for the curvature factored in place; used where its flops are fewer
-(``R <= 0.53 f``), and tried only where growing the factors at the worst (a kernel that is
-not of low rank: every column within the budget, four NumPy calls each) costs no more than
-one Cholesky factor.
+(``R <= 0.53 f``). The factors are grown within that budget only as far as their flops
+(:func:`dank_fast._psd.growth_flops`: ``n_K k^2`` for ``k`` columns of ``n_K`` rows, each
+factor, plus :data:`dank_fast._eigen.CALL_FLOPS` per NumPy call of a block) stay within the
+``f^3 / 3`` of the Cholesky factor they would spare: an attempt that fails (a kernel that is
+not of low rank) costs at most one Cholesky factor, at matrix-matrix speed like it, and its
+columns are kept for the next model.
 """
 
 from __future__ import annotations
@@ -33,8 +36,7 @@ from scipy.linalg import cho_factor, cho_solve
 from scipy.linalg.blas import dsyrk
 
 from ._curvature import correction_diagonal
-from ._eigen import CALL_FLOPS
-from ._psd import kernel_factors
+from ._psd import growth_flops, kernel_factors
 from ._threads import blas_threads
 
 __all__ = ["lowrank_solve"]
@@ -50,14 +52,18 @@ def lowrank_solve(problem, ev, free: np.ndarray) -> Callable[[np.ndarray], np.nd
     low = hasattr(F, "mu")
     copies = F.rank if low else 1
     budget = int(0.53 * f)  # the largest R with f R^2 + R^3 / 3 <= f^3 / 3
-    if 4 * (budget // (copies + 1)) * CALL_FLOPS > f**3 / 3:
-        return None
     dix, sv = problem.d_coordinates(free)
     if np.unique(dix).size < dix.size:  # P2: a free pair shares d_i (not a diagonal + low rank)
         return None
+    # a failed attempt may cost the Cholesky factor it would spare: f^3 / 3 flops of growth
+    spend = f**3 / 3.0
     pk, pk2 = kernel_factors(kd)
-    L = pk.extend(budget // (copies + 1))
-    L2 = None if L is None else pk2.extend(budget - copies * L.shape[1])
+    k0 = pk.L.shape[1]
+    L = pk.extend(min(budget // (copies + 1), pk.reach(spend)))
+    if L is None:
+        return None
+    spend -= growth_flops(kd.n, k0, L.shape[1])
+    L2 = pk2.extend(min(budget - copies * L.shape[1], pk2.reach(spend)))
     if L2 is None:
         return None
     c = 1.0 / (4.0 * problem.eta)

@@ -5,8 +5,9 @@ docs/validity.md, rule 4, accepts a symmetric ``A`` iff ``lambda_min(A) >= -eps 
 kernel (a Gaussian on a few features, a low-degree polynomial) is numerically of low rank, and
 for such a matrix a much cheaper test proves the same bound:
 
-1. a pivoted (greedy, diagonal) Cholesky builds ``L`` (``n x r``) until the largest residual
-   diagonal is below ``eps s / 2`` (``O(n r^2)``);
+1. a pivoted (diagonal, weakly greedy) Cholesky, grown by blocks of pivots
+   (:class:`PivotedCholesky`), builds ``L`` (``n x r``) until the largest residual diagonal is
+   below ``eps s / 2`` (``O(n r^2)``, at matrix-matrix speed);
 2. ``A = L L' + R`` exactly for the real ``R = A - L L'``, and ``L L'`` is PSD, so
    ``lambda_min(A) >= lambda_min(R) >= min_i (R_ii - sum_{j != i} |R_ij|)`` (Gershgorin); ``R``
    is computed in row blocks (``O(n^2 r)``), its rounding bounded rigorously.
@@ -20,48 +21,148 @@ of the pivoted Cholesky never matters, only that of the residual, which is bound
 from __future__ import annotations
 
 import numpy as np
+from scipy.linalg.blas import dtrsm
+from scipy.linalg.lapack import dpstrf
 
 from ._eigen import CALL_FLOPS
 from ._kernel_data import ROWS
 from ._rounding import UNIT_ROUNDOFF, gamma
 
-__all__ = ["lowrank_gershgorin_psd", "kernel_factors", "PivotedCholesky", "worth_trying"]
+__all__ = ["lowrank_gershgorin_psd", "kernel_factors", "PivotedCholesky", "worth_trying",
+           "growth_flops"]
+
+
+#: pivots per block of :class:`PivotedCholesky`: the width at which the block's product
+#: ``L[P] L'`` (``b x k`` times ``k x n``) runs at matrix-matrix (BLAS-3) speed, as LAPACK's
+#: own Cholesky blocks (``ilaenv``: 64 for ``potrf``); the block's triangular solve adds
+#: ``b n`` flops per column, ``b / r`` of the growth's ``n r^2``
+BLOCK = 64
+#: a pivot of a block is taken while its residual diagonal is at least this fraction of the
+#: largest one left outside the block: weak greedy with parameter 1/2 on the distances
+#: ``sqrt(residual)`` (class docstring)
+WEAK = 0.25
+#: NumPy/SciPy calls per block of :meth:`PivotedCholesky.extend`, counted from it
+_BLOCK_CALLS = 24
+
+
+def growth_flops(n: int, k0: int, k1: int) -> float:
+    """Flops of growing a factor of ``n`` rows from ``k0`` to ``k1`` columns, every block full:
+    ``n (k1^2 - k0^2)`` in the blocks' products and :data:`dank_fast._eigen.CALL_FLOPS` per
+    NumPy call (:data:`_BLOCK_CALLS` per block of :data:`BLOCK` columns)."""
+    if k1 <= k0:
+        return 0.0
+    blocks = -(-(k1 - k0) // BLOCK)
+    return float(n) * (k1 * k1 - k0 * k0) + blocks * _BLOCK_CALLS * CALL_FLOPS
+
+
+def take(A: np.ndarray, P: np.ndarray, cols: np.ndarray | None = None) -> np.ndarray:
+    """``A[P]``, or ``A[P][:, cols]`` without the whole rows: the ``rows`` of
+    :class:`PivotedCholesky` for a matrix at hand (a new array)."""
+    return A[P] if cols is None else A[np.ix_(P, cols)]
 
 
 def worth_trying(n: int) -> bool:
     """Whether the test may be tried before the Cholesky's ``n^3 / 3`` flops: a failed attempt
-    (the pivoted Cholesky to ``r = n / 16``: ``n r^2`` flops and four NumPy calls per column,
-    :data:`dank_fast._eigen.CALL_FLOPS` each) must cost at most a tenth of the Cholesky."""
+    (the pivoted Cholesky to ``r = n / 16``: ``n r^2`` flops, and about four NumPy calls per
+    column, :data:`dank_fast._eigen.CALL_FLOPS` each: the test is for smooth kernels, whose
+    largest residual diagonals are neighbours, so that a block of :class:`PivotedCholesky`
+    takes a few of its pivots, not :data:`BLOCK`) must cost at most a tenth of the Cholesky."""
     r = n // 16
     return r > 0 and n * r * r + 4 * r * CALL_FLOPS <= n**3 / 30
 
 
 class PivotedCholesky:
-    """The pivoted (greedy, diagonal) Cholesky factor ``L`` of a PSD matrix ``A`` given by its
-    rows, grown on demand: :meth:`extend` continues where the last call stopped. ``O(n r^2)``
-    time and ``O(n r)`` memory for rank ``r``; ``A`` is never formed, and ``L`` need not be
-    accurate for ``L L'`` to be PSD (:attr:`residual` is ``diag(A - L L')`` up to rounding)."""
+    """The blocked pivoted (weakly greedy, diagonal) Cholesky factor ``L`` of a PSD matrix ``A``
+    given by its rows, grown on demand: :meth:`extend` continues where the last call stopped.
 
-    def __init__(self, row, diag: np.ndarray, target: float):
-        self.row, self.target = row, target
+    Parameters
+    ----------
+    rows : callable
+        ``rows(P, cols=None)``: the rows ``A[P]`` (``len(P) x n``) for an integer array ``P``,
+        or only their entries in the columns ``cols`` (``A[P][:, cols]``); a new array the
+        factor may overwrite (:func:`take` for a matrix at hand).
+    diag : ndarray of shape (n,)
+        ``diag(A)``.
+    target : float
+        The residual diagonal to reach (``>= 0``).
+
+    Notes
+    -----
+    Each block takes the ``b = min(BLOCK, r_max - k)`` largest residual diagonals ``P`` above
+    the target, forms their ``b x b`` residual block ``A[P][:, P] - L[P] L[P]'`` and factors it
+    by LAPACK's pivoted Cholesky (``dpstrf``), which takes the largest residual diagonal of the
+    block at each step and stops where it falls to the target or below :data:`WEAK` times the
+    largest residual diagonal ``d_out`` outside the block. The pivots ``Q`` it took get their
+    residual rows ``R = A[Q] - L[Q] L'`` by one product (matrix-matrix) and give the new columns
+    ``R' L_QQ^-T`` by one triangular solve; the others, redundant with the pivots taken (the
+    largest residuals of a smooth kernel are neighbours), are dropped, not divided by about
+    zero, and cost only their block. Outside residuals only fall within a block, so each pivot
+    taken is at least :data:`WEAK` times the largest residual diagonal anywhere: a weak greedy
+    choice (parameter 1/2 on the distances ``sqrt(residual)``, which keeps the greedy's
+    convergence rates up to constants; Binev et al. 2011, DeVore, Petrova and Wojtaszczyk
+    2013), where blocks of the plain ``b`` largest take a few percent more columns than the
+    greedy to the target on smooth kernels. A block takes at least its first pivot, so the
+    growth always advances.
+
+    ``O(n r^2)`` time (:func:`growth_flops` when the blocks are full, as on a kernel that is not
+    of low rank; more blocks of fewer pivots on a smooth one) and ``O(n r + BLOCK n)`` memory
+    for rank ``r``. ``A`` is never formed, and ``L`` need not be accurate for ``L L'`` to be PSD
+    (:attr:`residual` is ``diag(A - L L')`` up to rounding).
+    """
+
+    def __init__(self, rows, diag: np.ndarray, target: float):
+        self.rows, self.target = rows, target
         self.residual = np.array(diag, dtype=np.float64)
         self.L = np.empty((self.residual.size, 0))
 
+    def done(self) -> bool:
+        """Whether the residual diagonal is at most the target."""
+        return float(np.max(self.residual, initial=0.0)) <= self.target
+
+    def reach(self, flops: float) -> int:
+        """The most columns a growth of at most ``flops`` (:func:`growth_flops`) can reach."""
+        n, k0 = self.residual.size, self.L.shape[1]
+        k = int(np.sqrt(k0 * k0 + max(flops, 0.0) / max(n, 1)))
+        while k > k0 and growth_flops(n, k0, k) > flops:  # the calls: a few blocks less
+            k -= BLOCK if growth_flops(n, k0, k - BLOCK) > flops else 1
+        return k
+
     def extend(self, r_max: int) -> np.ndarray | None:
         """``L`` (``n x r``, ``r <= r_max``) once the residual diagonal is at most the target,
-        or None when that needs more than ``r_max`` columns (the work so far is kept)."""
-        k = self.L.shape[1]
-        L = np.empty((self.residual.size, max(r_max, k)))
+        or None when that needs more than ``r_max`` columns (the work so far is kept).
+        ``O(n (r^2 - k^2))`` time from ``k`` columns (class docstring)."""
+        res, k, done = self.residual, self.L.shape[1], self.done()
+        if done or k >= r_max:  # nothing to grow: no copy of L either
+            return self.L if done else None
+        L = np.empty((res.size, max(r_max, k)))
         L[:, :k] = self.L
-        while True:
-            p = int(np.argmax(self.residual))
-            if self.residual[p] <= self.target or k >= r_max:
+        while k < r_max:
+            P = np.flatnonzero(res > self.target)  # NaN never: not a pivot
+            if P.size == 0:
                 break
-            L[:, k] = (self.row(p) - L[:, :k] @ L[p, :k]) / np.sqrt(self.residual[p])
-            self.residual -= L[:, k] * L[:, k]
-            k += 1
+            b, d_out = min(BLOCK, r_max - k), 0.0
+            if P.size > b:  # the b largest, and the largest of the rest
+                part = np.argpartition(res[P], P.size - b - 1)
+                d_out = float(res[P[part[P.size - b - 1]]])
+                P = P[part[P.size - b:]]
+            S = self.rows(P, P)  # the pivot block of the residual: 2 b^2 k flops
+            if k:
+                S -= L[P, :k] @ L[P, :k].T
+            np.fill_diagonal(S, res[P])  # the diagonal the pivots were chosen by
+            c, piv, m, info = dpstrf(S, tol=max(self.target, WEAK * d_out), lower=1)
+            if info < 0 or m < 1:  # not reached: the block's first pivot exceeds both bounds
+                break
+            Q = P[piv[:m] - 1]
+            R = self.rows(Q)  # the residual rows of the pivots taken: one gemm, 2 m k n flops
+            if k:
+                R -= L[Q, :k] @ L[:, :k].T
+            # L_new = R' L_QQ^-T: R' is R's Fortran-ordered view, solved in place
+            X = dtrsm(1.0, c[:m, :m], R.T, side=1, lower=1, trans_a=1, overwrite_b=1)
+            L[:, k:k + m] = X
+            res -= np.einsum("ij,ij->i", X, X)
+            k += m
         self.L = L[:, :k]
-        return self.L if float(np.max(self.residual, initial=0.0)) <= self.target else None
+        return self.L if self.done() else None
 
 
 def kernel_factors(kd) -> tuple[PivotedCholesky, PivotedCholesky]:
@@ -71,8 +172,13 @@ def kernel_factors(kd) -> tuple[PivotedCholesky, PivotedCholesky]:
     if kd.lowrank is None:
         K, s = kd.K, kd.kappa
         e = 0.5e-8 * s  # eps_psd = 1e-8 of a float64 kernel (docs/validity.md, rule 4)
-        kd.lowrank = (PivotedCholesky(lambda p: K[p], kd.diag, e),
-                      PivotedCholesky(lambda p: K[p] * K[p], kd.diag * kd.diag, e * s))
+
+        def squares(P: np.ndarray, cols: np.ndarray | None = None) -> np.ndarray:
+            R = take(K, P, cols)
+            return np.multiply(R, R, out=R)
+
+        kd.lowrank = (PivotedCholesky(lambda P, cols=None: take(K, P, cols), kd.diag, e),
+                      PivotedCholesky(squares, kd.diag * kd.diag, e * s))
     return kd.lowrank
 
 
@@ -110,7 +216,8 @@ def lowrank_gershgorin_psd(A: np.ndarray, s: float, eps: float, *,
         return False
     # rank r <= n / 16: the residual pass costs 2 n^2 r flops, so the test stays several times
     # cheaper than the Cholesky's n^3 / 3
-    L = PivotedCholesky(lambda p: A[p], np.diagonal(A), 0.5 * eps * s).extend(n // 16)
+    L = PivotedCholesky(lambda P, cols=None: take(A, P, cols), np.diagonal(A),
+                        0.5 * eps * s).extend(n // 16)
     if L is None:
         return False
     r = L.shape[1]

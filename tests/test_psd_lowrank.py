@@ -1,6 +1,7 @@
 """The cheap sufficient PSD test (dank_fast/_psd.py): it accepts smooth PSD kernels, never
 accepts a matrix below the rule's threshold, and leaves check_kernel_matrix's decisions as the
-exact rule of docs/validity.md makes them."""
+exact rule of docs/validity.md makes them; its blocked pivoted Cholesky stops at the rank of a
+matrix of known rank, rank-deficient blocks included."""
 
 from __future__ import annotations
 
@@ -10,7 +11,14 @@ from threadpoolctl import threadpool_limits
 
 from dank_fast import compute_kernel
 from dank_fast._kernel_validation import check_kernel_matrix
-from dank_fast._psd import lowrank_gershgorin_psd, worth_trying
+from dank_fast._psd import (
+    BLOCK,
+    PivotedCholesky,
+    growth_flops,
+    lowrank_gershgorin_psd,
+    take,
+    worth_trying,
+)
 
 EPS = 1e-8  # eps_psd of a float64 kernel
 N = min(n for n in range(16, 4000) if worth_trying(n))  # the smallest size it is tried at
@@ -86,3 +94,35 @@ def test_check_kernel_matrix_accepts_smooth_and_full_rank_kernels_alike():
     with pytest.raises(ValueError):
         check_kernel_matrix(bad)
 
+
+
+@pytest.mark.parametrize("copies", [1, 3])
+def test_blocked_factor_stops_at_the_rank(copies):
+    """``A = G G'`` of rank ``r`` (more than a block, the last block rank-deficient; with
+    ``copies`` > 1 every point repeated, so that each block holds redundant pivots): the factor
+    has ``r`` finite columns, its residual diagonal is ``diag(A - LL')`` to rounding, and a
+    budget below ``r`` returns None, keeps its columns and resumes from them."""
+    r = BLOCK + BLOCK // 2 + 3
+    G = np.repeat(np.random.default_rng(7).normal(size=(200, r)), copies, axis=0)
+    A = G @ G.T
+    s = float(np.max(np.abs(A)))
+    pc = PivotedCholesky(lambda P, cols=None: take(A, P, cols), np.diagonal(A), 1e-10 * s)
+    assert pc.extend(r - 5) is None
+    assert pc.L.shape[1] == r - 5
+    L = pc.extend(A.shape[0])
+    assert L is not None and L.shape[1] == r and np.all(np.isfinite(L))
+    assert np.all(pc.residual <= 1e-10 * s)
+    assert np.allclose(pc.residual, np.diagonal(A) - np.einsum("ij,ij->i", L, L),
+                       rtol=0.0, atol=1e-12 * s)
+    assert np.allclose(L @ L.T, A, rtol=0.0, atol=1e-8 * s)
+
+
+def test_reach_is_the_most_columns_a_budget_of_flops_grows():
+    """The Woodbury route grows a factor only as far as the flops it may spend: ``reach``
+    gives the most columns whose growth from the current ones stays within them."""
+    K = smooth_kernel(300, 0, sigma=0.05)
+    pc = PivotedCholesky(lambda P, cols=None: take(K, P, cols), np.diagonal(K), 1e-9)
+    assert pc.extend(10) is None
+    for flops in (0.0, 1e5, 1e7, 3e8, 1e12):
+        k = pc.reach(flops)
+        assert k >= 10 and growth_flops(300, 10, k) <= flops < growth_flops(300, 10, k + 1)

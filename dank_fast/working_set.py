@@ -194,13 +194,11 @@ def solve_svm_working_set(
     if y.shape != (n,):
         raise ValueError(f"y has shape {y.shape}, expected ({n},)")
     a, W, warm = _first_working_set(kernel, y, C, alpha0, verbose, t0)
-    status, rounds, n_iter = "max_iter", [], 0
-    res_W = cert = None
+    status, rounds, n_iter, last, one_step = "max_iter", [], 0, None, True
     # while points outside W violate the margin, W will change: one Newton step per round (a
     # round that cannot step solves its W, to 1e-2 of the full gap it leaves, never below tol);
     # once none violates, the last round solves W to tol
     tol_W = max(tol, 1e-4)
-    last, one_step = None, True
     for r in range(1, max_rounds + 1):
         tr = time.perf_counter()
         kd, res_W = _solve_round(kernel, W, a, y, (C, eta, tau), tol_W,
@@ -222,10 +220,7 @@ def solve_svm_working_set(
         # solve where a single step found nothing to do on this one
         one_step = res_W.extra["newton_iter"] > 0
         tol_W = max(tol, min(1e-4, 1e-2 * cert.rel_gap))
-        add = max_add or max(500, W.size // 2)
-        viol = viol[np.argsort(margin[viol], kind="stable")[:add]]
-        keep = W[(a[W] > 0) | (margin[W] < 1.0 + 1e-3)]  # shrink: drop inactive, well-classified
-        W = np.union1d(keep, viol)
+        W = _next_working_set(W, a, margin, viol, max_add or max(500, W.size // 2))
     res = WorkingSetResult(
         alpha=a, bias=float(cert.bias), lower=cert.lower, upper=cert.upper, gap=cert.gap,
         rel_gap=cert.rel_gap, status=status, n_iter=n_iter, time=time.perf_counter() - t0,
@@ -239,6 +234,15 @@ def solve_svm_working_set(
         warnings.warn(f"DANK working-set solver did not certify tol={tol:g}: {res.message}",
                       ConvergenceWarning, stacklevel=2)
     return res
+
+
+def _next_working_set(W: np.ndarray, a: np.ndarray, margin: np.ndarray, viol: np.ndarray,
+                      add: int) -> np.ndarray:
+    """The next working set: ``W`` without its inactive, well-classified points, and the
+    ``add`` margin violators (outside ``W``) with the smallest margins."""
+    viol = viol[np.argsort(margin[viol], kind="stable")[:add]]
+    keep = W[(a[W] > 0) | (margin[W] < 1.0 + 1e-3)]
+    return np.union1d(keep, viol)
 
 
 def _solve_round(kernel: FeatureKernel, W: np.ndarray, a: np.ndarray, y: np.ndarray, params,

@@ -53,8 +53,6 @@ CALL_FLOPS = 2e5
 #: NumPy calls of one round of the iterative route (products, orthogonalisation,
 #: Rayleigh-Ritz, bound): counted from :func:`_krylov_round`
 _ROUND_CALLS = 40
-#: flops of the tail test (:func:`_tail_below`) over ``N^3``: one Cholesky factorisation
-_TAIL_FLOPS = 1.0 / 3.0
 #: columns beyond the previous rank in the iterative route's block: the Krylov space of a block
 #: wider than the wanted invariant subspace converges at the rate of the gap past its width
 _OVERSAMPLE = 8
@@ -161,8 +159,8 @@ def eigenpairs(red: Reduced, t: float, g_frob2: float, g_trace: float, warm: np.
         rz = _krylov_round(red, X, t, g_frob2, g_trace, gmax)
         full = rz.theta[-1] > t  # the block holds eigenvalues above t only: some may be missing
         if (not full and rz.excess > excess_tol and rz.tail_bound > t
-                and 2.0 * rz.resid2 <= excess_tol and spent + _TAIL_FLOPS * N**3 <= budget):
-            spent += _TAIL_FLOPS * N**3  # the norms leave the tail open: one factorisation
+                and 2.0 * rz.resid2 <= excess_tol and spent + N**3 / 3.0 <= budget):
+            spent += N**3 / 3.0  # the norms leave the tail open: one factorisation
             if _tail_below(red, rz.U[:, rz.theta > t], t, g_frob2):
                 rz = rz.below(t)
         if rz.U.shape[1] == N or (not full and rz.excess <= excess_tol):

@@ -14,17 +14,21 @@ span{1_{W^c}}``. So
   SVM primal of ``F^ o K`` over all ``n`` points with the exact best bias.
 
 Algorithm (chunking with a certified stop): start from the plain SVM's support (``W = {a_SVM >
-0}``); take one Newton step on P1 restricted to ``W`` (:mod:`dank_fast._newton`); evaluate the
-decision values of every other point; stop when the full problem's certified relative gap is
-``<= tol``; else add the points that violate the margin most (``y_i f_i < 1``: there ``a_i =
-0`` is not optimal), drop points of ``W`` that are inactive and far from the margin, and
-repeat. Once no point outside ``W`` violates the margin, P1 on ``W`` is solved to ``tol``.
+0}``); solve P1 restricted to ``W`` (:mod:`dank_fast._newton`), or take one Newton step on it
+(below); evaluate the decision values of every other point; stop when the full problem's
+certified relative gap is ``<= tol``; else add the points that violate the margin most (``y_i
+f_i < 1``: there ``a_i = 0`` is not optimal), drop points of ``W`` that are inactive and far
+from the margin, and repeat. Once no point outside ``W`` violates the margin, P1 on ``W`` is
+solved to ``tol``.
 
 A Newton step on the full problem frees exactly the points at 0 whose reduced gradient pushes
 them into the box, i.e. the margin violators: so one step per round is a projected Newton step
-on all ``n`` points with the kernel gathered for ``W`` only, and the rounds converge as Newton
-does. Solving each ``W`` to a tolerance first would spend evaluations of ``F`` (each a dense
-decomposition at ``|S|`` where ``F`` has a high rank) on a problem the next round changes.
+on all ``n`` points with the kernel gathered for ``W`` only, and such rounds converge as Newton
+does, where solving each ``W`` first spends steps on a problem the next round changes. Each
+round costs its passes over the kernel (``2 d (|W|^2 + (n - |W|) |S|)`` flops for ``d``
+features) besides its steps; so the first round, and every round after one whose evaluation of
+``F`` was a dense decomposition dearer than those passes (``F`` of a high rank), takes one step,
+and the others solve ``W`` (to ``1e-2`` of the full gap it leaves, never below ``tol``).
 
 Cost per round: ``|W|^2`` kernel entries and memory, one Newton step on ``W`` (``|free|^3 / 3``
 flops, ``|free|^2`` memory, one evaluation of ``F``), one pass over ``(n - |W|) x |S|`` kernel
@@ -41,6 +45,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._accelerated import ConvergenceWarning
+from ._eigen import dense_flops
 from ._kernel_data import KernelData
 from ._libsvm import svc_dual
 from ._newton import newton
@@ -166,8 +171,10 @@ def solve_svm_working_set(
         Start (e.g. the plain SVM's dual). Default: :class:`sklearn.svm.SVC` on the features
         (same kernel, ``C``, ``tol=1e-4``), whose support is the first working set.
     max_rounds : int
-        Working-set rounds: one Newton step each while points outside the working set violate
-        the margin (so the default is Newton's own budget), a solve on the working set after.
+        Working-set rounds. While points outside the working set violate the margin, a round
+        after one whose evaluation of ``F`` was a dense decomposition dearer than the round's
+        passes over the kernel (and the first round) is one Newton step, so the default is
+        Newton's own budget; the others solve the working set (module docstring).
     max_add : int, optional
         Points added per round (default ``max(500, |W| / 2)``, most violating first).
     max_iter : int
@@ -195,8 +202,8 @@ def solve_svm_working_set(
         raise ValueError(f"y has shape {y.shape}, expected ({n},)")
     a, W, warm = _first_working_set(kernel, y, C, alpha0, verbose, t0)
     status, rounds, n_iter, last, one_step = "max_iter", [], 0, None, True
-    # while points outside W violate the margin, W will change: one Newton step per round (a
-    # round that cannot step solves its W, to 1e-2 of the full gap it leaves, never below tol);
+    # while points outside W violate the margin, W will change: one Newton step per round
+    # where steps are dear, else W solved to 1e-2 of the full gap it leaves (module docstring);
     # once none violates, the last round solves W to tol
     tol_W = max(tol, 1e-4)
     for r in range(1, max_rounds + 1):
@@ -216,9 +223,9 @@ def solve_svm_working_set(
                 break
             tol_W, one_step = tol, False
             continue
-        # points outside W violate the margin: one Newton step on the next W, or a whole
-        # solve where a single step found nothing to do on this one
-        one_step = res_W.extra["newton_iter"] > 0
+        # points outside W violate the margin: one Newton step on the next W where a step
+        # costs more than a round's passes over the kernel (and a step was possible on this W)
+        one_step = res_W.extra["newton_iter"] > 0 and _step_dearer(res_W, kernel, W, n_support)
         tol_W = max(tol, min(1e-4, 1e-2 * cert.rel_gap))
         W = _next_working_set(W, a, margin, viol, max_add or max(500, W.size // 2))
     res = WorkingSetResult(
@@ -234,6 +241,18 @@ def solve_svm_working_set(
         warnings.warn(f"DANK working-set solver did not certify tol={tol:g}: {res.message}",
                       ConvergenceWarning, stacklevel=2)
     return res
+
+
+def _step_dearer(res_W: DANKResult, kernel: FeatureKernel, W: np.ndarray, n_support: int) -> bool:
+    """Whether a Newton step costs more than a round's own work (module docstring): its
+    evaluation of ``F`` was a dense decomposition of the ``N = |S| + 1`` reduced matrix
+    (:func:`dank_fast._eigen.dense_flops`), against the round's passes over the kernel,
+    ``2 d (|W|^2 + (n - |W|) |S|)`` flops for ``d`` features. Then a round takes one step; else
+    (an iterative or closed-form ``F``, cheap beside the passes) it solves its ``W``."""
+    if res_W.inner.route != "dense":
+        return False
+    d = kernel.X.shape[1]
+    return dense_flops(n_support + 1) > 2.0 * d * (W.size**2 + (kernel.n - W.size) * n_support)
 
 
 def _next_working_set(W: np.ndarray, a: np.ndarray, margin: np.ndarray, viol: np.ndarray,
@@ -315,7 +334,7 @@ def _round_record(r: int, W: np.ndarray, n_support: int, viol: np.ndarray, cert,
     logged to stderr when ``verbose``."""
     record = dict(round=r, W=int(W.size), support=n_support, violators=int(viol.size),
                   rel_gap=float(cert.rel_gap), newton=int(res_W.extra["newton_iter"]),
-                  time=time.perf_counter() - tr)
+                  route=res_W.inner.route, time=time.perf_counter() - tr)
     if verbose:
         _log(f"round {r}: |W| = {W.size}, |S| = {n_support}, certified rel. gap "
              f"{cert.rel_gap:.2e}, {viol.size} margin violators outside W, "

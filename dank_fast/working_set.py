@@ -30,9 +30,9 @@ features) besides its steps; so the first round, and every round after one whose
 ``F`` was a dense decomposition dearer than those passes (``F`` of a high rank), takes one step,
 and the others solve ``W`` (to ``1e-2`` of the full gap it leaves, never below ``tol``).
 
-Cost per round: ``|W|^2`` kernel entries and memory, one Newton step on ``W`` (``|free|^3 / 3``
-flops, ``|free|^2`` memory, one evaluation of ``F``), one pass over ``(n - |W|) x |S|`` kernel
-entries in blocks.
+Cost per round: ``|W|^2`` kernel entries and memory, one pass over ``(n - |W|) x |S|`` kernel
+entries in blocks, and its Newton steps on ``W`` (each ``|free|^3 / 3`` flops, ``|free|^2``
+memory and an evaluation of ``F``).
 """
 
 from __future__ import annotations

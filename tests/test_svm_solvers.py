@@ -40,7 +40,7 @@ from _solver_fuzz import (
     solver_range_rule,
     svc_hang,
 )
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from sklearn.svm import SVC
 
@@ -635,6 +635,12 @@ def svm_primal_upper(K, y, C):
 
 @PROPERTY_SETTINGS
 @given(instances(), st.integers(0, 2**31 - 1))
+# a fresh draw that failed once (2026-11-29): two pairs of nearly equal points, tau = 0
+@example((np.array([[1.0, 0.99970124, 0.74213723, 0.68386006],
+                    [0.99970124, 1.0, 0.72803993, 0.66924019],
+                    [0.74213723, 0.72803993, 1.0, 0.99506356],
+                    [0.68386006, 0.66924019, 0.99506356, 1.0]]),
+          np.array([-1.0, 1.0, -1.0, -1.0]), 1.0, 1.0, 0.0), 0)
 def test_accelerated_solution_is_certified(inst, seed):
     K, y, C, eta, tau = inst
     n = y.size

@@ -276,13 +276,13 @@ def _solve_round(kernel: FeatureKernel, W: np.ndarray, a: np.ndarray, y: np.ndar
     prob = SVMProblem(kd, y[W], C if np.ndim(C) == 0 else C[W], eta, tau)
     start = None if last is None else _carried(prob, last[0].inner, last[1], W, a)
     # the carried evaluation is at a[W], a feasible point
-    if steps is not None:
-        return kd, newton(prob, tol=tol_W, max_iter=steps, alpha0=a[W], record_history=False,
-                          start=start)
-    with warnings.catch_warnings():  # one step of many: no warning, no accelerated burst
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        return kd, newton(prob, tol=tol_W, max_iter=1, alpha0=a[W], record_history=False,
-                          start=start, fallback_iter=0)
+    # one step of many: no accelerated burst, and no warning (the round is not the answer)
+    kw = {"max_iter": steps} if steps is not None else {"max_iter": 1, "fallback_iter": 0}
+    with warnings.catch_warnings():
+        if steps is None:
+            warnings.simplefilter("ignore", ConvergenceWarning)
+        return kd, newton(prob, tol=tol_W, alpha0=a[W], record_history=False, start=start,
+                          **kw)
 
 
 def _carried(prob: SVMProblem, inner, W_old: np.ndarray, W: np.ndarray, a: np.ndarray):

@@ -339,3 +339,51 @@ def test_progress_reports_the_evidence_phase():
     rep = certify(inst, sol, progress=lambda *c: calls.append(c))
     phase = "evidence (dank_ref's reference solve, related problems)"
     assert "evidence" in rep and calls[-2:] == [(phase, 0, 1), (phase, 1, 1)]
+
+
+# ------------------------------------------------------------------------ per-sample boxes
+def _boxes(n: int) -> np.ndarray:
+    return np.random.default_rng(5).uniform(0.2, 3.0, n)
+
+
+@pytest.mark.parametrize("make", [_svm_inst, _svr_inst, _p3_inst])
+def test_per_sample_boxes_get_evidence_and_the_oracles_related_gaps(make):
+    """With a vector ``C`` the evidence is made (it raised a TypeError on ``eta / C``), a DANK
+    solution of another ``eta`` is "a different problem", and each related gap is the
+    oracle's own gap on that instance, boxes included."""
+    inst = make()
+    inst = dict(inst, C=_boxes(inst["y"].size))
+    if inst["task"] == "svr":
+        ah, ac = _dank(inst, eta=2.0 * inst["eta"])
+        sol = dict(alpha_hat=ah, alpha_check=ac)
+    else:
+        sol = dict(alpha=_dank(inst, eta=2.0 * inst["eta"]))
+    rep = _certify(inst, **sol)
+    ev = rep["evidence"]
+    assert ev["kind"] == "a different problem", ev["why"]
+    names = [r["problem"] for r in ev["related"]]
+    best = ev["related"][int(np.argmin([r["rel_gap"] for r in ev["related"]]))]
+    assert best["problem"] == "DANK with eta x 2" and best["rel_gap"] < 1e-9
+    other = certify(dict(inst, eta=4.0 * inst["eta"]),
+                    dict(dict(task=inst["task"], bias=None, F=None), **sol), evidence=False)
+    r4 = ev["related"][names.index("DANK with eta x 4")]
+    assert r4["rel_gap"] * rep["scale"] == pytest.approx(max(other["gap"], 0.0), rel=1e-6)
+    json.dumps(ev, allow_nan=False)
+
+
+def test_per_sample_boxes_plain_svm_is_the_nearest_problem():
+    """libsvm with ``sample_weight = C_i / max C`` solves the plain SVM of the boxes ``C_i``:
+    its point is near-optimal for the plain SVM (weighted hinge) and a different problem."""
+    inst = _svm_inst()
+    C = _boxes(N)
+    inst = dict(inst, C=C)
+    m = SVC(kernel="precomputed", C=float(C.max()), tol=1e-12).fit(
+        inst["K"], inst["y"], sample_weight=C / C.max())
+    a = np.zeros(N)
+    a[m.support_] = np.abs(m.dual_coef_[0])
+    a = np.minimum(a, C)  # libsvm's rounding at the box
+    ev = _certify(inst, alpha=a, F=np.ones((N, N)))["evidence"]
+    plain = ev["related"][0]
+    assert plain["problem"] == "the plain SVM (F = 11', kernel K)"
+    assert plain["rel_gap"] < 1e-6
+    assert ev["kind"] == "a different problem"

@@ -114,9 +114,9 @@ def wants_evidence(rep: dict, feasible: bool, evidence) -> bool:
 # ------------------------------------------------------------------------------ the reference
 def _key(inst: dict) -> str:
     h = hashlib.sha256()
-    for k in ("task", "C", "eta", "tau", "epsilon"):
+    for k in ("task", "eta", "tau", "epsilon"):
         h.update(repr(inst.get(k)).encode())
-    for k in ("K", "y", "labels"):
+    for k in ("K", "y", "labels", "C"):  # C: a scalar or per-sample boxes, hashed whole
         v = inst.get(k)
         if v is None:
             h.update(b"-")
@@ -199,44 +199,49 @@ def _d_lin(inst: dict, p: np.ndarray):
 
 def _plain_gap(inst: dict, G: np.ndarray, d: np.ndarray, lin: float) -> float:
     """Duality gap of the fixed-kernel SVM / SVR with kernel ``G`` at ``d``: the primal at the
-    induced ``w`` with its best bias (svm: or the hard-margin point), or after a Newton step."""
+    induced ``w`` with its best bias (svm: or the hard-margin point), or after a Newton step.
+    A vector ``C`` weights each point's loss by its box (docs/MATH.md section 14)."""
     task, y, C = inst["task"], inst["y"], inst["C"]
     eps = inst.get("epsilon") or 0.0
     g = G @ d
     q = float(d @ g)
     if task == "svr":
         r = y - g
-        _, loss = rc.best_bias(np.concatenate([r - eps, r + eps]),
-                               np.concatenate([-np.ones_like(r), np.ones_like(r)]))
-        gap = q + C * loss - lin
+        Cw = np.concatenate([C, C]) if isinstance(C, np.ndarray) else C
+        _, loss = rc.weighted_bias(np.concatenate([r - eps, r + eps]),
+                                   np.concatenate([-np.ones_like(r), np.ones_like(r)]), Cw)
+        gap = q + loss - lin
     elif task == "svm":
-        bias, hinge = rc.best_bias(y - g, -y)
-        gap = min(q + C * hinge - lin, rc.hard_margin_gap(q, lin, y * (g + bias))[0])
+        bias, loss = rc.weighted_bias(y - g, -y, C)
+        gap = min(q + loss - lin, rc.hard_margin_gap(q, lin, y * (g + bias))[0])
     else:
-        hinge = float(np.sum(np.maximum(0.0, 1.0 - y * g)))
-        gap = min(q + C * hinge - lin, rc.hard_margin_gap(q, lin, y * g)[0])
+        loss = float(np.sum(C * np.maximum(0.0, 1.0 - y * g)))
+        gap = min(q + loss - lin, rc.hard_margin_gap(q, lin, y * g)[0])
     return min(gap, fixed_kernel_gap(G, d, y, C, lin, task, eps))
 
 
 def _dank_gap(inst: dict, p: np.ndarray, d: np.ndarray, lin: float):
     """``(gap, F(p))`` of DANK on ``inst`` at ``p``: dank_ref's certificate on the exactly
-    rescaled instance ``(C K, 1, eta / C)`` (as the oracle's gap check), the smaller of its
-    gap and the Newton-stepped one; svr certified as given (``ah + ac`` as submitted)."""
+    rescaled instance ``(Cm K, C / Cm, eta / Cm)`` at ``p / Cm``, ``Cm`` the largest box (as
+    the oracle's gap check), the smaller of its gap and the Newton-stepped one; svr certified
+    as given (``ah + ac`` as submitted)."""
     task, K, y, C, eta, tau = (inst[k] for k in ("task", "K", "y", "C", "eta", "tau"))
     n = y.size
+    Cm = float(np.max(C)) if isinstance(C, np.ndarray) else C
+    Cs = C / Cm if isinstance(C, np.ndarray) else 1.0
     if task == "svm":
-        c = rc.svm_certificate(C * K, y, p / C, C=1.0, eta=eta / C, tau=tau, validate=False)
-        gap = C * float(c.gap)
+        c = rc.svm_certificate(Cm * K, y, p / Cm, C=Cs, eta=eta / Cm, tau=tau, validate=False)
+        gap = Cm * float(c.gap)
     elif task == "decomposed":
-        c = rc.decomposed_certificate(C * K, y, p / C, C=1.0, eta=eta / C,
+        c = rc.decomposed_certificate(Cm * K, y, p / Cm, C=Cs, eta=eta / Cm,
                                       labels=inst.get("labels"), validate=False)
-        gap = C * float(c.gap)
+        gap = Cm * float(c.gap)
     else:
         eps = inst["epsilon"]
-        c = rc.svr_certificate(C * K, y, p[:n] / C, p[n:] / C, C=1.0, epsilon=eps,
-                               eta=eta / C, tau=tau, validate=False)
-        removed = float(np.sum(p)) - C * float(np.sum(c.alpha_hat) + np.sum(c.alpha_check))
-        gap = C * float(c.gap) + eps * removed
+        c = rc.svr_certificate(Cm * K, y, p[:n] / Cm, p[n:] / Cm, C=Cs, epsilon=eps,
+                               eta=eta / Cm, tau=tau, validate=False)
+        removed = float(np.sum(p)) - Cm * float(np.sum(c.alpha_hat) + np.sum(c.alpha_check))
+        gap = Cm * float(c.gap) + eps * removed
     F = np.asarray(c.F, float)
     G = F * _kernel(inst)
     return min(gap, fixed_kernel_gap(G, d, y, C, lin, task, inst.get("epsilon") or 0.0)), F

@@ -64,8 +64,8 @@ class Settings:
     ``eta`` is a positive float or the paper's rule (``"svm"``: ``||a_SVM||^2``; ``"svr"``:
     ``||ah - ac||^2`` of the plain SVR); ``warm_start`` says whether the plain SVM's (SVR's)
     dual starts the DANK solve; ``epsilon`` is P2's tube half-width (``SVRRoute`` only);
-    ``options`` are further keyword options of :func:`dank_fast.solve_svm` (dense and
-    working-set routes).
+    ``options`` are further keyword options of the route's solver (:func:`dank_fast.solve_svm`
+    for the dense and working-set routes, :func:`dank_fast.solve_svr` for ``SVRRoute``).
     """
 
     C: float
@@ -320,5 +320,5 @@ class SVRRoute(Route):
         else:
             eta = float(s.eta)
         res = solve_svr(kd, y, C=C, epsilon=s.epsilon, eta=eta, tau=s.tau, method=s.method,
-                        tol=s.tol, max_iter=s.max_iter, alpha0=alpha0)
+                        tol=s.tol, max_iter=s.max_iter, alpha0=alpha0, **s.options)
         return RouteFit(res, eta, None)

@@ -93,6 +93,9 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
     tol : float, default=1e-6
         Target certified relative duality gap.
     max_iter : int, default=None
+        Outer iterations of the method (:func:`dank_fast.solve_svr`): Newton steps for
+        ``"newton"`` (default 100; its accelerated fallback has its own budget, the solver
+        option ``fallback_iter``), iterations for the others. ``None``: the method's default.
     extension : {"paper", "nearest"}, default="paper"
         Out-of-sample matching (see :class:`dank_fast.DANKClassifier`; ``"paper"`` is
         batch-dependent on unseen points).
@@ -120,6 +123,10 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
     random_state : int, RandomState instance or None, default=None
         Seed of k-means (``decomposition``); the solvers are deterministic.
     verbose : bool, default=False
+    solver_options : dict, default=None
+        Further keyword options of :func:`dank_fast.solve_svr`, e.g. ``{"fallback_iter":
+        100}`` to bound Newton's accelerated fallback; an option the method does not know
+        raises its ``TypeError`` at ``fit``.
 
     Attributes
     ----------
@@ -191,6 +198,7 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
         "warm_start": ["boolean"],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
+        "solver_options": [dict, None],
     }
 
     def __init__(
@@ -214,6 +222,7 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
         warm_start=False,
         random_state=None,
         verbose=False,
+        solver_options=None,
     ):
         self.C = C
         self.epsilon = epsilon
@@ -233,12 +242,14 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
         self.warm_start = warm_start
         self.random_state = random_state
         self.verbose = verbose
+        self.solver_options = solver_options
 
     def _settings(self) -> Settings:
         """The hyper-parameters of :class:`dank_fast._routes.SVRRoute`."""
         return Settings(
             C=self.C, eta=self.eta, tau=self.tau, method=self.method, tol=self.tol,
             max_iter=self.max_iter, warm_start=self.warm_start_svr, epsilon=self.epsilon,
+            options=dict(self.solver_options or {}),
         )
 
     @fit_context

@@ -198,6 +198,23 @@ def test_regressor_plain_svr_is_iteration_bounded():
     assert np.all(np.isfinite(reg.predict(x[:, None])))
 
 
+def test_solver_options_bound_newton_s_fallback():
+    """``solver_options`` reach :func:`dank_fast.solve_svr`: with one Newton step and
+    ``fallback_iter=3`` the fit stops uncertified after at most 3 accelerated iterations, and
+    says so; an option the solver does not know is refused with its name."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (80, 2))
+    y = np.sin(3 * X[:, 0]) + 0.1 * rng.normal(size=80)
+    with pytest.warns(ConvergenceWarning, match="did not certify"):
+        reg = DANKRegressor(gamma=5.0, tol=1e-14, max_iter=1, warm_start_svr=False,
+                            solver_options={"fallback_iter": 3}).fit(X, y)
+    res = reg.results_[0]
+    assert res.status != "converged" and res.extra["accelerated_iter"] <= 3
+    assert res.lower <= res.upper
+    with pytest.raises(TypeError, match="fallback_iters"):
+        DANKRegressor(gamma=5.0, solver_options={"fallback_iters": 3}).fit(X, y)
+
+
 # regression: boolean and string kernels were cast to float
 @pytest.mark.parametrize("K", [np.eye(3, dtype=bool), np.eye(3).astype(str)])
 def test_regressor_refuses_boolean_and_string_precomputed_kernels(K):

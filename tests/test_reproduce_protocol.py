@@ -306,16 +306,19 @@ def test_grid_search_excludes_candidates_whose_fit_raises():
 
 
 def test_large_svr_solves_get_a_bounded_budget():
-    """DANK-SVR on a training part above dank_cv_max_n: max_iter LARGE_SVR_MAX_ITER (an
-    uncertified cpusmall solve ran for hours on the solver's default budget); below it, and
-    whenever the protocol sets dank_max_iter, the protocol's value."""
+    """DANK-SVR on a training part above dank_cv_max_n: LARGE_SVR_MAX_ITER Newton steps and as
+    many accelerated iterations of its fallback (an uncertified cpusmall solve ran for hours on
+    the solver's default budget); below it, and whenever the protocol sets dank_max_iter, the
+    protocol's value and the solver's own fallback budget."""
     proto = P.Protocol(dank_cv_max_n=50)
 
     def budget(model):
-        return model.regressor[-1].max_iter
+        reg = model.regressor[-1]
+        return reg.max_iter, reg.solver_options
 
-    assert budget(P._dank_svr(1.0, 1.0, proto, n=51)) == P.LARGE_SVR_MAX_ITER
-    assert budget(P._dank_svr(1.0, 1.0, proto, n=50)) is None
-    assert budget(P._dank_svr(1.0, 1.0, proto)) is None
+    large = P.LARGE_SVR_MAX_ITER
+    assert budget(P._dank_svr(1.0, 1.0, proto, n=51)) == (large, {"fallback_iter": large})
+    assert budget(P._dank_svr(1.0, 1.0, proto, n=50)) == (None, None)
+    assert budget(P._dank_svr(1.0, 1.0, proto)) == (None, None)
     fixed = P.Protocol(dank_cv_max_n=50, dank_max_iter=7)
-    assert budget(P._dank_svr(1.0, 1.0, fixed, n=500)) == 7
+    assert budget(P._dank_svr(1.0, 1.0, fixed, n=500)) == (7, None)

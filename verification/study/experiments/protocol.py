@@ -234,23 +234,24 @@ def _svr(C, sigma, proto):
         transformer=StandardScaler())
 
 
-#: solver budget (Newton steps, and accelerated iterations after them) of a DANK-SVR solve on a
-#: training part above ``Protocol.dank_cv_max_n`` points when ``dank_max_iter`` is None: the
-#: solver's default (100 Newton steps, then up to 5,000 accelerated iterations of about a
-#: second each at n = 4,096) would let one uncertified cpusmall solve run for hours
+#: solver budget (Newton steps, and as many accelerated iterations of its fallback) of a
+#: DANK-SVR solve on a training part above ``Protocol.dank_cv_max_n`` points when
+#: ``dank_max_iter`` is None: the solver's default (100 Newton steps, then up to 5,000
+#: accelerated iterations of about a second each at n = 4,096) would let one uncertified
+#: cpusmall solve run for hours
 LARGE_SVR_MAX_ITER = 100
 
 
 def _dank_svr(C, sigma, proto, tau=None, n=None):
-    max_iter = proto.dank_max_iter
+    max_iter, options = proto.dank_max_iter, None
     if max_iter is None and n is not None and n > proto.dank_cv_max_n:
-        max_iter = LARGE_SVR_MAX_ITER
+        max_iter, options = LARGE_SVR_MAX_ITER, {"fallback_iter": LARGE_SVR_MAX_ITER}
     return TransformedTargetRegressor(
         regressor=make_pipeline(MinMaxScaler(), DANKRegressor(
             C=C, gamma=gamma_of(sigma), epsilon=proto.epsilon,
             tau=proto.tau if tau is None else tau,
             eta="svr", method="newton", tol=proto.dank_tol, max_iter=max_iter,
-            extension="paper")),
+            extension="paper", solver_options=options)),
         transformer=StandardScaler())
 
 

@@ -243,7 +243,7 @@ def solve_svr(
     method : {"auto", "accelerated", "newton", "paper", "paper-monotone", "pgm"}
         ``"auto"`` (default): ``"newton"`` (projected Newton on the free set with accelerated
         hand-overs, :mod:`dank_fast._newton`), the most robust method measured (the conformance
-        comparison, reproduction/conformance: 28 of 28 P2 instances certified, accelerated 26).
+        comparison, reproduction/conformance: 30 of 30 P2 instances certified, accelerated 28).
         ``"accelerated"``: accelerated projected gradient (backtracking, restart, exact
         projection), stops on the certified relative gap. ``"paper"``: Algorithm 2
         as printed (L of Theorem 10, steps ``1/(2L)`` and ``1/(4L)``,

@@ -61,6 +61,7 @@ Usage::
     python benchmarks/bench_large.py --datasets eeg --rows exact
     python benchmarks/bench_large.py --quick               # subsamples, a smoke run (~1 min)
     python benchmarks/bench_large.py --update-readme       # rewrite the table in README.md
+    python benchmarks/bench_large.py --readme-only         # the same from results/large.json
     python benchmarks/bench_large.py --datasets covtype-synthetic synthetic-1m --update-readme
 
 Results: ``benchmarks/results/large.json`` (one row per dataset and method) and, with
@@ -453,13 +454,18 @@ def environment() -> dict:
             "git": commit, "cpus": os.cpu_count(), "load_avg": os.getloadavg()}
 
 
-def update_readme(md: str, env: dict, marker: str = "bench_large") -> None:
+def update_readme(md: str, env: dict, rows: list[dict], marker: str = "bench_large") -> None:
+    """Rewrite the section ``marker`` of benchmarks/README.md with the table ``md`` of
+    ``rows``; the header names the commits the rows were measured at (merged rows keep
+    their own)."""
     path = HERE / "README.md"
     text = path.read_text()
     start, end = f"<!-- {marker}:start -->", f"<!-- {marker}:end -->"
-    block = (f"{start}\nMeasured {env['date']} at git `{env['git']}` ({env['cpus']} CPUs, load "
-             f"average at the end {env['load_avg'][0]:.2f}); regenerate with "
-             f"`python benchmarks/bench_large.py --update-readme`.\n\n{md}\n{end}")
+    gits = ", ".join(f"`{g}`" for g in sorted({r.get("git") or env["git"] for r in rows}))
+    block = (f"{start}\nFrom `benchmarks/results/large.json` (written {env['date']}, "
+             f"{env['cpus']} CPUs): rows measured at git {gits}, each row's commit and load "
+             "average in the file; regenerate with `python benchmarks/bench_large.py "
+             f"--update-readme`, or from the file with `--readme-only`.\n\n{md}\n{end}")
     if start in text:
         text = text[: text.index(start)] + block + text[text.index(end) + len(end):]
     else:
@@ -489,14 +495,18 @@ def main(argv=None) -> int:
                    help="where to write the rows (default: benchmarks/results/large.json)")
     p.add_argument("--update-readme", action="store_true",
                    help="rewrite the bench_large section of benchmarks/README.md")
-    p.add_argument("--memory-readme-only", action="store_true",
-                   help="rewrite the memory section of benchmarks/README.md from the JSON "
-                   "file's synthetic rows, without running anything")
+    p.add_argument("--readme-only", "--memory-readme-only", action="store_true",
+                   dest="readme_only",
+                   help="rewrite both sections of benchmarks/README.md from the JSON file's "
+                   "rows, without running anything")
     a = p.parse_args(argv)
-    if a.memory_readme_only:
+    if a.readme_only:
         stored = json.loads(Path(a.json).read_text())
+        real = [r for r in stored["rows"] if r["dataset"] not in SYNTHETIC]
         synth = [r for r in stored["rows"] if r["dataset"] in SYNTHETIC]
-        update_readme(memory_table(synth), stored["environment"], marker="bench_large_memory")
+        update_readme(table(real), stored["environment"], real)
+        update_readme(memory_table(synth), stored["environment"], synth,
+                      marker="bench_large_memory")
         return 0
     ddir = data_dir(a.data_dir)
     rows = []
@@ -528,9 +538,9 @@ def main(argv=None) -> int:
     log(f"wrote {out}")
     if a.update_readme and not a.quick:  # only the sections whose rows were run now
         if any(name not in SYNTHETIC for name in a.datasets):
-            update_readme(md, env)
+            update_readme(md, env, real)
         if any(name in SYNTHETIC for name in a.datasets):
-            update_readme(md_mem, env, marker="bench_large_memory")
+            update_readme(md_mem, env, synth, marker="bench_large_memory")
         log("updated benchmarks/README.md")
     return 0
 

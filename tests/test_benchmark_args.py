@@ -38,6 +38,9 @@ def _script(name: str):
     ("bench_grid", ["--tau", "-1"], "--tau must be >= 0"),
     ("bench_grid", ["--tau", "nan"], "--tau must be >= 0"),
     ("bench_grid", ["--datasets", "nope"], "unknown nope"),
+    ("bench_load", ["--cases", "nope"], "invalid choice: 'nope'"),
+    ("bench_load", ["--conditions", "loaded"], "invalid choice: 'loaded'"),
+    ("bench_load", ["--json", "/nonexistent-dir/x.json"], "does not exist"),
 ])
 def test_benchmark_scripts_refuse_bad_arguments(script, argv, message, capsys):
     with pytest.raises(SystemExit) as exc:

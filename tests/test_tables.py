@@ -114,3 +114,20 @@ def test_distribution_section_summarises_by_family_and_names_the_worst_draw():
             "Newton systems 10%, rest 30%; 7 evaluations") in text
     assert "most own time in `dank_fast/_x.py:1(f)` 50%, `linalg/_decomp.py:2(eigh)` 25%, `g` 5%" \
         in text and "`h`" not in text
+
+
+def test_load_table_gives_each_condition_and_says_which_run_failed():
+    meta = {"date": "2026-11-29", "cpus": 2, "command": "python benchmarks/bench_load.py"}
+    ok = {"case": "eeg", "n": 7490, "svc_s": 2.0, "dank_s": 9.0, "dank_cpu_s": 8.9,
+          "ratio": 4.5, "status": "converged", "rel_gap": 6.5e-08}
+    rows = [dict(ok, condition="idle"), dict(ok, condition="nice", ratio=4.6),
+            {"case": "ijcnn1", "condition": "busy", "error": "MemoryError"}]
+    text = tables.load_table({"meta": meta, "rows": rows})
+    assert "(`python benchmarks/bench_load.py`, `benchmarks/results/load.json`)" in text
+    assert "| eeg | 7,490 | alone | 2.0 s | 9.0 s (8.9 s) | 4.5x | 6.5e-08 |" in text
+    assert ("| eeg | 7,490 | beside a busy process at nice 19 | 2.0 s | 9.0 s (8.9 s) | 4.6x |"
+            in text)
+    assert ("| ijcnn1 | - | beside a busy process at normal priority | - | failed: MemoryError |"
+            in text)
+    assert text.endswith("DANK / SVM over its value alone, by solve: beside a busy process at "
+                         "nice 19 1.02.")

@@ -2,7 +2,7 @@
 
 Every number comes from the committed benchmark results in ``benchmarks/results/`` (written by
 ``benchmarks/bench_large.py``, ``bench_svm.py``, ``bench_grid.py``, ``bench_ref.py``,
-``bench_scale.py`` and ``bench_distribution.py``); each
+``bench_scale.py``, ``bench_distribution.py`` and ``bench_load.py``); each
 table goes between a pair of markers ``<!-- tables:NAME:start -->`` / ``<!-- tables:NAME:end -->``.
 
 Usage::
@@ -24,8 +24,8 @@ RESULTS = ROOT / "benchmarks" / "results"
 TARGETS = {"README.md": ["scale", "families-summary"],
            "docs/conformance.md": ["oracle-scale"],
            "benchmarks/README.md": ["families"],
-           "docs/user_guide/performance.md": ["families", "distribution", "large", "n2000", "grid",
-                                              "ref"]}
+           "docs/user_guide/performance.md": ["families", "distribution", "large", "load",
+                                              "n2000", "grid", "ref"]}
 
 
 def _load(name: str) -> dict:
@@ -117,6 +117,40 @@ def large_table() -> str:
         mem = r.get("fit_peak_rss_gb", r.get("fit_peak_tree_gb"))
         out.append(f"| {r['dataset']} | {r['n_train']:,} | {r['method']} | {r['time_s']:.1f} s "
                    f"| {_gb(mem)} | {acc} | {gap} |")
+    return "\n".join(out)
+
+
+LOAD_CONDITIONS = {"idle": "alone", "nice": "beside a busy process at nice 19",
+                   "busy": "beside a busy process at normal priority"}
+
+
+def load_table(data: dict | None = None) -> str:
+    """performance.md: ``bench_load.py``'s run: each large solve alone and beside a busy
+    process, with its ratio to the SVM fit timed in the same conditions."""
+    data = _load("load.json") if data is None else data
+    meta = data["meta"]
+    out = [f"Measured {meta['date']} on {meta['cpus']} cores (`{meta['command'].strip()}`, "
+           "`benchmarks/results/load.json`).", "",
+           "| solve | n | conditions | SVM fit | DANK fit (CPU) | DANK / SVM | certified rel. gap "
+           "|", "|---|---|---|---|---|---|---|"]
+    for r in data["rows"]:
+        where = LOAD_CONDITIONS[r["condition"]]
+        if "error" in r:
+            out.append(f"| {r['case']} | - | {where} | - | failed: {r['error']} | - | - |")
+            continue
+        out.append(f"| {r['case']} | {r['n']:,} | {where} | {r['svc_s']:.1f} s "
+                   f"| {r['dank_s']:.1f} s ({r['dank_cpu_s']:.1f} s) | {r['ratio']:.1f}x "
+                   f"| {r['rel_gap']:.1e} |")
+    alone = {r["case"]: r["ratio"] for r in data["rows"]
+             if r["condition"] == "idle" and "error" not in r}
+    moved = []
+    for cond in ("nice", "busy"):
+        f = [r["ratio"] / alone[r["case"]] for r in data["rows"]
+             if r["condition"] == cond and "error" not in r and r["case"] in alone]
+        if f:
+            moved.append(f"{LOAD_CONDITIONS[cond]} {_span(f, '{:.2f}')}")
+    if moved:
+        out += ["", "DANK / SVM over its value alone, by solve: " + "; ".join(moved) + "."]
     return "\n".join(out)
 
 
@@ -496,7 +530,8 @@ def distribution_table(data: dict | None = None) -> str:
 TABLES = {"scale": scale_table, "oracle-scale": oracle_scale_table, "families": families_table,
           "large": large_table,
           "n2000": n2000_table, "grid": grid_table, "ref": ref_table,
-          "families-summary": families_summary, "distribution": distribution_table}
+          "families-summary": families_summary, "distribution": distribution_table,
+          "load": load_table}
 
 
 def render(text: str, names: list[str]) -> str:

@@ -59,14 +59,12 @@ def lowrank_solve(problem, ev, free: np.ndarray) -> Callable[[np.ndarray], np.nd
     spend = f**3 / 3.0
     pk, pk2 = kernel_factors(kd)
     k0 = pk.L.shape[1]
-    # a factor grown for an earlier model (of a smaller F) may already hold more columns than
-    # this model's budget: extend returns it whole, and its R would cost more than the Cholesky
     L = pk.extend(min(budget // (copies + 1), pk.reach(spend)))
-    if L is None or copies * L.shape[1] > budget:
+    if L is None:
         return None
     spend -= growth_flops(kd.n, k0, L.shape[1])
     L2 = pk2.extend(min(budget - copies * L.shape[1], pk2.reach(spend)))
-    if L2 is None or copies * L.shape[1] + L2.shape[1] > budget:
+    if L2 is None:
         return None
     c = 1.0 / (4.0 * problem.eta)
     d = problem.d_of(ev.z)[dix]

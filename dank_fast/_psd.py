@@ -132,8 +132,8 @@ class PivotedCholesky:
         or None when that needs more than ``r_max`` columns (the work so far is kept).
         ``O(n (r^2 - k^2))`` time from ``k`` columns (class docstring)."""
         res, k, done = self.residual, self.L.shape[1], self.done()
-        if done or k >= r_max:  # nothing to grow: no copy of L either
-            return self.L if done else None
+        if done or k >= r_max:  # nothing to grow (an earlier call may have grown past r_max)
+            return self.L if done and k <= r_max else None
         L = np.empty((res.size, max(r_max, k)))
         L[:, :k] = self.L
         while k < r_max:

@@ -115,6 +115,10 @@ def test_blocked_factor_stops_at_the_rank(copies):
     assert np.allclose(pc.residual, np.diagonal(A) - np.einsum("ij,ij->i", L, L),
                        rtol=0.0, atol=1e-12 * s)
     assert np.allclose(L @ L.T, A, rtol=0.0, atol=1e-8 * s)
+    # a budget below the columns an earlier call grew: None (the Newton model's Woodbury form
+    # keeps to its flop budget by it), and the columns are kept
+    assert pc.extend(r - 1) is None and pc.L.shape[1] == r
+    assert pc.extend(r) is pc.L
 
 
 def test_reach_is_the_most_columns_a_budget_of_flops_grows():

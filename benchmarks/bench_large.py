@@ -501,7 +501,13 @@ def main(argv=None) -> int:
                    "rows, without running anything")
     a = p.parse_args(argv)
     if a.readme_only:
-        stored = json.loads(Path(a.json).read_text())
+        try:
+            stored = json.loads(Path(a.json).read_text())
+        except (OSError, ValueError) as exc:
+            p.error(f"--json {a.json}: cannot be read as JSON ({exc})")
+        if not isinstance(stored, dict) or not {"rows", "environment"} <= set(stored):
+            p.error(f"--json {a.json}: not a bench_large.py results file (no rows and "
+                    "environment)")
         real = [r for r in stored["rows"] if r["dataset"] not in SYNTHETIC]
         synth = [r for r in stored["rows"] if r["dataset"] in SYNTHETIC]
         update_readme(table(real), stored["environment"], real)

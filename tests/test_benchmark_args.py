@@ -102,3 +102,22 @@ def test_bench_grid_profile_adds_the_parts_of_a_fit(tmp_path, capsys):
     assert p["dense_eigh_s"] <= p["eigen"] and p["evaluations"] >= 2 * p["fits"]
     assert p["calls"] > 100 * p["fits"]
     assert "#   profile: " in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("content, message", [
+    (None, "cannot be read as JSON"), ("{", "cannot be read as JSON"),
+    ("{}", "not a bench_large.py results file"), ("[1]", "not a bench_large.py results file"),
+])
+def test_bench_large_readme_only_refuses_a_file_that_is_not_its_results(
+        tmp_path, capsys, content, message):
+    """``--readme-only`` rewrites benchmarks/README.md from a results file: anything else exits
+    2 with one line, before the README is touched."""
+    path = tmp_path / "large.json"
+    if content is not None:
+        path.write_text(content)
+    readme = (ROOT / "benchmarks" / "README.md").read_text()
+    with pytest.raises(SystemExit) as exc:
+        _script("bench_large").main(["--readme-only", "--json", str(path)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exc.value.code == 2 and message in err[-1] and "error: --json" in err[-1]
+    assert (ROOT / "benchmarks" / "README.md").read_text() == readme

@@ -70,6 +70,7 @@ import numpy as np
 import dank_ref
 import dank_ref.certificate as rc
 from dank_ref.projection import project_A, project_svr
+from dank_ref.validation import box_max
 
 from ._upper import fixed_kernel_gap
 
@@ -227,7 +228,7 @@ def _dank_gap(inst: dict, p: np.ndarray, d: np.ndarray, lin: float):
     as given (``ah + ac`` as submitted)."""
     task, K, y, C, eta, tau = (inst[k] for k in ("task", "K", "y", "C", "eta", "tau"))
     n = y.size
-    Cm = float(np.max(C)) if isinstance(C, np.ndarray) else C
+    Cm = box_max(C)
     Cs = C / Cm if isinstance(C, np.ndarray) else 1.0
     if task == "svm":
         c = rc.svm_certificate(Cm * K, y, p / Cm, C=Cs, eta=eta / Cm, tau=tau, validate=False)

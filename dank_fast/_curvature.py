@@ -14,8 +14,9 @@ spectrum of ``M`` the model's shape is wrong too, and Newton crawls.
 The exact Hessian for ``tau > 0`` follows from the Daleckii-Krein formula
 (:func:`_exact`) and needs every eigenpair of ``M``: it is used where the evaluation made the
 dense decomposition (:attr:`dank_fast.inner.InnerSolution.basis`) and forming it costs no more
-than that decomposition did, ``2 f^2 r (N - r) <= EIGH_FLOPS N^3`` for ``f`` free coordinates,
-``F`` of rank ``r`` and the reduced size ``N`` (:mod:`dank_fast._eigen`); the model otherwise.
+than that decomposition did (:func:`dank_fast._cost.exact_curvature_pays`: ``2 f^2 r (N - r)``
+flops for ``f`` free coordinates, ``F`` of rank ``r`` and the reduced size ``N``); the model
+otherwise.
 """
 
 from __future__ import annotations
@@ -23,8 +24,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg.blas import dgemm
 
-from ._eigen import dense_flops
-from ._kernel_data import ROWS
+from ._cost import BLOCK, exact_curvature_pays
 from ._threads import blas_threads
 
 __all__ = ["curvature", "correction_diagonal", "exact_applies"]
@@ -34,8 +34,8 @@ def curvature(problem, ev, free: np.ndarray) -> np.ndarray:
     """``-hess h`` (exact or the model, module docstring) restricted to ``free``, in the
     coordinates ``z`` of the problem.
 
-    The model is built in blocks of ``ROWS`` rows straight into one ``f x f`` array (the only
-    matrix of that size; block temporaries are ``ROWS x n``): ``O(f^2 (r + 1))`` time for a
+    The model is built in blocks of ``BLOCK`` rows straight into one ``f x f`` array (the only
+    matrix of that size; block temporaries are ``BLOCK x n``): ``O(f^2 (r + 1))`` time for a
     rank-``r`` ``F``, ``8 f^2`` bytes, ``f = |free|``.
     """
     K = problem.kd.K
@@ -53,10 +53,10 @@ def curvature(problem, ev, free: np.ndarray) -> np.ndarray:
     UFmuT = None if UF is None else np.asfortranarray((UF * F.mu).T)
     kkd = correction_diagonal(problem, ev, d, dix)
     with blas_threads(f):
-        for lo in range(0, f, ROWS):
-            sel = np.arange(lo, min(lo + ROWS, f))
+        for lo in range(0, f, BLOCK):
+            sel = np.arange(lo, min(lo + BLOCK, f))
             KB = np.take(np.take(K, dix[sel], axis=0), dix, axis=1)  # b x f
-            out = H[lo:lo + ROWS]
+            out = H[lo:lo + BLOCK]
             # sv_i sv_j (F + (d d') o K / (4 eta)) o K on [rows, free], as KB o (c zs zs' o KB
             # + G): three passes over the block, no outer-product temporary
             np.multiply(KB, zs, out=out)
@@ -82,7 +82,7 @@ def exact_applies(problem, ev, f: int) -> bool:
     if B is None:
         return False
     r = int(np.count_nonzero(ev.inner.eigvals > 0.5 * problem.tau))
-    return 2.0 * f * f * r * (B.shape[0] - r) <= dense_flops(B.shape[0])
+    return exact_curvature_pays(f, r, B.shape[0])
 
 
 def correction_diagonal(problem, ev, d: np.ndarray, dix: np.ndarray) -> np.ndarray:
@@ -102,8 +102,8 @@ def correction_diagonal(problem, ev, d: np.ndarray, dix: np.ndarray) -> np.ndarr
     late = np.flatnonzero(~inS)
     d2S = d[S] * d[S]
     K = problem.kd.K
-    for lo in range(0, late.size, ROWS):
-        rows = late[lo:lo + ROWS]
+    for lo in range(0, late.size, BLOCK):
+        rows = late[lo:lo + BLOCK]
         KS = np.take(np.take(K, dix[rows], axis=0), S, axis=1)
         out[rows] = (KS * KS) @ d2S
     return out

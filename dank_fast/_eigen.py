@@ -2,7 +2,8 @@
 block Krylov with a certified bound, whichever the cost model says is cheaper.
 
 Cost model (docs/ARCHITECTURE.md, "The solver core and its cost model"). A dense
-decomposition of the ``N x N`` matrix costs about ``EIGH_FLOPS N^3`` flops. One round of the
+decomposition of the ``N x N`` matrix costs about ``EIGH_FLOPS N^3`` flops
+(:mod:`dank_fast._cost` holds the model's constants and counts). One round of the
 iterative route from a block of ``b`` vectors builds ``[X, M X, M^2 X]`` and multiplies it by
 ``M`` once more inside Rayleigh-Ritz: three products with ``K[S][:, S]`` of ``2 N^2 b`` flops
 each, ``O(N (3b)^2)`` for the orthogonalisation and the projected problem
@@ -36,26 +37,11 @@ from scipy.linalg import eigh, qr
 from scipy.linalg.blas import dsyr2k, dsyrk
 from scipy.linalg.lapack import dpotrf
 
+from ._cost import OVERSAMPLE, dense_flops, round_flops
 from ._kernel_data import KernelData
 from ._rounding import gamma
 
-__all__ = ["Reduced", "Ritz", "eigenpairs", "psi", "EIGH_FLOPS", "CALL_FLOPS"]
-
-#: flops of a dense symmetric eigendecomposition with vectors, over ``N^3``: LAPACK's
-#: reduction to tridiagonal form (``4/3 N^3``, half of it matrix-vector work at memory speed,
-#: counted twice) and the back-transformation of the eigenvectors (``2 N^3``); the
-#: divide-and-conquer step itself is ``O(N^2)`` to ``O(N^3)`` with deflation and not counted
-EIGH_FLOPS = 4.0
-#: the fixed cost of one NumPy/SciPy call from the interpreter (about 10 microseconds) in flops
-#: of BLAS-3 work (about 2e10 flop/s on one core): what makes a dense decomposition of a small
-#: matrix cheaper than any iteration
-CALL_FLOPS = 2e5
-#: NumPy calls of one round of the iterative route (products, orthogonalisation,
-#: Rayleigh-Ritz, bound): counted from :func:`_krylov_round`
-_ROUND_CALLS = 40
-#: columns beyond the previous rank in the iterative route's block: the Krylov space of a block
-#: wider than the wanted invariant subspace converges at the rate of the gap past its width
-_OVERSAMPLE = 8
+__all__ = ["Reduced", "Ritz", "eigenpairs", "psi"]
 
 
 class Reduced:
@@ -116,24 +102,6 @@ def psi(theta: np.ndarray, t: float) -> np.ndarray:
     return np.where(theta <= t, theta * theta, 2.0 * t * theta - t * t)
 
 
-def dense_flops(N: int) -> float:
-    """The cost of the dense decomposition of an ``N x N`` matrix in the module's model."""
-    return EIGH_FLOPS * float(N) ** 3 + CALL_FLOPS
-
-
-def round_flops(N: int, b: int) -> float:
-    """The cost of one round of the iterative route from a block of ``b`` vectors, counted
-    from :func:`_krylov_round` for the ``k = 3b`` columns of its space: the products with
-    ``Gamma`` (``2 N^2 k``); the orthogonalisation (QR of the start, ``4 N b^2``; two
-    Gram-Schmidt passes, a pivoted QR and a final pass for each later block against a basis
-    of ``b``, then ``2b`` columns, ``44 N b^2``: about ``5.3 N k^2`` in all); Rayleigh-Ritz
-    and the bound (``Q'MQ``, the rotations ``QZ`` and ``(Gamma Q) Z``, ``U'Gamma U``: ``8 N
-    k^2``) and the eigenproblem of size ``k``."""
-    k = min(3 * b, N)
-    return (2.0 * N * N * k + 13.3 * N * k * k + EIGH_FLOPS * k**3
-            + _ROUND_CALLS * CALL_FLOPS)
-
-
 def eigenpairs(red: Reduced, t: float, g_frob2: float, g_trace: float, warm: np.ndarray | None,
                excess_tol: float, route: str = "auto", width: int = 0) -> Ritz:
     """The eigenpairs of ``red`` that ``F(a)`` needs, with their certified bound.
@@ -146,7 +114,7 @@ def eigenpairs(red: Reduced, t: float, g_frob2: float, g_trace: float, warm: np.
     vectors for its tail bound, every time).
     """
     N = red.N
-    width = max((0 if warm is None else warm.shape[1]) + _OVERSAMPLE, width)
+    width = max((0 if warm is None else warm.shape[1]) + OVERSAMPLE, width)
     budget = dense_flops(N) if route == "auto" else np.inf
     if route == "dense" or (route == "auto" and (3 * width >= N
                                                  or round_flops(N, width) > budget)):
@@ -170,7 +138,7 @@ def eigenpairs(red: Reduced, t: float, g_frob2: float, g_trace: float, warm: np.
         # (the explicit route widens every round, so that it ends within log2(N) rounds)
         above = int(np.count_nonzero(rz.theta > t))
         widen = full or rz.tail_bound > t or route != "auto"
-        width = max(X.shape[1], above + _OVERSAMPLE) * (2 if widen else 1)
+        width = max(X.shape[1], above + OVERSAMPLE) * (2 if widen else 1)
         if route == "auto" and (3 * width >= N or spent + round_flops(N, width) > budget):
             return _dense(red, t)
         # restart from the best Ritz vectors; a block of a third of the space or more spans it

@@ -18,7 +18,7 @@ Cost model: the Cholesky factor costs ``f^3 / 3`` flops (``f = |F|``) and the cu
 ``2 f^2 (r + 1)`` to build; each held coordinate ``2 f^2`` (its solves). Holding ``k``
 coordinates by the border is cheaper than a new factor on the ``f - k`` others while
 ``2 f^2 k <= (f - k)^3 / 3`` (about ``k <= f / 8``) plus the interpreter cost of a new model
-(:data:`dank_fast._eigen.CALL_FLOPS` per call): beyond it the direction is recomputed on
+(:func:`dank_fast._cost.border_pays`): beyond it the direction is recomputed on
 the smaller set with the curvature cut from the kept ``H`` (:meth:`Model.cut`, no new
 curvature), and a trial point falls back to the Euclidean projection.
 """
@@ -28,15 +28,12 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
+from ._cost import border_pays
 from ._curvature import curvature, exact_applies
-from ._eigen import CALL_FLOPS
 from ._lowrank import lowrank_solve
 from ._threads import blas_threads
 
-__all__ = ["Model", "border_pays"]
-
-#: NumPy calls of a new model (curvature blocks, factor, first solves)
-_MODEL_CALLS = 20
+__all__ = ["Model"]
 
 
 def _cholesky_solve(H: np.ndarray, in_place: bool):
@@ -58,13 +55,6 @@ def _cholesky_solve(H: np.ndarray, in_place: bool):
             return cho_solve(fac, B, check_finite=False)
 
     return solve
-
-
-def border_pays(f: int, k: int) -> bool:
-    """Whether holding ``k`` of ``f`` coordinates by the border costs less than a new factor
-    on the other ``f - k`` (module docstring)."""
-    return 2.0 * f * f * k <= (f - k) ** 3 / 3.0 + _MODEL_CALLS * CALL_FLOPS
-
 
 
 class Model:
@@ -120,7 +110,8 @@ class Model:
         coordinates ``held`` (position -> displacement) and those the solution pushes across a
         bound; ``hold_inside`` False holds only coordinates already at their bound (the
         direction), True also those inside the box (a trial point). ``(None, held)`` when the
-        holds would cost more than a new factor (:func:`border_pays`) or leave nothing free."""
+        holds would cost more than a new factor (:func:`dank_fast._cost.border_pays`) or leave
+        nothing free."""
         f = self.free.size
         held = dict(held or {})
         margin = 1e-12 * self.CF

@@ -10,14 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._memory import BLOCK_BYTES
+from ._cost import BLOCK, copies_block
 
-__all__ = ["KernelData", "ROWS"]
-
-#: rows of ``K`` gathered or squared at a time in a pass over it: ``ROWS x n`` temporaries
-#: (1 MB at n = 1,000, 8 MB at n = 8,000) that stay in the last-level cache while a pass reads
-#: them several times
-ROWS = 128
+__all__ = ["KernelData"]
 
 
 class KernelData:
@@ -35,14 +30,15 @@ class KernelData:
         ``(min K, max K)`` when the caller has them; else two passes over ``K``.
     copy_blocks : bool, optional
         Whether the block ``K[S][:, S]`` is copied (and cached for the last ``S``). By default
-        (None) while the copy fits ``BLOCK_BYTES`` or a quarter of ``K``'s own memory
-        (``|S| <= n / 2``); otherwise products go through the rows ``K[S]`` and gathers are made
-        by row blocks, ``n / |S|`` times the flops of the block but no ``|S| x |S|`` copy.
+        (None) by the memory rule :func:`dank_fast._cost.copies_block`; otherwise products go
+        through the rows ``K[S]`` and gathers are made by row blocks, ``n / |S|`` times the
+        flops of the block but no ``|S| x |S|`` copy.
 
     Notes
     -----
     Memory: ``K`` is used in place; at most one ``|S| x |S|`` copy (the rule above) and
-    ``ROWS x n`` temporaries. :meth:`drop_caches` releases the copy.
+    ``BLOCK x n`` temporaries (:data:`dank_fast._cost.BLOCK`). :meth:`drop_caches` releases
+    the copy.
     """
 
     def __init__(self, K: np.ndarray, *, n_total: int | None = None,
@@ -68,7 +64,7 @@ class KernelData:
         """Whether a block ``K[S][:, S]`` of ``s`` points is copied (class docstring)."""
         if self.copy_blocks is not None:
             return self.copy_blocks
-        return 8 * s * s <= BLOCK_BYTES or 4 * s * s <= self.n * self.n
+        return copies_block(s, self.n)
 
     def drop_caches(self) -> None:
         """Release the cached block (a result keeps its kernel data; the cache served the
@@ -84,8 +80,8 @@ class KernelData:
         if key == self._block_key:
             return self._block
         out = np.empty((S.size, S.size))
-        for lo in range(0, S.size, ROWS):  # np.take by row blocks: faster than K[np.ix_(S, S)]
-            out[lo:lo + ROWS] = np.take(self.K[S[lo:lo + ROWS]], S, axis=1)
+        for lo in range(0, S.size, BLOCK):  # np.take by row blocks: faster than K[np.ix_(S, S)]
+            out[lo:lo + BLOCK] = np.take(self.K[S[lo:lo + BLOCK]], S, axis=1)
         if self.copies(S.size):
             self._block_key, self._block = key, out
         return out
@@ -93,15 +89,15 @@ class KernelData:
     def support_product(self, S: np.ndarray, X: np.ndarray, square: bool = False) -> np.ndarray:
         """``K[:, S] @ X`` (``(K o K)[:, S] @ X`` with ``square``) for ``X`` of shape ``(|S|,)``
         or ``(|S|, b)``: ``K`` is symmetric, so this is ``(X' K[S, :])'``, summed over blocks
-        of ``ROWS`` rows (``2 |S| n b`` flops, one pass over the rows of the support, no copy
+        of ``BLOCK`` rows (``2 |S| n b`` flops, one pass over the rows of the support, no copy
         of ``K[:, S]``)."""
         if S.size == self.n and not square:
             return self.K @ X
         X2 = X.reshape(S.size, -1)
         outT = np.zeros((X2.shape[1], self.n))
-        for lo in range(0, S.size, ROWS):
-            rows = self.K[S[lo:lo + ROWS]]
-            outT += X2[lo:lo + ROWS].T @ (rows * rows if square else rows)
+        for lo in range(0, S.size, BLOCK):
+            rows = self.K[S[lo:lo + BLOCK]]
+            outT += X2[lo:lo + BLOCK].T @ (rows * rows if square else rows)
         return outT[0] if X.ndim == 1 else outT.T
 
     def block_product(self, S: np.ndarray, X: np.ndarray) -> np.ndarray:
@@ -123,8 +119,8 @@ class KernelData:
             P = self.block_product(S, X)
         else:
             P = np.empty((S.size, 2))
-            for lo in range(0, S.size, ROWS):
-                P[lo:lo + ROWS] = np.abs(np.take(self.K[S[lo:lo + ROWS]], S, axis=1)) @ X
+            for lo in range(0, S.size, BLOCK):
+                P[lo:lo + BLOCK] = np.abs(np.take(self.K[S[lo:lo + BLOCK]], S, axis=1)) @ X
         return float(min(np.max(a * P[:, 0]), np.max(P[:, 1])))
 
     def gamma_sums(self, S: np.ndarray, dS: np.ndarray
@@ -136,7 +132,7 @@ class KernelData:
         eta``, ``16 eta^2`` and ``4 eta``; the vector, whose dot product with ``d_S^2`` is the
         second, is the diagonal of the Newton curvature on the support
         (:func:`dank_fast._curvature.curvature`). One pass over ``K[S][:, S]`` in chunks of
-        ``ROWS`` rows squared into one buffer (no ``K o K``).
+        ``BLOCK`` rows squared into one buffer (no ``K o K``).
         """
         if S.size == 0:
             return 0.0, 0.0, 0.0, np.zeros(0)
@@ -151,9 +147,9 @@ class KernelData:
             d2v = dv * dv
         kk = np.empty(S.size)
         Kd = np.empty(S.size)
-        buf = np.empty((min(ROWS, S.size), src.shape[1]))
-        for lo in range(0, S.size, ROWS):
-            B = src[rows_of[lo:lo + ROWS]] if src is self.K else src[lo:lo + ROWS]
-            Kd[lo:lo + ROWS] = B @ dv
-            kk[lo:lo + ROWS] = np.multiply(B, B, out=buf[: B.shape[0]]) @ d2v
+        buf = np.empty((min(BLOCK, S.size), src.shape[1]))
+        for lo in range(0, S.size, BLOCK):
+            B = src[rows_of[lo:lo + BLOCK]] if src is self.K else src[lo:lo + BLOCK]
+            Kd[lo:lo + BLOCK] = B @ dv
+            kk[lo:lo + BLOCK] = np.multiply(B, B, out=buf[: B.shape[0]]) @ d2v
         return float(dS @ Kd), float(d2 @ kk), float(d2 @ self.diag[S]), kk

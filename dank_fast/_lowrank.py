@@ -19,9 +19,9 @@ rho)^-1/2 Z``: ``(I + W W')^-1 = I - W (I + W'W)^-1 W'``, one Cholesky factor of
 
 Cost model: ``f R^2 + R^3 / 3`` flops and ``8 f R`` bytes against ``2 f^2 (r + 1) + f^3 / 3``
 and ``8 f^2`` for the curvature factored in place; used where its flops are fewer
-(``R <= 0.53 f``). The factors are grown within that budget only as far as their flops
-(:func:`dank_fast._psd.growth_flops`: ``n_K k^2`` for ``k`` columns of ``n_K`` rows, each
-factor, plus :data:`dank_fast._eigen.CALL_FLOPS` per NumPy call of a block) stay within the
+(``R <= 0.532 f``, :func:`dank_fast._cost.lowrank_columns`). The factors are grown within that
+budget only as far as their flops (:func:`dank_fast._cost.growth_flops`: ``n_K k^2`` for ``k``
+columns of ``n_K`` rows, each factor, plus the calls of its blocks) stay within the
 ``f^3 / 3`` of the Cholesky factor they would spare: an attempt that fails (a kernel that is
 not of low rank) costs at most one Cholesky factor, at matrix-matrix speed like it, and its
 columns are kept for the next model.
@@ -35,8 +35,9 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 from scipy.linalg.blas import dsyrk
 
+from ._cost import growth_flops, lowrank_columns
 from ._curvature import correction_diagonal
-from ._psd import growth_flops, kernel_factors
+from ._psd import kernel_factors
 from ._threads import blas_threads
 
 __all__ = ["lowrank_solve"]
@@ -51,7 +52,7 @@ def lowrank_solve(problem, ev, free: np.ndarray) -> Callable[[np.ndarray], np.nd
     F = ev.inner.F
     low = hasattr(F, "mu")
     copies = F.rank if low else 1
-    budget = int(0.53 * f)  # the largest R with f R^2 + R^3 / 3 <= f^3 / 3
+    budget = lowrank_columns(f)
     dix, sv = problem.d_coordinates(free)
     if np.unique(dix).size < dix.size:  # P2: a free pair shares d_i (not a diagonal + low rank)
         return None

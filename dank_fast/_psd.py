@@ -24,51 +24,16 @@ import numpy as np
 from scipy.linalg.blas import dtrsm
 from scipy.linalg.lapack import dpstrf
 
-from ._eigen import CALL_FLOPS
-from ._kernel_data import ROWS
+from ._cost import BLOCK, WEAK, growth_flops, psd_test_pays
 from ._rounding import UNIT_ROUNDOFF, gamma
 
-__all__ = ["lowrank_gershgorin_psd", "kernel_factors", "PivotedCholesky", "worth_trying",
-           "growth_flops"]
-
-
-#: pivots per block of :class:`PivotedCholesky`: the width at which the block's product
-#: ``L[P] L'`` (``b x k`` times ``k x n``) runs at matrix-matrix (BLAS-3) speed, as LAPACK's
-#: own Cholesky blocks (``ilaenv``: 64 for ``potrf``); the block's triangular solve adds
-#: ``b n`` flops per column, ``b / r`` of the growth's ``n r^2``
-BLOCK = 64
-#: a pivot of a block is taken while its residual diagonal is at least this fraction of the
-#: largest one left outside the block: weak greedy with parameter 1/2 on the distances
-#: ``sqrt(residual)`` (class docstring)
-WEAK = 0.25
-#: NumPy/SciPy calls per block of :meth:`PivotedCholesky.extend`, counted from it
-_BLOCK_CALLS = 24
-
-
-def growth_flops(n: int, k0: int, k1: int) -> float:
-    """Flops of growing a factor of ``n`` rows from ``k0`` to ``k1`` columns, every block full:
-    ``n (k1^2 - k0^2)`` in the blocks' products and :data:`dank_fast._eigen.CALL_FLOPS` per
-    NumPy call (:data:`_BLOCK_CALLS` per block of :data:`BLOCK` columns)."""
-    if k1 <= k0:
-        return 0.0
-    blocks = -(-(k1 - k0) // BLOCK)
-    return float(n) * (k1 * k1 - k0 * k0) + blocks * _BLOCK_CALLS * CALL_FLOPS
+__all__ = ["lowrank_gershgorin_psd", "kernel_factors", "PivotedCholesky"]
 
 
 def take(A: np.ndarray, P: np.ndarray, cols: np.ndarray | None = None) -> np.ndarray:
     """``A[P]``, or ``A[P][:, cols]`` without the whole rows: the ``rows`` of
     :class:`PivotedCholesky` for a matrix at hand (a new array)."""
     return A[P] if cols is None else A[np.ix_(P, cols)]
-
-
-def worth_trying(n: int) -> bool:
-    """Whether the test may be tried before the Cholesky's ``n^3 / 3`` flops: a failed attempt
-    (the pivoted Cholesky to ``r = n / 16``: ``n r^2`` flops, and about four NumPy calls per
-    column, :data:`dank_fast._eigen.CALL_FLOPS` each: the test is for smooth kernels, whose
-    largest residual diagonals are neighbours, so that a block of :class:`PivotedCholesky`
-    takes a few of its pivots, not :data:`BLOCK`) must cost at most a tenth of the Cholesky."""
-    r = n // 16
-    return r > 0 and n * r * r + 4 * r * CALL_FLOPS <= n**3 / 30
 
 
 class PivotedCholesky:
@@ -88,7 +53,8 @@ class PivotedCholesky:
 
     Notes
     -----
-    Each block takes the ``b = min(BLOCK, r_max - k)`` largest residual diagonals ``P`` above
+    (:data:`BLOCK` and :data:`WEAK` are the cost model's, :mod:`dank_fast._cost`.) Each block
+    takes the ``b = min(BLOCK, r_max - k)`` largest residual diagonals ``P`` above
     the target, forms their ``b x b`` residual block ``A[P][:, P] - L[P] L[P]'`` and factors it
     by LAPACK's pivoted Cholesky (``dpstrf``), which takes the largest residual diagonal of the
     block at each step and stops where it falls to the target or below :data:`WEAK` times the
@@ -207,12 +173,13 @@ def lowrank_gershgorin_psd(A: np.ndarray, s: float, eps: float, *,
 
     Notes
     -----
-    ``O(n r^2 + n^2 r)`` time for the rank ``r <= n / 16`` reached, ``O(n r + 128 n)`` memory;
-    False at once where :func:`worth_trying` says no, or when the residual diagonal stays above
-    ``eps s / 2`` at ``r = n / 16`` (then ``O(n^3 / 256)`` time was spent).
+    ``O(n r^2 + n^2 r)`` time for the rank ``r <= n / 16`` reached, ``O(n r + BLOCK n)``
+    memory; False at once where :func:`dank_fast._cost.psd_test_pays` says no, or when the
+    residual diagonal stays above ``eps s / 2`` at ``r = n / 16`` (then ``O(n^3 / 256)`` time
+    was spent).
     """
     n = A.shape[0]
-    if not worth_trying(n) or not s > 0.0:
+    if not psd_test_pays(n) or not s > 0.0:
         return False
     # rank r <= n / 16: the residual pass costs 2 n^2 r flops, so the test stays several times
     # cheaper than the Cholesky's n^3 / 3
@@ -232,8 +199,8 @@ def lowrank_gershgorin_psd(A: np.ndarray, s: float, eps: float, *,
     slack = 4.0 * n * UNIT_ROUNDOFF  # the computed row sums of |R| (and this test's few operations)
     rowsum = np.zeros(n)
     diag = np.empty(n)
-    for lo in range(0, n, ROWS):  # strips R[lo:hi, lo:]: half the products of the full R
-        hi = min(lo + ROWS, n)
+    for lo in range(0, n, BLOCK):  # strips R[lo:hi, lo:]: half the products of the full R
+        hi = min(lo + BLOCK, n)
         R = L[lo:hi] @ L[lo:].T  # then R = A - LL' in place: one temporary, not two
         np.subtract(A[lo:hi, lo:], R, out=R)
         idx = np.arange(hi - lo)

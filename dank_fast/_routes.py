@@ -26,6 +26,7 @@ import numpy as np
 from sklearn.cluster import KMeans
 
 from ._checked import CheckedKernel
+from ._cost import dense_kernel_fits
 from ._libsvm import plain_svr, svc_dual
 from ._result import DANKResult
 from .decomposed import ETA_FLOOR, solve_decomposed
@@ -36,7 +37,6 @@ from .svr import solve_svr
 
 __all__ = [
     "DECOMPOSITION_METHODS",
-    "DENSE_KERNEL_BYTES",
     "BinaryModel",
     "DecompositionRoute",
     "DenseRoute",
@@ -53,8 +53,6 @@ __all__ = [
 #: ``fit`` with this list, never replaced silently)
 DECOMPOSITION_METHODS = ("auto", "newton", "accelerated")
 
-#: ``route="auto"`` uses the dense n_p x n_p kernel up to this size (8 n_p^2 bytes: n_p ~ 11,585)
-DENSE_KERNEL_BYTES = 1 << 30
 
 
 @dataclass(frozen=True)
@@ -291,12 +289,13 @@ class DecompositionRoute(Route):
 
 def choose_route(settings: Settings, route: str, n_p: int, precomputed: bool) -> Route:
     """The route of a problem of ``n_p`` points: the decomposition when asked for, else
-    ``route`` unless it is ``"auto"``, which takes the dense kernel while it fits in
-    :data:`DENSE_KERNEL_BYTES` (always for a precomputed kernel) and working sets beyond."""
+    ``route`` unless it is ``"auto"``, which takes the dense kernel while its ``8 n_p^2``
+    bytes fit in :data:`dank_fast._cost.DENSE_KERNEL_BYTES` (always for a precomputed kernel)
+    and working sets beyond."""
     if settings.decomposition is not None:
         return DecompositionRoute(settings)
     if route == "auto":
-        route = "dense" if precomputed or 8 * n_p * n_p <= DENSE_KERNEL_BYTES else "working-set"
+        route = "dense" if precomputed or dense_kernel_fits(n_p) else "working-set"
     return DenseRoute(settings) if route == "dense" else WorkingSetRoute(settings)
 
 

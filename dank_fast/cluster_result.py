@@ -24,7 +24,7 @@ import dataclasses
 
 import numpy as np
 
-from ._memory import BLOCK_BYTES
+from ._cost import BLOCK_BYTES
 from ._result import DANKResult
 from .feature_kernel import FeatureKernel
 from .inner import CenteredF

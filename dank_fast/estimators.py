@@ -19,13 +19,12 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._cost import BLOCK_BYTES, DENSE_KERNEL_BYTES
 from ._estimator_base import KernelEstimatorMixin, fit_problems, sample_boxes
 from ._kernel_validation import check_kernel_matrix, refuse_non_numeric_kernel
-from ._memory import BLOCK_BYTES
 from ._probability import cross_val_decisions, fit_sigmoids, probabilities
 from ._routes import (
     DECOMPOSITION_METHODS,
-    DENSE_KERNEL_BYTES,
     RouteFit,
     Settings,
     TrainingData,
@@ -650,7 +649,7 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         The batch is part of the paper's match (a point's prediction depends on the batch it is
         ranked in), so it is an option of the scheme, not a memory knob. The decision values are
         then summed in chunks whose kernel and ``F`` blocks (``|S| x chunk`` each) fit in
-        ``block_bytes`` (the shared budget :data:`dank_fast._memory.BLOCK_BYTES`).
+        ``block_bytes`` (the shared budget :data:`dank_fast._cost.BLOCK_BYTES`).
         """
         S = model.support[np.isin(model.support, pool)] if model.kind == "decomposed" else (
             model.support)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.metrics.pairwise import euclidean_distances
 
-from ._memory import BLOCK_BYTES
+from ._cost import BLOCK_BYTES
 
 __all__ = ["SCHEMES", "match_training_points", "match_from_distances", "extended_decision"]
 

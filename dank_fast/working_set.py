@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._accelerated import ConvergenceWarning
-from ._eigen import dense_flops
+from ._cost import one_step_pays
 from ._kernel_data import KernelData
 from ._libsvm import svc_dual
 from ._newton import newton
@@ -246,13 +246,12 @@ def solve_svm_working_set(
 def _step_dearer(res_W: DANKResult, kernel: FeatureKernel, W: np.ndarray, n_support: int) -> bool:
     """Whether a Newton step costs more than a round's own work (module docstring): its
     evaluation of ``F`` was a dense decomposition of the ``N = |S| + 1`` reduced matrix
-    (:func:`dank_fast._eigen.dense_flops`), against the round's passes over the kernel,
-    ``2 d (|W|^2 + (n - |W|) |S|)`` flops for ``d`` features. Then a round takes one step; else
+    against the round's passes over the kernel, ``2 d (|W|^2 + (n - |W|) |S|)`` flops for
+    ``d`` features (:func:`dank_fast._cost.one_step_pays`). Then a round takes one step; else
     (an iterative or closed-form ``F``, cheap beside the passes) it solves its ``W``."""
     if res_W.inner.route != "dense":
         return False
-    d = kernel.X.shape[1]
-    return dense_flops(n_support + 1) > 2.0 * d * (W.size**2 + (kernel.n - W.size) * n_support)
+    return one_step_pays(n_support + 1, kernel.X.shape[1], W.size, kernel.n, n_support)
 
 
 def _next_working_set(W: np.ndarray, a: np.ndarray, margin: np.ndarray, viol: np.ndarray,

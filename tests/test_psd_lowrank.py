@@ -10,18 +10,12 @@ import pytest
 from threadpoolctl import threadpool_limits
 
 from dank_fast import compute_kernel
+from dank_fast._cost import BLOCK, growth_flops, psd_test_pays
 from dank_fast._kernel_validation import check_kernel_matrix
-from dank_fast._psd import (
-    BLOCK,
-    PivotedCholesky,
-    growth_flops,
-    lowrank_gershgorin_psd,
-    take,
-    worth_trying,
-)
+from dank_fast._psd import PivotedCholesky, lowrank_gershgorin_psd, take
 
 EPS = 1e-8  # eps_psd of a float64 kernel
-N = min(n for n in range(16, 4000) if worth_trying(n))  # the smallest size it is tried at
+N = min(n for n in range(16, 4000) if psd_test_pays(n))  # the smallest size it is tried at
 
 
 def smooth_kernel(n: int, seed: int, sigma: float = 0.5) -> np.ndarray:

@@ -19,8 +19,8 @@ import math
 __all__ = [
     "CALL_FLOPS", "EIGH_FLOPS", "BLOCK", "OVERSAMPLE", "WEAK", "BLOCK_BYTES",
     "DENSE_KERNEL_BYTES", "dense_flops", "round_flops", "exact_curvature_pays", "border_pays",
-    "lowrank_columns", "growth_flops", "psd_test_pays", "one_step_pays", "copies_block",
-    "dense_kernel_fits",
+    "lowrank_columns", "growth_flops", "growth_reach", "psd_test_pays", "one_step_pays",
+    "copies_block", "dense_kernel_fits",
 ]
 
 #: machine: the fixed cost of one NumPy/SciPy call from the interpreter (about 10
@@ -107,6 +107,22 @@ def growth_flops(n: int, k0: int, k1: int) -> float:
         return 0.0
     blocks = -(-(k1 - k0) // BLOCK)
     return float(n) * (k1 * k1 - k0 * k0) + blocks * 24 * CALL_FLOPS
+
+
+def growth_reach(n: int, k0: int, flops: float) -> int:
+    """The most columns ``k >= k0`` whose growth from ``k0`` costs at most ``flops``
+    (:func:`growth_flops`): the largest block count ``m`` whose block range ``(k0 + (m - 1)
+    BLOCK, k0 + m BLOCK]`` holds such a ``k``, then the largest ``k`` in it."""
+    n = max(n, 1)
+    m_hi = -(-(math.isqrt(int(k0 * k0 + max(flops, 0.0) / n)) + 1 - k0) // BLOCK)
+    for m in range(max(m_hi, 1), 0, -1):
+        k = min(k0 + m * BLOCK, math.isqrt(int(k0 * k0 + max(flops - m * 24 * CALL_FLOPS, 0.0)
+                                                / n)))
+        while k > k0 + (m - 1) * BLOCK and growth_flops(n, k0, k) > flops:  # rounding
+            k -= 1
+        if k > k0 + (m - 1) * BLOCK:
+            return k
+    return k0
 
 
 def psd_test_pays(n: int) -> bool:

@@ -24,7 +24,7 @@ import numpy as np
 from scipy.linalg.blas import dtrsm
 from scipy.linalg.lapack import dpstrf
 
-from ._cost import BLOCK, WEAK, growth_flops, psd_test_pays
+from ._cost import BLOCK, WEAK, growth_reach, psd_test_pays
 from ._rounding import UNIT_ROUNDOFF, gamma
 
 __all__ = ["lowrank_gershgorin_psd", "kernel_factors", "PivotedCholesky"]
@@ -86,12 +86,9 @@ class PivotedCholesky:
         return float(np.max(self.residual, initial=0.0)) <= self.target
 
     def reach(self, flops: float) -> int:
-        """The most columns a growth of at most ``flops`` (:func:`growth_flops`) can reach."""
-        n, k0 = self.residual.size, self.L.shape[1]
-        k = int(np.sqrt(k0 * k0 + max(flops, 0.0) / max(n, 1)))
-        while k > k0 and growth_flops(n, k0, k) > flops:  # the calls: a few blocks less
-            k -= BLOCK if growth_flops(n, k0, k - BLOCK) > flops else 1
-        return k
+        """The most columns a growth of at most ``flops`` can reach
+        (:func:`dank_fast._cost.growth_reach`)."""
+        return growth_reach(self.residual.size, self.L.shape[1], flops)
 
     def extend(self, r_max: int) -> np.ndarray | None:
         """``L`` (``n x r``, ``r <= r_max``) once the residual diagonal is at most the target,

@@ -30,14 +30,14 @@ class KernelData:
         ``(min K, max K)`` when the caller has them; else two passes over ``K``.
     copy_blocks : bool, optional
         Whether the block ``K[S][:, S]`` is copied (and cached for the last ``S``). By default
-        (None) by the memory rule :func:`dank_fast._cost.copies_block`; otherwise products go
+        (None) by the memory rule ``dank_fast._cost.copies_block``; otherwise products go
         through the rows ``K[S]`` and gathers are made by row blocks, ``n / |S|`` times the
         flops of the block but no ``|S| x |S|`` copy.
 
     Notes
     -----
     Memory: ``K`` is used in place; at most one ``|S| x |S|`` copy (the rule above) and
-    ``BLOCK x n`` temporaries (:data:`dank_fast._cost.BLOCK`). :meth:`drop_caches` releases
+    ``BLOCK x n`` temporaries (``dank_fast._cost.BLOCK``). :meth:`drop_caches` releases
     the copy.
     """
 

@@ -15,10 +15,11 @@ bound). The constraints ``A'p = b`` border the factor: ``p = H^-1 (t g - A nu)``
 method on the model that only adds constraints.
 
 Cost model: the Cholesky factor costs ``f^3 / 3`` flops (``f = |F|``) and the curvature
-``2 f^2 (r + 1)`` to build; each held coordinate ``2 f^2`` (its solves). Holding ``k``
-coordinates by the border is cheaper than a new factor on the ``f - k`` others while
-``2 f^2 k <= (f - k)^3 / 3`` (about ``k <= f / 8``) plus the interpreter cost of a new model
-(:func:`dank_fast._cost.border_pays`): beyond it the direction is recomputed on
+``2 f^2 (r + 1)`` to build; each held coordinate ``2 f^2`` (its solves, made once: a trial
+point reuses the direction's). Holding ``k`` coordinates, ``new`` of them not held before, by
+the border is cheaper than a new factor on the ``f - k`` others while ``2 f^2 new <= (f -
+k)^3 / 3`` plus the interpreter cost of a new model (:func:`dank_fast._cost.border_pays`;
+about ``k <= f / 8`` when all are new): beyond it the direction is recomputed on
 the smaller set with the curvature cut from the kept ``H`` (:meth:`Model.cut`, no new
 curvature), and a trial point falls back to the Euclidean projection.
 """
@@ -130,7 +131,8 @@ class Model:
             new = np.flatnonzero(out)
             if new.size == 0:
                 return p, held
-            if not border_pays(f, len(held) + new.size):
+            k = len(held) + new.size
+            if not border_pays(f, k, k - sum(j in self._cols for j in held)):
                 held.update(dict.fromkeys(new.tolist(), 0.0))
                 return None, held
             step = np.clip(w[new], 0.0, self.CF[new]) - self.zF[new]
@@ -145,22 +147,18 @@ class Model:
             E = np.zeros((f, len(missing)))
             E[missing, np.arange(len(missing))] = 1.0
             self._cols.update(zip(missing, self.solve(E).T, strict=True))
-        cols, HA, b = [], [], []
-        if self.y is not None:
-            cols.append(self.y)
-            HA.append(self.Hy)
-            b.append(0.0)
-        for j, s in zip(J.tolist(), sJ.tolist(), strict=True):
-            e = np.zeros(f)
-            e[j] = 1.0
-            cols.append(e)
-            HA.append(self._cols[j])
-            b.append(s)
+        # the border A = [y, e_J]: A'X is y'X over the rows J of X (no f x k matrix A)
+        cols = ([] if self.y is None else [self.Hy]) + [self._cols[j] for j in J.tolist()]
         if not cols:
             return t * self.Hg
-        A, HA = np.column_stack(cols), np.column_stack(HA)
-        Sm = A.T @ HA
-        rhs = t * (A.T @ self.Hg) - np.asarray(b)
+        HA = np.column_stack(cols)
+
+        def border(X: np.ndarray) -> np.ndarray:
+            return X[J] if self.y is None else np.vstack([self.y @ X, X[J]])
+
+        Sm = border(HA)
+        rhs = t * border(self.Hg[:, None])[:, 0] - (
+            sJ if self.y is None else np.concatenate([[0.0], sJ]))
         if J.size >= f:
             return None
         try:

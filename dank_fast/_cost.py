@@ -84,12 +84,11 @@ def exact_curvature_pays(f: int, r: int, N: int) -> bool:
     return 2.0 * f * f * r * (N - r) <= dense_flops(N)
 
 
-def border_pays(f: int, k: int, new: int) -> bool:
-    """Whether holding ``k`` of ``f`` free coordinates at a bound by bordering the factor,
-    ``new`` of them not held before (``2 f^2 new`` flops: their solves; the others' are
-    made), costs less than a new factor on the other ``f - k`` (``(f - k)^3 / 3`` flops and
-    the 20 calls of a new :class:`dank_fast._factor.Model`)."""
-    return 2.0 * f * f * new <= (f - k) ** 3 / 3.0 + 20 * CALL_FLOPS
+def border_pays(f: int, k: int) -> bool:
+    """Whether holding ``k`` of ``f`` free coordinates at a bound by bordering the factor
+    (``2 f^2 k`` flops: their solves) costs less than a new factor on the other ``f - k``
+    (``(f - k)^3 / 3`` flops and the 20 calls of a new :class:`dank_fast._factor.Model`)."""
+    return 2.0 * f * f * k <= (f - k) ** 3 / 3.0 + 20 * CALL_FLOPS
 
 
 def lowrank_columns(f: int) -> int:

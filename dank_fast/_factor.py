@@ -15,19 +15,20 @@ bound). The constraints ``A'p = b`` border the factor: ``p = H^-1 (t g - A nu)``
 method on the model that only adds constraints.
 
 Cost model: the Cholesky factor costs ``f^3 / 3`` flops (``f = |F|``) and the curvature
-``2 f^2 (r + 1)`` to build; each held coordinate ``2 f^2`` (its solves, made once: a trial
-point reuses the direction's). Holding ``k`` coordinates, ``new`` of them not held before, by
-the border is cheaper than a new factor on the ``f - k`` others while ``2 f^2 new <= (f -
-k)^3 / 3`` plus the interpreter cost of a new model (:func:`dank_fast._cost.border_pays`;
-about ``k <= f / 8`` when all are new): beyond it the direction is recomputed on
-the smaller set with the curvature cut from the kept ``H`` (:meth:`Model.cut`, no new
-curvature), and a trial point falls back to the Euclidean projection.
+``2 f^2 (r + 1)`` to build; each held coordinate ``2 f^2`` (its solves, made once and kept
+for the model's later points). Holding ``k`` coordinates by the border is cheaper than a new
+factor on the ``f - k`` others while ``2 f^2 k <= (f - k)^3 / 3`` (about ``k <= f / 8``) plus
+the interpreter cost of a new model (:func:`dank_fast._cost.border_pays`): beyond it the
+direction is recomputed on the smaller set with the curvature cut from the kept ``H``
+(:meth:`Model.cut`, no new curvature), and a trial point falls back to the Euclidean
+projection where that ascends (:func:`dank_fast._newton._trial`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
+from scipy.linalg.blas import dtrmv
 
 from ._cost import border_pays
 from ._curvature import curvature, exact_applies
@@ -38,10 +39,10 @@ __all__ = ["Model"]
 
 
 def _cholesky_solve(H: np.ndarray, in_place: bool):
-    """``B -> H^-1 B`` by a Cholesky factor of ``H`` (of a copy unless ``in_place``), or None
-    where ``H`` is not positive definite. A relative shift of 1e-12 (about 5e3 unit round-offs)
-    lets a semidefinite curvature (duplicate points) factor; the model moves by nothing a step
-    sees."""
+    """``(B -> H^-1 B, v -> v'Hv)`` by a Cholesky factor ``LL'`` of ``H`` (of a copy unless
+    ``in_place``; ``v'Hv = ||L'v||^2``), or None where ``H`` is not positive definite. A
+    relative shift of 1e-12 (about 5e3 unit round-offs) lets a semidefinite curvature
+    (duplicate points) factor; the model moves by nothing a step sees."""
     f = H.shape[0]
     A = H if in_place else H.copy()
     A[np.diag_indices(f)] += 1e-12 * max(1.0, float(np.max(np.diag(A), initial=0.0)))
@@ -55,7 +56,11 @@ def _cholesky_solve(H: np.ndarray, in_place: bool):
         with blas_threads(f):
             return cho_solve(fac, B, check_finite=False)
 
-    return solve
+    def quad(v: np.ndarray) -> float:
+        u = dtrmv(fac[0], v, lower=1, trans=1)
+        return float(u @ u)
+
+    return solve, quad
 
 
 class Model:
@@ -76,15 +81,16 @@ class Model:
         y = problem.eq_vector
         self.y = None if y is None else y[free]
         f = free.size
-        self.H, self._solve = None, None
+        self.H, factor = None, None
         exact = H is not None or exact_applies(problem, ev, f)  # only an exact H is cut
         if not exact:
-            self._solve = lowrank_solve(problem, ev, free)  # None: the Cholesky factor pays
-        if self._solve is None:
+            factor = lowrank_solve(problem, ev, free)  # None: the Cholesky factor pays
+        if factor is None:
             H = curvature(problem, ev, free) if H is None else H
             self.H = H if exact else None
-            self._solve = _cholesky_solve(H, in_place=not exact)
-        self.ok = self._solve is not None
+            factor = _cholesky_solve(H, in_place=not exact)
+        self.ok = factor is not None
+        self._solve, self._quad = factor if self.ok else (None, None)
         g = ev.grad[free]
         self._cols: dict[int, np.ndarray] = {}  # H^-1 e_j of the held coordinates
         if self.ok:
@@ -97,6 +103,10 @@ class Model:
         """``H^-1 B`` (the Cholesky factor, or Woodbury on a kernel of low rank)."""
         return self._solve(B)
 
+    def gain(self, p: np.ndarray) -> float:
+        """The model's increase ``g'p - p'Hp / 2`` for the step ``p`` (``O(f^2)``)."""
+        return float(self.g @ p) - 0.5 * self._quad(p)
+
     def cut(self, problem, ev, z: np.ndarray, keep: np.ndarray) -> Model:
         """The model on ``free[keep]``: the exact curvature cut from this one's; the model
         curvature (and a low-rank model) formed again on the rows it keeps."""
@@ -106,13 +116,14 @@ class Model:
         return Model(problem, ev, z, self.free[keep],
                      np.take(np.take(self.H, pos, axis=0), pos, axis=1))
 
-    def point(self, t: float, hold_inside: bool, held: dict | None = None):
+    def point(self, t: float, hold_inside: bool, held: dict | None = None,
+              affordable: bool = True):
         """``(p, held)``: the maximiser of the module docstring for the multiple ``t`` with the
         coordinates ``held`` (position -> displacement) and those the solution pushes across a
         bound; ``hold_inside`` False holds only coordinates already at their bound (the
         direction), True also those inside the box (a trial point). ``(None, held)`` when the
-        holds would cost more than a new factor (:func:`dank_fast._cost.border_pays`) or leave
-        nothing free."""
+        holds would cost more than a new factor (:func:`dank_fast._cost.border_pays`; not
+        asked with ``affordable`` False) or leave nothing free."""
         f = self.free.size
         held = dict(held or {})
         margin = 1e-12 * self.CF
@@ -131,8 +142,7 @@ class Model:
             new = np.flatnonzero(out)
             if new.size == 0:
                 return p, held
-            k = len(held) + new.size
-            if not border_pays(f, k, k - sum(j in self._cols for j in held)):
+            if affordable and not border_pays(f, len(held) + new.size):
                 held.update(dict.fromkeys(new.tolist(), 0.0))
                 return None, held
             step = np.clip(w[new], 0.0, self.CF[new]) - self.zF[new]

@@ -43,8 +43,10 @@ from ._threads import blas_threads
 __all__ = ["lowrank_solve"]
 
 
-def lowrank_solve(problem, ev, free: np.ndarray) -> Callable[[np.ndarray], np.ndarray] | None:
-    """``B -> Ht^-1 B`` for the curvature ``Ht`` of the module docstring on ``free``, or None
+def lowrank_solve(problem, ev, free: np.ndarray
+                  ) -> tuple[Callable[[np.ndarray], np.ndarray], Callable] | None:
+    """``(B -> Ht^-1 B, v -> v'Ht v)`` for the curvature ``Ht`` of the module docstring on
+    ``free``, or None
     where the Cholesky factor of the curvature is the better tool (module docstring), for
     coupled pairs (P2) and where the diagonal is not positive."""
     kd = problem.kd
@@ -97,4 +99,9 @@ def lowrank_solve(problem, ev, free: np.ndarray) -> Callable[[np.ndarray], np.nd
             X -= Z @ cho_solve(fac, Z.T @ X, check_finite=False)
         return (X * scale[:, None]).reshape(B.shape)
 
-    return solve
+    def quad(v: np.ndarray) -> float:  # v'Ht v = ||v / scale||^2 + ||W'(v / scale)||^2
+        u = v / scale
+        w = Z.T @ u
+        return float(u @ u + w @ w)
+
+    return solve, quad

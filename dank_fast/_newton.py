@@ -11,7 +11,8 @@ Not in the paper. Each iteration (Bertsekas' projected Newton with an equality c
 4. trial points along the arc ``t = t0, 1, 1/2, ..., 1/256``: the model's maximiser for the
    multiple ``t`` of the gradient, with the coordinates the step pushes across a bound held
    there (many bounds can become active in one step), or the Euclidean projection where
-   holding them does not pay; the first that increases ``h`` (:func:`_better`) is taken.
+   holding them does not pay and the model says that projection ascends; the first that
+   increases ``h`` (:func:`_better`) is taken.
    ``t0`` in ``[1, 2]`` is the secant estimate of the maximiser along the previous step (for
    ``tau > 0`` the curvature model overestimates the Hessian and full steps fall short by a
    steady factor, :mod:`dank_fast._curvature`), at most one doubling of the model's step;
@@ -97,20 +98,36 @@ def _direction(problem, z, ev):
 
 
 def _trial(problem, z, model, p, held, t: float):
-    """The trial point of the arc at the multiple ``t`` (module docstring, step 4)."""
+    """The trial point of the arc at the multiple ``t`` (module docstring, step 4): the
+    model's maximiser with the crossed bounds held; where holding them does not pay, the
+    Euclidean projection of ``z + t p``, unless the model says it does not ascend (the
+    equality constraint can turn the projected step, as when many coordinates are held),
+    where the holds are made whatever they cost. ``z`` itself where nothing can move."""
     s, _ = model.point(t, hold_inside=True, held=held)
     free = model.free
     z_new = z.copy()
-    z_new[free] = z[free] + (t * p if s is None else s)
+    if s is None:
+        w = _project_free(problem, z, free, z[free] + t * p)
+        if model.gain(w - z[free]) > 0.0:
+            z_new[free] = w
+            return z_new
+        s, _ = model.point(t, hold_inside=True, held=held, affordable=False)
+        if s is None:
+            return z_new
+    z_new[free] = _project_free(problem, z, free, z[free] + s)
+    return z_new
+
+
+def _project_free(problem, z, free, w: np.ndarray) -> np.ndarray:
+    """The Euclidean projection of ``w`` (new values of the coordinates ``free``) onto the
+    feasible set with the other coordinates of ``z`` fixed."""
     y = problem.eq_vector
     C = problem.C if np.ndim(problem.C) == 0 else problem.C[free]
     if y is None:
-        z_new[free] = np.clip(z_new[free], 0.0, C)
-    else:
-        fixed = np.ones(z.size, dtype=bool)
-        fixed[free] = False
-        z_new[free] = _project_core(z_new[free], y[free], C, -float(y[fixed] @ z[fixed]))
-    return z_new
+        return np.clip(w, 0.0, C)
+    fixed = np.ones(z.size, dtype=bool)
+    fixed[free] = False
+    return _project_core(w, y[free], C, -float(y[fixed] @ z[fixed]))
 
 
 def _step(problem, z, ev, quick: float, t0: float, exact: bool):

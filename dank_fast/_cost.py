@@ -111,18 +111,14 @@ def growth_flops(n: int, k0: int, k1: int) -> float:
 
 def growth_reach(n: int, k0: int, flops: float) -> int:
     """The most columns ``k >= k0`` whose growth from ``k0`` costs at most ``flops``
-    (:func:`growth_flops`): the largest block count ``m`` whose block range ``(k0 + (m - 1)
-    BLOCK, k0 + m BLOCK]`` holds such a ``k``, then the largest ``k`` in it."""
-    n = max(n, 1)
-    m_hi = -(-(math.isqrt(int(k0 * k0 + max(flops, 0.0) / n)) + 1 - k0) // BLOCK)
-    for m in range(max(m_hi, 1), 0, -1):
-        k = min(k0 + m * BLOCK, math.isqrt(int(k0 * k0 + max(flops - m * 24 * CALL_FLOPS, 0.0)
-                                                / n)))
-        while k > k0 + (m - 1) * BLOCK and growth_flops(n, k0, k) > flops:  # rounding
-            k -= 1
-        if k > k0 + (m - 1) * BLOCK:
-            return k
-    return k0
+    (:func:`growth_flops`, increasing in ``k``): by doubling, then bisection."""
+    lo, hi = k0, k0 + 1  # growth_flops(lo) <= flops < growth_flops(hi) once the loop ends
+    while growth_flops(n, k0, hi) <= flops:
+        lo, hi = hi, k0 + 2 * (hi - k0)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if growth_flops(n, k0, mid) <= flops else (lo, mid)
+    return lo
 
 
 def psd_test_pays(n: int) -> bool:

@@ -152,6 +152,8 @@ class Model:
         """``p`` of the bordered system (module docstring) for the held ``J`` with values
         ``sJ``; None when the border is singular (every coordinate held under ``y'p = 0``)."""
         f = self.free.size
+        if J.size >= f:
+            return None
         missing = [j for j in J.tolist() if j not in self._cols]
         if missing:
             E = np.zeros((f, len(missing)))
@@ -169,8 +171,6 @@ class Model:
         Sm = border(HA)
         rhs = t * border(self.Hg[:, None])[:, 0] - (
             sJ if self.y is None else np.concatenate([[0.0], sJ]))
-        if J.size >= f:
-            return None
         try:
             nu = np.linalg.solve(Sm, rhs)
         except np.linalg.LinAlgError:

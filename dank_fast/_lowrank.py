@@ -46,9 +46,8 @@ __all__ = ["lowrank_solve"]
 def lowrank_solve(problem, ev, free: np.ndarray
                   ) -> tuple[Callable[[np.ndarray], np.ndarray], Callable] | None:
     """``(B -> Ht^-1 B, v -> v'Ht v)`` for the curvature ``Ht`` of the module docstring on
-    ``free``, or None
-    where the Cholesky factor of the curvature is the better tool (module docstring), for
-    coupled pairs (P2) and where the diagonal is not positive."""
+    ``free``, or None where the Cholesky factor of the curvature is the better tool (module
+    docstring), for coupled pairs (P2) and where the diagonal is not positive."""
     kd = problem.kd
     f = free.size
     F = ev.inner.F

@@ -54,7 +54,6 @@ __all__ = [
 DECOMPOSITION_METHODS = ("auto", "newton", "accelerated")
 
 
-
 @dataclass(frozen=True)
 class Settings:
     """The estimator's hyper-parameters that a route needs (validated by the estimator).

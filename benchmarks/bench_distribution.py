@@ -66,6 +66,7 @@ from sklearn.preprocessing import StandardScaler
 HERE = os.path.dirname(os.path.abspath(__file__))
 # this checkout's packages (its git state is the one recorded), then the sibling scripts
 sys.path[:0] = [HERE, os.path.dirname(HERE)]
+from _args import OneLineParser  # noqa: E402
 from _profile import profiled  # noqa: E402
 from bench_families import _profile_line, warm_up  # noqa: E402
 from bench_svm import blas_info, code_fingerprint, fit_svc, run_solve  # noqa: E402
@@ -92,14 +93,8 @@ TOP_K = 15                # functions kept per profile and ordering
 DEFAULT_OUT = os.path.join(HERE, "results", "distribution.json")
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        """One line on stderr, exit 2 (argparse's format without the usage block)."""
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-
 def parse_args(argv=None):
-    p = _Parser(prog="bench_distribution.py", description=__doc__.split("\n\n")[0],
+    p = OneLineParser(prog="bench_distribution.py", description=__doc__.split("\n\n")[0],
                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--draws", type=int, default=30, help="problems drawn")
     p.add_argument("--seed", type=int, default=None,

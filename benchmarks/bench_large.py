@@ -70,7 +70,6 @@ Results: ``benchmarks/results/large.json`` (one row per dataset and method) and,
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import gzip
 import json
@@ -86,6 +85,8 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+sys.path.insert(0, str(HERE))  # the sibling modules: _args.py, _peak.py
+from _args import OneLineParser  # noqa: E402
 
 SETTINGS = {
     "eeg": {"C": 32.0, "gamma": 100.0, "v": 5},
@@ -344,7 +345,6 @@ def _block_rank(res) -> int:
 def _child(args, q):
     try:
         if args[0] in SYNTHETIC:
-            sys.path.insert(0, str(HERE))  # benchmarks/_peak.py
             q.put(run_synthetic(args[0], args[3], args[4]))
             return
         q.put(run_row(*args))
@@ -474,7 +474,7 @@ def update_readme(md: str, env: dict, rows: list[dict], marker: str = "bench_lar
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(
+    p = OneLineParser(
         description="Re-run the DANK paper's large-scale table (tablarges): SVC vs DANK exact "
         "vs DANK scalable on EEG, ijcnn1 and covtype, with accuracy, time, rank(F), certified "
         "gap and peak memory; each row in a fresh process.")

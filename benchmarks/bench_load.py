@@ -49,6 +49,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+from _args import OneLineParser  # noqa: E402
 
 CASES = ("kit-n50000", "eeg", "ijcnn1")
 CONDITIONS = ("idle", "nice", "busy")
@@ -143,7 +144,7 @@ def _has_data(data_dir: str | None) -> bool:
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(
+    p = OneLineParser(
         description="A large certified solve alone, beside a busy process at nice 19, and "
         "beside one at normal priority: its time and its ratio to the SVM fit, each in a "
         "fresh process.")

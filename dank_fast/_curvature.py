@@ -25,7 +25,6 @@ import numpy as np
 from scipy.linalg.blas import dgemm
 
 from ._cost import BLOCK, exact_curvature_pays
-from ._threads import blas_threads
 
 __all__ = ["curvature", "correction_diagonal", "exact_applies"]
 
@@ -52,25 +51,24 @@ def curvature(problem, ev, free: np.ndarray) -> np.ndarray:
     UF = F.U[dix] * sv[:, None] if hasattr(F, "mu") else None
     UFmuT = None if UF is None else np.asfortranarray((UF * F.mu).T)
     kkd = correction_diagonal(problem, ev, d, dix)
-    with blas_threads(f):
-        for lo in range(0, f, BLOCK):
-            sel = np.arange(lo, min(lo + BLOCK, f))
-            KB = np.take(np.take(K, dix[sel], axis=0), dix, axis=1)  # b x f
-            out = H[lo:lo + BLOCK]
-            # sv_i sv_j (F + (d d') o K / (4 eta)) o K on [rows, free], as KB o (c zs zs' o KB
-            # + G): three passes over the block, no outer-product temporary
-            np.multiply(KB, zs, out=out)
-            out *= (c * zs[sel])[:, None]
-            if UF is not None:  # G = sv_i sv_j F[rows, free], added in place (out' is F-order)
-                res = dgemm(1.0, UF, np.asfortranarray(UFmuT[:, sel]), beta=1.0, c=out.T,
-                            overwrite_c=True)
-                if not np.shares_memory(res, out):
-                    out[...] = res.T
-            else:  # F = 11' + Gamma: G = sv sv' + c zs zs' o KB, the term above once more
-                out *= 2.0
-                out += np.multiply.outer(sv[sel], sv)
-            out *= KB
-            out[np.arange(sel.size), sel] += c * kkd[sel]  # sv_i^2 = 1
+    for lo in range(0, f, BLOCK):
+        sel = np.arange(lo, min(lo + BLOCK, f))
+        KB = np.take(np.take(K, dix[sel], axis=0), dix, axis=1)  # b x f
+        out = H[lo:lo + BLOCK]
+        # sv_i sv_j (F + (d d') o K / (4 eta)) o K on [rows, free], as KB o (c zs zs' o KB
+        # + G): three passes over the block, no outer-product temporary
+        np.multiply(KB, zs, out=out)
+        out *= (c * zs[sel])[:, None]
+        if UF is not None:  # G = sv_i sv_j F[rows, free], added in place (out' is F-order)
+            res = dgemm(1.0, UF, np.asfortranarray(UFmuT[:, sel]), beta=1.0, c=out.T,
+                        overwrite_c=True)
+            if not np.shares_memory(res, out):
+                out[...] = res.T
+        else:  # F = 11' + Gamma: G = sv sv' + c zs zs' o KB, the term above once more
+            out *= 2.0
+            out += np.multiply.outer(sv[sel], sv)
+        out *= KB
+        out[np.arange(sel.size), sel] += c * kkd[sel]  # sv_i^2 = 1
     _couple_pairs(H, K, d, dix, sv, c)
     return H
 

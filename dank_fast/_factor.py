@@ -33,7 +33,6 @@ from scipy.linalg.blas import dtrmv
 from ._cost import border_pays
 from ._curvature import curvature, exact_applies
 from ._lowrank import lowrank_solve
-from ._threads import blas_threads
 
 __all__ = ["Model"]
 
@@ -47,14 +46,12 @@ def _cholesky_solve(H: np.ndarray, in_place: bool):
     A = H if in_place else H.copy()
     A[np.diag_indices(f)] += 1e-12 * max(1.0, float(np.max(np.diag(A), initial=0.0)))
     try:
-        with blas_threads(f):
-            fac = cho_factor(A, lower=True, overwrite_a=True, check_finite=False)
+        fac = cho_factor(A, lower=True, overwrite_a=True, check_finite=False)
     except LinAlgError:
         return None
 
     def solve(B: np.ndarray) -> np.ndarray:
-        with blas_threads(f):
-            return cho_solve(fac, B, check_finite=False)
+        return cho_solve(fac, B, check_finite=False)
 
     def quad(v: np.ndarray) -> float:
         u = dtrmv(fac[0], v, lower=1, trans=1)

@@ -19,8 +19,8 @@ from scipy.linalg.lapack import dpotrf
 
 from ._kernel_proof import proof_of
 from ._psd import lowrank_gershgorin_psd
+from ._threads import blas_threads
 from ._validation import _real_array, kernel_scale, psd_tolerance, symmetry_tolerance
-from .inner import blas_threads  # the thread policy (not the numerics of inner)
 
 __all__ = [
     "check_kernel_matrix",
@@ -217,7 +217,7 @@ def _check_psd(A: np.ndarray, s: float, eps_psd: float, name: str) -> None:
     # fraction of the Cholesky's cost (dank_fast._psd); on A itself where n s and the squares
     # of its entries are far from overflow and underflow; single-threaded (small products)
     if 1e-100 <= s <= 1e100:
-        with blas_threads(0):
+        with blas_threads():
             if lowrank_gershgorin_psd(A, s, eps_psd):
                 return
     # scale by the power of two p = 2^e with s/p in [0.5, 1), exactly (no rounding). p itself
@@ -230,7 +230,7 @@ def _check_psd(A: np.ndarray, s: float, eps_psd: float, name: str) -> None:
     B = scaled.T
     shift = eps_psd * n * s_scaled
     B[np.diag_indices(n)] += shift
-    with blas_threads(n):  # one BLAS thread (dank_fast._threads)
+    with blas_threads():  # one BLAS thread (dank_fast._threads)
         _, info = dpotrf(B, lower=1, clean=0, overwrite_a=1)
         if info == 0:
             return

@@ -38,7 +38,6 @@ from scipy.linalg.blas import dsyrk
 from ._cost import growth_flops, lowrank_columns
 from ._curvature import correction_diagonal
 from ._psd import kernel_factors
-from ._threads import blas_threads
 
 __all__ = ["lowrank_solve"]
 
@@ -70,32 +69,30 @@ def lowrank_solve(problem, ev, free: np.ndarray
         return None
     c = 1.0 / (4.0 * problem.eta)
     d = problem.d_of(ev.z)[dix]
-    with blas_threads(f):
-        trE, trE2 = float(pk.residual[dix].sum()), float(pk2.residual[dix].sum())
-        if low:
-            UF = F.U[dix]
-            parts = [np.sqrt(c) * d[:, None] * L2[dix]]
-            parts += [np.sqrt(m) * UF[:, [k]] * L[dix] for k, m in enumerate(F.mu)]
-            rho = float(np.max((UF * UF) @ F.mu)) * trE + c * float(np.max(d * d)) * trE2
-        else:  # F = 11' + Gamma: F o K = K + c D (K o K) D
-            parts = [np.sqrt(2.0 * c) * d[:, None] * L2[dix], L[dix]]
-            rho = trE + 2.0 * c * float(np.max(d * d)) * trE2
-        Z = np.hstack(parts)
-        Z *= sv[:, None]
-        diag = c * correction_diagonal(problem, ev, problem.d_of(ev.z), dix) + max(rho, 0.0)
-        diag += 1e-12 * max(1.0, float(np.max(diag + np.einsum("ij,ij->i", Z, Z))))
-        if not np.all(diag > 0.0):
-            return None
-        scale = 1.0 / np.sqrt(diag)
-        Z *= scale[:, None]  # W
-        G = dsyrk(1.0, Z, trans=1, lower=1)  # W'W
-        G[np.diag_indices_from(G)] += 1.0
-        fac = cho_factor(G, lower=True, overwrite_a=True, check_finite=False)
+    trE, trE2 = float(pk.residual[dix].sum()), float(pk2.residual[dix].sum())
+    if low:
+        UF = F.U[dix]
+        parts = [np.sqrt(c) * d[:, None] * L2[dix]]
+        parts += [np.sqrt(m) * UF[:, [k]] * L[dix] for k, m in enumerate(F.mu)]
+        rho = float(np.max((UF * UF) @ F.mu)) * trE + c * float(np.max(d * d)) * trE2
+    else:  # F = 11' + Gamma: F o K = K + c D (K o K) D
+        parts = [np.sqrt(2.0 * c) * d[:, None] * L2[dix], L[dix]]
+        rho = trE + 2.0 * c * float(np.max(d * d)) * trE2
+    Z = np.hstack(parts)
+    Z *= sv[:, None]
+    diag = c * correction_diagonal(problem, ev, problem.d_of(ev.z), dix) + max(rho, 0.0)
+    diag += 1e-12 * max(1.0, float(np.max(diag + np.einsum("ij,ij->i", Z, Z))))
+    if not np.all(diag > 0.0):
+        return None
+    scale = 1.0 / np.sqrt(diag)
+    Z *= scale[:, None]  # W
+    G = dsyrk(1.0, Z, trans=1, lower=1)  # W'W
+    G[np.diag_indices_from(G)] += 1.0
+    fac = cho_factor(G, lower=True, overwrite_a=True, check_finite=False)
 
     def solve(B: np.ndarray) -> np.ndarray:
         X = B.reshape(f, -1) * scale[:, None]
-        with blas_threads(f):
-            X -= Z @ cho_solve(fac, Z.T @ X, check_finite=False)
+        X -= Z @ cho_solve(fac, Z.T @ X, check_finite=False)
         return (X * scale[:, None]).reshape(B.shape)
 
     def quad(v: np.ndarray) -> float:  # v'Ht v = ||v / scale||^2 + ||W'(v / scale)||^2

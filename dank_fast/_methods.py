@@ -19,6 +19,7 @@ from ._accelerated import accelerated
 from ._newton import newton
 from ._paper import paper
 from ._result import DANKResult
+from ._threads import blas_threads
 from ._validation import check_nonnegative
 
 #: the ``method=`` values of :func:`dank_fast.solve_svm`, :func:`dank_fast.solve_svr` and
@@ -80,6 +81,7 @@ def run_method(problem, method: str, *, c: float, tol: float, max_iter: int | No
     (the caller unscales it with :func:`dank_fast._scaling.unscale`). ``max_iter`` (default
     :data:`DEFAULT_MAX_ITER`) and ``n_iter`` count the method's outer iterations (module
     docstring); an option the method does not take is a ``TypeError`` (:func:`check_options`).
+    The method runs its BLAS on one thread (:mod:`dank_fast._threads`).
     """
     check_options(method, options)
     options = dict(options)
@@ -89,14 +91,16 @@ def run_method(problem, method: str, *, c: float, tol: float, max_iter: int | No
         user_callback = options["callback"]
         options["callback"] = lambda z, ev: user_callback(z * c, ev)
     limit = max_iter or DEFAULT_MAX_ITER[method]
-    if method in ("auto", "newton"):
-        return _newton_result(newton(problem, tol=tol, max_iter=limit, alpha0=alpha0, **options),
-                              limit, options)
-    if method == "accelerated":
-        return accelerated(problem, tol=tol, max_iter=limit, alpha0=alpha0, **options)
-    options["eps"] = check_nonnegative(options.get("eps", 1e-4), "eps") / c
-    return paper(problem, variant=paper_variant(method), t_max=limit, alpha0=alpha0,
-                 tol=tol, **options)
+    if method not in ("auto", "newton", "accelerated"):
+        options["eps"] = check_nonnegative(options.get("eps", 1e-4), "eps") / c
+    with blas_threads():
+        if method in ("auto", "newton"):
+            return _newton_result(newton(problem, tol=tol, max_iter=limit, alpha0=alpha0,
+                                         **options), limit, options)
+        if method == "accelerated":
+            return accelerated(problem, tol=tol, max_iter=limit, alpha0=alpha0, **options)
+        return paper(problem, variant=paper_variant(method), t_max=limit, alpha0=alpha0,
+                     tol=tol, **options)
 
 
 def _newton_result(res: DANKResult, limit: int, options: dict) -> DANKResult:

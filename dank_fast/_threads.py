@@ -25,10 +25,10 @@ _depth = threading.local()
 
 
 @contextmanager
-def blas_threads(size: int = 0):
+def blas_threads():
     """Context manager: one BLAS thread in every BLAS library (module docstring), unless this
-    thread is already inside such a region. ``size``, the dimension of the work, is accepted
-    for the callers' documentation and does not change the policy."""
+    thread is already inside such a region. The solvers enter it once per solve
+    (:func:`dank_fast._methods.run_method`, a working-set round)."""
     if getattr(_depth, "single", False):
         yield
         return

@@ -31,8 +31,8 @@ from ._routes import (
     choose_route,
 )
 from ._sklearn_compat import Interval, StrOptions, fit_context, ovo_decision_function
+from ._threads import blas_threads
 from .extension import match_from_distances
-from .inner import blas_threads
 from .kernels import KERNELS, kernel_params
 from .svm import METHODS
 
@@ -459,9 +459,9 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
                                                   y=classes[y_enc])
         box = sample_boxes(self.C, X, sample_weight,
                            None if self.class_weight is None else self.class_weight_, y_enc)
-        # one BLAS thread policy for the kernel and every solve (dank_fast.inner.blas_threads):
+        # one BLAS thread policy for the kernel and every solve (dank_fast._threads):
         # at the UCI sizes a busy-waiting second thread made the kernel alone 20 ms under load
-        with blas_threads(X.shape[0]):
+        with blas_threads():
             self._fit_problems(X, classes, y_enc, box)
         self.probA_, self.probB_ = np.empty(0), np.empty(0)
         if self.probability:

@@ -43,18 +43,9 @@ import numpy as np
 
 from ._eigen import Reduced, eigenpairs, psi
 from ._kernel_data import KernelData
-from ._threads import blas_threads
 
-# KernelData and blas_threads are re-exported: their users import them from here
-__all__ = [
-    "KernelData",
-    "LowRankF",
-    "CenteredF",
-    "InnerSolution",
-    "inner_minimiser",
-    "apply_FK",
-    "blas_threads",
-]
+# KernelData is re-exported: its users import it from here
+__all__ = ["KernelData", "LowRankF", "CenteredF", "InnerSolution", "inner_minimiser", "apply_FK"]
 
 
 @dataclass
@@ -81,8 +72,7 @@ class LowRankF:
         S = np.flatnonzero(x)
         if S.size == 0:
             return np.zeros(kd.n)
-        with blas_threads(S.size):
-            block = kd.support_product(S, self.U[S] * x[S, None])
+        block = kd.support_product(S, self.U[S] * x[S, None])
         return np.einsum("ik,ik,k->i", self.U, block, self.mu)
 
     def dense(self) -> np.ndarray:
@@ -112,9 +102,8 @@ class CenteredF:
         if S.size == 0:
             return np.zeros(kd.n)
         xs = x[S]
-        with blas_threads(S.size):
-            P = kd.support_product(S, np.column_stack([xs, self.d[S] * xs]))
-            P2 = kd.support_product(S, self.d[S] * xs, square=True)
+        P = kd.support_product(S, np.column_stack([xs, self.d[S] * xs]))
+        P2 = kd.support_product(S, self.d[S] * xs, square=True)
         return P[:, 0] + self.d * P2 / (4 * self.eta)
 
     def dense(self) -> np.ndarray:
@@ -213,11 +202,6 @@ def inner_minimiser(
     ``O(s k)`` memory beyond ``K``; ``tau = 0`` ``O(s^2)``.
     """
     S = np.flatnonzero(d)
-    with blas_threads(S.size):  # one thread policy for all the dense work below
-        return _inner(kd, d, S, eta, tau, route, warm, excess_tol)
-
-
-def _inner(kd, d, S, eta, tau, route, warm, excess_tol) -> InnerSolution:
     n = kd.n_total
     s = S.size
     dS = d[S]

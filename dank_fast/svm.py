@@ -10,7 +10,6 @@ from ._methods import METHODS, run_method
 from ._problem import SVMProblem
 from ._result import DANKResult
 from ._scaling import canonical_factor, recertify_zero_kernel, unscale
-from ._threads import blas_threads
 from ._validation import (
     box_max,
     check_binary_labels,
@@ -160,12 +159,8 @@ def solve_svm(
         res = recertify_zero_kernel(res, cert, eta, tol)
         res.time = time.perf_counter() - t0
         return res
-    # the whole solve is small work on one BLAS thread (_threads.blas_threads: small products
-    # must not busy-wait on shared cores, and nested one-thread limits then cost nothing); its
-    # large factorisations and eigenproblems run on the user's threads
-    with blas_threads(0):
-        res, warm = _solve_dense(kd, y, C, eta, tau, method, tol, max_iter,
-                                 alpha0, eig_route, options)
+    res, warm = _solve_dense(kd, y, C, eta, tau, method, tol, max_iter, alpha0, eig_route,
+                             options)
     if method == "auto":
         res.method = "auto"
         res.time = time.perf_counter() - t0

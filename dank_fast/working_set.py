@@ -51,6 +51,7 @@ from ._libsvm import svc_dual
 from ._newton import newton
 from ._problem import Evaluation, SVMProblem
 from ._result import DANKResult
+from ._threads import blas_threads
 from .certificate import _assemble, bias_and_loss
 from .feature_kernel import FeatureKernel
 from .inner import CenteredF, InnerSolution, LowRankF, apply_FK
@@ -277,7 +278,7 @@ def _solve_round(kernel: FeatureKernel, W: np.ndarray, a: np.ndarray, y: np.ndar
     # the carried evaluation is at a[W], a feasible point
     # one step of many: no accelerated burst, and no warning (the round is not the answer)
     kw = {"max_iter": steps} if steps is not None else {"max_iter": 1, "fallback_iter": 0}
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), blas_threads():
         if steps is None:
             warnings.simplefilter("ignore", ConvergenceWarning)
         return kd, newton(prob, tol=tol_W, alpha0=a[W], record_history=False, start=start,

@@ -1,22 +1,12 @@
 """The Newton curvature ``-hess h`` of DANK's dual objective on a set of free coordinates.
 
-The Hessian of ``h`` (the gradient ``-(F o K) d`` differentiated once more) is, in the
-coordinates ``d = a * y``,
-
-    -hess_d h = (F o K) + Corr,   Corr = (diag((K o K) d^2) + d d' o K o K) / (4 eta)
-
-exactly when ``tau = 0`` (``F = 11' + Gamma``). For ``tau > 0`` the same matrix, with the
-soft-thresholded ``F``, is the curvature model: the soft-threshold is non-expansive, so the
-true correction is smaller and the model errs on the side of short steps, which the Newton
-driver's step rule lengthens (:mod:`dank_fast._newton`). Where ``tau`` removes most of the
-spectrum of ``M`` the model's shape is wrong too, and Newton crawls.
-
-The exact Hessian for ``tau > 0`` follows from the Daleckii-Krein formula
-(:func:`_exact`) and needs every eigenpair of ``M``: it is used where the evaluation made the
-dense decomposition (:attr:`dank_fast.inner.InnerSolution.basis`) and forming it costs no more
-than that decomposition did (:func:`dank_fast._cost.exact_curvature_pays`: ``2 f^2 r (N - r)``
-flops for ``f`` free coordinates, ``F`` of rank ``r`` and the reduced size ``N``); the model
-otherwise.
+In the coordinates ``d = a * y``, ``-hess_d h = (F o K) + Corr`` with ``Corr = (diag((K o K)
+d^2) + d d' o K o K) / (4 eta)`` exactly for ``tau = 0``; for ``tau > 0`` that matrix (with the
+soft-thresholded ``F``) is the curvature *model*, which exceeds the Hessian by a PSD term, so
+its steps fall short by a steady factor (:mod:`dank_fast._newton` lengthens them). The exact
+Hessian (Daleckii-Krein, docs/MATH.md section 5.2) needs every eigenpair of ``M``: it is used
+where the evaluation made the dense decomposition and forming it costs no more than that
+(:func:`dank_fast._cost.exact_curvature_pays`), the model otherwise.
 """
 
 from __future__ import annotations
@@ -125,22 +115,11 @@ def _couple_pairs(H: np.ndarray, K: np.ndarray, d: np.ndarray, dix: np.ndarray, 
 def _exact(K: np.ndarray, d: np.ndarray, idx: np.ndarray, lam: np.ndarray, B: np.ndarray,
            t: float, c: float) -> np.ndarray:
     """``-hess_d h`` exactly on the rows and columns ``idx`` (repeated for P2's pairs), from the
-    eigenpairs ``(lam, B)`` of the reduced ``M`` (:mod:`dank_fast.inner`).
-
-    ``F = U f(diag(l)) U'`` with ``f(l) = max(l - t, 0)``; by Daleckii-Krein ``dF[X] = U (Phi o
-    (U'XU)) U'`` with ``Phi_pq = (f(l_p) - f(l_q)) / (l_p - l_q)``: 1 between active eigenvalues
-    (``l > t``), 0 between inactive ones, ``G_pq = (l_p - t) / (l_p - l_q)`` between an active
-    ``p`` and an inactive ``q``. With ``dM[e_i] = c (e_i w' + w e_i')``, ``w = D K e_i``, and
-    ``W = K D U``, column ``i`` of ``-hess`` is ``(F o K) e_i + (dF[e_i] o K) d``, which
-    gives ``(F o K) + c [(U_A U_A') o (W_A W_A') + (U_A W_A') o (W_A U_A')] + c Z Z'`` with
-    ``Z[k, (p, q)] = sqrt(G_pq) (U_kp W_kq + W_kp U_kq)`` (``p`` active, ``q`` inactive).
-
-    The reduced basis is ``[e_S, 1_{S^c} / sqrt(m)]``; the other ``m - 1`` eigenvalues of ``M``
-    are 0, with eigenvectors spanning ``{x on S^c, 1'x = 0}`` and ``W = 0``: their part of
-    ``Z Z'`` is ``(W_A diag(G_A0) W_A') o P``, ``P`` the projector onto that space. ``Z`` is
-    formed one active eigenvalue at a time: ``O(|idx| |S| N + |idx|^2 r (N - r))`` time,
-    ``O(|idx| N)`` memory beyond the result.
-    """
+    eigenpairs ``(lam, B)`` of the reduced ``M`` by Daleckii-Krein (docs/MATH.md section 5.2:
+    ``F o K``, the active-active terms, and the Gram matrix ``Z Z'`` of the active-inactive
+    pairs, formed one active eigenvalue at a time; the ``m - 1`` zero eigenvalues off the
+    support through the projector ``P``). ``O(|idx| |S| N + |idx|^2 r (N - r))`` time,
+    ``O(|idx| N)`` memory beyond the result."""
     n = d.size
     S = np.flatnonzero(d)
     s, m = S.size, n - S.size

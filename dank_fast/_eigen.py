@@ -1,31 +1,13 @@
 """Eigenpairs of the reduced ``M = vv' + Gamma_SS`` (:mod:`dank_fast.inner`): dense, or by
 block Krylov with a certified bound, whichever the cost model says is cheaper.
 
-Cost model (docs/ARCHITECTURE.md, "The solver core and its cost model"). A dense
-decomposition of the ``N x N`` matrix costs about ``EIGH_FLOPS N^3`` flops
-(:mod:`dank_fast._cost` holds the model's constants and counts). One round of the
-iterative route from a block of ``b`` vectors builds ``[X, M X, M^2 X]`` and multiplies it by
-``M`` once more inside Rayleigh-Ritz: three products with ``K[S][:, S]`` of ``2 N^2 b`` flops
-each, ``O(N (3b)^2)`` for the orthogonalisation and the projected problem
-(:func:`round_flops` counts them), and the interpreter cost of its calls (``CALL_FLOPS``
-each). The iterative route is tried when its first round costs less than the dense
-decomposition and stopped in its favour as soon as the flops spent plus those of the next
-round would exceed it: an evaluation costs at most about twice the dense decomposition, and
-about ``6 N^2 b`` where ``F`` has low rank and the previous evaluation's eigenvectors start
-the block.
-
-Certified bound (docs/MATH.md section 5.1, where it is derived). For orthonormal Ritz vectors
-``U`` with ``U'MU = diag(theta)``, residual ``R = MU - U diag(theta)``, ``P`` the span of those
-with ``theta > t`` and the compression ``G = (I - P) M (I - P)`` with ``g >= lambda_max(G)``,
-``c = min(1, t / g)``:
-
-    phi* >= sum_j psi(theta_j) + (2c - c^2) ||G||_F^2,
-    phi(F^) - phi* <= excess := 2 ||R||_F^2 + (1 - c)^2 ||G||_F^2,
-
-``F^ = sum_{theta_j > t} (theta_j - t) u_j u_j'``. ``||G||_F``, ``tr G`` and ``g`` come from
-products of ``Gamma`` with the block (:func:`_certify_basis`); where those norms leave ``g > t``
-while the residuals are small, one Cholesky factorisation decides ``G <= t I``
-(:func:`_tail_below`), so the block need only hold the eigenvalues above ``t``.
+The bound (``phi(F^) - phi* <= excess``, its lower bound of ``phi*`` and the Cholesky test of
+the tail) is derived in docs/MATH.md section 5.1; the choice between the routes is the cost
+model of docs/ARCHITECTURE.md (:func:`dank_fast._cost.dense_flops`,
+:func:`dank_fast._cost.round_flops`): the iterative route stops in favour of the dense
+decomposition as soon as its flops would exceed it, so an evaluation costs at most about twice
+that decomposition, and about ``6 N^2 b`` where ``F`` has low rank and the previous
+evaluation's eigenvectors start the block of ``b`` vectors.
 """
 
 from __future__ import annotations
@@ -206,12 +188,9 @@ def _tail_frob2(U, GU, g_frob2: float, w: np.ndarray, Gw: np.ndarray) -> tuple[f
 
 def _certify_basis(red: Reduced, Q: np.ndarray, GQ: np.ndarray, t: float, g_frob2: float,
                    g_trace: float, gamma_max: float) -> Ritz:
-    """Rayleigh-Ritz on the orthonormal ``Q`` (``GQ = Gamma Q``) and the bound of the module
-    docstring. ``P`` is spanned by the Ritz vectors with ``theta > t`` (those in ``F^``); the
-    other Ritz vectors ``V`` of the block sharpen ``g``: in the basis ``[V, the complement of
-    the block]``, ``G = [[diag(theta_V), R_V'], [R_V, G_b]]``, so ``lambda_max(G)`` is at most
-    the largest eigenvalue of ``[[max theta_V, ||R_V||], [||R_V||, g_b]]``, ``g_b`` a bound
-    for the compression ``G_b`` off the whole block."""
+    """Rayleigh-Ritz on the orthonormal ``Q`` (``GQ = Gamma Q``) and the bound of docs/MATH.md
+    section 5.1: ``P`` spanned by the Ritz vectors with ``theta > t``, ``g`` the least of the
+    norm, trace, Collatz-Wielandt and ``2 x 2`` bounds listed there."""
     vQ = red.v @ Q
     T = Q.T @ (np.multiply.outer(red.v, vQ) + GQ)
     theta, Z = eigh(0.5 * (T + T.T), check_finite=False)
@@ -243,18 +222,10 @@ def _certify_basis(red: Reduced, Q: np.ndarray, GQ: np.ndarray, t: float, g_frob
 
 
 def _tail_below(red: Reduced, U: np.ndarray, t: float, g_frob2: float) -> bool:
-    """Whether ``lambda_max(G) <= t`` for the compression ``G = (I - P) M (I - P)`` off
-    ``P = UU'``, decided by a Cholesky factorisation of ``(t - delta) I - G``.
-
-    The norms of :func:`_certify_basis` bound ``lambda_max(G)`` only once the block holds every
-    eigenvalue whose square is not negligible beside ``t^2``: on a slowly decaying spectrum
-    that is dozens of Ritz pairs where a handful lie above ``t``. The factorisation decides
-    ``G <= t I`` whatever the tail: with ``w = (I - P) v`` and ``Y = Gamma U - U (U'Gamma U) / 2``,
-    ``G = Gamma + ww' - UY' - YU'`` is formed in one ``N x N`` array (rank-``2k + 1`` updates of
-    ``-Gamma``), and ``delta`` covers the rounding of that formation and the factorisation's
-    backward error (``gamma_{N+1} tr``, Demmel's bound; ``tr((t - delta) I - G) <= N t``).
-    ``N^3 / 3 + O(N^2 k)`` flops, ``8 N^2`` bytes (the dense route's memory).
-    """
+    """Whether ``lambda_max(G) <= t`` for ``G = (I - P) M (I - P)``, ``P = UU'``: a Cholesky
+    factorisation of ``(t - delta) I - G`` exists (docs/MATH.md section 5.1; ``delta``: the
+    rounding of forming ``G``, and Demmel's ``gamma_{N+1} tr`` for the factorisation, ``tr((t -
+    delta) I - G) <= N t``). ``N^3 / 3 + O(N^2 k)`` flops, ``8 N^2`` bytes."""
     N, s, k = red.N, red.s, U.shape[1]
     GU = red.gamma(U)
     Y = GU - 0.5 * U @ (U.T @ GU)

@@ -1,27 +1,13 @@
 """The quadratic model of ``h`` on the free coordinates, and its maximisers under held bounds.
 
-One factor of the curvature ``H`` (:func:`dank_fast._curvature.curvature`) on the free
-coordinates ``F`` gives every point a Newton step tries: its Cholesky factor, or, on a kernel
-of low numerical rank where that takes fewer flops, the Woodbury form of
-:mod:`dank_fast._lowrank` (no ``f x f`` matrix). The point is the maximiser of
-
-    t g'p - 1/2 p'H p   subject to   y_F'p = 0,   p_j = s_j  (j in J)
-
-for a multiple ``t`` of the gradient and a set ``J`` of coordinates held at the bound the
-step would push them across (``s_j = bound_j - z_j``; 0 for a coordinate already at its
-bound). The constraints ``A'p = b`` border the factor: ``p = H^-1 (t g - A nu)`` with
-``(A'H^-1 A) nu = t A'H^-1 g - b``, one pair of triangular solves per new column of ``A``
-(:meth:`Model.point`). ``J`` grows until no free coordinate leaves the box: an active-set
-method on the model that only adds constraints.
-
-Cost model: the Cholesky factor costs ``f^3 / 3`` flops (``f = |F|``) and the curvature
-``2 f^2 (r + 1)`` to build; each held coordinate ``2 f^2`` (its solves, made once and kept
-for the model's later points). Holding ``k`` coordinates by the border is cheaper than a new
-factor on the ``f - k`` others while ``2 f^2 k <= (f - k)^3 / 3`` (about ``k <= f / 8``) plus
-the interpreter cost of a new model (:func:`dank_fast._cost.border_pays`): beyond it the
-direction is recomputed on the smaller set with the curvature cut from the kept ``H``
-(:meth:`Model.cut`, no new curvature), and a trial point falls back to the Euclidean
-projection where that ascends (:func:`dank_fast._newton._trial`).
+One factor of the curvature ``H`` on the free set (its Cholesky factor, or the Woodbury form of
+:mod:`dank_fast._lowrank` where that takes fewer flops) gives every point a Newton step tries:
+the maximiser of ``t g'p - p'H p / 2`` subject to ``y_F'p = 0`` and ``p_j = s_j`` for the
+coordinates ``J`` held at the bound the step would push them across, by bordering the factor
+(docs/MATH.md section 5.3). ``J`` grows until no free coordinate leaves the box. Costs: the
+factor ``f^3 / 3`` flops, each held coordinate ``2 f^2``; where holding them costs more than a
+new factor (:func:`dank_fast._cost.border_pays`) the model is cut to the others
+(:meth:`Model.cut`).
 """
 
 from __future__ import annotations

@@ -1,30 +1,13 @@
 """The Newton model's matrix on a kernel of low numerical rank, solved by Woodbury.
 
-A smooth kernel on a few features is numerically of low rank: pivoted Cholesky factors give
-``K = L L' + E`` and ``K o K = L2 L2' + E2`` with ``E``, ``E2`` PSD and their diagonals at most
-the tolerance at which docs/validity.md accepts ``K`` as PSD
-(:func:`dank_fast._psd.kernel_factors`, ``O(n r_K^2)``, grown on demand and kept for the
-solve). The model curvature of :mod:`dank_fast._curvature` on the free coordinates (signs
-``s``, ``D = diag(d_f)``, ``F = U diag(mu) U'``) is then
-
-    H = Z Z' + c diag(kk) + s s' o (c D E2 D + F o E),
-    Z = diag(s) [sqrt(c) D L2, sqrt(mu_1) diag(u_1) L, ..., sqrt(mu_k) diag(u_k) L]
-
-(``f x R``, ``R = r2 + rank(F) r_K``; for ``tau = 0``, ``F o K = K + c D (K o K) D``). The last
-term is PSD with norm at most ``rho = max_i F_ii tr E_ff + c max_i d_i^2 tr E2_ff``
-(``lambda_max(A o B) <= max_i A_ii lambda_max(B)`` for PSD ``A``, ``B``), so ``Ht = Z Z' +
-diag(c kk + rho)`` satisfies ``H <= Ht <= H + rho I``: like the model itself, it errs on the
-side of short steps, by ``rho``. ``Ht^-1`` is applied by Woodbury with ``W = diag(c kk +
-rho)^-1/2 Z``: ``(I + W W')^-1 = I - W (I + W'W)^-1 W'``, one Cholesky factor of ``I + W'W``.
-
-Cost model: ``f R^2 + R^3 / 3`` flops and ``8 f R`` bytes against ``2 f^2 (r + 1) + f^3 / 3``
-and ``8 f^2`` for the curvature factored in place; used where its flops are fewer
-(``R <= 0.532 f``, :func:`dank_fast._cost.lowrank_columns`). The factors are grown within that
-budget only as far as their flops (:func:`dank_fast._cost.growth_flops`: ``n_K k^2`` for ``k``
-columns of ``n_K`` rows, each factor, plus the calls of its blocks) stay within the
-``f^3 / 3`` of the Cholesky factor they would spare: an attempt that fails (a kernel that is
-not of low rank) costs at most one Cholesky factor, at matrix-matrix speed like it, and its
-columns are kept for the next model.
+With pivoted Cholesky factors ``K = L L' + E`` and ``K o K = L2 L2' + E2``
+(:func:`dank_fast._psd.kernel_factors`), the model curvature is ``H = Z Z' + c diag(kk) +
+Delta`` with ``Z`` of ``R = r2 + rank(F) r_K`` columns and ``Delta`` PSD of norm at most
+``rho``; ``Ht = Z Z' + diag(c kk + rho)`` satisfies ``H <= Ht <= H + rho I`` and is applied by
+Woodbury (docs/MATH.md section 5.3). ``f R^2 + R^3 / 3`` flops and ``8 f R`` bytes, used where
+that is below the Cholesky factor's ``f^3 / 3`` (:func:`dank_fast._cost.lowrank_columns`); the
+factors grow only as far as their flops stay within that ``f^3 / 3``
+(:func:`dank_fast._cost.growth_flops`), so a failed attempt costs at most one Cholesky factor.
 """
 
 from __future__ import annotations

@@ -2,36 +2,25 @@
 
 Not in the paper. Each iteration (Bertsekas' projected Newton with an equality constraint):
 
-1. the multiplier ``lam`` of ``y'a = 0`` from the free coordinates (:func:`_multiplier`);
-2. the binding set: bounds the reduced gradient ``g - lam y`` pushes against;
-3. the Newton direction on the other coordinates, the maximiser of the quadratic model
-   (:class:`dank_fast._factor.Model`) under ``y_F'p = 0`` with the coordinates it pushes out
-   of the box held; where holding them costs more than a new factor, they join the binding
-   set and the model is cut to the rest;
-4. trial points along the arc ``t = t0, 1, 1/2, ..., 1/256``: the model's maximiser for the
-   multiple ``t`` of the gradient, with the coordinates the step pushes across a bound held
-   there (many bounds can become active in one step), or the Euclidean projection where
-   holding them does not pay and the model says that projection ascends; the first that
-   increases ``h`` (:func:`_better`) is taken.
-   ``t0`` in ``[1, 2]`` is the secant estimate of the maximiser along the previous step (for
-   ``tau > 0`` the curvature model overestimates the Hessian and full steps fall short by a
-   steady factor, :mod:`dank_fast._curvature`), at most one doubling of the model's step;
-5. the certificate decides when to stop.
+1. the multiplier ``lam`` of ``y'a = 0`` from the free coordinates (:func:`_multiplier`), and
+   the binding set: the bounds the reduced gradient ``g - lam y`` pushes against;
+2. the Newton direction on the others: the maximiser of the quadratic model
+   (:class:`dank_fast._factor.Model`) under ``y_F'p = 0``, the coordinates it pushes out of the
+   box held (or, where that costs more than a new factor, moved to the binding set);
+3. trial points along the arc ``t = t0, 1, 1/2, ..., 1/256`` (:func:`_trial`: the model's
+   maximiser with the bounds the step crosses held, so many bounds become active in one step),
+   the first that increases ``h`` taken (:func:`_better`); ``t0`` in ``[1, 2]`` is the secant
+   estimate along the previous step (:func:`_next_scale`: for ``tau > 0`` the curvature model's
+   full steps fall short by a steady factor);
+4. the certificate decides when to stop.
 
-Cost per iteration: the curvature (``2 f^2 (r + 1)`` flops, ``f`` free coordinates, ``F`` of
-rank ``r``), one Cholesky factor (``f^3 / 3``), ``2 f^2`` per held coordinate, and one
-evaluation of ``F(a)`` per trial point (:mod:`dank_fast.inner`).
-
-A trial's ``h`` is a lower bound, exact up to ``eta * excess`` where ``F`` came from the
-iterative route (:mod:`dank_fast.inner`); when a trial changes ``h`` by less than that, the
-evaluations cannot tell whether it ascends, and the step ends there (:func:`_better`): near the
-certificate the error of ``F^`` moves the gradient, and Newton would chase that error instead
-of the optimum. When no step is possible (empty free set, curvature not positive definite, no
-accepted step) at a point whose ``F`` came from the iterative route, ``F`` is evaluated there by
-the dense decomposition, and so for the rest of the solve, and Newton resumes. Where that does
-not help it hands over to a burst of accelerated iterations from the current point and then
-resumes Newton; the bursts double in length within the ``fallback_iter`` budget (the accelerated
-method alone has the same budget), so Newton is never less robust than the accelerated method.
+Cost per iteration: the curvature (``2 f^2 (r + 1)`` flops for ``f`` free coordinates and ``F``
+of rank ``r``), its factor (``f^3 / 3``), ``2 f^2`` per held coordinate and one evaluation of
+``F(a)`` per trial point. Where ``F`` came from the iterative route its ``h`` is exact only up to
+``eta * excess``: a trial within that ends the step, and where no step is possible ``F`` is
+evaluated densely from there on. Where that does not help, a burst of accelerated iterations
+(doubling in length within ``fallback_iter``) hands back to Newton, so Newton is never less
+robust than the accelerated method alone.
 """
 
 from __future__ import annotations

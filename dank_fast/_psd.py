@@ -53,26 +53,15 @@ class PivotedCholesky:
 
     Notes
     -----
-    (:data:`BLOCK` and :data:`WEAK` are the cost model's, :mod:`dank_fast._cost`.) Each block
-    takes the ``b = min(BLOCK, r_max - k)`` largest residual diagonals ``P`` above
-    the target, forms their ``b x b`` residual block ``A[P][:, P] - L[P] L[P]'`` and factors it
-    by LAPACK's pivoted Cholesky (``dpstrf``), which takes the largest residual diagonal of the
-    block at each step and stops where it falls to the target or below :data:`WEAK` times the
-    largest residual diagonal ``d_out`` outside the block. The pivots ``Q`` it took get their
-    residual rows ``R = A[Q] - L[Q] L'`` by one product (matrix-matrix) and give the new columns
-    ``R' L_QQ^-T`` by one triangular solve; the others, redundant with the pivots taken (the
-    largest residuals of a smooth kernel are neighbours), are dropped, not divided by about
-    zero, and cost only their block. Outside residuals only fall within a block, so each pivot
-    taken is at least :data:`WEAK` times the largest residual diagonal anywhere: a weak greedy
-    choice (parameter 1/2 on the distances ``sqrt(residual)``, which keeps the greedy's
-    convergence rates up to constants; Binev et al. 2011, DeVore, Petrova and Wojtaszczyk
-    2013), where blocks of the plain ``b`` largest take a few percent more columns than the
-    greedy to the target on smooth kernels. A block takes at least its first pivot, so the
-    growth always advances.
-
-    ``O(n r^2)`` time (:func:`growth_flops` when the blocks are full, as on a kernel that is not
-    of low rank; more blocks of fewer pivots on a smooth one) and ``O(n r + BLOCK n)`` memory
-    for rank ``r``. ``A`` is never formed, and ``L`` need not be accurate for ``L L'`` to be PSD
+    Each block takes the ``b = min(BLOCK, r_max - k)`` largest residual diagonals ``P`` above
+    the target, factors their ``b x b`` residual block by LAPACK's pivoted Cholesky
+    (``dpstrf``) down to the target or :data:`dank_fast._cost.WEAK` times the largest residual
+    diagonal outside the block (a weak greedy choice, which keeps the greedy's convergence
+    rates up to constants: Binev et al. 2011, DeVore, Petrova and Wojtaszczyk 2013), and gets
+    the new columns of the pivots ``Q`` it took from their residual rows by one product and one
+    triangular solve. A block takes at least its first pivot, so the growth advances.
+    ``O(n r^2)`` time (:func:`dank_fast._cost.growth_flops` with full blocks) and ``O(n r +
+    BLOCK n)`` memory for rank ``r``; ``A`` is never formed, and any ``L`` makes ``L L'`` PSD
     (:attr:`residual` is ``diag(A - L L')`` up to rounding).
     """
 

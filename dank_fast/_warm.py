@@ -1,22 +1,14 @@
 """scikit-learn's ``warm_start`` for the DANK estimators: the next fit on the same data starts
 from the previous solution, rescaled to the new box ``[0, C]``.
 
-Along the paper's grid (Section 6.1.1: ``C in {2^-5, ..., 2^5}`` for each ``sigma``) the fits
-of one ``sigma`` share the data and the kernel. A fit with ``warm_start=True`` on the same
-training data as the previous fit (checked: a SHA-256 of the features and labels and the
-problems' sample indices) starts every problem from its previous dual solution ``a_old``,
-rescaled to the new box:
-
-    ``a0 = clip(a_old * C_new / C_old, -C_new, C_new)``
-
-(``a_old >= 0`` for P1; ``d = ah - ac`` for P2), then projected onto the feasible set by the
-solver (:func:`dank_fast.projection.repair_start`, which keeps the zeros). Scaling keeps
-``y'a = 0`` (``1'd = 0``); it is exact when every coordinate sits at a bound, as for a small
-``C``. Measured along ``C`` ascending (fold 1 of heart and sonar, all 11 ``sigma``): Newton
-iterations 387 -> 304 and 305 -> 268 against the plain SVM's start; the start
-``a_old * min(1, C_new / C_old)`` (no scaling up) took *more* iterations than the plain SVM's
-(565 and 428). The kernel is reused too when the kernel parameters are the same. Only the
-start changes: the answer is certified as in a cold fit.
+A fit with ``warm_start=True`` on the same training data as the previous fit (checked: a
+SHA-256 of the features, labels and the problems' sample indices) starts every problem from
+``a0 = clip(a_old * C_new / C_old, -C_new, C_new)`` (``d = ah - ac`` for P2), which the solver
+projects onto the feasible set keeping its zeros (:func:`dank_fast.projection.repair_start`).
+Scaling keeps ``y'a = 0`` (``1'd = 0``) and is exact where every coordinate sits at a bound, as
+for a small ``C``: the paper's grid (Section 6.1.1) walks ``C`` over powers of 2 for each
+kernel width. The kernel is reused too when its parameters are the same. Only the start
+changes: the answer is certified as in a cold fit.
 """
 
 from __future__ import annotations

@@ -1,38 +1,15 @@
 """The inner minimiser ``F(a)`` of DANK, its certified value, and the one ``F o K`` product.
 
-Lemma 1: for ``d = a * y`` (SVR: ``d = ah - ac``),
-
-    F(a) = argmin_{F PSD} H(a, F) = J_{tau/2}(M),   M = 11' + Gamma,   Gamma = D K D / (4 eta),
-
-where ``J_{tau/2}`` soft-thresholds the eigenvalues of the PSD matrix ``M`` by ``t = tau/2``.
-Write ``phi(F) = ||F - M||_F^2 + tau tr F``; then ``H(a, F) = lin(a) - eta (2 1'Gamma 1 +
-||Gamma||_F^2) + eta phi(F)`` and the inner minimum is, eigenvalue by eigenvalue,
-
-    phi* = min_{F PSD} phi(F) = sum_j psi(l_j),   psi(l) = l^2 (l <= t),  2 t l - t^2 (l > t),
-    h(a) = lin(a) + eta * deficit,
-    deficit = n^2 - ||F(a)||_F^2 = -(2 1'Gamma 1 + ||Gamma||_F^2) + phi*,
-
-with ``lin(a) = 1'a`` (P1/P3) or ``y'd - eps 1'(ah + ac)`` (P2). Both Gamma sums are computed
-exactly from ``K``; ``psi`` has slope at most ``tau``, so the eigenvalue ``~n`` enters only as
-``tau * l_1``: no ``eta n^2`` cancellation anywhere.
-
-Support reduction
------------------
-``Gamma`` lives on ``S x S``, ``S = {i : d_i != 0}``. Of the ``n_total`` points of the problem
-(``n_total >= kd.n``: a working set may leave points out of ``K`` altogether, they have ``d = 0``),
-``M`` acts on ``span{e_i : i in S} + span{1_{S^c}}`` and vanishes on the rest: in the orthonormal
-basis ``[e_S, 1_{S^c} / sqrt(m)]`` (``m = n_total - |S|``) it is ``vv' + Gamma_SS`` with
-``v = [1_S; sqrt(m)]``, of size ``N = |S| + 1``.
-
-Routes
-------
-* ``tau == 0`` (``"closed"``): ``F = 11' + Gamma`` exactly (already PSD); no eigensolver.
-* ``"dense"``: full eigendecomposition of the reduced matrix (``O(N^3)`` time, ``O(N^2)`` memory).
-* ``"lanczos"``: block Krylov from the previous evaluation's eigenvectors, Rayleigh-Ritz and a
-  **certified bound** (:mod:`dank_fast._eigen`): ``O(N^2 k)`` time per round for a block of
-  ``k`` vectors (products with ``K[S][:, S]``), ``O(N k)`` memory beyond ``K``.
-
-``route="auto"`` picks between the last two by the cost model of :mod:`dank_fast._eigen`.
+``F(a) = J_{tau/2}(M)``, ``M = 11' + Gamma``, ``Gamma = D K D / (4 eta)`` (Lemma 1), and
+``h(a) = lin(a) + eta * deficit`` with ``deficit = n^2 - ||F(a)||_F^2 = -(2 1'Gamma 1 +
+||Gamma||_F^2) + sum_j psi(l_j)`` over the eigenvalues ``l_j`` of ``M`` (docs/MATH.md sections
+3 and 5.1): both ``Gamma`` sums are exact from ``K`` and ``psi`` has slope at most ``tau``, so no
+``eta n^2`` cancels anywhere. ``M`` is reduced to the support ``S = {i : d_i != 0}`` in the
+basis ``[e_S, 1_{S^c} / sqrt(m)]``, size ``N = |S| + 1`` (``m = n_total - |S|``: a working set's
+points outside ``K`` count here with ``d = 0``). Three routes: ``"closed"`` (``tau = 0``: ``F =
+M``, no eigensolver), ``"dense"`` (``O(N^3)`` time, ``O(N^2)`` memory) and ``"lanczos"`` (block
+Krylov with a certified bound, ``O(N^2 k)`` per round, ``O(N k)`` memory), the last two chosen by
+the cost model of :mod:`dank_fast._eigen`.
 """
 
 from __future__ import annotations

@@ -1,38 +1,25 @@
 """P1 on all ``n`` points without an ``n x n`` kernel: working sets over a :class:`FeatureKernel`.
 
-Structure (docs/MATH.md, "support reduction"): when ``a_i = 0`` outside a working set ``W``,
-``Gamma(a)`` lives on ``W x W`` and ``M = 11' + Gamma`` acts on ``span{e_i : i in W} +
-span{1_{W^c}}``. So
+When ``a_i = 0`` outside a working set ``W``, ``M = 11' + Gamma`` acts on ``span{e_i : i in W}
++ span{1_{W^c}}`` (docs/MATH.md, "support reduction"): ``h(a)``, ``F(a)`` and the gradient on
+``W`` are those of P1 on ``W`` with the other points as ghosts of zero weight
+(:class:`dank_fast.inner.KernelData` with ``n_total = n``), exact for the full problem; outside
+``W`` every row of ``F`` is the same, so the decision values there are one kernel expansion over
+the support, computed from the features in row blocks; and the certificate is the full
+problem's.
 
-* ``h(a)``, ``F(a)`` and the gradient on ``W`` are those of P1 restricted to ``W`` with the
-  ``n - |W|`` other points kept as "ghosts" of zero weight (:class:`dank_fast.inner.KernelData`
-  with ``n_total = n``): exact for the full problem, from ``K[W][:, W]`` alone;
-* outside ``W`` every row of ``F`` is the same (``F_ij = phi_j``), so the decision values there
-  are one kernel expansion ``f_i = sum_{j in S} K_ij (phi_j d_j) + b``, computed in row blocks
-  from the features (``K[W^c][:, S] @ v``: ``O((n - |W|) |S| d)`` time, bounded memory);
-* the certificate is the full problem's: lower bound ``h(a)`` (exact, above) and upper bound the
-  SVM primal of ``F^ o K`` over all ``n`` points with the exact best bias.
-
-Algorithm (chunking with a certified stop): start from the plain SVM's support (``W = {a_SVM >
-0}``); solve P1 restricted to ``W`` (:mod:`dank_fast._newton`), or take one Newton step on it
-(below); evaluate the decision values of every other point; stop when the full problem's
-certified relative gap is ``<= tol``; else add the points that violate the margin most (``y_i
-f_i < 1``: there ``a_i = 0`` is not optimal), drop points of ``W`` that are inactive and far
-from the margin, and repeat. Once no point outside ``W`` violates the margin, P1 on ``W`` is
-solved to ``tol``.
-
-A Newton step on the full problem frees exactly the points at 0 whose reduced gradient pushes
-them into the box, i.e. the margin violators: so one step per round is a projected Newton step
-on all ``n`` points with the kernel gathered for ``W`` only, and such rounds converge as Newton
-does, where solving each ``W`` first spends steps on a problem the next round changes. Each
-round costs its passes over the kernel (``2 d (|W|^2 + (n - |W|) |S|)`` flops for ``d``
-features) besides its steps; so the first round, and every round after one whose evaluation of
-``F`` was a dense decomposition dearer than those passes (``F`` of a high rank), takes one step,
-and the others solve ``W`` (to ``1e-2`` of the full gap it leaves, never below ``tol``).
+Algorithm (chunking with a certified stop): ``W`` starts as the plain SVM's support. Each round
+solves P1 on ``W`` (to ``1e-2`` of the full gap it leaves, never below ``tol``) or takes one
+Newton step on it, evaluates the decision values of every other point, stops when the full
+problem's certified relative gap is ``<= tol``, else adds the worst margin violators and drops
+points of ``W`` inactive and far from the margin. A Newton step on all ``n`` points frees
+exactly those violators, so one step per round is a projected Newton step on the full problem;
+it is taken where a step costs more than the round's passes over the kernel
+(:func:`_step_dearer`), and in the first round. Once no point outside ``W`` violates the
+margin, ``W`` is solved to ``tol``.
 
 Cost per round: ``|W|^2`` kernel entries and memory, one pass over ``(n - |W|) x |S|`` kernel
-entries in blocks, and its Newton steps on ``W`` (each ``|free|^3 / 3`` flops, ``|free|^2``
-memory and an evaluation of ``F``).
+entries in blocks, and its Newton steps on ``W``.
 """
 
 from __future__ import annotations

@@ -13,8 +13,7 @@ project_A         exact projection onto the dual feasible set
 inner_minimiser   F(a) of Lemma 1; apply_FK applies F o K to a vector
 """
 
-from ._accelerated import ConvergenceWarning
-from ._result import DANKResult
+from ._result import ConvergenceWarning, DANKResult
 from .certificate import Certificate, best_bias, svm_certificate, svr_certificate
 from .decomposed import DecomposedResult, solve_decomposed
 from .estimators import DANKClassifier

@@ -12,31 +12,13 @@ FISTA (Beck & Teboulle 2009) for ``max_{z in Z} h(z)`` with
 
 from __future__ import annotations
 
-import dataclasses
 import time
-import warnings
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning as SklearnConvergenceWarning
 
-from ._result import DANKResult
+from ._result import DANKResult, finish
 
-__all__ = ["accelerated", "ConvergenceWarning", "PAPER_METHODS"]
-
-#: the paper's methods (:mod:`dank_fast._paper`): they stop on their printed rule or at
-#: ``t_max``, never on the certificate
-PAPER_METHODS = ("paper", "paper-monotone", "pgm")
-
-
-class ConvergenceWarning(SklearnConvergenceWarning):
-    """The returned point is not certified to the requested relative gap ``tol``.
-
-    Emitted whenever ``status != "converged"`` (the point is still feasible and its bracket
-    ``lower <= v* <= upper`` valid, only wider), by every solver of dank_fast.  A subclass of
-    :class:`sklearn.exceptions.ConvergenceWarning` (itself a ``UserWarning``), as
-    ``dank_ref.ConvergenceWarning`` is: a filter on scikit-learn's class catches both
-    packages' warnings (docs/conventions.md).
-    """
+__all__ = ["accelerated"]
 
 
 def accelerated(
@@ -127,75 +109,3 @@ def _initial_L(problem, ev) -> float:
     return max(float(np.linalg.norm(e2.grad - g) / np.linalg.norm(dz)), 1e-6)
 
 
-def _without_scratch(inner):
-    """The inner solution without what only the solvers' Newton curvature reads (the dense
-    route's eigenvectors, the curvature's diagonal): a result keeps ``F`` in factors only."""
-    if inner.basis is None and inner.kk_d2 is None:
-        return inner
-    return dataclasses.replace(inner, basis=None, kk_d2=None)
-
-
-def finish(problem, z, ev, cert, status, n_iter, t_start, method, hist, tol, raw=None):
-    """Certify the final point, build the result; a :class:`ConvergenceWarning` when its
-    certified ``rel_gap > tol`` (for ``"newton"``, :func:`dank_fast._newton.newton` warns once
-    after its accelerated bursts).
-
-    ``status`` is why the method ended (:data:`dank_fast._result.STATUSES`); a method that
-    stops on the certificate (every one but the paper's) ends ``"converged"`` whenever the
-    final point's certified ``rel_gap <= tol``, so for it the warning comes exactly when
-    ``status != "converged"``.  The paper's methods stop on their printed rule
-    (``"stopped"``) or at ``t_max`` (``"max_iter"``), whatever the certificate says.
-    """
-    proj_dist = 0.0
-    if raw is not None:
-        proj_dist = float(np.linalg.norm(raw - z))
-    if ev.z is not z:
-        ev, cert = problem.evaluate(z, warm=ev), None
-    if cert is None:
-        cert = problem.certify(ev)
-    # the methods that stop on the certificate end "converged" whenever it reaches tol; the
-    # paper's stop on their printed rule, and their status says which rule ended them
-    if status != "converged" and cert.rel_gap <= tol and method not in PAPER_METHODS:
-        status = "converged"
-    bias = problem.bias(ev, cert) if problem.kind != "decomposed" else None
-    if hasattr(problem.kd, "drop_caches"):
-        problem.kd.drop_caches()
-    message = _message(status, cert.rel_gap, tol)
-    res = DANKResult(
-        alpha=z,
-        bias=bias,
-        lower=cert.lower,
-        upper=cert.upper,
-        gap=cert.gap,
-        rel_gap=cert.rel_gap,
-        status=status,
-        n_iter=n_iter,
-        time=time.perf_counter() - t_start,
-        method=method,
-        certificate=cert,
-        inner=_without_scratch(ev.inner),
-        kernel=problem.kd,
-        history=hist,
-        projection_distance=proj_dist,
-        message=message,
-    )
-    if not cert.rel_gap <= tol and method != "newton":  # newton warns once, after its bursts
-        warnings.warn(
-            f"DANK solver did not certify tol={tol:g}: {res.message}", ConvergenceWarning,
-            stacklevel=3,
-        )
-    return res
-
-
-def _message(status: str, rel_gap: float, tol: float) -> str:
-    """The one line of ``result.message`` for a status of :data:`dank_fast._result.STATUSES`."""
-    rel = "<=" if rel_gap <= tol else ">"
-    if status == "converged":
-        return f"certified relative gap {rel_gap:.2e} <= tol {tol:.1e}"
-    cause = {
-        "max_iter": "iteration limit reached",
-        "time_limit": "time limit reached",
-        "stopped": "the method's stopping rule fired",
-        "stalled": "no further progress possible",
-    }[status]
-    return f"{cause}; certified relative gap {rel_gap:.2e} {rel} tol {tol:.1e}"

@@ -24,7 +24,7 @@ try:  # scikit-learn's own binding of libsvm, behind SVC.fit (see _precomputed_d
 except ImportError:  # pragma: no cover - a scikit-learn without it: _svc_precomputed_dual
     _sk_libsvm = None
 
-from ._accelerated import ConvergenceWarning
+from ._result import ConvergenceWarning
 from .feature_kernel import FeatureKernel
 
 __all__ = ["fit_limited", "max_abs", "plain_svr", "svc_dual", "svc_iteration_limit",

@@ -30,8 +30,9 @@ import warnings
 
 import numpy as np
 
-from ._accelerated import ConvergenceWarning, accelerated, finish
+from ._accelerated import accelerated
 from ._factor import Model
+from ._result import ConvergenceWarning, finish
 from .projection import _project_core
 
 __all__ = ["newton"]

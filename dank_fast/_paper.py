@@ -27,7 +27,7 @@ import time
 
 import numpy as np
 
-from ._accelerated import finish
+from ._result import finish
 
 __all__ = ["paper"]
 

@@ -10,14 +10,36 @@ same tables; tests/test_result_contract.py checks that they are equal.
 
 from __future__ import annotations
 
+import dataclasses
+import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning as SklearnConvergenceWarning
 
 from .certificate import Certificate
-from .inner import InnerSolution, KernelData, apply_FK
+from .feature_kernel import FeatureKernel
+from .inner import InnerSolution, KernelData, LowRankF, apply_FK
 
-__all__ = ["DANKResult", "SolverResult", "STATUSES", "RESULT_FIELDS", "RENAMED_STATUSES"]
+__all__ = ["DANKResult", "SolverResult", "WorkingSetResult", "STATUSES", "RESULT_FIELDS",
+           "RENAMED_STATUSES", "ConvergenceWarning", "PAPER_METHODS", "finish"]
+
+#: the paper's methods (:mod:`dank_fast._paper`): they stop on their printed rule or at
+#: ``t_max``, never on the certificate
+PAPER_METHODS = ("paper", "paper-monotone", "pgm")
+
+
+class ConvergenceWarning(SklearnConvergenceWarning):
+    """The returned point is not certified to the requested relative gap ``tol``.
+
+    Emitted whenever ``status != "converged"`` (the point is still feasible and its bracket
+    ``lower <= v* <= upper`` valid, only wider), by every solver of dank_fast.  A subclass of
+    :class:`sklearn.exceptions.ConvergenceWarning` (itself a ``UserWarning``), as
+    ``dank_ref.ConvergenceWarning`` is: a filter on scikit-learn's class catches both
+    packages' warnings (docs/conventions.md).
+    """
+
 
 #: The status words of every result of dank_fast and dank_ref, each with its one meaning.
 #: Whatever the status, ``lower <= v* <= upper`` holds at the returned (feasible) point.
@@ -187,3 +209,150 @@ class DANKResult(SolverResult):
             f"gap={self.gap:.3e}, rel_gap={self.rel_gap:.3e}, lower={self.lower:.10g}, "
             f"upper={self.upper:.10g}, time={self.time:.3f}s)"
         )
+
+
+@dataclass(repr=False)
+class WorkingSetResult(DANKResult):
+    """:class:`DANKResult` of the full problem solved on working sets.
+
+    ``alpha`` has all ``n`` entries; ``inner`` (``F`` in factored form) and ``kernel`` belong to
+    the final working set ``working_set`` (sorted indices), with the other points as ghosts:
+    :attr:`F_factors` expands the factors to all ``n`` rows (``n x rank`` memory); the dense
+    ``F`` (``n x n``) is refused above 2 GiB.
+    """
+
+    working_set: np.ndarray = field(default=None)
+    feature_kernel: FeatureKernel | None = field(default=None)
+    rounds: list = field(default_factory=list)
+
+    @property
+    def F_factors(self):
+        F = self.inner.F
+        if not isinstance(F, LowRankF):
+            return None
+        n = self.alpha.size
+        U = np.empty((n, F.rank))
+        U[:] = F.ghost if F.ghost is not None else 0.0
+        U[self.working_set] = F.U
+        return F.mu, U
+
+    def F_rows(self, rows) -> np.ndarray:
+        """``F[rows, :]`` for indices ``rows`` (``len(rows) x n`` memory)."""
+        rows = np.atleast_1d(rows)
+        F = self.inner.F
+        n = self.alpha.size
+        if isinstance(F, LowRankF):
+            mu, U = self.F_factors
+            return (U[rows] * mu) @ U.T
+        # tau = 0: F = 11' + Gamma, Gamma supported on the working set
+        d = self.alpha * self.extra["y"]
+        out = np.ones((rows.size, n))
+        S = np.flatnonzero(d)
+        KrS = self.feature_kernel.block(rows, S)
+        out[:, S] += d[rows][:, None] * d[S][None, :] * KrS / (4 * self.extra["eta"])
+        return out
+
+    @property
+    def F(self) -> np.ndarray:
+        n = self.alpha.size
+        if 8 * n * n > 2 << 30:
+            raise MemoryError(f"F is {n} x {n}; use F_factors or F_rows")
+        return self.F_rows(np.arange(n))
+
+    def apply_FK(self, x) -> np.ndarray:
+        """``(F o K) x`` over all ``n`` points, blockwise from the features."""
+        x = np.asarray(x, dtype=np.float64)
+        S = np.flatnonzero(x)
+        n = x.size
+        kern = self.feature_kernel
+        if S.size == 0:
+            return np.zeros(n)
+        F = self.inner.F
+        if isinstance(F, LowRankF):
+            mu, U = self.F_factors
+            block = kern.product(np.arange(n), S, U[S] * x[S, None])
+            return np.einsum("ik,ik,k->i", U, block, mu)
+        d = self.alpha * self.extra["y"]
+        c = 1.0 / (4 * self.extra["eta"])
+        out = kern.product(np.arange(n), S, x[S])
+        # + d_i sum_j K_ij^2 d_j x_j c: rows in blocks
+        step = kern.rows_per_block(S.size)
+        for lo in range(0, n, step):
+            rows = np.arange(lo, min(lo + step, n))
+            B = kern.block(rows, S)
+            out[rows] += c * d[rows] * ((B * B) @ (d[S] * x[S]))
+        return out
+
+
+def _without_scratch(inner):
+    """The inner solution without what only the solvers' Newton curvature reads (the dense
+    route's eigenvectors, the curvature's diagonal): a result keeps ``F`` in factors only."""
+    if inner.basis is None and inner.kk_d2 is None:
+        return inner
+    return dataclasses.replace(inner, basis=None, kk_d2=None)
+
+
+def finish(problem, z, ev, cert, status, n_iter, t_start, method, hist, tol, raw=None):
+    """Certify the final point, build the result; a :class:`ConvergenceWarning` when its
+    certified ``rel_gap > tol`` (for ``"newton"``, :func:`dank_fast._newton.newton` warns once
+    after its accelerated bursts).
+
+    ``status`` is why the method ended (:data:`dank_fast._result.STATUSES`); a method that
+    stops on the certificate (every one but the paper's) ends ``"converged"`` whenever the
+    final point's certified ``rel_gap <= tol``, so for it the warning comes exactly when
+    ``status != "converged"``.  The paper's methods stop on their printed rule
+    (``"stopped"``) or at ``t_max`` (``"max_iter"``), whatever the certificate says.
+    """
+    proj_dist = 0.0
+    if raw is not None:
+        proj_dist = float(np.linalg.norm(raw - z))
+    if ev.z is not z:
+        ev, cert = problem.evaluate(z, warm=ev), None
+    if cert is None:
+        cert = problem.certify(ev)
+    # the methods that stop on the certificate end "converged" whenever it reaches tol; the
+    # paper's stop on their printed rule, and their status says which rule ended them
+    if status != "converged" and cert.rel_gap <= tol and method not in PAPER_METHODS:
+        status = "converged"
+    bias = problem.bias(ev, cert) if problem.kind != "decomposed" else None
+    if hasattr(problem.kd, "drop_caches"):
+        problem.kd.drop_caches()
+    message = _message(status, cert.rel_gap, tol)
+    res = DANKResult(
+        alpha=z,
+        bias=bias,
+        lower=cert.lower,
+        upper=cert.upper,
+        gap=cert.gap,
+        rel_gap=cert.rel_gap,
+        status=status,
+        n_iter=n_iter,
+        time=time.perf_counter() - t_start,
+        method=method,
+        certificate=cert,
+        inner=_without_scratch(ev.inner),
+        kernel=problem.kd,
+        history=hist,
+        projection_distance=proj_dist,
+        message=message,
+    )
+    if not cert.rel_gap <= tol and method != "newton":  # newton warns once, after its bursts
+        warnings.warn(
+            f"DANK solver did not certify tol={tol:g}: {res.message}", ConvergenceWarning,
+            stacklevel=3,
+        )
+    return res
+
+
+def _message(status: str, rel_gap: float, tol: float) -> str:
+    """The one line of ``result.message`` for a status of :data:`dank_fast._result.STATUSES`."""
+    rel = "<=" if rel_gap <= tol else ">"
+    if status == "converged":
+        return f"certified relative gap {rel_gap:.2e} <= tol {tol:.1e}"
+    cause = {
+        "max_iter": "iteration limit reached",
+        "time_limit": "time limit reached",
+        "stopped": "the method's stopping rule fired",
+        "stalled": "no further progress possible",
+    }[status]
+    return f"{cause}; certified relative gap {rel_gap:.2e} {rel} tol {tol:.1e}"

@@ -57,7 +57,6 @@ from typing import NamedTuple
 import numpy as np
 from joblib import Parallel, delayed
 
-from ._accelerated import ConvergenceWarning
 from ._kernel_data import KernelData
 from ._kernel_validation import check_kernel_matrix
 from ._methods import METHODS, check_options, run_method
@@ -68,7 +67,7 @@ from ._p3 import (
     full_certificate_features,
     sum_certificates,
 )
-from ._result import DANKResult, SolverResult
+from ._result import ConvergenceWarning, DANKResult, SolverResult
 from ._scaling import canonical_factor, unscale
 from ._validation import (
     box_max,

@@ -27,17 +27,15 @@ from __future__ import annotations
 import sys
 import time
 import warnings
-from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._accelerated import ConvergenceWarning
 from ._cost import one_step_pays
 from ._kernel_data import KernelData
 from ._libsvm import svc_dual
 from ._newton import newton
 from ._problem import Evaluation, SVMProblem
-from ._result import DANKResult
+from ._result import ConvergenceWarning, DANKResult, WorkingSetResult
 from ._threads import blas_threads
 from .certificate import _assemble, bias_and_loss
 from .feature_kernel import FeatureKernel
@@ -45,79 +43,6 @@ from .inner import CenteredF, InnerSolution, LowRankF, apply_FK
 from .projection import repair_start
 
 __all__ = ["solve_svm_working_set", "WorkingSetResult"]
-
-
-@dataclass(repr=False)
-class WorkingSetResult(DANKResult):
-    """:class:`DANKResult` of the full problem solved on working sets.
-
-    ``alpha`` has all ``n`` entries; ``inner`` (``F`` in factored form) and ``kernel`` belong to
-    the final working set ``working_set`` (sorted indices), with the other points as ghosts:
-    :attr:`F_factors` expands the factors to all ``n`` rows (``n x rank`` memory); the dense
-    ``F`` (``n x n``) is refused above 2 GiB.
-    """
-
-    working_set: np.ndarray = field(default=None)
-    feature_kernel: FeatureKernel | None = field(default=None)
-    rounds: list = field(default_factory=list)
-
-    @property
-    def F_factors(self):
-        F = self.inner.F
-        if not isinstance(F, LowRankF):
-            return None
-        n = self.alpha.size
-        U = np.empty((n, F.rank))
-        U[:] = F.ghost if F.ghost is not None else 0.0
-        U[self.working_set] = F.U
-        return F.mu, U
-
-    def F_rows(self, rows) -> np.ndarray:
-        """``F[rows, :]`` for indices ``rows`` (``len(rows) x n`` memory)."""
-        rows = np.atleast_1d(rows)
-        F = self.inner.F
-        n = self.alpha.size
-        if isinstance(F, LowRankF):
-            mu, U = self.F_factors
-            return (U[rows] * mu) @ U.T
-        # tau = 0: F = 11' + Gamma, Gamma supported on the working set
-        d = self.alpha * self.extra["y"]
-        out = np.ones((rows.size, n))
-        S = np.flatnonzero(d)
-        KrS = self.feature_kernel.block(rows, S)
-        out[:, S] += d[rows][:, None] * d[S][None, :] * KrS / (4 * self.extra["eta"])
-        return out
-
-    @property
-    def F(self) -> np.ndarray:
-        n = self.alpha.size
-        if 8 * n * n > 2 << 30:
-            raise MemoryError(f"F is {n} x {n}; use F_factors or F_rows")
-        return self.F_rows(np.arange(n))
-
-    def apply_FK(self, x) -> np.ndarray:
-        """``(F o K) x`` over all ``n`` points, blockwise from the features."""
-        x = np.asarray(x, dtype=np.float64)
-        S = np.flatnonzero(x)
-        n = x.size
-        kern = self.feature_kernel
-        if S.size == 0:
-            return np.zeros(n)
-        F = self.inner.F
-        if isinstance(F, LowRankF):
-            mu, U = self.F_factors
-            block = kern.product(np.arange(n), S, U[S] * x[S, None])
-            return np.einsum("ik,ik,k->i", U, block, mu)
-        d = self.alpha * self.extra["y"]
-        c = 1.0 / (4 * self.extra["eta"])
-        out = kern.product(np.arange(n), S, x[S])
-        # + d_i sum_j K_ij^2 d_j x_j c: rows in blocks
-        step = kern.rows_per_block(S.size)
-        for lo in range(0, n, step):
-            rows = np.arange(lo, min(lo + step, n))
-            B = kern.block(rows, S)
-            out[rows] += c * d[rows] * ((B * B) @ (d[S] * x[S]))
-        return out
 
 
 def _ghost_coefficients(F, dW: np.ndarray, S: np.ndarray) -> np.ndarray:

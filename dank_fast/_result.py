@@ -1,4 +1,5 @@
-"""The result object every fast solver returns (cf. ``scipy.optimize.OptimizeResult``).
+"""The results every fast solver returns (cf. ``scipy.optimize.OptimizeResult``), their
+warning, and ``finish``, which certifies a method's final point and builds its result.
 
 The result contract (docs/conventions.md, "Result contract"): every result of ``dank_fast``
 and of ``dank_ref`` has the fields of :data:`RESULT_FIELDS` with those meanings, its ``status``

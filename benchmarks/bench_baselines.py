@@ -14,7 +14,6 @@ cell and the extrapolation to 10 splits. The load average is printed beside the 
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -31,6 +30,9 @@ from verification.study.experiments.data import (  # noqa: E402
     resolve_data_dir,
 )
 from verification.study.experiments.protocol import Cell, Protocol, run_cell  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the sibling _args.py
+from _args import OneLineParser  # noqa: E402
 
 DEPS = {"classification": ("svm-cv", ("rf-cv", "logdet")),
         "regression": ("nw-cv", ("nw-ml",))}
@@ -59,7 +61,7 @@ def measure(name: str, splits: int, proto: Protocol, data_dir) -> dict:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = OneLineParser(description=__doc__.splitlines()[0])
     p.add_argument("--sets", default=",".join((*CLASSIFICATION, *REGRESSION)))
     p.add_argument("--splits", type=int, default=1)
     p.add_argument("--json", default=None)

@@ -77,6 +77,7 @@ from sklearn.datasets import make_classification, make_moons
 from sklearn.svm import SVC
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _args import OneLineParser  # noqa: E402
 from _profile import PARTS, profiled  # noqa: E402
 from bench_svm import blas_info, code_fingerprint, fit_svc, run_solve  # noqa: E402
 
@@ -94,7 +95,7 @@ DEFAULT_DATA_DIR = os.environ.get("DANK_DATASETS") or os.path.join(
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+    p = OneLineParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--families", nargs="*", default=list(SYNTHETIC + UCI),
                    choices=list(SYNTHETIC + UCI))

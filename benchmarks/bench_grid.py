@@ -51,6 +51,7 @@ from sklearn.preprocessing import MinMaxScaler
 from sklearn.svm import SVC
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _args import OneLineParser  # noqa: E402
 from _profile import COUNTS, PARTS, profiled  # noqa: E402
 
 import dank_fast  # noqa: E402
@@ -71,7 +72,7 @@ DEFAULT_SETS = ("heart", "sonar", "monks1", "spect", "fertility", "wine", "diabe
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+    p = OneLineParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--datasets", nargs="+", default=list(DEFAULT_SETS))
     p.add_argument("--data-dir", default=None, help="default: as dank-reproduce finds it")

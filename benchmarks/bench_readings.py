@@ -14,9 +14,9 @@ Usage: ``python benchmarks/bench_readings.py [--splits 0] [--results PATH] [--da
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
+import sys
 import time
 from collections import defaultdict
 
@@ -26,9 +26,12 @@ from verification.study.experiments import readings
 from verification.study.experiments.data import CLASSIFICATION, load_dataset, resolve_data_dir
 from verification.study.experiments.protocol import Cell, Protocol
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the sibling _args.py
+from _args import OneLineParser  # noqa: E402
+
 
 def _parse(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = OneLineParser(description=__doc__.splitlines()[0])
     p.add_argument("--splits", default="0", help="comma-separated split indices")
     p.add_argument("--results", default="reproduction/full/results.json",
                    help="results.json whose default cells give the parameters")

@@ -33,6 +33,9 @@ from collections.abc import Callable
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the sibling _args.py
+from _args import OneLineParser  # noqa: E402
+
 TARGET_GAP = 1e-10
 TARGETS = {("P1", 100): 5.0, ("P1", 200): 30.0, ("P2", 100): 10.0, ("P3", 100): 10.0}
 BEGIN, END = "<!-- bench_ref:begin -->", "<!-- bench_ref:end -->"
@@ -214,7 +217,7 @@ def write_readme(path: str, lines: list[str], begin: str = BEGIN, end: str = END
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description="Time dank_ref over families of P1/P2/P3 instances "
+    p = OneLineParser(description="Time dank_ref over families of P1/P2/P3 instances "
                                 "(certified rel. gap <= 1e-10), per conic solver.")
     p.add_argument("--problems", nargs="+", default=["P1", "P2", "P3"])
     p.add_argument("--families", nargs="+", default=None, choices=sorted(FAMILIES))

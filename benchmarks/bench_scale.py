@@ -43,7 +43,6 @@ set's recipes at other sizes, without any solve. Results: one JSON line per row 
 
 from __future__ import annotations
 
-import argparse
 import concurrent.futures as cf
 import json
 import multiprocessing as mp
@@ -54,6 +53,9 @@ import tempfile
 import time
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the sibling _args.py
+from _args import OneLineParser  # noqa: E402
 
 
 def _mem() -> dict:
@@ -219,7 +221,7 @@ def main(argv=None) -> int:
     from verification.conformance.large import recipe, specs, write_large
     from verification.formats import save_instance
 
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = OneLineParser(description=__doc__.split("\n")[0])
     ap.add_argument("--case", nargs="*", default=[], help="large-set ids (default: none)")
     ap.add_argument("--broken", action="store_true", help="also the broken solutions")
     ap.add_argument("--tol", type=float, default=1e-6, help="dank_fast's tol (default 1e-6)")

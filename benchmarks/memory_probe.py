@@ -17,7 +17,6 @@ It uses the public API only, so the same script measures any checkout (``--repo`
 
 from __future__ import annotations
 
-import argparse
 import gc
 import importlib
 import os
@@ -27,13 +26,14 @@ from pathlib import Path
 
 import numpy as np
 import psutil
+from _args import OneLineParser
 from _held import held_bytes
 from _peak import GB, TreePeak
 from sklearn.datasets import make_classification
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = OneLineParser(description=__doc__.splitlines()[0])
     p.add_argument("--n", type=int, default=50_000, help="training points (default 50,000)")
     p.add_argument("--v", type=int, default=None, help="clusters (default n / 2,324)")
     p.add_argument("--label", default="this checkout", help="first column of the row")

@@ -34,7 +34,6 @@ mutants that already have a result are not re-run unless named with ``--names``.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -45,6 +44,9 @@ import sys
 import tomllib
 from collections import Counter
 from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the sibling _args.py
+from _args import OneLineParser  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("dank_fast", "dank_ref", "verification")
@@ -261,7 +263,7 @@ def cmd_list(args) -> int:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = OneLineParser(description=__doc__.split("\n")[0])
     ap.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR)
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("list")

@@ -47,13 +47,22 @@ def test_benchmark_scripts_refuse_bad_arguments(script, argv, message, capsys):
         _script(script).parse_args(argv)
     err = capsys.readouterr().err
     assert exc.value.code == 2 and message in err
-    if script in ONE_LINE:
-        assert len(err.strip().splitlines()) == 1, err
+    assert len(err.strip().splitlines()) == 1, err
 
 
-#: the scripts whose refusals are one line (benchmarks/_args.py); the others print argparse's
-#: usage block first
-ONE_LINE = {"bench_load", "bench_large", "bench_distribution"}
+#: every command-line script of benchmarks/ (each parses with benchmarks/_args.py)
+SCRIPTS = sorted(p.stem for p in (ROOT / "benchmarks").glob("*.py") if not p.stem.startswith("_"))
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_every_benchmark_script_refuses_an_unknown_option_in_one_line(script):
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / f"{script}.py"),
+                          "--no-such-option"], capture_output=True, text=True, timeout=120)
+    err = out.stderr.strip().splitlines()
+    assert out.returncode == 2 and len(err) == 1 and "error:" in err[0], out.stderr
 
 
 @pytest.mark.parametrize("script, argv", [

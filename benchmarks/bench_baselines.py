@@ -66,6 +66,7 @@ def main(argv=None) -> int:
     p.add_argument("--splits", type=int, default=1)
     p.add_argument("--json", default=None)
     a = p.parse_args(argv)
+    p.output("--json", a.json)
     proto, data_dir = Protocol(), resolve_data_dir(None)
     rows = []
     with threadpool_limits(limits=1):

@@ -120,8 +120,7 @@ def parse_args(argv=None):
         p.error(f"--max-n must be at least 20, got {args.max_n}")
     if args.seed is not None and not 0 <= args.seed < 2**63:
         p.error(f"--seed must be in [0, 2**63), got {args.seed}")
-    if not os.path.isdir(os.path.dirname(os.path.abspath(args.out))):
-        p.error(f"--out: directory of {args.out!r} does not exist")
+    p.output("--out", args.out)
     if args.blas_threads and threadpoolctl is None:
         p.error("--blas-threads needs threadpoolctl")
     return args

@@ -147,8 +147,7 @@ def parse_args(argv=None):
     limits = (args.max_time, args.ws_max_time, args.accelerated_max_time)
     if not args.tau >= 0 or not args.tol > 0 or not all(t >= 0 for t in limits):
         p.error("--tol must be positive, --tau and the time limits >= 0")
-    if args.json and not os.path.isdir(os.path.dirname(os.path.abspath(args.json))):
-        p.error(f"--json: directory of {args.json!r} does not exist")
+    p.output("--json", args.json)
     if args.quick:
         args.sizes, args.repeat, args.small_eta_sizes = [1000], 1, []
         args.accelerated_sizes, args.ovo_sizes, args.ovo_jobs = [1000], [1000], [1]

@@ -88,8 +88,7 @@ def parse_args(argv=None):
                    "time by part of the fits to its summary")
     p.add_argument("--json", default=None, help="write every grid point to this file")
     args = p.parse_args(argv)
-    if args.json and not os.path.isdir(os.path.dirname(os.path.abspath(args.json))):
-        p.error(f"--json: directory of {args.json!r} does not exist")
+    p.output("--json", args.json)
     from verification.study.experiments.data import CLASSIFICATION  # start-up: the package's CLI
 
     unknown = [d for d in args.datasets if d not in CLASSIFICATION]

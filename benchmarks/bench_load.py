@@ -158,8 +158,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="where to write the rows (default: benchmarks/results/load.json)")
     p.add_argument("--one", choices=CASES, help=argparse.SUPPRESS)  # the child process
     a = p.parse_args(argv)
-    if not Path(a.json).resolve().parent.is_dir():
-        p.error(f"--json: the directory of {a.json} does not exist")
+    p.output("--json", a.json)
     return a
 
 

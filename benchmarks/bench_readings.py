@@ -29,14 +29,30 @@ from verification.study.experiments.protocol import Cell, Protocol
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the sibling _args.py
 from _args import OneLineParser  # noqa: E402
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
 
 def _parse(argv=None):
     p = OneLineParser(description=__doc__.splitlines()[0])
     p.add_argument("--splits", default="0", help="comma-separated split indices")
-    p.add_argument("--results", default="reproduction/full/results.json",
-                   help="results.json whose default cells give the parameters")
+    p.add_argument("--results", default=os.path.join(ROOT, "reproduction", "full", "results.json"),
+                   help="results.json whose default cells give the parameters (default: the "
+                   "checkout's reproduction/full/results.json)")
     p.add_argument("--data-dir", default=None)
-    return p.parse_args(argv)
+    a = p.parse_args(argv)
+    p.input("--results", a.results)
+    try:
+        a.splits = [int(s) for s in a.splits.split(",")]
+    except ValueError:
+        p.error(f"--splits: comma-separated split indices expected, got {a.splits!r}")
+    if any(s < 0 for s in a.splits):
+        p.error(f"--splits: indices must be >= 0, got {a.splits}")
+    try:
+        with open(a.results) as fh:
+            a.cells = json.load(fh)["cells"]
+    except (ValueError, KeyError, TypeError) as exc:
+        p.error(f"--results: {a.results!r} is not a results.json with cells ({exc})")
+    return a
 
 
 def run(splits, cells: dict, data_dir) -> dict:
@@ -60,9 +76,7 @@ def run(splits, cells: dict, data_dir) -> dict:
 
 def main(argv=None) -> int:
     a = _parse(argv)
-    splits = [int(s) for s in a.splits.split(",")]
-    with open(a.results) as fh:
-        cells = json.load(fh)["cells"]
+    splits, cells = a.splits, a.cells
     load0 = os.getloadavg()
     cost = run(splits, cells, resolve_data_dir(a.data_dir))
     print(f"splits {splits}; load average before {load0[0]:.1f}, after {os.getloadavg()[0]:.1f}")

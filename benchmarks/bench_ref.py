@@ -240,6 +240,9 @@ def main(argv=None) -> int:
     p.add_argument("--render", default=None,
                    help="print (and --readme/--notes) the tables of this JSON, no solve")
     a = p.parse_args(argv)
+    p.output("--json", a.json)
+    for flag in ("--before", "--readme", "--notes", "--render"):
+        p.input(flag, getattr(a, flag[2:]))
     if a.render:
         with open(a.render) as f:
             data = json.load(f)

@@ -231,6 +231,7 @@ def main(argv=None) -> int:
     ap.add_argument("--p3", nargs="*", default=[], help="n:clusters")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
+    ap.output("--out", args.out)
     tmp = tempfile.mkdtemp(prefix="bench_scale_")
     rows = []
 

@@ -109,8 +109,7 @@ def parse_args(argv=None):
             p.error(f"--{name.replace('_', '-')} must be >= 0, got {v}")
     if args.blas_threads is not None and args.blas_threads < 1:
         p.error(f"--blas-threads must be at least 1, got {args.blas_threads}")
-    if args.json and not os.path.isdir(os.path.dirname(os.path.abspath(args.json))):
-        p.error(f"--json: directory of {args.json!r} does not exist")
+    p.output("--json", args.json)
     return args
 
 

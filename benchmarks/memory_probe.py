@@ -42,6 +42,8 @@ def main(argv=None) -> int:
     p.add_argument("--repo", default=str(Path(__file__).resolve().parents[1]),
                    help="checkout whose dank_fast is measured (default: this one)")
     a = p.parse_args(argv)
+    if not os.path.isfile(os.path.join(a.repo, "dank_fast", "__init__.py")):
+        p.error(f"--repo: {a.repo!r} holds no dank_fast package")
     sys.path.insert(0, a.repo)
     DANKClassifier = importlib.import_module("dank_fast").DANKClassifier
     v = a.v or max(1, round(a.n / 2324))

@@ -54,15 +54,36 @@ def test_benchmark_scripts_refuse_bad_arguments(script, argv, message, capsys):
 SCRIPTS = sorted(p.stem for p in (ROOT / "benchmarks").glob("*.py") if not p.stem.startswith("_"))
 
 
-@pytest.mark.parametrize("script", SCRIPTS)
-def test_every_benchmark_script_refuses_an_unknown_option_in_one_line(script):
+def _run(script: str, *argv: str):
     import subprocess
     import sys
 
-    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / f"{script}.py"),
-                          "--no-such-option"], capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, str(ROOT / "benchmarks" / f"{script}.py"), *argv],
+                          capture_output=True, text=True, timeout=120, cwd="/")
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_every_benchmark_script_refuses_an_unknown_option_in_one_line(script):
+    out = _run(script, "--no-such-option")
     err = out.stderr.strip().splitlines()
     assert out.returncode == 2 and len(err) == 1 and "error:" in err[0], out.stderr
+
+
+@pytest.mark.parametrize("script, argv, message", [
+    ("bench_ref", ["--json", "/nonexistent-dir/x.json"], "does not exist"),
+    ("bench_ref", ["--render", "/nonexistent.json"], "is not a file"),
+    ("bench_scale", ["--out", "/nonexistent-dir/x.json"], "does not exist"),
+    ("bench_baselines", ["--json", "/nonexistent-dir/x.json"], "does not exist"),
+    ("bench_readings", ["--results", "/nonexistent.json"], "is not a file"),
+    ("bench_readings", ["--splits", "x"], "split indices expected"),
+    ("memory_probe", ["--repo", "/nonexistent"], "holds no dank_fast package"),
+])
+def test_benchmark_scripts_refuse_bad_files_before_running(script, argv, message):
+    """A file a run would read or write is checked first: exit 2, one line (from any
+    directory: a default path is the checkout's)."""
+    out = _run(script, *argv)
+    err = out.stderr.strip().splitlines()
+    assert out.returncode == 2 and len(err) == 1 and message in err[0], out.stderr
 
 
 @pytest.mark.parametrize("script, argv", [

@@ -51,7 +51,8 @@ def lowrank_solve(problem, ev, free: np.ndarray
     if L2 is None:
         return None
     c = 1.0 / (4.0 * problem.eta)
-    d = problem.d_of(ev.z)[dix]
+    d_all = problem.d_of(ev.z)
+    d = d_all[dix]
     trE, trE2 = float(pk.residual[dix].sum()), float(pk2.residual[dix].sum())
     if low:
         UF = F.U[dix]
@@ -63,7 +64,7 @@ def lowrank_solve(problem, ev, free: np.ndarray
         rho = trE + 2.0 * c * float(np.max(d * d)) * trE2
     Z = np.hstack(parts)
     Z *= sv[:, None]
-    diag = c * correction_diagonal(problem, ev, problem.d_of(ev.z), dix) + max(rho, 0.0)
+    diag = c * correction_diagonal(problem, ev, d_all, dix) + max(rho, 0.0)
     diag += 1e-12 * max(1.0, float(np.max(diag + np.einsum("ij,ij->i", Z, Z))))
     if not np.all(diag > 0.0):
         return None

@@ -1,6 +1,8 @@
 """Projected Newton ascent on the free set (active-set Newton), for fast high accuracy.
 
-Not in the paper. Each iteration (Bertsekas' projected Newton with an equality constraint):
+Not in the paper. It starts from the given start ``z0`` or, where that provably raises ``h``,
+from a point of its ray ``{s z0 : 0 < s < 1}`` (:func:`_ray_start`, docs/MATH.md section 5.4).
+Each iteration (Bertsekas' projected Newton with an equality constraint):
 
 1. the multiplier ``lam`` of ``y'a = 0`` from the free coordinates (:func:`_multiplier`), and
    the binding set: the bounds the reduced gradient ``g - lam y`` pushes against;
@@ -29,6 +31,7 @@ import time
 import warnings
 
 import numpy as np
+from scipy.optimize import brentq
 
 from ._accelerated import accelerated
 from ._factor import Model
@@ -58,6 +61,37 @@ def _multiplier(z: np.ndarray, g: np.ndarray, y: np.ndarray, C, margin) -> float
     if not np.all(keeps_above):
         ends.append(float(b[~keeps_above].min()))
     return float(np.mean(ends)) if ends else 0.0
+
+
+def _ray_start(problem, z: np.ndarray) -> np.ndarray:
+    """``s z`` for the maximiser ``s`` in ``(0, 1)`` of ``phi(s) = s lin - eta (2 s^2 q + s^4 G
+    - tau s^2 T)`` (``q = 1'Gamma 1``, ``G = ||Gamma||_F^2``, ``T = tr Gamma`` at ``z``), which
+    is ``h(s z) - eta tau n`` up to a term in ``[-eta N tau^2 / 4, 0]`` (docs/MATH.md section
+    5.4), where its gain over ``z`` exceeds that term and the round-off: then ``h(s z) >
+    h(z)``; else ``z``. Feasible: ``d`` and ``lin`` are linear in ``z``, and the constraints
+    keep every ``s z``. One pass over ``K[S][:, S]``
+    (:meth:`dank_fast.inner.KernelData.gamma_sums`), no evaluation."""
+    d = problem.d_of(z)
+    S = np.flatnonzero(d)
+    lin, eta, tau = problem.lin(z), problem.eta, problem.tau
+    if S.size == 0 or not lin > 0.0:
+        return z
+    quad, sq, tr, _ = problem.kd.gamma_sums(S, d[S])
+    c = 1.0 / (4.0 * eta)
+    q, G, T = quad * c, sq * c * c, tr * c
+
+    def phi(s: float) -> float:
+        return s * lin - eta * (2.0 * s * s * q + s**4 * G - tau * s * s * T)
+
+    def slope(s: float) -> float:  # concave in s >= 0, lin > 0 at 0: one root in (0, 1)
+        return lin - eta * (4.0 * s * q + 4.0 * s**3 * G - 2.0 * tau * s * T)
+
+    if not (np.isfinite(slope(1.0)) and slope(1.0) < 0.0):
+        return z
+    s = brentq(slope, 0.0, 1.0)
+    bound = eta * (S.size + 1) * (0.5 * tau) ** 2
+    roundoff = 64.0 * float(np.finfo(float).eps) * (lin + eta * (2.0 * q + G + tau * T))
+    return s * z if phi(s) - phi(1.0) > bound + roundoff else z
 
 
 def _direction(problem, z, ev):
@@ -220,7 +254,7 @@ def newton(
     """
     t_start = time.perf_counter()
     if start is None:
-        z = problem.start(alpha0)
+        z = _ray_start(problem, problem.start(alpha0))
         ev = problem.evaluate(z)
     else:
         z, ev = start.z, start

@@ -260,7 +260,8 @@ def solve_svr(
         5000) and the paper's methods (default 2000).
     alpha0 : array_like of shape (n,) or (2n,), optional
         Warm start: ``d`` (split as ``ah = max(d, 0)``, ``ac = max(-d, 0)``) or ``[ah; ac]``;
-        projected onto the feasible set.
+        projected onto the feasible set. Newton starts from it or, where that has a higher
+        ``h``, from a point of its ray (docs/MATH.md section 5.4).
 
     Returns
     -------

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dank_fast import compute_kernel, solve_svm, solve_svr, svm_certificate
+from dank_fast import compute_kernel, solve_svm, solve_svr, svm_certificate, svr_certificate
 from dank_fast.svr import SVRProblem
 
 
@@ -263,3 +263,42 @@ def test_newton_certifies_from_any_start_without_fallback(seed, n, dup, sigma, C
     assert res.status == "converged", res.message
     assert res.lower <= ref.upper + 1e-9 * abs(ref.upper)
     assert ref.lower <= res.upper + 1e-9 * abs(res.upper)
+
+
+@settings(max_examples=40, deadline=None, derandomize=os.environ.get("DANK_EXPLORE") != "1",
+          suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(30, 90),
+       sigma=st.sampled_from([0.1, 1.0, 10.0]), C=st.sampled_from([0.1, 2.0, 50.0]),
+       tau=st.sampled_from([0.0, 0.01, 1.0, 10.0]), eta_factor=st.sampled_from([1e-3, 0.03, 1.0]),
+       svr=st.booleans())
+def test_newton_starts_no_lower_than_its_start(seed, n, sigma, C, tau, eta_factor, svr):
+    """Newton's first point (``history["h"][0]``: the given start or a point of its ray,
+    docs/MATH.md section 5.4) has an ``h`` at least that of the start it is given, certified
+    from scratch (the plain SVM's or SVR's dual, for ``eta`` down to a thousandth of the
+    paper's rule, where the ray moves the start furthest)."""
+    from dank_fast._libsvm import plain_svr, svc_dual
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    K = compute_kernel(X, sigma=sigma)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # one Newton step: not certified
+        if svr:
+            y = X[:, 0] + 0.3 * rng.normal(size=n)
+            m = plain_svr(K, y, C, 0.1)
+            d = np.zeros(n)
+            d[m.support_] = m.dual_coef_.ravel()
+            ah, ac = np.maximum(d, 0.0), np.maximum(-d, 0.0)
+            eta = max(eta_factor * float(d @ d), 1e-6)
+            res = solve_svr(K, y, C=C, epsilon=0.1, eta=eta, tau=tau,
+                            alpha0=np.concatenate([ah, ac]), max_iter=1, fallback_iter=0)
+            given_h = svr_certificate(K, y, ah, ac, C=C, epsilon=0.1, eta=eta, tau=tau).lower
+        else:
+            y = np.where(X[:, 0] + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)
+            if abs(y.sum()) == n:
+                y[0] = -y[0]
+            a = svc_dual(K, y, C)
+            eta = max(eta_factor * float(a @ a), 1e-6)
+            res = solve_svm(K, y, C=C, eta=eta, tau=tau, alpha0=a, max_iter=1, fallback_iter=0)
+            given_h = svm_certificate(K, y, a, C=C, eta=eta, tau=tau, route="dense").lower
+    assert res.history["h"][0] >= given_h - 1e-9 * (abs(given_h) + 1.0)

@@ -15,8 +15,13 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
     def output(self, flag: str, path: str | None) -> None:
-        """Refuse ``path`` (the value of ``flag``) when its directory does not exist."""
-        if path is not None and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+        """Refuse ``path`` (the value of ``flag``) when it is a directory or its directory
+        does not exist."""
+        if path is None:
+            return
+        if os.path.isdir(path):
+            self.error(f"{flag}: {path!r} is a directory, not a file")
+        if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
             self.error(f"{flag}: directory of {path!r} does not exist")
 
     def input(self, flag: str, path: str | None) -> None:

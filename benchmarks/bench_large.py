@@ -514,6 +514,7 @@ def main(argv=None) -> int:
         update_readme(memory_table(synth), stored["environment"], synth,
                       marker="bench_large_memory")
         return 0
+    p.output("--json", a.json)
     ddir = data_dir(a.data_dir)
     rows = []
     for name in a.datasets:
@@ -538,7 +539,6 @@ def main(argv=None) -> int:
     synth = [r for r in rows if r["dataset"] in SYNTHETIC]
     md, md_mem = table(real), memory_table(synth)
     print(md, md_mem, sep="\n\n")
-    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"environment": env, "quick": a.quick, "seed": a.seed,
                                "extension": a.extension, "rows": rows}, indent=1))
     log(f"wrote {out}")

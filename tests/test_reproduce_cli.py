@@ -49,6 +49,15 @@ def test_bad_arguments_exit_2(tmp_path, capsys, args, msg):
     assert msg in capsys.readouterr().err
 
 
+def test_out_that_cannot_be_a_directory_exits_2(tmp_path, capsys):
+    """An ``--out`` under a file is refused in one line before any data is loaded."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    assert main(["--out", str(blocker / "o"), "--data-dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--out" in err[0] and "cannot be made a directory" in err[0]
+
+
 SMOKE = ["--sets", "fertility", "--reg-sets", "pyrim", "--splits", "2", "--grid-exponents=-1,1",
          "--conv-iters", "20"]
 

@@ -278,7 +278,10 @@ def run_reproduction(a, command: str = "dank-reproduce") -> int:
     t_conv = a.conv_iters if a.conv_iters is not None else (2000 if full else 500)
     data_dir = resolve_data_dir(a.data_dir)
     out = Path(a.out)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"--out {a.out}: cannot be made a directory ({exc.strerror})") from None
     t0 = time.perf_counter()
     datasets = {}
     for name in (*cls_sets, *reg_sets):  # load everything first: a missing file fails early

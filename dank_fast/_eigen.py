@@ -166,13 +166,19 @@ def _krylov_round(red: Reduced, X: np.ndarray, t: float, g_frob2: float, g_trace
 
 def _orthogonal_part(basis: np.ndarray, B: np.ndarray) -> np.ndarray:
     """An orthonormal basis of the part of ``span(B)`` orthogonal to the orthonormal ``basis``
-    (classical Gram-Schmidt twice, then pivoted QR; columns that were (nearly) in ``span(basis)``
-    are dropped), at most ``N - width`` columns: the bound needs an orthonormal block."""
+    (classical Gram-Schmidt twice, then pivoted QR), at most ``N - width`` columns: the bound
+    needs an orthonormal block.
+
+    Columns whose remainder is below ``gamma_N`` times ``B``'s largest column are dropped:
+    that is the rounding of the products with ``M`` (inner dimension ``N``) that formed them,
+    so they carry no direction. Anything above it is kept: the remainder of ``M`` times a
+    nearly invariant block is the Ritz residual itself, and dropping it would floor the
+    accuracy of ``F^`` (and of the gradient Newton steps on) above the rounding level."""
     scale = float(np.max(np.linalg.norm(B, axis=0), initial=0.0))
     for _ in range(2):
         B = B - basis @ (basis.T @ B)
     Q, R, _ = qr(B, mode="economic", pivoting=True, check_finite=False)
-    rank = int(np.count_nonzero(np.abs(np.diag(R)) > 1e-10 * scale))
+    rank = int(np.count_nonzero(np.abs(np.diag(R)) > gamma(basis.shape[0]) * scale))
     Q = Q[:, : min(rank, basis.shape[0] - basis.shape[1])]
     return Q - basis @ (basis.T @ Q)
 

@@ -22,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._cost import BLOCK_BYTES, DENSE_KERNEL_BYTES
 from ._estimator_base import KernelEstimatorMixin, fit_problems, sample_boxes
 from ._kernel_validation import check_kernel_matrix, refuse_non_numeric_kernel
+from ._multiclass import binary_problems, combined_decisions, predicted_indices, svc_layout
 from ._probability import cross_val_decisions, fit_sigmoids, probabilities
 from ._routes import (
     DECOMPOSITION_METHODS,
@@ -30,7 +31,7 @@ from ._routes import (
     TrainingData,
     choose_route,
 )
-from ._sklearn_compat import Interval, StrOptions, fit_context, ovo_decision_function
+from ._sklearn_compat import Interval, StrOptions, fit_context
 from ._threads import blas_threads
 from .extension import match_from_distances
 from .kernels import KERNELS, kernel_params
@@ -408,24 +409,8 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def _problems(self, y_enc: np.ndarray, n_classes: int, box=None):
         """Binary problems: (class pair, sample indices, labels in {-1, +1}); the samples of
-        box 0 (weight 0) take part in none, as in libsvm."""
-        live = np.ones(y_enc.size, dtype=bool) if box is None else box > 0
-        if n_classes == 2:
-            pairs = [((0, 1), live)]
-        elif self.multi_class == "ovo":
-            pairs = [((i, j), live & ((y_enc == i) | (y_enc == j)))
-                     for i in range(n_classes) for j in range(i + 1, n_classes)]
-        else:
-            pairs = [((-1, k), live) for k in range(n_classes)]
-        for pair, mask in pairs:
-            idx = np.flatnonzero(mask)
-            yb = np.where(y_enc[idx] == pair[1], 1.0, -1.0)
-            if np.all(yb == yb[:1]):
-                raise ValueError(
-                    f"the binary problem {pair} has samples of one class only once the samples "
-                    "of weight zero are removed (sample_weight or class_weight); every problem "
-                    "needs both of its classes")
-            yield pair, idx, yb
+        box 0 (weight 0) take part in none, as in libsvm (:func:`._multiclass.binary_problems`)."""
+        return binary_problems(y_enc, n_classes, self.multi_class, box)
 
     # ---------------------------------------------------------------------- fit
     @fit_context
@@ -581,28 +566,14 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
     def _store_svc_layout(self, X, y_enc, n_classes: int) -> None:
         """``support_``, ``support_vectors_``, ``n_support_``, ``dual_coef_``, ``intercept_``
         in :class:`sklearn.svm.SVC`'s layout (class docstring) from the problems' ones."""
-        sv = np.unique(np.concatenate(self.problem_support_)).astype(np.int32)
-        sv = sv[np.lexsort((sv, y_enc[sv]))]  # grouped by class, ascending within one
-        where = np.full(y_enc.size, -1, dtype=np.intp)
-        where[sv] = np.arange(sv.size)
-        ovr = n_classes > 2 and self.multi_class == "ovr"
-        rows = n_classes if ovr else n_classes - 1
-        dual = np.zeros((rows, sv.size))
-        sign = 1.0 if n_classes == 2 or ovr else -1.0  # SVC's pairs: positive for class i
-        for p, (pair, S, coef) in enumerate(zip(self.problem_classes_, self.problem_support_,
-                                                self.problem_dual_coef_, strict=True)):
-            if n_classes == 2 or ovr:
-                dual[p, where[S]] = coef
-                continue
-            i, j = pair
-            first = y_enc[S] == i
-            dual[j - 1, where[S[first]]] = -coef[first]
-            dual[i, where[S[~first]]] = -coef[~first]
-        self.support_ = sv
-        self.support_vectors_ = (np.empty((0, 0)) if self._precomputed else X[sv])
-        self.n_support_ = np.bincount(y_enc[sv], minlength=n_classes).astype(np.int32)
-        self.dual_coef_ = dual
-        self.intercept_ = sign * self.problem_intercept_
+        layout = svc_layout(y_enc, n_classes, self.multi_class, self.problem_classes_,
+                            self.problem_support_, self.problem_dual_coef_,
+                            self.problem_intercept_)
+        self.support_ = layout.support
+        self.support_vectors_ = (np.empty((0, 0)) if self._precomputed else X[layout.support])
+        self.n_support_ = layout.n_support
+        self.dual_coef_ = layout.dual_coef
+        self.intercept_ = layout.intercept
 
     @property
     def F_rows_(self):
@@ -703,14 +674,8 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         With ``extension="paper"`` the value for a point depends on the other
         points of ``X`` (see the ``extension`` parameter).
         """
-        dec = self._problem_decisions(X)
-        if dec.shape[1] == 1:
-            return dec[:, 0]
-        if self.multi_class == "ovr":
-            return dec
-        if self.decision_function_shape == "ovo":
-            return -dec  # SVC's sign: positive for the first class of the pair
-        return ovo_decision_function((dec > 0).astype(np.intp), dec, self.classes_.size)
+        return combined_decisions(self._problem_decisions(X), self.classes_.size,
+                                  self.multi_class, self.decision_function_shape)
 
     def pairwise_decision_function(self, X):
         """Raw decision values of every binary problem.
@@ -750,16 +715,8 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         if self.break_ties and self.decision_function_shape == "ovo":
             raise ValueError("break_ties must be False when decision_function_shape is 'ovo'")
         dec = self._problem_decisions(X)
-        if dec.shape[1] == 1:
-            return self.classes_[(dec[:, 0] > 0).astype(np.intp)]
-        if self.multi_class == "ovr":
-            return self.classes_[np.argmax(dec, axis=1)]
-        k = self.classes_.size
-        if self.break_ties:
-            return self.classes_[np.argmax(ovo_decision_function(
-                (dec > 0).astype(np.intp), dec, k), axis=1)]
-        votes = ovo_decision_function((dec > 0).astype(np.intp), np.zeros_like(dec), k)
-        return self.classes_[np.argmax(votes, axis=1)]  # votes only: the first of a tie
+        return self.classes_[predicted_indices(dec, self.classes_.size, self.multi_class,
+                                               self.break_ties)]
 
     def _check_proba(self) -> bool:
         if not self.probability:

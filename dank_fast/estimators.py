@@ -13,13 +13,13 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._cost import BLOCK_BYTES, DENSE_KERNEL_BYTES
+from ._decisions import MATCH_BYTES, decide, problem_decisions
 from ._estimator_base import KernelEstimatorMixin, fit_problems, sample_boxes
 from ._kernel_validation import check_kernel_matrix, refuse_non_numeric_kernel
 from ._multiclass import binary_problems, combined_decisions, predicted_indices, svc_layout
@@ -33,7 +33,6 @@ from ._routes import (
 )
 from ._sklearn_compat import Interval, StrOptions, fit_context
 from ._threads import blas_threads
-from .extension import match_from_distances
 from .kernels import KERNELS, kernel_params
 from .svm import METHODS
 
@@ -595,58 +594,17 @@ class DANKClassifier(KernelEstimatorMixin, ClassifierMixin, BaseEstimator):
         return self._kernel(self.X_fit_[idx[rows]], self.X_fit_[idx[cols]])
 
     def _problem_decisions(self, X) -> np.ndarray:
-        """Decision values of every binary problem, shape (n_test, n_problems)."""
+        """Decision values of every binary problem, shape (n_test, n_problems)
+        (:func:`._decisions.problem_decisions` on the validated ``X``)."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
-        out = np.empty((X.shape[0], len(self.models_)))
-        for p, (idx, model) in enumerate(zip(self.problem_indices_, self.models_, strict=True)):
-            if model.kind == "decomposed":
-                assign = np.argmin(euclidean_distances(X, model.centers), axis=1)
-                for c in np.unique(assign):
-                    te = np.flatnonzero(assign == c)
-                    tr = np.flatnonzero(model.labels == c)
-                    out[te, p] = self._decide(X[te], idx, model, tr)
-            else:
-                out[:, p] = self._decide(X, idx, model, np.arange(idx.size))
-        return out
+        return problem_decisions(self, X)
 
-    def _decide(self, X, idx, model, pool, match_bytes: int = 1 << 29,
+    def _decide(self, X, idx, model, pool, match_bytes: int = MATCH_BYTES,
                 block_bytes: int = BLOCK_BYTES) -> np.ndarray:
-        """``f(x') = sum_{i in S} d_i F[i, j*] k(x_i, x') + b`` with ``j*`` matched in ``pool``.
-
-        Matching: ``extension="nearest"`` in chunks; ``"paper"`` ranks the test points of a
-        batch, the whole ``X`` whenever its ``|pool| x m`` distances (8 bytes per pair; the
-        ranking adds 4 more) fit in ``match_bytes`` (512 MiB), else consecutive batches that do.
-        The batch is part of the paper's match (a point's prediction depends on the batch it is
-        ranked in), so it is an option of the scheme, not a memory knob. The decision values are
-        then summed in chunks whose kernel and ``F`` blocks (``|S| x chunk`` each) fit in
-        ``block_bytes`` (the shared budget :data:`dank_fast._cost.BLOCK_BYTES`).
-        """
-        S = model.support[np.isin(model.support, pool)] if model.kind == "decomposed" else (
-            model.support)
-        dual = model.dual_of(S)
-        m = X.shape[0]
-        out = np.full(m, model.bias)
-        if S.size == 0 or m == 0:
-            return out
-        match = np.empty(m, dtype=np.intp)
-        batch = max(1, match_bytes // (8 * pool.size))
-        for lo in range(0, m, batch):
-            Xb = X[lo:lo + batch]
-            if self._precomputed:
-                # kernel-induced distance with k(x'_j, x'_j) replaced by a constant
-                D = np.diag(self.X_fit_)[idx[pool]][:, None] - 2.0 * Xb[:, idx[pool]].T
-            else:
-                D = euclidean_distances(self.X_fit_[idx[pool]], Xb)
-            match[lo:lo + batch] = pool[match_from_distances(D, self.extension, block_bytes)]
-            del D
-        chunk = max(1, block_bytes // (16 * S.size))
-        for lo in range(0, m, chunk):
-            Xb = X[lo:lo + chunk]
-            K_S = Xb[:, idx[S]].T if self._precomputed else self._kernel(self.X_fit_[idx[S]], Xb)
-            F_S = model.F_cols(self, idx, match[lo:lo + chunk], S)
-            out[lo:lo + chunk] += np.einsum("i,ij,ij->j", dual, F_S, K_S)
-        return out
+        """``f(x')`` of one problem with ``j*`` matched in ``pool``, in batches of
+        ``match_bytes`` and chunks of ``block_bytes`` (:func:`._decisions.decide`)."""
+        return decide(self, X, idx, model, pool, match_bytes, block_bytes)
 
     def decision_function(self, X):
         """Decision values with the out-of-sample extension (Section 2.3).

@@ -18,11 +18,7 @@ from ._cost import BLOCK_BYTES
 from ._routes import BinaryModel
 from .extension import match_from_distances
 
-__all__ = ["MATCH_BYTES", "decide", "problem_decisions"]
-
-#: bytes of training-to-test distances matched at once (512 MiB): a batch of ``"paper"``'s
-#: reciprocal ranks is the whole test set whenever its distances fit
-MATCH_BYTES = 1 << 29
+__all__ = ["decide", "problem_decisions"]
 
 
 def problem_decisions(est, X: np.ndarray) -> np.ndarray:
@@ -55,7 +51,7 @@ def problem_decisions(est, X: np.ndarray) -> np.ndarray:
 
 
 def decide(est, X: np.ndarray, idx: np.ndarray, model: BinaryModel, pool: np.ndarray,
-           match_bytes: int = MATCH_BYTES, block_bytes: int = BLOCK_BYTES) -> np.ndarray:
+           match_bytes: int = 1 << 29, block_bytes: int = BLOCK_BYTES) -> np.ndarray:
     """``f(x') = sum_{i in S} d_i F[i, j*] k(x_i, x') + b`` with ``j*`` matched in ``pool``.
 
     Matching: ``extension="nearest"`` in chunks; ``"paper"`` ranks the test points of a
@@ -78,7 +74,7 @@ def decide(est, X: np.ndarray, idx: np.ndarray, model: BinaryModel, pool: np.nda
         The problem's prediction model.
     pool : ndarray of int
         Positions (within the problem) of the training points a test point may be matched to.
-    match_bytes : int, default=MATCH_BYTES
+    match_bytes : int, default=1 << 29
         Bytes of distances matched at once (the batch of ``"paper"``'s ranks).
     block_bytes : int, default=BLOCK_BYTES
         Bytes of the kernel and ``F`` blocks of one chunk of the sum.

@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._classifier_fit import ClassifierFitMixin
 from ._cost import BLOCK_BYTES, DENSE_KERNEL_BYTES
-from ._decisions import MATCH_BYTES, decide, problem_decisions
+from ._decisions import decide, problem_decisions
 from ._estimator_base import sample_boxes
 from ._multiclass import combined_decisions, predicted_indices
 from ._probability import probabilities
@@ -453,7 +453,7 @@ class DANKClassifier(ClassifierFitMixin, ClassifierMixin, BaseEstimator):
         X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
         return problem_decisions(self, X)
 
-    def _decide(self, X, idx, model, pool, match_bytes: int = MATCH_BYTES,
+    def _decide(self, X, idx, model, pool, match_bytes: int = 1 << 29,
                 block_bytes: int = BLOCK_BYTES) -> np.ndarray:
         """``f(x')`` of one problem with ``j*`` matched in ``pool``, in batches of
         ``match_bytes`` and chunks of ``block_bytes`` (:func:`._decisions.decide`)."""

@@ -16,11 +16,11 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._classifier_fit import ClassifierFitMixin
 from ._cost import BLOCK_BYTES, DENSE_KERNEL_BYTES
-from ._decisions import decide, problem_decisions
 from ._estimator_base import sample_boxes
-from ._multiclass import combined_decisions, predicted_indices
+from ._estimator_classifier_fit import ClassifierFitMixin
+from ._estimator_decisions import decide, problem_decisions
+from ._estimator_multiclass import combined_decisions, predicted_indices
 from ._probability import probabilities
 from ._sklearn_compat import Interval, StrOptions, fit_context
 from ._threads import blas_threads
@@ -448,7 +448,7 @@ class DANKClassifier(ClassifierFitMixin, ClassifierMixin, BaseEstimator):
 
     def _problem_decisions(self, X) -> np.ndarray:
         """Decision values of every binary problem, shape (n_test, n_problems)
-        (:func:`._decisions.problem_decisions` on the validated ``X``)."""
+        (:func:`._estimator_decisions.problem_decisions` on the validated ``X``)."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
         return problem_decisions(self, X)
@@ -456,7 +456,7 @@ class DANKClassifier(ClassifierFitMixin, ClassifierMixin, BaseEstimator):
     def _decide(self, X, idx, model, pool, match_bytes: int = 1 << 29,
                 block_bytes: int = BLOCK_BYTES) -> np.ndarray:
         """``f(x')`` of one problem with ``j*`` matched in ``pool``, in batches of
-        ``match_bytes`` and chunks of ``block_bytes`` (:func:`._decisions.decide`)."""
+        ``match_bytes`` and chunks of ``block_bytes`` (:func:`._estimator_decisions.decide`)."""
         return decide(self, X, idx, model, pool, match_bytes, block_bytes)
 
     def decision_function(self, X):

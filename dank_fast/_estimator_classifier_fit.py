@@ -4,7 +4,7 @@ training kernel formed once), the fitted attributes in SVC's layout, and Platt's
 
 :class:`ClassifierFitMixin` holds these steps as private methods of the estimator; the
 estimator's ``fit`` calls them in order (validation, weights, problems, probabilities). The
-binary problems and SVC's layout are :mod:`dank_fast._multiclass`'s, the routes
+binary problems and SVC's layout are :mod:`dank_fast._estimator_multiclass`'s, the routes
 :mod:`dank_fast._routes`'s, the parallel solve :func:`dank_fast._estimator_base.fit_problems`.
 """
 
@@ -17,8 +17,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
 from ._estimator_base import KernelEstimatorMixin, fit_problems
+from ._estimator_multiclass import binary_problems, svc_layout
 from ._kernel_validation import check_kernel_matrix, refuse_non_numeric_kernel
-from ._multiclass import binary_problems, svc_layout
 from ._probability import cross_val_decisions, fit_sigmoids
 from ._routes import (
     DECOMPOSITION_METHODS,

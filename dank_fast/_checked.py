@@ -29,7 +29,7 @@ def checked_kernel_data(K, *, check_psd: bool = True) -> CheckedKernel:
 def kernel_data_of(K, check_psd: bool) -> CheckedKernel:
     """The solvers' kernel data of the ``K`` a user passed: checked, unless it is already a
     :class:`CheckedKernel`. A public :class:`KernelData` is checked like an array, with a
-    ``DeprecationWarning`` (it used to skip every check)."""
+    ``DeprecationWarning`` (pass the array itself)."""
     if isinstance(K, CheckedKernel):
         return K
     if isinstance(K, KernelData):

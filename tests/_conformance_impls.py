@@ -8,7 +8,7 @@ import time
 import numpy as np
 from scipy.optimize import minimize
 
-# the two plausible slips of an implementer (issue 16): the sign of Gamma, the threshold tau
+# the two plausible slips of an implementer: the sign of Gamma, the threshold tau
 BREAK = {"gamma_sign": 1.0, "threshold": 0.5}
 
 

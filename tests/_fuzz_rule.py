@@ -210,7 +210,7 @@ def box_rule(C, n: int | None) -> Verdict:
     """``C`` of P1, P2, P3: a scalar ``> 0`` (:func:`scalar_rule`) or a 1-D real array of ``n``
     finite entries ``> 0`` (per-sample boxes, docs/validity.md).  A valid vector is only
     ``unsure`` (an entry point that takes a scalar only may refuse it with a ``TypeError``;
-    dank_fast's solvers and certificates take it since issue 41); a vector of another length
+    dank_fast's solvers and certificates take it); a vector of another length
     or with a bad entry is refused (either type: a ``TypeError`` for a non-numeric array, a
     ``ValueError`` for a wrong length or entry)."""
     if not (isinstance(C, list | tuple) or (isinstance(C, np.ndarray) and C.ndim >= 1)):

@@ -7,8 +7,8 @@ a coin toss. Exploration is a separate, explicit run that draws fresh random exa
     DANK_HYPOTHESIS_PROFILE=explore python -m pytest tests/test_properties.py
 
 (the fuzz tests have their own profiles: ``tests/_fuzz_run.py``). A failure found while
-exploring becomes a regression test (``@example`` or a plain test), as the two found on
-2026-11-22 did (tests/test_ref_certificate.py, tests/test_ref_svr.py).
+exploring becomes a regression test (``@example`` or a plain test), as in
+tests/test_ref_certificate.py and tests/test_ref_svr.py.
 """
 
 from __future__ import annotations

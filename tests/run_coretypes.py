@@ -1,4 +1,4 @@
-"""Run the numerically sensitive tests again under a second OpenBLAS core type (issue 15).
+"""Run the numerically sensitive tests again under a second OpenBLAS core type.
 
 A result that depends on the BLAS kernels (their rounding) must not land: the default test run
 uses the core type OpenBLAS picks on this machine (or ``OPENBLAS_CORETYPE`` if set); this script

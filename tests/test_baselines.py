@@ -1,11 +1,11 @@
-"""The re-run baselines of dank-reproduce (issue 17, item 4): LogDet kernel learning, MLKR
+"""The re-run baselines of dank-reproduce: LogDet kernel learning, MLKR
 Nadaraya-Watson, their cells and the tables (synthetic data, no data files).
 
 What would fail here: a LogDet update that leaves the constraints violated, loses PSD-ness or
 leaves the span of the representer form, that is not ITML for the linear kernel, an
 out-of-sample kernel that disagrees with the training kernel on training points, a wrong MLKR
 gradient, a cell that is not reproducible or escapes the protocol, the table pairing the
-wrong splits, an old results file rendered differently.
+wrong splits, a results file without the baselines rendered differently.
 """
 
 from __future__ import annotations
@@ -216,5 +216,5 @@ def test_ucires_table_pairs_splits_and_renders_paper_beside_ours():
     ours = row["RF"]["test"]
     assert f"{pr['RF'][0]:.1f}±{pr['RF'][1]:.1f} / {ours['mean']:.1f}±{ours['std']:.1f}" in md
     assert "85.6±0.8 / not re-run" in md and "(not re-run)" not in md
-    tb.pop("ucires")  # a results file written before the baselines: the older section
+    tb.pop("ucires")  # a results file without the baselines: each paper value marked "(not re-run)"
     assert "80.6±3.5 (not re-run)" in render_report(dict(res, tables=tb))

@@ -477,12 +477,13 @@ def _svr_point(n=9, seed=5):
     return K, y, ah, ac
 
 
-# regression: the P2 scale mixed units, so the relative gap changed with the units of y
+# the P2 scale is in the units of the objective, so the relative gap does not change with
+# the units of y
 @pytest.mark.parametrize("c", [1e-4, 3.0, 1e5])
 def test_svr_relative_gap_is_unit_independent_in_both_packages(c):
     """y, C, eps -> c y, c C, c eps and eta -> c^2 eta is the same problem (d -> c d, values
-    times c^2): the relative gap must not change (it changed by up to 1/c with the scale
-    max(|d'y|, 1'(ah + ac), C), whose terms are not all in the units of the objective)."""
+    times c^2): the relative gap must not change (a scale such as max(|d'y|, 1'(ah + ac), C),
+    whose terms are not all in the units of the objective, would change it by up to 1/c)."""
     K, y, ah, ac = _svr_point()
     kw = dict(C=1.0, epsilon=0.05, eta=2.0, tau=0.01)
     kc = dict(C=c, epsilon=0.05 * c, eta=2.0 * c * c, tau=0.01)
@@ -494,7 +495,7 @@ def test_svr_relative_gap_is_unit_independent_in_both_packages(c):
         assert rc.rel_gap == pytest.approx(r1.rel_gap, rel=1e-6)
 
 
-# regression: the P2 scale differed between dank_fast, dank_ref and the oracle
+# the P2 scale is the same in dank_fast, dank_ref and the oracle
 def test_svr_relative_gap_scale_is_the_documented_rule():
     """rel_gap = gap / max(|d'y| + eps 1'(ah + ac) + d'(F o K)d, C (max y - min y) / 2) in
     dank_fast, dank_ref and the oracle (docs/MATH.md section 5)."""
@@ -522,10 +523,10 @@ def test_svr_relative_gap_scale_is_the_documented_rule():
     assert rep["scale"] == pytest.approx(0.025, rel=1e-12)
 
 
-# regression: a zero P2 scale divided by zero in the oracle
+# a zero P2 scale: no division by zero in the oracle
 def test_svr_relative_gap_with_a_zero_scale():
-    """Constant targets, d = 0 and eps = 0: the P2 scale is 0 (no floor C any more), and so is
-    the gap; every package reports rel_gap 0 (the oracle divided by 0: ZeroDivisionError)."""
+    """Constant targets, d = 0 and eps = 0: the P2 scale is 0 (its floor is not C), and so is
+    the gap; every package reports rel_gap 0 (no ZeroDivisionError in the oracle)."""
     K, y = np.array([[0.0158]]), np.array([-0.13])
     ah = ac = np.array([0.0288])
     kw = dict(C=1.0, epsilon=0.0, eta=1.0, tau=0.0)
@@ -548,13 +549,13 @@ def _zero_k_value(C, eta, tau, a, y):
     return float(np.sum(a)) + eta * (tau * n - tau * tau / 4.0)
 
 
-# regression: K = 0 with C = 1e155 gave inf * 0 = NaN brackets in both packages
+# K = 0 with C = 1e155: finite brackets (no inf * 0 = NaN) in both packages
 @pytest.mark.parametrize("C, eta", _ZERO_K_SCALARS)
 @pytest.mark.parametrize("tau", [0.0, 1.0])
 def test_zero_kernel_certificates_are_finite_brackets_at_any_scale(C, eta, tau):
-    """K = 0 with C = 1e155 (valid: K = 0 is always in range): d_i d_j overflowed, inf * 0 =
-    NaN (IndexError / LinAlgError / (nan, nan)). Both packages now bracket h(a), which for
-    K = 0 is known in closed form, and the points given are certified, not moved."""
+    """K = 0 with C = 1e155 (valid: K = 0 is always in range): d_i d_j overflows, and inf * 0 =
+    NaN must not follow (IndexError / LinAlgError / (nan, nan)). Both packages bracket h(a),
+    which for K = 0 is known in closed form, and the points given are certified, not moved."""
     y = np.array([-1.0, 1.0, 1.0])
     a = np.array([0.383076436, 0.0, 0.383076436]) * C
     h = _zero_k_value(C, eta, tau, a, y)

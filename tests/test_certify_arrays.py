@@ -1,4 +1,4 @@
-"""verification.certify_arrays (issue 16 item 3): the oracle on arrays, every bad or missing
+"""verification.certify_arrays: the oracle on arrays, every bad or missing
 input a TypeError / ValueError naming the argument; certify() never raises a bare KeyError."""
 
 from __future__ import annotations

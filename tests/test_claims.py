@@ -488,7 +488,7 @@ def test_sd_planted():
 def test_no_local_constants_during_a_search():
     """Hypothesis harvests numeric constants from "local" modules (dank's own sources when it is
     installed in editable mode, none from site-packages); the claims' search switches that off,
-    so one seed gives one search everywhere (it gave PG ratios 4.6 and 8.9 before)."""
+    so one seed gives one search everywhere (editable or not, the same PG ratios)."""
     pytest.importorskip("hypothesis")
     providers = pytest.importorskip("hypothesis.internal.conjecture.providers")
     from verification.study.claims.guided import _no_local_constants

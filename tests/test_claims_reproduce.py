@@ -47,7 +47,8 @@ def test_substantive_violation_reproduced(pg_file, capsys):
 
 
 def test_degenerate_violation_has_no_ratio(l1_degenerate_file, capsys):
-    """The old output was `ratio = -0` here while the report said `inf`."""
+    """A degenerate violation prints "no ratio" (neither `ratio = -0` nor `inf`), as the report
+    has none."""
     code, out, _ = _run(capsys, l1_degenerate_file)
     assert code == 0
     assert "rhs <= 0: no ratio" in out and "DEGENERATE" in out

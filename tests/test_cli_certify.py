@@ -535,7 +535,7 @@ def test_fuzz_cli_odd_files(what, pair):
 def test_dank_fast_cross_check_is_optional_and_informative(capsys):
     """Without ``--reference`` the report has no dank_fast number; with it, the cross-check's
     numbers are listed as informative only, and the verdict is the same.  ``--no-reference``
-    (the default now) is still accepted."""
+    (the default) is accepted too."""
     p1_inst = os.path.join(GOLDEN_DIR, "p1_basic_instance.npz")
     p1_sol = os.path.join(GOLDEN_DIR, "p1_basic_solution.npz")
     assert main(["certify", p1_inst, p1_sol, "--no-reference"]) == 0

@@ -1,4 +1,4 @@
-"""The formats as documents (issue 16 items 2 and 5): JSON Schemas validate every golden JSON
+"""The formats as documents: JSON Schemas validate every golden JSON
 and every JSON file the package writes; the solution's ``meta`` field; the generated families
 are seeded, versioned and match their checksums."""
 

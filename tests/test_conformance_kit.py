@@ -1,7 +1,7 @@
-"""The conformance kit tells right from wrong (issue 16 item 7): an independent correct P1
+"""The conformance kit tells right from wrong: an independent correct P1
 solver (tests/_conformance_impls.py, importing neither dank_fast nor dank_ref) is certified on
 every golden P1 vector; solvers broken in plausible ways each get the right status and reason.
-What an implementer in another language meets (issue 29 item 6): progress on stderr, time
+What an implementer in another language meets: progress on stderr, time
 limits that grow with n, the tail of a failing program's stderr, the exported instance files
 and what "not certified" does not prove."""
 

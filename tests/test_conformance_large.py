@@ -1,4 +1,4 @@
-"""The conformance kit's large set (issue 29 item 3): generated on demand, checked against its
+"""The conformance kit's large set: generated on demand, checked against its
 sha256 manifest before any file is written, exported and run like the other sets; its
 instances are given by features, so the oracle certifies them in row blocks.
 

@@ -1,4 +1,4 @@
-"""The pytest plugin (issue 16 item 4): inert without --dank-impl, one test per instance with it,
+"""The pytest plugin: inert without --dank-impl, one test per instance with it,
 each failure carrying the oracle's diagnosis and reasons."""
 
 from __future__ import annotations

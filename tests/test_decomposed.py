@@ -300,7 +300,7 @@ def test_any_hashable_cluster_labels():
 def test_cluster_solves_use_the_callers_units_for_callback_and_eps():
     """P3's clusters run through the same dispatch as solve_svm (dank_fast._methods): on a
     rescaled instance (c = 2^-30 here) a callback sees z in the caller's units (inside the box
-    [0, C]), as solve_svm's does (it saw a / c, 2^30 times too large, before)."""
+    [0, C]), as solve_svm's does (not a / c, 2^30 times too large)."""
     import warnings
 
     from dank_fast import compute_kernel, solve_decomposed
@@ -319,13 +319,14 @@ def test_cluster_solves_use_the_callers_units_for_callback_and_eps():
     assert seen and max(seen) <= C * (1 + 1e-12)
 
 
-# regression of solve_decomposed: K = 0 with extreme C / eta was not certified
+# solve_decomposed certifies K = 0 with extreme C / eta
 
 
 # --------------------------------------------------------------- K = 0 with extreme C / eta
 # With K = 0, F(a) = J_{tau/2}(11') for every a: a* does not depend on eta, and the solvers work
-# at eta' = C, then certify at the true eta (dank_fast._scaling.recertify_zero_kernel). Before,
-# C = 1e155 with eta = 1e-169 gave max_iter with rel. gap 1e137 (auto) or LinAlgError (paper).
+# at eta' = C, then certify at the true eta (dank_fast._scaling.recertify_zero_kernel), so
+# C = 1e155 with eta = 1e-169 is certified (not max_iter with a rel. gap of 1e137, nor a
+# LinAlgError).
 _ZERO_K_SCALES = [(1e155, 1e-169), (1e-300, 1e300), (1e300, 1e-300), (1e140, 1e-140), (1.0, 1e-300)]
 
 

@@ -1,7 +1,7 @@
-"""Memory of the decomposition (issue 19): a solved cluster keeps ``O(n_c)``, not ``K_c``.
+"""Memory of the decomposition: a solved cluster keeps ``O(n_c)``, not ``K_c``.
 
-A per-cluster result used to keep its ``KernelData`` (``K_c`` and cached blocks of it): the
-fit's memory then grew with ``sum_c n_c^2`` and stayed alive in ``results_``. These tests
+A per-cluster result must not keep its ``KernelData`` (``K_c`` and cached blocks of it): the
+fit's memory would then grow with ``sum_c n_c^2`` and stay alive in ``results_``. These tests
 measure the arrays a result holds and look for kernels that survive a fit.
 """
 

@@ -51,7 +51,7 @@ def test_site_builds_with_warnings_as_errors(tmp_path):
         assert (html / f"{page}.html").is_file(), page
     solve_svm = (html / "api/generated/dank_fast.solve_svm.html").read_text()
     assert "Parameters" in solve_svm and "Returns" in solve_svm
-    # every page is checked by the link check below; these are the links that were missing
+    # every page is checked by the link check below; these links in particular must be there
     certify_arrays = (html / "api/generated/verification.certify_arrays.html").read_text()
     assert 'href="verification.oracle.certify.html#verification.oracle.certify"' in certify_arrays
     ref_svm = (html / "api/generated/dank_ref.solve_svm.html").read_text()

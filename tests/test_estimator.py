@@ -28,8 +28,8 @@ from dank_fast.extension import match_from_distances, match_training_points
 @pytest.fixture(autouse=True, scope="module")
 def _single_blas_thread():
     # The problems here are tiny (n <= 300): multi-threaded BLAS only adds
-    # synchronisation overhead, which on a loaded 2-core machine made the check
-    # suite ~15x slower (40 s instead of 2.5 s).
+    # synchronisation overhead, which on a loaded 2-core machine makes the check
+    # suite an order of magnitude slower.
     with threadpool_limits(limits=1):
         yield
 
@@ -386,7 +386,7 @@ def test_working_set_route_predicts_like_the_dense_route(tau):
 
 def test_zero_F_does_not_crash():
     """tau/2 above every eigenvalue of 11' + Gamma: F = 0, the kernel F o K vanishes and the
-    decision is the bias (issue: 'cannot reshape array of size 0')."""
+    decision is the bias (no 'cannot reshape array of size 0')."""
     X, y = _moons(40, 0.2)
     clf = DANKClassifier(sigma=0.4, tau=100.0).fit(X, y)
     res = clf.results_[0]

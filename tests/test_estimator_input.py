@@ -37,8 +37,8 @@ from dank_fast import DANKClassifier, compute_kernel
 @pytest.fixture(autouse=True, scope="module")
 def _single_blas_thread():
     # The problems here are tiny (n <= 300): multi-threaded BLAS only adds
-    # synchronisation overhead, which on a loaded 2-core machine made the check
-    # suite ~15x slower (40 s instead of 2.5 s).
+    # synchronisation overhead, which on a loaded 2-core machine makes the check
+    # suite an order of magnitude slower.
     with threadpool_limits(limits=1):
         yield
 
@@ -118,11 +118,11 @@ def test_polynomial_kernel_that_is_not_psd_is_refused():
         DANKClassifier(kernel="poly", coef0=-5.0).fit(X, y)
 
 
-# regression: validate_data cast boolean and string kernels to float and the fit went ahead
+# boolean and string kernels are refused, not cast to float by validate_data
 @pytest.mark.parametrize("K", [np.eye(3, dtype=bool), np.eye(3).astype(str),
                                np.eye(3).astype(bytes)])
 def test_classifier_refuses_boolean_and_string_precomputed_kernels(K):
-    # was: validate_data cast them to float (True -> 1.0, "1.0" -> 1.0) and the fit went ahead
+    # not cast to float by validate_data (True -> 1.0, "1.0" -> 1.0) with the fit going ahead
     with pytest.raises(TypeError, match=r"X \(the precomputed kernel\) must be a real numeric"):
         DANKClassifier(kernel="precomputed").fit(K, [0, 1, 1])
     clf = DANKClassifier(kernel="precomputed", eta=1.0).fit(np.eye(3), [0, 1, 1])

@@ -455,7 +455,7 @@ def test_truncated_or_corrupt_archive(tmp_path):
     q.write_bytes(data[: len(data) // 2])
     with pytest.raises(FormatError, match="not a readable zip .* truncated or corrupt"):
         load_instance(q)
-    # flip one byte inside K's data: the member's CRC no longer matches
+    # flip one byte inside K's data: the member's CRC then fails to match
     i = data.index(b"K.npy")
     j = data.index(np.array(K2).tobytes(), i)
     r = tmp_path / "crc.npz"
@@ -561,7 +561,7 @@ def test_kernel_of_float32_data_is_computed_in_double_precision(kernel, params):
 
 def test_symmetry_tolerance_of_a_float32_kernel_is_ten_epsilons():
     """validity.md rule 4: ``max|K - K'| <= max(1e-10, 10 u) max|K|`` with ``u`` the float32
-    epsilon for a float32 kernel: 0.95x the limit passes, 1.05x fails."""
+    epsilon for a float32 kernel: 0.95 times the limit passes, 1.05 times fails."""
     u = float(np.finfo(np.float32).eps)
     limit = 10.0 * u
     for factor, ok in ((0.95, True), (1.05, False)):

@@ -25,8 +25,8 @@ from verification.oracle import certify
 
 MAN = load_manifest()
 NAMES = sorted(MAN["vectors"])
-# vectors a package may fail to certify to 1e-12 (none: dank_ref used to re-project the point
-# with an absolute resolution, which failed p1_C_tiny, p2_C_tiny and p2_eps_huge; fixed)
+# vectors a package may fail to certify to 1e-12 (none: re-projecting the point with an
+# absolute resolution would fail p1_C_tiny, p2_C_tiny and p2_eps_huge)
 REF_SHORTFALL: set[str] = set()
 
 

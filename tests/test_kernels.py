@@ -95,7 +95,8 @@ def test_kernel_overflow_is_reported_as_such(X, kw, name):
 
 
 def test_estimator_kernel_overflow_is_not_blamed_on_X():
-    """Issue: poly degree 400 on 100 X said 'Input X contains infinity' (X is finite)."""
+    """Poly degree 400 on 100 X: the kernel overflows, not 'Input X contains infinity' (X is
+    finite)."""
     X = 100.0 * np.random.default_rng(1).normal(size=(20, 2))
     with pytest.raises(ValueError, match="kernel overflowed") as info:
         DANKRegressor(kernel="poly", degree=400).fit(X, X[:, 0])
@@ -198,22 +199,22 @@ def test_compute_kernel_matches_paper_gaussian():
     )
 
 
-# regression: FeatureKernel refused boolean features that compute_kernel accepts
+# FeatureKernel accepts the boolean features that compute_kernel accepts
 def test_feature_kernel_accepts_boolean_features_like_compute_kernel():
     X = np.array([[True, False], [False, False], [True, True]])
-    fk = FeatureKernel(X, sigma=1.0)  # was: TypeError "got booleans"
+    fk = FeatureKernel(X, sigma=1.0)  # no TypeError "got booleans"
     np.testing.assert_array_equal(fk.dense(), compute_kernel(X, sigma=1.0))
 
 
-# regression: features without columns reached scikit-learn unnamed
+# features without columns are refused by name, before scikit-learn
 def test_feature_kernel_refuses_features_without_columns():
-    with pytest.raises(ValueError, match=r"X has no columns"):  # was: accepted
+    with pytest.raises(ValueError, match=r"X has no columns"):  # not accepted
         FeatureKernel(np.zeros((3, 0)))
 
 
-# regression: a bad coef0 of FeatureKernel was not named
+# a bad coef0 of FeatureKernel is named
 @pytest.mark.parametrize("coef0, exc, match", [
-    ("1", TypeError, "coef0 must be a real number"),  # was: ValueError "coef0 = '1' < 0"
+    ("1", TypeError, "coef0 must be a real number"),  # not ValueError "coef0 = '1' < 0"
     (True, TypeError, "coef0 must be a real number"),
     (float("nan"), ValueError, "coef0 must be a finite number"),
     (-1.0, ValueError, "coef0 = -1.0 < 0"),
@@ -223,9 +224,9 @@ def test_feature_kernel_coef0_errors_say_what_is_wrong(coef0, exc, match):
         FeatureKernel(np.eye(2), kernel="poly", coef0=coef0)
 
 
-# regression: FeatureKernel blocks took a Z of the wrong width
+# FeatureKernel blocks refuse a Z of the wrong width
 @pytest.mark.parametrize("Z, match", [
-    (np.array([[np.nan, 0.0]]), "Z contains NaN"),  # was: "the rbf kernel overflowed"
+    (np.array([[np.nan, 0.0]]), "Z contains NaN"),  # not "the rbf kernel overflowed"
     (np.ones((2, 3)), "Z has 3 features but X has 2"),
     (np.ones(2), "Z must be 2-dimensional"),
     (np.ones((1, 2)) + 0j, "Z must be a real numeric array"),
@@ -236,26 +237,26 @@ def test_feature_kernel_cross_validates_Z(Z, match):
         fk.cross(Z)
 
 
-# regression: a degree beyond int64 raised numpy's OverflowError
+# a degree beyond int64 is a named ValueError, not numpy's OverflowError
 @pytest.mark.parametrize("degree", [10**400, 2**63, 1e20])
 def test_unrepresentable_degree_is_a_named_value_error(degree):
-    with pytest.raises(ValueError, match="degree"):  # was: OverflowError from numpy
+    with pytest.raises(ValueError, match="degree"):  # not OverflowError from numpy
         compute_kernel(np.eye(2) * 0.1, kernel="poly", degree=degree)
 
 
-# regression: the bound on the degree must not refuse the largest int64
+# the bound on the degree does not refuse the largest int64
 def test_largest_int64_degree_is_still_computed():
     K = compute_kernel(np.zeros((2, 1)), kernel="poly", degree=2**63 - 1, coef0=1.0)
     np.testing.assert_array_equal(K, np.ones((2, 2)))
 
 
-# regression: empty features reached scikit-learn unnamed
+# empty features are refused by name, before scikit-learn
 @pytest.mark.parametrize("X, Z, name", [
     (np.zeros((0, 2)), None, "X"), (np.zeros((2, 0)), None, "X"),
     (np.ones((2, 2)), np.zeros((0, 2)), "Z"),
 ])
 def test_empty_features_are_named(X, Z, name):
-    # was: scikit-learn's "Found array with 0 sample(s) ... check_pairwise_arrays"
+    # not scikit-learn's "Found array with 0 sample(s) ... check_pairwise_arrays"
     with pytest.raises(ValueError, match=rf"^{name} must have at least one row and one column"):
         compute_kernel(X, Z)
 

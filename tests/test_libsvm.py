@@ -155,10 +155,10 @@ _X7 = np.array([310.71254466, 1860.75246417, -22.67144402, -309.10095833, -1413.
 _Y7 = np.array([1.0, -1.0, -1.0, 1.0, 1.0, 1.0, -1.0])
 
 
-# regression: libsvm ran for 300 s without an iteration limit
+# libsvm runs under an iteration limit
 @pytest.mark.parametrize("C", [1e4, 1e6])
 def test_auto_is_certified_when_the_plain_svm_hits_its_iteration_limit(C):
-    """7 points, linear kernel of scale 4.7e6: libsvm ran for 300 s at C = 1e4 (no limit). Now
+    """7 points, linear kernel of scale 4.7e6: without a limit libsvm runs for minutes at C = 1e4;
     it stops at svc_iteration_limit(7) = 1e6 iterations (well under a second) with a
     ConvergenceWarning, and Newton from its repaired approximate dual is certified."""
     with warnings.catch_warnings(record=True) as caught:
@@ -181,7 +181,7 @@ def test_well_conditioned_plain_svm_gives_no_warning():
     assert abs(float(y @ a)) <= 1e-6 and a.min() >= 0 and a.max() <= 1.0
 
 
-# regression: the warm start on features had no iteration limit
+# the warm start on features has an iteration limit
 def test_feature_svc_warm_start_is_iteration_limited():
     """The SVC warm start on features (working-set route, DANKClassifier above 1 GiB of kernel)
     goes through svc_dual's iteration limit: libsvm stops and warns instead of running on (the

@@ -196,8 +196,8 @@ def test_newton_steps_where_steps_push_many_coordinates_to_their_bounds():
     """Overlapping blobs with a large ``C`` and ``eta`` (a draw of the distribution benchmark,
     its parameters kept to the last digit): a few steps from the start, the direction holds
     63 of 508 free coordinates at their bounds and every trial pushes more across. Trials
-    that took the Euclidean projection of the step there were descents at every multiple,
-    and Newton stopped after 3 steps. Newton alone certifies: a trial takes the projection
+    that take the Euclidean projection of the step there are descents at every multiple,
+    and Newton with them stops after 3 steps. Newton alone certifies: a trial takes the projection
     only where the model says it ascends."""
     from scipy.spatial.distance import pdist
     from sklearn.preprocessing import StandardScaler

@@ -1,12 +1,16 @@
 """The product describes what it does, not how it was developed.
 
-No docstring or comment of the packages and benchmark scripts, and no documentation page,
-cites an issue or pull request number ("issue 15", "#15" in prose, "the issue's row"), a git
-commit hash, or a development anecdote ("before/after", "was 2.3x", "Fixed in issue",
-"no longer"); no docstring or comment cites a tuning figure ("1.17-1.31x the time"). Where
-a number was measured belongs to a benchmark's results file (benchmarks/results/*.json may
-name the commit) and to the commit that changed it; what a user gets in each release belongs
-to CHANGELOG.md (included by docs/changelog.md, which is not scanned).
+No docstring or comment of the packages, the benchmark scripts, the tests and the
+documentation's scripts (docs/scripts), and no documentation page, cites an issue or pull
+request number ("issue 15", "#15" in prose, "the issue's row"), a git commit hash, or a
+development anecdote ("before/after", "was 2.3x", "Fixed in issue", "no longer"); no docstring
+or comment cites a tuning figure ("1.17-1.31x the time"). Where a number was measured belongs
+to a benchmark's results file (benchmarks/results/*.json may name the commit) and to the
+commit that changed it; what a user gets in each release belongs to CHANGELOG.md (included by
+docs/changelog.md, which is not scanned). A test says what it checks, not which report or
+change it came from; only its docstrings and comments are read, not its string literals
+(expected messages and other data), and this file is left out: its strings are examples of
+the patterns.
 """
 
 from __future__ import annotations
@@ -56,6 +60,9 @@ PRODUCT = [p for p in _files("dank_ref/**/*.py", "verification/**/*.py", "benchm
                              "docs/**/*.md", "README.md")
            if p.relative_to(ROOT).as_posix() != "docs/changelog.md"]
 DANK_FAST = _files("dank_fast/**/*.py")
+# the tests and the documentation's scripts, read like the packages (docstrings and comments)
+TESTS = [p for p in _files("tests/**/*.py", "docs/scripts/*.py")
+         if p.relative_to(ROOT).as_posix() != "tests/test_no_history.py"]
 PENDING: dict[str, str] = {}
 
 
@@ -124,4 +131,10 @@ def test_no_development_history(path):
 
 def test_no_development_history_in_dank_fast():
     bad = [line for path in DANK_FAST for line in offences(path)]
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("path", [_param(p) for p in TESTS])
+def test_no_development_history_in_tests_and_doc_scripts(path):
+    bad = offences(path)
     assert not bad, "\n".join(bad)

@@ -369,7 +369,8 @@ def test_p3_needs_no_bias_constraint(cases):
 
 @pytest.mark.parametrize("task", ["svm", "svr", "decomposed"])
 def test_feasibility_tolerance_is_relative_to_C(cases, task):
-    """validity.md: violation <= 1e-9 C sqrt(n); 0.5x passes, 2x fails, at C = 1e-3 and 1e3."""
+    """validity.md: violation <= 1e-9 C sqrt(n); half of it passes, twice it fails, at C = 1e-3
+    and 1e3."""
     inst0, sol0 = cases[task]
     n = inst0["n"]
     for c in (1e-3, 1e3):

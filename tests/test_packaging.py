@@ -55,8 +55,8 @@ def _third_party_imports(pkg: str) -> set[str]:
 
 def test_main_job_extra_covers_every_import_of_the_packages():
     """`pip install ".[report]"` (the README's main job) must bring every third-party module the
-    three packages import, lazily or not: hypothesis was missing, so on a fresh machine every
-    claim with a guided search ended as 'check crashed'. Optional engines (dask) are checked
+    three packages import, lazily or not: without hypothesis, on a fresh machine every claim
+    with a guided search would end as 'check crashed'. Optional engines (dask) are checked
     against their own extra."""
     import re
     import tomllib

@@ -5,7 +5,7 @@ labels of its source ("eq. mainrank", "Lemma fbound", "Algorithm ago3", "Table S
 The labels appear only in the table that maps them, docs/MATH.md section 13, and in
 verification/study/claims/paper.py, which derives the numbers from the source. Checked: the
 documentation pages, README.md, CHANGELOG.md, and the docstrings and comments of dank_ref and
-verification (dank_fast and the gallery scripts are marked: others are rewriting them now).
+verification (dank_fast and the gallery scripts in a test of their own).
 """
 
 from __future__ import annotations

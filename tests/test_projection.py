@@ -273,7 +273,7 @@ def test_project_A_float32_input_meets_the_hyperplane_in_double_precision():
     assert abs(float(y.astype(np.float64) @ p)) <= 1e-13
 
 
-# regression: project_A returned NaN or infeasible points for bad input
+# project_A refuses bad input by name (no NaN or infeasible points)
 @pytest.mark.parametrize("args, exc, match", [
     ((np.array([np.nan, 1.0]), [1.0, -1.0], 1.0), ValueError, "z contains NaN"),
     ((np.array([np.inf, 1.0]), [1.0, -1.0], 1.0), ValueError, "z contains NaN"),
@@ -289,11 +289,11 @@ def test_project_A_float32_input_meets_the_hyperplane_in_double_precision():
     ((np.ones(2), [1.0, -1.0], np.nan), ValueError, "C must be a finite number > 0"),
 ])
 def test_project_A_validates_its_input(args, exc, match):
-    with pytest.raises(exc, match=match):  # was: NaN / infeasible output, IndexError, ...
+    with pytest.raises(exc, match=match):  # not NaN / infeasible output, IndexError, ...
         project_A(*args)
 
 
-# regression: an unattainable target gave an infeasible point
+# an unattainable target is refused (not an infeasible point)
 @pytest.mark.parametrize("target", [2.5, -1.5, np.nan, "0"])
 def test_project_A_refuses_an_unattainable_target(target):
     y = np.array([1.0, 1.0, -1.0])  # y'a ranges over [-1, 2] for C = 1
@@ -363,7 +363,7 @@ def test_fuzz_project_A(data):
 
 
 def test_project_A_kkt_helper_at_a_tiny_free_pair():
-    # found by Hypothesis: two coordinates free at 8.9e-11, below the helper's tolerance
+    # a Hypothesis example: two coordinates free at 8.9e-11, below the helper's tolerance
     z = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.77827941e-10])
     y = np.array([1.0, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0])
     p = project_A(z, y, 1.0)

@@ -194,7 +194,7 @@ def test_project_A_is_exact_for_tied_coordinates_far_outside_the_box():
     np.testing.assert_allclose(p / C, q / C, rtol=0, atol=1e-9)
 
 
-# regression: tied coordinates far from the box were moved one by one, off by up to C
+# tied coordinates far from the box are exact (moving them one by one is off by up to C)
 @pytest.mark.parametrize("seed", range(3))
 def test_project_A_is_exact_with_ties_at_every_scale(seed):
     """Coordinates drawn from a few values (ties within and across classes), up to 1e20 C

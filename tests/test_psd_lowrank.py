@@ -28,7 +28,7 @@ def null_direction(K: np.ndarray, seed: int) -> np.ndarray:
     """A unit ``w`` with ``w'Kw`` tiny: a random vector off the range of ``K G`` (``G`` random,
     80 columns), which holds the dominant eigenvectors of the smooth ``K``."""
     rng = np.random.default_rng(seed)
-    with threadpool_limits(1):  # busy-waiting BLAS threads on a loaded machine: 100x slower
+    with threadpool_limits(1):  # busy-waiting BLAS threads on a loaded machine: far slower
         Q, _ = np.linalg.qr(K @ rng.normal(size=(K.shape[0], 80)))
     g = rng.normal(size=K.shape[0])
     w = g - Q @ (Q.T @ g)

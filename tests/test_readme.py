@@ -3,8 +3,8 @@ run with ``python file.py`` in a fresh interpreter: their asserts hold, they pri
 each is taken verbatim from a gallery script (one source), and it stays a short page without a
 development narrative.
 
-Running the blocks with ``exec`` inside pytest once hid a real failure (a dask example started
-worker processes without the ``if __name__ == "__main__":`` guard; issue 15).
+Running the blocks with ``exec`` inside pytest would hide a real failure, such as a dask example
+that starts worker processes without the ``if __name__ == "__main__":`` guard.
 """
 
 from __future__ import annotations

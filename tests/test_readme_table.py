@@ -1,5 +1,5 @@
-"""The verdict table of docs/user_guide/claims.md is generated from the committed dank-verify run
-(issue 15)."""
+"""The verdict table of docs/user_guide/claims.md is generated from the committed dank-verify
+run."""
 
 from __future__ import annotations
 

@@ -148,8 +148,8 @@ def test_solver_failure_raises():
 
 
 def test_an_uncertified_answer_warns_and_names_its_iteration_limit():
-    """The conic solver stopped by the caller's ``max_iter``: status ``"max_iter"`` (the
-    previous release said ``"inaccurate"``), with dank_ref's ConvergenceWarning, a subclass of
+    """The conic solver stopped by the caller's ``max_iter``: status ``"max_iter"`` (not
+    ``"inaccurate"``), with dank_ref's ConvergenceWarning, a subclass of
     scikit-learn's."""
     K, y = make_svm(16, seed=2)
     with pytest.warns(ConvergenceWarning, match="max_iter = 3") as rec:

@@ -5,7 +5,7 @@ still work with a DeprecationWarning.
 Each row of ``CASES`` is one input and the verdict validity.md prescribes for it.  The ``ref``
 half must hold; the ``fast`` half runs the same input through ``dank_fast`` (only this test
 imports it: ``dank_ref`` itself never does) and is marked ``xfail(strict=False)`` where
-dank_fast's validation still disagrees (being fixed separately).
+dank_fast's validation disagrees (the cases in ``FAST_DISAGREES``).
 """
 
 from __future__ import annotations
@@ -80,8 +80,7 @@ CASES = [
     ("eta_1e-300_out_of_range", K6, y6, dict(C=1.0, eta=1e-300, tau=0.01), False),
 ]
 
-# dank_fast cases that disagree with validity.md (none since the validation and range checks of
-# dank_fast were merged; kept as the place to record one, with an xfail)
+# dank_fast cases that disagree with validity.md (none; the place to record one, with an xfail)
 FAST_DISAGREES: set[str] = set()
 
 
@@ -206,10 +205,10 @@ def test_default_tau_matches_dank_fast():
 
 
 def test_float32_gaussian_kernel_is_accepted():
-    """Was rejected: lambda_min = -7e-8 after the float32 cast; validity.md allows u n max|K|."""
+    """Accepted with lambda_min = -7e-8 after the float32 cast: validity.md allows u n max|K|."""
     K = gaussian(40, seed=0)
     K32 = K.astype(np.float32)
-    assert np.linalg.eigvalsh(K32.astype(float))[0] < -1e-8  # the case of the report
+    assert np.linalg.eigvalsh(K32.astype(float))[0] < -1e-8  # slightly indefinite
     y = np.where(np.arange(40) % 2 == 0, 1.0, -1.0)
     c = rc.svm_certificate(K32, y, np.full(40, 0.5), C=1.0, eta=1.0, tau=0.01)
     assert c.lower <= c.upper
@@ -271,20 +270,20 @@ def test_names_moved_out_of_dank_ref_svm_still_read_with_a_warning(name, where):
     assert value is getattr(importlib.import_module(f"dank_ref.{where}"), name)
     with pytest.raises(AttributeError):
         dank_ref.svm.no_such_name  # noqa: B018
-# regressions of dank_ref's validation: labels 1 and "1" were merged, tuple and inf labels
-# refused, C = 10**400 raised OverflowError
+# dank_ref's validation: labels 1 and "1" are different clusters, tuple and inf labels are
+# accepted, C = 10**400 is a named ValueError (not OverflowError)
 
 
 # --------------------------------------------------------------------------- dank_ref labels
 def test_ref_labels_that_differ_only_in_type_are_different_clusters():
-    # np.asarray([1, "1"]) is the strings "1", "1": the two clusters were merged
+    # np.asarray([1, "1"]) is the strings "1", "1", which would merge the two clusters
     Kb = rc.block_kernel(np.ones((3, 3)), [1, "1", 1.0])
     np.testing.assert_array_equal(Kb, [[1, 0, 1], [0, 1, 0], [1, 0, 1]])
 
 
 @pytest.mark.parametrize("labels, codes", [
-    ([(0, "x"), (1, "x"), (0, "x")], [0, 1, 0]),  # was: "got shape (3, 2)"
-    ([np.inf, 1.0, np.inf], [0, 1, 0]),  # was: "labels contain NaN or inf"
+    ([(0, "x"), (1, "x"), (0, "x")], [0, 1, 0]),  # not "got shape (3, 2)"
+    ([np.inf, 1.0, np.inf], [0, 1, 0]),  # not "labels contain NaN or inf"
     (np.array([-np.inf, np.inf, -np.inf]), [0, 1, 0]),
     (["b", "a", "b"], [0, 1, 0]),
     (iter([3, 3, 2]), [0, 0, 1]),
@@ -319,5 +318,5 @@ def test_ref_partition_refuses_unusable_labels(labels, exc, match):
 def test_ref_integers_beyond_the_float_range_are_named_value_errors(kw, match):
     args = dict(C=1.0, eta=1.0, tau=0.0)
     args.update(kw)
-    with pytest.raises(ValueError, match=match):  # was: OverflowError
+    with pytest.raises(ValueError, match=match):  # not OverflowError
         rc.svm_certificate(np.eye(2), np.array([1.0, -1.0]), np.array([0.5, 0.5]), **args)

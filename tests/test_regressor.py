@@ -130,7 +130,7 @@ def _eps_loss(y, b, eps):
 @pytest.mark.parametrize("extension", ["paper", "nearest"])
 @pytest.mark.parametrize("decomposition", [None, 2])
 def test_zero_F_fits_and_predicts_the_bias(extension, decomposition):
-    """Issue: tau >= ~2n makes F = 0 and fit crashed ("cannot reshape array of size 0")."""
+    """tau >= ~2n makes F = 0: fit does not crash ("cannot reshape array of size 0")."""
     X, y = _data(n=40, seed=3)
     reg = DANKRegressor(sigma=0.5, epsilon=0.05, tau=100.0, extension=extension,
                         decomposition=decomposition, random_state=0).fit(X, y)
@@ -179,11 +179,11 @@ def test_precomputed_kernel_tolerance_follows_its_dtype():
         DANKRegressor(kernel="precomputed", eta=1.0).fit(K32.astype(np.float64), y)
 
 
-# regression: the plain SVR behind eta="svr" ran for minutes on ill-conditioned data
+# the plain SVR behind eta="svr" is iteration-bounded on ill-conditioned data
 def test_regressor_plain_svr_is_iteration_bounded():
-    """7 points, linear kernel of scale 4.7e6, C = 1e4: libsvm needed 7.4e7 iterations (16 s,
-    the fit 22 s); now it stops at svr_iteration_limit(7) = 1e6, says so, and the DANK solve
-    from its approximate dual is still certified."""
+    """7 points, linear kernel of scale 4.7e6, C = 1e4: unbounded, libsvm needs about 7.4e7
+    iterations; it stops at svr_iteration_limit(7) = 1e6, says so, and the DANK solve from its
+    approximate dual is certified."""
     x = np.array([310.71254466, 1860.75246417, -22.67144402, -309.10095833, -1413.24878229,
                   -513.01608223, 2178.7127426])
     y = np.sin(x / 500)
@@ -215,10 +215,10 @@ def test_solver_options_bound_newton_s_fallback():
         DANKRegressor(gamma=5.0, solver_options={"fallback_iters": 3}).fit(X, y)
 
 
-# regression: boolean and string kernels were cast to float
+# boolean and string kernels are refused, not cast to float
 @pytest.mark.parametrize("K", [np.eye(3, dtype=bool), np.eye(3).astype(str)])
 def test_regressor_refuses_boolean_and_string_precomputed_kernels(K):
-    # was: validate_data cast them to float (True -> 1.0, "1.0" -> 1.0) and the fit went ahead
+    # not cast to float by validate_data (True -> 1.0, "1.0" -> 1.0) with the fit going ahead
     with pytest.raises(TypeError, match=r"X \(the precomputed kernel\) must be a real numeric"):
         DANKRegressor(kernel="precomputed").fit(K, [0.0, 1.0, 2.0])
     reg = DANKRegressor(kernel="precomputed", eta=1.0).fit(np.eye(3), [0.0, 1.0, 2.0])

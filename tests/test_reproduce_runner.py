@@ -136,8 +136,8 @@ def dying_worker(cell, data_dir, proto, dep):
 
 
 def test_a_dead_worker_fails_the_run_cleanly(tmp_path):
-    """A worker that dies breaks the pool: the run stops with the pool's own error (it used to
-    end in AttributeError: the broken pool's process table is None), and the cells that
+    """A worker that dies breaks the pool: the run stops with the pool's own error (not an
+    AttributeError from the broken pool's process table, which is None), and the cells that
     finished are cached."""
     try:
         recs = _run(_cells(), Cache(tmp_path, PROTO), worker=dying_worker, jobs=2, isolate=True)

@@ -1,4 +1,4 @@
-"""The sensitivity readings of dank-reproduce (issue 17): their cells on a tiny synthetic set,
+"""The sensitivity readings of dank-reproduce: their cells on a tiny synthetic set,
 and the sensitivity table's aggregation, verdicts, conclusion and section on synthetic records.
 
 What would fail here: a reading that does not reuse dank-cv's (sigma, C), an ago3 reading that

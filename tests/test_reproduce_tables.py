@@ -215,7 +215,7 @@ def test_large_json_of_the_benchmark_is_read_and_judged(tmp_path):
 @pytest.mark.parametrize("run", ["quick", "full", "full-6x6"])
 def test_committed_report_is_rendered_byte_for_byte(run):
     """report.md of the committed reproduction is exactly what render_report writes from its
-    results.json (guards every split or refactor of the table modules, issue 18)."""
+    results.json (guards every split or refactor of the table modules)."""
     import json
     from pathlib import Path
 

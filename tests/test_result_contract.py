@@ -1,4 +1,4 @@
-"""One result contract for dank_fast and dank_ref (issue 41, item 3; docs/conventions.md).
+"""One result contract for dank_fast and dank_ref (docs/conventions.md).
 
 Every result class has every field of the one table with one meaning, every status is a word
 of the one set, both packages warn with a subclass of scikit-learn's ``ConvergenceWarning``

@@ -1,5 +1,5 @@
-"""The results files of ``dank-verify`` and ``dank-reproduce`` against their JSON Schemas
-(issue 16 item 5): the committed reports validate, a broken copy is refused with a message
+"""The results files of ``dank-verify`` and ``dank-reproduce`` against their JSON Schemas:
+the committed reports validate, a broken copy is refused with a message
 naming the field, and the schemas' enums are the code's own lists.
 
 Freshly written files are validated inside the runs the suite already makes
@@ -47,7 +47,7 @@ def test_committed_results_validate(folder, kind):
 
 
 def test_each_results_schema_refuses_the_other_file(verify_doc, reproduce_doc):
-    # dank-reproduce files name their format since 2026-11-25: the verify schema refuses them for
+    # dank-reproduce files name their format: the verify schema refuses them for
     # their missing verify keys (and for the foreign format const)
     with pytest.raises(SchemaError, match=r"\$: Additional properties are not allowed \("
                        r"'cells', 'command'"):

@@ -1,4 +1,4 @@
-"""tests/run_coretypes.py picks a second OpenBLAS core type the CPU can execute (issue 15)."""
+"""tests/run_coretypes.py picks a second OpenBLAS core type the CPU can execute."""
 
 from __future__ import annotations
 

@@ -451,7 +451,7 @@ def test_solution_is_accepted_by_svm_certificate_nearly_constant_kernel():
     )
     y = np.array([-1.0, 1.0, -1.0, -1.0])
     res = solve_svm(K, y, C=0.01, eta=1.0, tau=0.01)
-    cert = svm_certificate(K, y, res.alpha, C=0.01, eta=1.0, tau=0.01)  # used to raise
+    cert = svm_certificate(K, y, res.alpha, C=0.01, eta=1.0, tau=0.01)  # must not raise
     assert cert.infeasibility <= 1e-15
 
 
@@ -547,9 +547,9 @@ def test_auto_is_the_default_and_starts_from_the_svc_solution(C, tau):
 @pytest.mark.parametrize("method", ["auto", "accelerated", "newton"])
 @pytest.mark.parametrize("C", [1e-20, 1e20])
 def test_tiny_and_huge_C_give_feasible_certified_points(method, C):
-    """Issue: C = 1e-20 gave 'converged' with y'a = -6C, a negative gap and rel_gap -0.3:
-    tolerances were absolute. Now: the exact rescaling (cK, C/c, eta/c) and tolerances relative
-    to C give a feasible point, gap >= 0 and lower <= upper."""
+    """The exact rescaling (cK, C/c, eta/c) and tolerances relative to C give a feasible point,
+    gap >= 0 and lower <= upper (absolute tolerances would report 'converged' at C = 1e-20 with
+    y'a = -6C, a negative gap and rel_gap -0.3)."""
     K, y = blobs(40, 3)
     r = solve_svm(K, y, C=C, eta=5.0, method=method)
     n = y.size
@@ -635,7 +635,7 @@ def svm_primal_upper(K, y, C):
 
 @PROPERTY_SETTINGS
 @given(instances(), st.integers(0, 2**31 - 1))
-# a fresh draw that failed once (2026-11-29): two pairs of nearly equal points, tau = 0
+# a hard draw: two pairs of nearly equal points, tau = 0
 @example((np.array([[1.0, 0.99970124, 0.74213723, 0.68386006],
                     [0.99970124, 1.0, 0.72803993, 0.66924019],
                     [0.74213723, 0.72803993, 1.0, 0.99506356],
@@ -736,16 +736,16 @@ def test_value_nondecreasing_in_C(inst):
     assert lo.lower <= hi.upper + value_roundoff(eta, n)
 
 
-# regressions of solve_svm: the paper's methods evaluated h at a raw 1e200 alpha0 (IndexError); K
-# = 0 with extreme C / eta was not certified
+# solve_svm: the paper's methods evaluate h at the repaired alpha0 (a raw 1e200 entry gives no
+# IndexError); K = 0 with extreme C / eta is certified
 
 
 # --------------------------------------------------------------------------- paper(alpha0)
 @pytest.mark.parametrize("method", ["paper", "paper-monotone", "pgm"])
 def test_paper_methods_start_from_the_feasible_repair_of_alpha0(method):
     """The paper's methods evaluate h first at the warm start made feasible (repair_start),
-    not at the raw alpha0: h there is the certified value of that point (was: h at the raw,
-    infeasible alpha0; 1e200 entries gave IndexError / LinAlgError)."""
+    not at the raw alpha0: h there is the certified value of that point (not h at the raw,
+    infeasible alpha0, where 1e200 entries give IndexError / LinAlgError)."""
     rng = np.random.default_rng(3)
     X = rng.normal(size=(8, 2))
     K = np.exp(-0.5 * np.sum((X[:, None] - X[None]) ** 2, axis=-1))
@@ -761,8 +761,9 @@ def test_paper_methods_start_from_the_feasible_repair_of_alpha0(method):
 
 # --------------------------------------------------------------- K = 0 with extreme C / eta
 # With K = 0, F(a) = J_{tau/2}(11') for every a: a* does not depend on eta, and the solvers work
-# at eta' = C, then certify at the true eta (dank_fast._scaling.recertify_zero_kernel). Before,
-# C = 1e155 with eta = 1e-169 gave max_iter with rel. gap 1e137 (auto) or LinAlgError (paper).
+# at eta' = C, then certify at the true eta (dank_fast._scaling.recertify_zero_kernel), so
+# C = 1e155 with eta = 1e-169 is certified (not max_iter with a rel. gap of 1e137, nor a
+# LinAlgError).
 _ZERO_K_SCALES = [(1e155, 1e-169), (1e-300, 1e300), (1e300, 1e-300), (1e140, 1e-140), (1.0, 1e-300)]
 
 

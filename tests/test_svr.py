@@ -148,9 +148,9 @@ def test_feasible_and_split():
 
 
 def test_svr_default_is_newton_and_certifies_a_scaled_linear_kernel():
-    """The conformance comparison found solve_svr's old default (accelerated) at a certified
-    relative gap 8.6 after 5,000 iterations on a 50-point linear kernel scaled by 1e6, where
-    newton certifies: the default is now "auto" (newton), as for solve_svm."""
+    """solve_svr's default is "auto" (newton), as for solve_svm: on a 50-point linear kernel
+    scaled by 1e6 newton certifies, where accelerated is still far from it after 5,000
+    iterations."""
     from dank_fast import solve_svr
 
     rng = np.random.default_rng(0)
@@ -311,7 +311,8 @@ def _feasible(res, C, tol_factor=1e-9):
     ],
 )
 def test_outside_the_representable_range_is_refused(kw, match):
-    """Issue: eta = 1e-300 / 1e300 and C = 1e-300 crashed (ZeroDivision/Overflow/LinAlgError)."""
+    """eta = 1e-300 / 1e300 and C = 1e-300 are refused by name (no ZeroDivision/Overflow/
+    LinAlgError)."""
     K, y = _data(n=16)
     args = {"C": 1.0, "epsilon": 0.1, "eta": 1.0, **kw}
     with pytest.raises(ValueError, match="representable range") as info:
@@ -326,7 +327,7 @@ def test_outside_the_representable_range_is_refused(kw, match):
 IN_RANGE_EXTREMES = [
     (1.0, 1e-90, 1.0),  # C max|K| n ~ 1e-89
     (1e40, 1e-40, 1e40),  # kernel 1e-40, C 1e40
-    (1e-95, 1.0, 1e-100),  # C max|K| n ~ 1e-94: the projection used to lose 1'(ah - ac) = 0
+    (1e-95, 1.0, 1e-100),  # C max|K| n ~ 1e-94: the projection keeps 1'(ah - ac) = 0
     (1.0, 1.0, 1e90),  # eta / (C^2 max|K|) = 1e90
     (1e-300, 1e290, 1e-300),
     (1e5, 1e-100, 1e-105),
@@ -362,7 +363,7 @@ def test_in_range_extremes_are_solved_and_certified(C, s, eta, method, tol):
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_certificate_from_scratch_at_tiny_eta_in_range():
     """svr_certificate on an in-range instance with eta = 1e-300 (eta**2 underflows): it
-    certifies on the exactly rescaled canonical instance (this used to raise ZeroDivisionError)."""
+    certifies on the exactly rescaled canonical instance (no ZeroDivisionError)."""
     K, y = _data(n=20, seed=5)
     C, s, eta = 1e-300, 1e290, 1e-300  # C max|K| n = 2e-9, eta / (C^2 max|K|) = 1e-10
     res = solve_svr(s * K, y, C=C, epsilon=0.1, eta=eta, method="newton", tol=1e-7)
@@ -424,11 +425,11 @@ def test_rescaled_result_describes_the_given_problem(tau, method):
 
 @pytest.mark.parametrize("method", ["accelerated", "newton", "paper", "paper-monotone", "pgm"])
 def test_certifies_exactly_the_returned_point(method):
-    """Issue: for solve_svr(method="paper") dank_fast certified lower 1.075, dank_ref 1.737.
+    """solve_svr's bounds are the certificate of the point it returns, not of its normalised point.
 
-    dank_fast certifies the point it returns; the other number is the certificate of the
-    normalised point (min(ah_i, ac_i) removed from both), which is higher by exactly
-    2 eps sum_i min(ah_i, ac_i) with the same upper bound.
+    dank_fast certifies the point it returns; the certificate of the normalised point
+    (min(ah_i, ac_i) removed from both) is higher by exactly 2 eps sum_i min(ah_i, ac_i), with
+    the same upper bound.
     """
     K, y = _data(n=20, seed=8)
     eps, C, eta, tau = 0.1, 1.0, 5.0, 0.01
@@ -527,7 +528,7 @@ def test_zero_kernel_is_valid_and_solved():
     assert res.success and res.lower <= res.upper + 1e-12
 
 
-# regressions of solve_svr: a 1e200 warm start and K = 0 broke the paper's methods (step 1/(2L) =
+# solve_svr: the paper's methods take a 1e200 warm start and K = 0 (where the step 1/(2L) is
 # inf); K = 0 with extreme C / eta
 
 
@@ -543,10 +544,10 @@ def test_paper_methods_accept_a_huge_svr_warm_start(method):
 @pytest.mark.parametrize("method", ["paper", "paper-monotone"])
 @pytest.mark.parametrize("C", [1.0, 1e-3, 1e4])
 def test_svr_paper_methods_solve_a_zero_kernel(method, C):
-    """K = 0: Theorem theorsvr's L is 0 and the printed step 1/(2L) was inf (LinAlgError,
-    IndexError, NaN). h is then affine (F does not depend on d), so any L > 0 is valid; with
-    the exact projection and the ascent sign the optimum (here y'd = C, ah_3 = C) is certified
-    within a few iterations, and the printed variant still returns a finite bracket."""
+    """K = 0: Theorem theorsvr's L is 0 and the printed step 1/(2L) is inf (which must not end
+    in LinAlgError, IndexError, NaN). h is then affine (F does not depend on d), so any L > 0 is
+    valid; with the exact projection and the ascent sign the optimum (here y'd = C, ah_3 = C) is
+    certified within a few iterations, and the printed variant still returns a finite bracket."""
     K, y = np.zeros((3, 3)), np.array([0.0, 0.0, 1.0])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -564,8 +565,9 @@ def test_svr_paper_methods_solve_a_zero_kernel(method, C):
 
 # --------------------------------------------------------------- K = 0 with extreme C / eta
 # With K = 0, F(a) = J_{tau/2}(11') for every a: a* does not depend on eta, and the solvers work
-# at eta' = C, then certify at the true eta (dank_fast._scaling.recertify_zero_kernel). Before,
-# C = 1e155 with eta = 1e-169 gave max_iter with rel. gap 1e137 (auto) or LinAlgError (paper).
+# at eta' = C, then certify at the true eta (dank_fast._scaling.recertify_zero_kernel), so
+# C = 1e155 with eta = 1e-169 is certified (not max_iter with a rel. gap of 1e137, nor a
+# LinAlgError).
 _ZERO_K_SCALES = [(1e155, 1e-169), (1e-300, 1e300), (1e300, 1e-300), (1e140, 1e-140), (1.0, 1e-300)]
 
 

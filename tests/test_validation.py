@@ -259,7 +259,7 @@ def _entry_points():
 @pytest.mark.parametrize("bad, match", [(not_psd, "positive semi-definite"),
                                         (not_symmetric, "symmetric")])
 def test_every_entry_point_applies_the_relative_rule(entry, scale, bad, match):
-    """Issue: K x 1e-12 indefinite or non-symmetric passed the absolute floors."""
+    """K x 1e-12 indefinite or non-symmetric is refused (absolute floors would pass it)."""
     K, _ = good()
     with pytest.raises(ValueError, match=match):
         _entry_points()[entry](scale * bad(K))

@@ -223,7 +223,7 @@ def test_scaling_invariance(make, c):
 
 
 def test_issue_scaled_invalid_kernels_are_rejected():
-    """Issue: indefinite / non-symmetric K scaled by 1e-12 passed the absolute floor."""
+    """Indefinite / non-symmetric K scaled by 1e-12 is refused (an absolute floor would pass it)."""
     X = np.random.default_rng(0).normal(size=(6, 2))
     K = compute_kernel(X, sigma=1.0)
     y = np.array([1.0, -1.0] * 3)
@@ -397,7 +397,7 @@ def test_symmetry_scan_propagates_nan_and_validation_refuses_it():
     assert (kmin2, kmax2) == (0.5, 1.5) and A2.dtype == np.float64
 
 
-# regression: the PSD threshold of a kernel near the largest double overflowed (OverflowError)
+# the PSD threshold of a kernel near the largest double is finite (no OverflowError)
 def test_huge_non_psd_kernel_is_refused_with_a_finite_threshold():
-    with pytest.raises(ValueError, match="not positive semi-definite"):  # was: OverflowError
+    with pytest.raises(ValueError, match="not positive semi-definite"):  # not OverflowError
         check_kernel_matrix(np.array([[1.7e308, 0.0], [0.0, -1.7e308]]))

@@ -315,7 +315,7 @@ def test_feasibility_is_judged_on_the_exact_values_of_a_float32_candidate():
         check_feasible(a, 0.1, 1)
 
 
-# regression: dank_ref merged the clusters 1 and "1" that dank_fast keeps apart
+# dank_ref keeps the clusters 1 and "1" apart, as dank_fast does
 def test_ref_partition_agrees_with_dank_fast_on_which_samples_share_a_cluster():
     labels = [1, "1", 1.0, (0, "x"), np.inf, (0, "x"), "1"]
     fast = check_cluster_labels(labels, len(labels))
@@ -324,18 +324,18 @@ def test_ref_partition_agrees_with_dank_fast_on_which_samples_share_a_cluster():
     np.testing.assert_array_equal(ref[:, None] == ref[None, :], same_fast)
 
 
-# regression: a string, set or mapping was taken as labels (split into characters, unordered)
+# a string, set or mapping is not taken as labels (split into characters, unordered)
 @pytest.mark.parametrize("labels", ["abc", b"abc", {0, 1, 2}, {0: 1, 1: 1, 2: 1},
                                     frozenset({0, 1, 2})])
 def test_cluster_labels_refuse_strings_sets_and_mappings(labels):
-    # was: "abc" silently became three clusters 'a', 'b', 'c'; a set its arbitrary order
+    # not "abc" silently as three clusters 'a', 'b', 'c', nor a set in its arbitrary order
     with pytest.raises(TypeError, match="labels must be a 1-D array of length 3"):
         check_cluster_labels(labels, 3)
     with pytest.raises(TypeError, match="labels"):
         solve_decomposed(np.eye(3), np.array([1.0, -1.0, 1.0]), C=1.0, eta=1.0, labels=labels)
 
 
-# regression: the fix above must not refuse lists of strings
+# the check above does not refuse lists of strings
 def test_cluster_labels_still_accept_sequences_of_strings():
     out = check_cluster_labels(["a", "b", "a"], 3)
     assert out.tolist() == ["a", "b", "a"]

@@ -1,10 +1,10 @@
-"""Per-sample boxes ``0 <= a_i <= C_i`` (issue 41, item 1) in dank_ref and the oracle.
+"""Per-sample boxes ``0 <= a_i <= C_i`` in dank_ref and the oracle.
 
 The box is the only change (docs/MATH.md section 14): dank_ref solves weighted P1, P2 and P3
 and its certificate brackets the saddle value of an independent conic solve; equal weights are
 the scalar problem; the rescaling law holds with a vector ``C``; the oracle certifies weighted
 instances from files and from arrays, dense and blockwise, and refuses a point that breaks one
-box; files of format version 1 read as before.
+box; files of format version 1 remain readable.
 """
 
 from __future__ import annotations
@@ -409,7 +409,7 @@ def test_version_one_files_read_as_before(tmp_path):
     p2.write_text(json.dumps(dict(base, version=2, C=[1.0, -2.0])))
     with pytest.raises(FormatError, match=r"field 'C'\[1\] must be > 0"):
         load_instance(p2)
-    # the writer keeps version 1 for a scalar box (same bytes as before per-sample boxes)
+    # the writer keeps version 1 for a scalar box (the bytes of a version 1 file)
     save_instance(tmp_path / "w.json", task="svm", K=base["K"], y=base["y"], C=1.5, eta=1.0,
                   tau=0.0)
     assert json.loads((tmp_path / "w.json").read_text())["version"] == 1

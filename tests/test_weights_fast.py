@@ -1,4 +1,4 @@
-"""Per-sample boxes in dank_fast (issue 41, items 1 and 4): solvers, certificates, estimators.
+"""Per-sample boxes in dank_fast: solvers, certificates, estimators.
 
 dank_fast's solvers take a vector ``C`` (docs/MATH.md section 14): a weighted instance solved by
 dank_fast is certified by the oracle and by dank_ref's certificate; all weights one is the

@@ -5,8 +5,7 @@ between ``<!-- dank-verify:start -->`` and ``<!-- dank-verify:end -->`` of the R
 ``RESULTS_JSON`` (default: ``reproduction/verify-quick/results.json``, the committed output of
 ``dank-verify --quick --out reproduction/verify-quick``). ``tests/test_readme_table.py`` checks
 that the README's block is exactly what this renders from the committed run, so the README can
-never disagree with it (issue 15: it said 1.000000000001 for HW and 1.2e-5 for SD while the
-run gave 13.8 and 2.8e-5).
+never disagree with it (a hand-typed table can drift from the run's numbers).
 """
 
 from __future__ import annotations

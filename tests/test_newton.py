@@ -304,3 +304,28 @@ def test_newton_starts_no_lower_than_its_start(seed, n, sigma, C, tau, eta_facto
             res = solve_svm(K, y, C=C, eta=eta, tau=tau, alpha0=a, max_iter=1, fallback_iter=0)
             given_h = svm_certificate(K, y, a, C=C, eta=eta, tau=tau, route="dense").lower
     assert res.history["h"][0] >= given_h - 1e-9 * (abs(given_h) + 1.0)
+
+
+def test_newton_certifies_where_its_curvature_factor_is_low_rank():
+    """A wide Gaussian kernel on two features (numerically of low rank) and a small ``eta``:
+    every point is free, and the model's factor is the Woodbury form of a diagonal plus a low
+    rank (docs/MATH.md section 5.3), which bounds the curvature from above. Newton certifies by
+    its own steps, and its bracket overlaps the accelerated method's, which uses no model."""
+    from scipy.spatial.distance import pdist
+    from sklearn.datasets import make_circles
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVC
+
+    X, y01 = make_circles(400, noise=0.06, factor=0.75, random_state=0)
+    X = StandardScaler().fit_transform(X)
+    y = np.where(y01 == 1, 1.0, -1.0)
+    K = compute_kernel(X, sigma=2.0 * float(np.median(pdist(X))))
+    a = np.abs(SVC(kernel="precomputed", C=3.0).fit(K, y).dual_coef_)
+    eta = 0.02 * float(np.sum(a * a))
+    nw = solve_svm(K, y, C=3.0, eta=eta, tau=0.01, method="newton")
+    assert nw.success and nw.extra["handovers"] == 0, nw.message
+    assert np.count_nonzero((nw.alpha > 0) & (nw.alpha < 3.0)) > 0.9 * y.size
+    ac = solve_svm(K, y, C=3.0, eta=eta, tau=0.01, method="accelerated", max_iter=20000)
+    assert ac.success
+    assert nw.lower <= ac.upper + 1e-9 * abs(ac.upper)
+    assert ac.lower <= nw.upper + 1e-9 * abs(nw.upper)

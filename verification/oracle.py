@@ -78,6 +78,9 @@ certificate without re-validating it. The certificate itself takes one dense ``e
 ``tau > 0``, ``s`` the support; memory one block plus ``O(n d)``; P3 one cluster at a time), where a
 submitted ``F`` is "not evaluated". ``progress`` (:func:`certify`) reports the phases of either
 route.
+
+The report's text, the reason of each failed check and :func:`format_report`, is
+:mod:`verification._report_text`'s.
 """
 
 from __future__ import annotations
@@ -97,7 +100,8 @@ from dank_ref.scale_certificate import (
     svr_certificate_features,
 )
 
-from ._evidence import failure_evidence, format_evidence, wants_evidence
+from ._evidence import failure_evidence, wants_evidence
+from ._report_text import failure_reason, format_report
 from ._upper import fixed_kernel_gap
 
 __all__ = ["certify", "format_report", "feature_kernel", "EvaluationError", "CHECKS",
@@ -418,7 +422,7 @@ def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = Fals
     rep.update(_informative(inst, p, Fp * Kw, d, reference))
     order = CHECKS[task]
     rep["failed"] = [k for k in order if checks[k]["status"] == "fail"]
-    rep["reasons"] = [_reason(k, checks[k], rep, sol) for k in rep["failed"]]
+    rep["reasons"] = [failure_reason(k, checks[k], rep, sol) for k in rep["failed"]]
     rep["certified"] = feasible and not rep["failed"]
     _add_evidence(rep, inst, sol, p, Fp, feasible, evidence, progress)
     return rep
@@ -455,7 +459,7 @@ def _certify_blockwise(inst, sol, rep, z, feasible, tol, opts) -> dict:
             del checks["bias"]
         rep["evaluated_at"] = "nothing (the submission is infeasible; blockwise instance)"
         rep["failed"] = [k for k in CHECKS[task] if checks[k]["status"] == "fail"]
-        rep["reasons"] = [_reason(k, checks[k], rep, sol) for k in rep["failed"]]
+        rep["reasons"] = [failure_reason(k, checks[k], rep, sol) for k in rep["failed"]]
         rep["certified"] = False
         return rep
     p = z
@@ -494,7 +498,7 @@ def _certify_blockwise(inst, sol, rep, z, feasible, tol, opts) -> dict:
     checks["F"] = dict(status="not submitted" if sol.get("F") is None else "not evaluated")
     order = CHECKS[task]
     rep["failed"] = [k for k in order if checks[k]["status"] == "fail"]
-    rep["reasons"] = [_reason(k, checks[k], rep, sol) for k in rep["failed"]]
+    rep["reasons"] = [failure_reason(k, checks[k], rep, sol) for k in rep["failed"]]
     rep["certified"] = feasible and not rep["failed"]
     return rep
 
@@ -506,28 +510,6 @@ def _opt_check(value, limit, submitted: bool, feasible: bool) -> dict:
     if not feasible:
         return dict(status="not evaluated", value=value, limit=limit)
     return dict(status="pass" if value <= limit else "fail", value=value, limit=limit)
-
-
-def _reason(name, ch, rep, sol) -> str:
-    v, lim = ch["value"], ch["limit"]
-    if name == "gap":
-        if rep["scale"] <= TINY:
-            what = "1'alpha = 0" if rep["task"] != "svr" else "the objective's scale is 0"
-            return (f"gap: certified relative gap undefined ({v:.3g}): {what}, so gap / scale "
-                    f"has no finite value; the absolute gap is {rep['gap']:.3g} (alpha = 0 is "
-                    "never optimal for P1 and P3: the gradient 1 - Y(F o K)Y alpha is 1 there)")
-        return f"gap: certified relative gap {v:.3g} > tol {lim:g}"
-    if name == "bias":
-        return (f"bias: with the submitted bias {sol['bias']:.10g} the relative gap is {v:.3g} "
-                f"> tol {lim:g} (best bias {rep['best_bias']:.10g})")
-    if name == "F":
-        return (f"F: max|F - F(alpha)| = {v:.3g} > {lim:.3g} (F(alpha) = J_(tau/2)(11' + "
-                "Gamma), Lemma fbound)")
-    eq = "y'alpha = 0" if rep["task"] == "svm" else "1'(alpha_hat - alpha_check) = 0"
-    what = {"alpha_low": "alpha >= 0", "alpha_high": "alpha <= C", "equality": eq,
-            "alpha_hat_low": "alpha_hat >= 0", "alpha_hat_high": "alpha_hat <= C",
-            "alpha_check_low": "alpha_check >= 0", "alpha_check_high": "alpha_check <= C"}[name]
-    return f"{name}: infeasible, {what} violated by {v:.3g} > tolerance {lim:.3g}"
 
 
 def _informative(inst, p, G, d, reference) -> dict:
@@ -591,39 +573,3 @@ def _dank_fast_cross_check(inst, p) -> dict:
         except Exception as exc:  # noqa: BLE001 - informative only
             out["distance_to_reference"] = f"unavailable: {type(exc).__name__}: {exc}"
     return out
-
-
-_INFORMATIVE = ("kkt_residual", "dank_fast_rel_gap", "distance_to_reference")
-
-
-def format_report(rep) -> str:
-    """Human-readable report: verdict, one line per check, the bracket, informative numbers,
-    the evidence of a failure on a small instance, the reasons, and when the gap failed a
-    two-line note on what that does not prove."""
-    lines = [f"verdict: {'CERTIFIED' if rep['certified'] else 'NOT CERTIFIED'}"
-             f" (task {rep['task']}, n = {rep['n']}, tol = {rep['tol']:g})"]
-    for name, ch in rep["checks"].items():
-        st = ch["status"]
-        if "value" in ch and ch["value"] is not None:
-            st += f"  value {ch['value']:.3g}  limit {ch['limit']:.3g}"
-        lines.append(f"  check {name:17s} {st}")
-    for k, v in rep.items():
-        if k not in ("certified", "reasons", "checks", "failed", "task", "n", "tol",
-                     "evidence") and k not in _INFORMATIVE:
-            lines.append(f"  {k}: {v}")
-    info = [k for k in _INFORMATIVE if k in rep]
-    if info:
-        lines.append("  informative only, not part of the verdict"
-                     + (" (dank_fast_rel_gap, distance_to_reference: the optional cross-check "
-                        "by dank_fast)" if "distance_to_reference" in rep else "") + ":")
-        lines.extend(f"    {k}: {rep[k]}" for k in info)
-    if rep.get("evidence") is not None:  # before the reasons: the note stays last
-        lines += format_evidence(rep["evidence"])
-    for r in rep["reasons"]:
-        lines.append(f"  reason: {r}")
-    if "gap" in rep["failed"]:
-        lines += ["  note: NOT CERTIFIED does not prove the point suboptimal: the gap only bounds "
-                  "v* - lower from above",
-                  "        (upper is a primal value of the fixed-F problem near alpha); to "
-                  "certify it, solve to a tighter tol (docs/conformance.md)"]
-    return "\n".join(lines)

@@ -14,9 +14,10 @@ import math
 import numpy as np
 
 from ._kernel_data import KernelData
+from ._primal import primal_loss
 from ._problem import SVMProblem, _lambda_max
 from ._scaling import scale_certificate
-from .certificate import Certificate, _assemble, certify_box, primal_loss
+from .certificate import Certificate, _assemble, certify_box
 from .feature_kernel import FeatureKernel
 from .inner import InnerSolution
 from .projection import project_box

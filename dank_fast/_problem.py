@@ -15,7 +15,8 @@ import numpy as np
 from scipy.sparse.linalg import ArpackError, eigsh
 
 from ._kernel_data import KernelData
-from .certificate import Certificate, certify_svm, kkt_bias, primal_loss
+from ._primal import kkt_bias, primal_loss
+from .certificate import Certificate, certify_svm
 from .inner import InnerSolution, apply_FK, inner_minimiser
 from .projection import _project_core, project_paper, repair_start
 

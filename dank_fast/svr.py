@@ -41,6 +41,7 @@ import numpy as np
 
 from ._checked import CheckedKernel, kernel_data_of
 from ._methods import METHODS, paper_variant, run_method
+from ._primal import best_bias
 from ._problem import SVMProblem, _lambda_max
 from ._result import DANKResult
 from ._scaling import canonical_factor as _canonical_factor
@@ -58,7 +59,7 @@ from ._validation import (
     check_targets,
     feasibility_violation,
 )
-from .certificate import Certificate, best_bias, certify_svr, svr_certificate, svr_scale
+from .certificate import Certificate, certify_svr, svr_certificate, svr_scale
 from .projection import _project_core, _restore_equality, project_paper
 
 __all__ = ["SVRProblem", "solve_svr", "check_targets", "METHODS"]

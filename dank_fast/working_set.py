@@ -34,10 +34,11 @@ from ._cost import one_step_pays
 from ._kernel_data import KernelData
 from ._libsvm import svc_dual
 from ._newton import newton
+from ._primal import bias_and_loss
 from ._problem import Evaluation, SVMProblem
 from ._result import ConvergenceWarning, DANKResult, WorkingSetResult
 from ._threads import blas_threads
-from .certificate import _assemble, bias_and_loss
+from .certificate import _assemble
 from .feature_kernel import FeatureKernel
 from .inner import CenteredF, InnerSolution, LowRankF, apply_FK
 from .projection import repair_start

@@ -352,7 +352,7 @@ def check_box(C, n: int, name: str = "C"):
     """Validate the box of P1, P2, P3: a scalar ``> 0`` or a vector of ``n`` per-sample bounds.
 
     A Python or NumPy real number (not bool) is checked by :func:`check_positive` and returned
-    as a ``float``, exactly as before per-sample boxes existed.  Anything else must be a real
+    as a ``float``.  Anything else must be a real
     1-D array of length ``n`` with finite entries ``> 0`` (libsvm's weighted box ``0 <= a_i <=
     C_i``), returned as a float64 copy.  Anything 0-dimensional that is not a real number (a
     0-d array, a string, None) is refused by :func:`check_positive` with a ``TypeError``, as
@@ -385,7 +385,7 @@ def check_box(C, n: int, name: str = "C"):
     (2.0, [1.0, 2.0, 3.0])
     """
     if isinstance(C, numbers.Real) or isinstance(C, (bool, np.bool_)) or np.ndim(C) == 0:
-        return check_positive(C, name)  # a scalar, or a 0-d array: refused as before
+        return check_positive(C, name)  # a scalar, or a 0-d array: checked as a scalar
     arr = _real_array(C, name)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be a number > 0 or a 1-D array of {n} per-sample bounds, "

@@ -280,7 +280,7 @@ def _box_max(C) -> float:
 
 
 def _weighted(C, v: np.ndarray) -> float:
-    """``sum_i C_i v_i`` (a vector box) or ``C sum_i v_i`` (a scalar box, as before)."""
+    """``sum_i C_i v_i`` (a vector box) or ``C sum_i v_i`` (a scalar box)."""
     return float(C @ v) if isinstance(C, np.ndarray) else C * float(np.sum(v))
 
 

@@ -13,7 +13,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dank_fast import KernelData, apply_FK, compute_kernel, inner_minimiser, solve_svm
-from dank_fast._problem import SVMProblem
 
 # ---------------------------------------------------------------- helpers
 
@@ -38,6 +37,18 @@ def H_direct(K, y, a, F, eta, tau) -> float:
     return float(
         a.sum() - 0.5 * d @ (F * K) @ d + eta * np.sum((F - 1.0) ** 2) + tau * eta * np.trace(F)
     )
+
+
+def h_value(kd: KernelData, y, a, eta, tau, route="auto"):
+    """``(h(a), F(a))`` through the public API: ``h = 1'a + eta * deficit`` (Lemma 1)."""
+    inner = inner_minimiser(kd, a * y, eta, tau, route=route)
+    return float(a.sum()) + eta * inner.deficit, inner
+
+
+def grad_h(kd: KernelData, y, a, eta, tau, route="auto") -> np.ndarray:
+    """``grad h(a) = 1 - Y (F(a) o K) Y a`` (eq. gradf) through the public API."""
+    _, inner = h_value(kd, y, a, eta, tau, route)
+    return 1.0 - y * apply_FK(inner.F, kd, a * y)
 
 
 def instance(n: int, seed: int, C: float = 1.0, sigma: float = 1.0, frac_zero: float = 0.0):
@@ -137,10 +148,9 @@ def test_F_matches_sdp_minimisation(tau, eta):
     assert prob.status == cp.OPTIMAL
     h_sdp = a.sum() + prob.value
 
-    prob_ = SVMProblem(K, y, C=3.0, eta=eta, tau=tau)
-    ev = prob_.evaluate(a)
-    assert ev.h == pytest.approx(h_sdp, rel=1e-6)
-    np.testing.assert_allclose(ev.inner.F.dense(), F.value, rtol=0, atol=1e-5 * n)
+    h, inner = h_value(KernelData(K), y, a, eta, tau)
+    assert h == pytest.approx(h_sdp, rel=1e-6)
+    np.testing.assert_allclose(inner.F.dense(), F.value, rtol=0, atol=1e-5 * n)
 
 
 # ---------------------------------------------------------------- value h(a)
@@ -151,14 +161,13 @@ def test_F_matches_sdp_minimisation(tau, eta):
 def test_h_closed_form_equals_direct_H(tau, route):
     K, y, a = instance(20, seed=7, C=1.5, frac_zero=0.3)
     eta = 0.5
-    prob = SVMProblem(K, y, C=1.5, eta=eta, tau=tau, route=route)
-    ev = prob.evaluate(a)
+    h, inner = h_value(KernelData(K), y, a, eta, tau, route=route)
     Fref = ref_F(K, a * y, eta, tau)
     h_ref = H_direct(K, y, a, Fref, eta, tau)
     # h is a rigorous lower bound, h + eta * excess an upper bound of h(a)
-    assert ev.h <= h_ref + 1e-9 * abs(h_ref)
-    assert h_ref <= ev.h + eta * ev.inner.excess + 1e-9 * abs(h_ref)
-    assert ev.h == pytest.approx(h_ref, rel=1e-9)
+    assert h <= h_ref + 1e-9 * abs(h_ref)
+    assert h_ref <= h + eta * inner.excess + 1e-9 * abs(h_ref)
+    assert h == pytest.approx(h_ref, rel=1e-9)
     # and F(a) is the minimiser: H(a, F) >= h(a) for perturbed PSD F
     rng = np.random.default_rng(0)
     for _ in range(5):
@@ -173,9 +182,9 @@ def test_h_tau0_formula_from_spec():
     eta = 0.3
     d = a * y
     h = a.sum() - 0.5 * d @ K @ d - np.sum((np.outer(d, d) * K) ** 2) / (16 * eta)
-    ev = SVMProblem(K, y, C=1.0, eta=eta, tau=0.0).evaluate(a)
-    assert ev.inner.route == "closed"
-    assert ev.h == pytest.approx(h, rel=1e-12)
+    h_fast, inner = h_value(KernelData(K), y, a, eta, 0.0)
+    assert inner.route == "closed"
+    assert h_fast == pytest.approx(h, rel=1e-12)
 
 
 # ---------------------------------------------------------------- routes agree
@@ -308,12 +317,15 @@ def test_kernel_data_cache_does_not_leak_between_supports():
 # ---------------------------------------------------------------- gradient
 
 
-def fd_grad(prob: SVMProblem, a: np.ndarray, step: float) -> np.ndarray:
+def fd_grad(kd: KernelData, y, a: np.ndarray, eta, tau, step: float,
+            route: str = "auto") -> np.ndarray:
     g = np.empty_like(a)
     for i in range(a.size):
         e = np.zeros_like(a)
         e[i] = step
-        g[i] = (prob.evaluate(a + e).h - prob.evaluate(a - e).h) / (2 * step)
+        h_plus = h_value(kd, y, a + e, eta, tau, route)[0]
+        h_minus = h_value(kd, y, a - e, eta, tau, route)[0]
+        g[i] = (h_plus - h_minus) / (2 * step)
     return g
 
 
@@ -324,11 +336,11 @@ def test_grad_matches_central_differences(tau, eta, route):
     n, C = 14, 2.0
     K, y, a = instance(n, seed=23, C=C)
     assert np.all((a > 0) & (a < C))
-    prob = SVMProblem(K, y, C=C, eta=eta, tau=tau, route=route)
-    g = prob.evaluate(a).grad
+    kd = KernelData(K)
+    g = grad_h(kd, y, a, eta, tau, route)
     # h = O(n^2 eta) is evaluated to ~1e-16 relative; step 1e-4 balances truncation
     # (O(step^2)) against round-off (O(eps n^2 eta / step)).
-    g_fd = fd_grad(prob, a, 1e-4 * C)
+    g_fd = fd_grad(kd, y, a, eta, tau, 1e-4 * C, route)
     err = np.linalg.norm(g_fd - g) / np.linalg.norm(g)
     assert err < 1e-5, err
     # explicit formula of eq. gradf
@@ -341,9 +353,9 @@ def test_grad_fd_across_support_changes():
     n, C = 12, 1.0
     K, y, a = instance(n, seed=29, C=C, frac_zero=0.5)
     assert np.any(a == 0)
-    prob = SVMProblem(K, y, C=C, eta=0.5, tau=0.05)
-    g = prob.evaluate(a).grad
-    err = np.linalg.norm(fd_grad(prob, a, 1e-4) - g) / np.linalg.norm(g)
+    kd = KernelData(K)
+    g = grad_h(kd, y, a, 0.5, 0.05)
+    err = np.linalg.norm(fd_grad(kd, y, a, 0.5, 0.05, 1e-4) - g) / np.linalg.norm(g)
     assert err < 1e-5, err
 
 @settings(max_examples=20, deadline=None)
@@ -362,11 +374,10 @@ def test_grad_property(n, tau, log_eta, log_sigma, seed):
     K = compute_kernel(X, sigma=10.0**log_sigma)
     y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
     y[:2] = [1.0, -1.0]
-    C = 1.0
-    a = rng.uniform(0.05, 0.95, size=n)
-    prob = SVMProblem(K, y, C=C, eta=10.0**log_eta, tau=tau)
-    g = prob.evaluate(a).grad
-    err = np.linalg.norm(fd_grad(prob, a, 1e-4) - g) / np.linalg.norm(g)
+    a = rng.uniform(0.05, 0.95, size=n)  # inside the box 0 < a < C = 1
+    kd, eta = KernelData(K), 10.0**log_eta
+    g = grad_h(kd, y, a, eta, tau)
+    err = np.linalg.norm(fd_grad(kd, y, a, eta, tau, 1e-4) - g) / np.linalg.norm(g)
     assert err < 1e-5, err
 
 

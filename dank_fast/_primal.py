@@ -51,7 +51,7 @@ def best_bias(f0: np.ndarray, y: np.ndarray, eps: float | None = None, weights=N
         for the epsilon-insensitive loss of regression.
     weights : array_like of shape (n,), optional
         Positive weights ``w_i`` of the losses: the per-sample boxes ``C_i`` (docs/MATH.md
-        section 14). ``None``: every weight 1 (the same numbers as before weights existed).
+        section 14). ``None``: every weight 1.
 
     Returns
     -------
@@ -141,7 +141,7 @@ def kkt_bias(f0: np.ndarray, y: np.ndarray, alpha: np.ndarray, C) -> float | Non
 
 def _weights(C):
     """``(weights, factor)`` of the loss ``sum_i C_i loss_i = factor * sum_i weights_i
-    loss_i``: ``(None, C)`` for a scalar box (the unweighted sums as before), ``(C, 1)`` for
+    loss_i``: ``(None, C)`` for a scalar box (the unweighted sums), ``(C, 1)`` for
     per-sample boxes."""
     if np.ndim(C) == 0:
         return None, float(C)

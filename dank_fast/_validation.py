@@ -103,10 +103,10 @@ def check_box(C, n: int, name: str = "C"):
     """The box of P1, P2, P3: a scalar ``> 0``, or a vector of ``n`` per-sample bounds ``C_i``.
 
     A real number (Python or NumPy, not bool) is checked by :func:`check_positive` and
-    returned as a ``float``, exactly as before per-sample boxes. Anything else must be a real
+    returned as a ``float``. Anything else must be a real
     1-D array of length ``n`` with finite entries ``> 0`` (libsvm's weighted box ``0 <= a_i <=
     C_i``, docs/MATH.md section 14), returned as a float64 copy. A 0-d array is refused like
-    any non-number (``TypeError``), as before per-sample boxes and as ``dank_ref``.
+    any non-number (``TypeError``), as ``dank_ref`` refuses it.
 
     Raises
     ------

@@ -328,7 +328,7 @@ def weighted_bias(c, s, C):
     """Best bias and the box-weighted loss ``min_b sum_k C_k max(0, s_k (b - c_k))``.
 
     A scalar box keeps the unit-weight search of :func:`best_bias` and multiplies its value by
-    ``C`` (exactly the computation used before per-sample boxes); a vector box (one weight per
+    ``C`` (the unweighted computation); a vector box (one weight per
     breakpoint) is the weighted search, still exact: sorting the breakpoints, the slope grows
     by ``C_k`` at each.  Returns ``(b, value)``.
     """

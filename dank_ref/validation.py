@@ -355,8 +355,7 @@ def check_box(C, n: int, name: str = "C"):
     as a ``float``.  Anything else must be a real
     1-D array of length ``n`` with finite entries ``> 0`` (libsvm's weighted box ``0 <= a_i <=
     C_i``), returned as a float64 copy.  Anything 0-dimensional that is not a real number (a
-    0-d array, a string, None) is refused by :func:`check_positive` with a ``TypeError``, as
-    before per-sample boxes existed.
+    0-d array, a string, None) is refused by :func:`check_positive` with a ``TypeError``.
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Oracle file formats (version 2; version 1 files read as before) for DANK instances and
+"""Oracle file formats (version 2; version 1 files remain readable) for DANK instances and
 solutions: a strict reader and writer.
 
 A file is either an ``.npz`` archive (a zip of ``.npy`` members, one per field) or a JSON

@@ -213,14 +213,14 @@ def meta(f: Fields, name: str = "meta"):
 def box(f: Fields, n: int, version: int):
     """An instance's ``C``: a number ``> 0`` (every version), or from version 2 on a 1-D array
     of ``n`` per-sample boxes, each finite and ``> 0`` (returned as float64).  A version-1 file
-    is read exactly as before: ``C`` must be a number."""
+    is read as version 1 specifies: ``C`` must be a number."""
     v = require(f, "C")
     scalar = not isinstance(v, list) if f.kind == "json" else v.ndim == 0
     if scalar:
         return number(f, "C", positive=True)
     if version < 2:
         try:
-            return number(f, "C", positive=True)  # the version-1 error, as before
+            return number(f, "C", positive=True)  # the error version 1 specifies
         except FormatError as exc:
             raise FormatError(f"{exc} (a vector of per-sample boxes needs version 2)") from None
     C, _ = array(f, "C", 1)

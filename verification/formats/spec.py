@@ -13,7 +13,7 @@ __all__ = ["FORMAT_VERSION", "READ_VERSIONS", "BOX_VECTOR_VERSION", "TASKS", "KE
 
 #: The newest version of the instance and solution formats, which this package reads and
 #: writes.  Version 2 is a compatible step from version 1: an instance's ``C`` may be a vector
-#: of ``n`` per-sample boxes; every version-1 file is read exactly as before.  A writer writes
+#: of ``n`` per-sample boxes; every version-1 file is read as version 1 specifies.  A writer writes
 #: the lowest version that holds its content (version 1 unless ``C`` is a vector), so a
 #: version-1 reader still reads every file without a vector ``C``.
 FORMAT_VERSION = 2

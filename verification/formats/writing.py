@@ -93,7 +93,7 @@ def save_instance(path, *, task, y, C, eta, tau=None, K=None, X=None, kernel=Non
         Labels -1 or +1 (svm, decomposed) or real targets (svr).
     C : float or array_like of shape (n,)
         The box bound, ``> 0``, or one box per point (written as format version 2; a
-        scalar ``C`` writes version 1, byte for byte as before).
+        scalar ``C`` writes version 1, byte for byte as version 1 specifies).
     eta : float
         The regulariser weight, ``> 0``.
     tau : float, optional

@@ -9,6 +9,7 @@ from __future__ import annotations
 import cvxpy as cp
 import numpy as np
 import pytest
+from _objective import grad_h, h_and_inner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -37,18 +38,6 @@ def H_direct(K, y, a, F, eta, tau) -> float:
     return float(
         a.sum() - 0.5 * d @ (F * K) @ d + eta * np.sum((F - 1.0) ** 2) + tau * eta * np.trace(F)
     )
-
-
-def h_value(kd: KernelData, y, a, eta, tau, route="auto"):
-    """``(h(a), F(a))`` through the public API: ``h = 1'a + eta * deficit`` (Lemma 1)."""
-    inner = inner_minimiser(kd, a * y, eta, tau, route=route)
-    return float(a.sum()) + eta * inner.deficit, inner
-
-
-def grad_h(kd: KernelData, y, a, eta, tau, route="auto") -> np.ndarray:
-    """``grad h(a) = 1 - Y (F(a) o K) Y a`` (eq. gradf) through the public API."""
-    _, inner = h_value(kd, y, a, eta, tau, route)
-    return 1.0 - y * apply_FK(inner.F, kd, a * y)
 
 
 def instance(n: int, seed: int, C: float = 1.0, sigma: float = 1.0, frac_zero: float = 0.0):
@@ -148,7 +137,7 @@ def test_F_matches_sdp_minimisation(tau, eta):
     assert prob.status == cp.OPTIMAL
     h_sdp = a.sum() + prob.value
 
-    h, inner = h_value(KernelData(K), y, a, eta, tau)
+    h, inner = h_and_inner(KernelData(K), y, a, eta, tau)
     assert h == pytest.approx(h_sdp, rel=1e-6)
     np.testing.assert_allclose(inner.F.dense(), F.value, rtol=0, atol=1e-5 * n)
 
@@ -161,7 +150,7 @@ def test_F_matches_sdp_minimisation(tau, eta):
 def test_h_closed_form_equals_direct_H(tau, route):
     K, y, a = instance(20, seed=7, C=1.5, frac_zero=0.3)
     eta = 0.5
-    h, inner = h_value(KernelData(K), y, a, eta, tau, route=route)
+    h, inner = h_and_inner(KernelData(K), y, a, eta, tau, route=route)
     Fref = ref_F(K, a * y, eta, tau)
     h_ref = H_direct(K, y, a, Fref, eta, tau)
     # h is a rigorous lower bound, h + eta * excess an upper bound of h(a)
@@ -182,7 +171,7 @@ def test_h_tau0_formula_from_spec():
     eta = 0.3
     d = a * y
     h = a.sum() - 0.5 * d @ K @ d - np.sum((np.outer(d, d) * K) ** 2) / (16 * eta)
-    h_fast, inner = h_value(KernelData(K), y, a, eta, 0.0)
+    h_fast, inner = h_and_inner(KernelData(K), y, a, eta, 0.0)
     assert inner.route == "closed"
     assert h_fast == pytest.approx(h, rel=1e-12)
 
@@ -323,8 +312,8 @@ def fd_grad(kd: KernelData, y, a: np.ndarray, eta, tau, step: float,
     for i in range(a.size):
         e = np.zeros_like(a)
         e[i] = step
-        h_plus = h_value(kd, y, a + e, eta, tau, route)[0]
-        h_minus = h_value(kd, y, a - e, eta, tau, route)[0]
+        h_plus = h_and_inner(kd, y, a + e, eta, tau, route)[0]
+        h_minus = h_and_inner(kd, y, a - e, eta, tau, route)[0]
         g[i] = (h_plus - h_minus) / (2 * step)
     return g
 

@@ -27,6 +27,7 @@ from _fuzz_strategies import (
     record,
     tolerances,
 )
+from _objective import h_value
 from _solver_fuzz import (
     BAD_METHODS,
     alpha0_rule,
@@ -48,9 +49,7 @@ import dank_fast._paper as paper_module
 from dank_fast import (
     ConvergenceWarning,
     FeatureKernel,
-    KernelData,
     compute_kernel,
-    inner_minimiser,
     project_A,
     solve_svm,
     svm_certificate,
@@ -85,13 +84,6 @@ def ref_h_grad(K, y, a, eta, tau):
     F = ref_F(K, d, eta, tau)
     h = a.sum() - 0.5 * d @ (F * K) @ d + eta * np.sum((F - 1) ** 2) + tau * eta * np.trace(F)
     return h, 1.0 - y * ((F * K) @ d)
-
-
-def h_value(K, y, a, eta, tau, route="auto"):
-    """h(a) = 1'a + eta * deficit from the public inner minimiser F(a) (Lemma 1); defined for
-    any a, feasible or not (the paper's projection can leave the box)."""
-    inner = inner_minimiser(KernelData(K), a * y, eta, tau, route=route)
-    return float(a.sum()) + eta * inner.deficit
 
 
 def ref_project_exact(z, y, C):

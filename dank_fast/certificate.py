@@ -43,9 +43,7 @@ import numpy as np
 from ._canonical import canonical_factor, scale_certificate
 from ._kernel_validation import check_kernel_matrix
 
-# the primal's bias and loss (dank_fast._primal): each of its names is importable from here too
-from ._primal import _MARGIN_SAFETY as _MARGIN_SAFETY
-from ._primal import _best_bias_unit as _best_bias_unit
+# the primal's bias and loss (dank_fast._primal); the public ones are importable from here too
 from ._primal import (
     _best_loss,
     _hinge_at_zero,
@@ -56,7 +54,6 @@ from ._primal import (
     kkt_bias,
     primal_loss,
 )
-from ._primal import _flat_minimum as _flat_minimum
 from ._validation import (
     box_max,
     check_binary_labels,

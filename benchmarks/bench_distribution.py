@@ -283,7 +283,7 @@ def summarise(records: list[dict]) -> dict:
             "ratio_svc", "ratio_bound", "status", "rel_gap", "support", "rank_F")
     own = np.array([r["ratio_svc_own"] for r in records])
     own_bound = np.array([r["ratio_bound_own"] for r in records])
-    return {"draws": len(records),
+    return {"draws": len(records), "over_bound": over_bound(records),
             "ratio_svc_median": float(np.median(ratios)),
             "own_ratio_svc_median": float(np.median(own)),
             "own_within_bound": float(np.mean(own_bound <= 1.0)),
@@ -293,6 +293,25 @@ def summarise(records: list[dict]) -> dict:
             "all_certified": all(r["status"] == "converged" for r in records),
             "uncertified": sum(r["status"] != "converged" for r in records),
             "worst": {k: worst[k] for k in keep if k in worst}}
+
+
+def over_bound(records: list[dict]) -> dict:
+    """The draws over their bound: how many; how many of them are judged by ``5 SVC`` (the
+    larger term of :func:`bound` where ``3 T_eigh < 4 SVC``: small supports) and how many by
+    ``SVC + 3 T_eigh``; and, of those profiled, how many spend the largest part of the solve
+    in evaluations of ``F(a)``, in the Newton systems or elsewhere (SVC start, gradients,
+    certificates, the interpreter)."""
+    over = [r for r in records if r["ratio_bound"] > 1.0]
+    largest = dict.fromkeys(("evaluations", "newton_systems", "rest"), 0)
+    for r in over:
+        p = r.get("profile")
+        if p:
+            parts = {"evaluations": p["eigen"], "newton_systems": p["direction"],
+                     "rest": p["total_s"] - p["eigen"] - p["direction"]}
+            largest[max(parts, key=parts.get)] += 1
+    five = sum(4 * r["svc_s"] >= 3 * r["eigh_s"] for r in over)
+    return {"draws": len(over), "bound_5_svc": five, "bound_svc_3_eigh": len(over) - five,
+            "profiled": sum("profile" in r for r in over), "largest_part": largest}
 
 
 def _params(r: dict) -> str:
@@ -316,6 +335,7 @@ def summary_lines(s: dict, worst: dict) -> list[str]:
             f"# with the check of an array of one's own (a copy of K, PSD test): median "
             f"{s['own_ratio_svc_median']:.1f}x, within the bound "
             f"{100 * s['own_within_bound']:.0f}%",
+            _over_line(s["over_bound"]),
             f"# worst draw #{w['index']} (DANK/bound {w['ratio_bound']:.2f}, DANK/SVC "
             f"{w['ratio_svc']:.1f}x): {_params(w)}"]
     if "profile" in worst:
@@ -324,6 +344,17 @@ def summary_lines(s: dict, worst: dict) -> list[str]:
         out.append("#   own time: " + ", ".join(
             f"{t['function']} {t['tottime']:.3f} s" for t in p["top"]["tottime"][:5]))
     return out
+
+
+def _over_line(o: dict) -> str:
+    line = (f"# over the bound: {o['draws']} draws, {o['bound_5_svc']} judged by 5 x SVC, "
+            f"{o['bound_svc_3_eigh']} by SVC + 3 T_eigh")
+    if o["profiled"]:
+        lp = o["largest_part"]
+        line += (f"; largest part of the {o['profiled']} profiled: evaluations of F(a) "
+                 f"{lp['evaluations']}, Newton systems {lp['newton_systems']}, the rest "
+                 f"{lp['rest']}")
+    return line
 
 
 def _line(r: dict) -> str:

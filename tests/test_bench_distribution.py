@@ -102,7 +102,7 @@ def test_bound_and_summary():
     assert bench.bound(0.1, 0.01) == pytest.approx(0.5)
     assert bench.bound(0.1, 0.5) == pytest.approx(1.6)
     recs = [{"index": i, "family": "blobs", "s": 0.5, "n": 500, "ratio_svc": r, "ratio_bound": b,
-             "ratio_svc_own": 2 * r, "ratio_bound_own": 2 * b,
+             "ratio_svc_own": 2 * r, "ratio_bound_own": 2 * b, "svc_s": 1.0, "eigh_s": 1.0,
              "status": st} for i, (r, b, st) in enumerate(
                  [(2.0, 0.5, "converged"), (4.0, 1.5, "converged"), (10.0, 3.0, "max_iter"),
                   (6.0, 0.9, "converged")])]
@@ -113,13 +113,34 @@ def test_bound_and_summary():
     assert s["all_certified"] is False and s["uncertified"] == 1
     assert s["worst"]["index"] == 2 and s["worst"]["s"] == 0.5
     assert s["own_ratio_svc_median"] == pytest.approx(10.0) and s["own_within_bound"] == 0.25
+    assert s["over_bound"]["draws"] == 2 and s["over_bound"]["bound_5_svc"] == 2
+
+
+def test_draws_over_the_bound_by_the_term_that_binds_and_their_largest_part():
+    def rec(ratio_bound, svc_s, eigh_s, parts=None):
+        r = {"ratio_bound": ratio_bound, "svc_s": svc_s, "eigh_s": eigh_s}
+        if parts is not None:
+            ev, nw, rest = parts
+            r["profile"] = {"eigen": ev, "direction": nw, "total_s": ev + nw + rest}
+        return r
+    recs = [rec(0.9, 1.0, 10.0, (5, 1, 1)),       # within its bound: not counted
+            rec(1.5, 1.0, 1.0, (1, 3, 1)),        # 3 T_eigh < 4 SVC: judged by 5 SVC
+            rec(1.2, 1.0, 10.0, (8, 1, 1)),       # SVC + 3 T_eigh binds
+            rec(2.5, 1.0, 4.0 / 3.0, (1, 1, 9)),  # 3 T_eigh = 4 SVC: both terms equal
+            rec(1.1, 1.0, 10.0)]                  # over, not profiled
+    o = bench.over_bound(recs)
+    assert o == {"draws": 4, "bound_5_svc": 2, "bound_svc_3_eigh": 2, "profiled": 3,
+                 "largest_part": {"evaluations": 1, "newton_systems": 1, "rest": 1}}
+    line = bench._over_line(o)
+    assert "4 draws, 2 judged by 5 x SVC, 2 by SVC + 3 T_eigh" in line
+    assert "evaluations of F(a) 1, Newton systems 1, the rest 1" in line
 
 
 DRAW_FIELDS = {"family", "n", "n_drawn", "sigma", "sigma_factor", "C", "eta", "eta_factor",
                "tau", "data_seed", "svc_s", "svc_times_s", "dank_s", "dank_times_s", "status",
                "rel_gap", "support", "rank_F", "eigh_s", "eigh_size", "bound_s", "ratio_svc",
                "ratio_bound", "check_s", "ratio_svc_own", "ratio_bound_own", "loadavg"}
-SUMMARY_FIELDS = {"draws", "ratio_svc_median", "ratio_svc_p90", "within_bound",
+SUMMARY_FIELDS = {"draws", "over_bound", "ratio_svc_median", "ratio_svc_p90", "within_bound",
                   "within_2x_bound", "all_certified", "worst", "own_ratio_svc_median",
                   "own_within_bound"}
 META_FIELDS = {"command", "seed", "date", "machine", "cpu_count", "numpy", "scipy", "code",

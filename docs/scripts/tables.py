@@ -505,6 +505,17 @@ def distribution_table(data: dict | None = None) -> str:
     out += ["", f"Over the {s['draws']} draws: DANK / SVC median {s['ratio_svc_median']:.1f}x, "
             f"90th percentile {s['ratio_svc_p90']:.1f}x; {100 * s['within_bound']:.0f}% within "
             f"the bound, {100 * s['within_2x_bound']:.0f}% within twice the bound; {certified}."]
+    o = s.get("over_bound")
+    if o and o["draws"]:
+        out[-1] += (f" Of the {o['draws']} draws over their bound, {o['bound_5_svc']} are "
+                    "judged by 5 x SVC (small supports, where three decompositions cost less "
+                    f"than four SVC fits) and {o['bound_svc_3_eigh']} by SVC + 3 x `T_eigh`.")
+        if o["profiled"]:
+            lp = o["largest_part"]
+            out[-1] += (f" The largest part of their solves is the evaluations of `F(a)` in "
+                        f"{lp['evaluations']}, the Newton systems in {lp['newton_systems']} "
+                        f"and the rest (SVC start, gradients, certificates, interpreter) in "
+                        f"{lp['rest']}.")
     w = next(r for r in draws if r["index"] == s["worst"]["index"])
     out += ["", f"The worst draw by DANK / bound (draw {w['index']}): {_draw_params(w)}. SVC "
             f"{_ms(w['svc_s'])}, DANK {_ms(w['dank_s'])} ({w['ratio_svc']:.1f}x SVC, "

@@ -99,50 +99,15 @@ def check_nonnegative(value, name: str) -> float:
 
 
 def check_tolerance(value, name: str) -> float:
-    """Validate a tolerance (``eps``, ``tol``): a finite real number ``> 0``.
-
-    Parameters
-    ----------
-    value : int or float
-        The value to check.
-    name : str
-        The parameter's name, used in error messages.
-
-    Returns
-    -------
-    float
-        ``value`` as a float.
-
-    Raises
-    ------
-    TypeError
-        ``value`` is not a real number (a bool, a string, ...).
-    ValueError
-        ``value`` is not finite or ``<= 0``.
-    """
+    """Validate a tolerance (``eps``, ``tol``): a finite real number ``> 0``, checked, returned
+    and refused as by :func:`check_positive`."""
     return check_positive(value, name)
 
 
 def check_time_limit(value) -> float:
-    """Validate ``time_limit`` in seconds: a finite real number ``> 0`` (always a limit).
-
-    Parameters
-    ----------
-    value : int or float
-        The value to check.
-
-    Returns
-    -------
-    float
-        ``value`` as a float.
-
-    Raises
-    ------
-    TypeError
-        ``value`` is not a real number (a bool, a string, ...).
-    ValueError
-        ``value`` is not finite or ``<= 0``.
-    """
+    """Validate ``time_limit`` in seconds: a finite real number ``> 0`` (always a limit),
+    checked, returned and refused as by :func:`check_positive` under the name
+    ``time_limit``."""
     return check_positive(value, "time_limit")
 
 

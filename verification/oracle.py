@@ -420,10 +420,7 @@ def certify(inst: dict, sol: dict, tol: float = CERT_TOL, reference: bool = Fals
         opt_check("F", None, None, submitted=False)
 
     rep.update(_informative(inst, p, Fp * Kw, d, reference))
-    order = CHECKS[task]
-    rep["failed"] = [k for k in order if checks[k]["status"] == "fail"]
-    rep["reasons"] = [failure_reason(k, checks[k], rep, sol) for k in rep["failed"]]
-    rep["certified"] = feasible and not rep["failed"]
+    _verdict(rep, sol, feasible)
     _add_evidence(rep, inst, sol, p, Fp, feasible, evidence, progress)
     return rep
 
@@ -458,9 +455,7 @@ def _certify_blockwise(inst, sol, rep, z, feasible, tol, opts) -> dict:
         if task == "decomposed":
             del checks["bias"]
         rep["evaluated_at"] = "nothing (the submission is infeasible; blockwise instance)"
-        rep["failed"] = [k for k in CHECKS[task] if checks[k]["status"] == "fail"]
-        rep["reasons"] = [failure_reason(k, checks[k], rep, sol) for k in rep["failed"]]
-        rep["certified"] = False
+        _verdict(rep, sol, feasible)
         return rep
     p = z
     fk = feature_kernel(inst, opts["block_rows"])
@@ -496,11 +491,17 @@ def _certify_blockwise(inst, sol, rep, z, feasible, tol, opts) -> dict:
         else:
             opt_check("bias", None, tol, submitted=False)
     checks["F"] = dict(status="not submitted" if sol.get("F") is None else "not evaluated")
-    order = CHECKS[task]
-    rep["failed"] = [k for k in order if checks[k]["status"] == "fail"]
+    _verdict(rep, sol, feasible)
+    return rep
+
+
+def _verdict(rep: dict, sol: dict, feasible: bool) -> None:
+    """The report's failed checks (in :data:`CHECKS` order), their reasons, and the verdict:
+    certified when the point is feasible and no check failed."""
+    checks = rep["checks"]
+    rep["failed"] = [k for k in CHECKS[rep["task"]] if checks[k]["status"] == "fail"]
     rep["reasons"] = [failure_reason(k, checks[k], rep, sol) for k in rep["failed"]]
     rep["certified"] = feasible and not rep["failed"]
-    return rep
 
 
 def _opt_check(value, limit, submitted: bool, feasible: bool) -> dict:

@@ -297,7 +297,7 @@ def summarise(records: list[dict]) -> dict:
 
 def over_bound(records: list[dict]) -> dict:
     """The draws over their bound: how many; how many of them are judged by ``5 SVC`` (the
-    larger term of :func:`bound` where ``3 T_eigh < 4 SVC``: small supports) and how many by
+    larger term of :func:`bound` where ``3 T_eigh <= 4 SVC``: small supports) and how many by
     ``SVC + 3 T_eigh``; and, of those profiled, how many spend the largest part of the solve
     in evaluations of ``F(a)``, in the Newton systems or elsewhere (SVC start, gradients,
     certificates, the interpreter)."""
@@ -309,7 +309,7 @@ def over_bound(records: list[dict]) -> dict:
             parts = {"evaluations": p["eigen"], "newton_systems": p["direction"],
                      "rest": p["total_s"] - p["eigen"] - p["direction"]}
             largest[max(parts, key=parts.get)] += 1
-    five = sum(4 * r["svc_s"] >= 3 * r["eigh_s"] for r in over)
+    five = sum(bound(r["svc_s"], r["eigh_s"]) == 5 * r["svc_s"] for r in over)
     return {"draws": len(over), "bound_5_svc": five, "bound_svc_3_eigh": len(over) - five,
             "profiled": sum("profile" in r for r in over), "largest_part": largest}
 

@@ -30,18 +30,22 @@ reduced matrix ``M = v v' + diag(d_S) K_SS diag(d_S) / (4 eta)`` (``d = alpha y`
 sqrt(n - |S|)]``, size ``|S| + 1``; docs/MATH.md's support reduction: one exact evaluation of
 ``F(a)`` at the solution); the bound ``max(5 SVC, SVC + 3 T_eigh)`` and the ratios DANK / SVC
 and DANK / bound, and the same with the check of a writable copy of ``K`` added (what an array
-of one's own pays: the PSD test). ``--profile``: every draw above its bound gets one more solve
-under cProfile (the parts of ``benchmarks/_profile.py`` and the top functions by cumulative and
-by own time).
+of one's own pays: the PSD test); the time of the cost model's unavoidable work for the solve
+(:func:`model_time`: the SVM start, then one evaluation of ``F(a)`` per Newton step and one
+more, and one Newton system per step, each timed as its BLAS and LAPACK calls alone at the
+solution's sizes) and DANK / that time. ``--profile``: every draw above its bound gets one
+more solve under cProfile (the parts of ``benchmarks/_profile.py`` and the top functions by
+cumulative and by own time).
 
 BLAS threads are pinned to one by default (``--blas-threads``, with threadpoolctl as in
 ``bench_svm.py``): on a shared machine two OpenBLAS threads make a solve's time vary
 several-fold (benchmarks/README.md, "Threads"); libsvm uses none.
 
 Summary: the median and 90th percentile of DANK / SVC, the shares of draws within the bound and
-within twice the bound, whether every solve is certified (``status == "converged"``), and the
-worst draw by DANK / bound with its parameters. Run ``python benchmarks/bench_distribution.py
---help``; ``--draws 2 --max-n 300`` takes seconds.
+within twice the bound, the median of the cost model's time / SVC and its share within the
+bound, the median of DANK / the cost model's time, whether every solve is certified
+(``status == "converged"``), and the worst draw by DANK / bound with its parameters. Run
+``python benchmarks/bench_distribution.py --help``; ``--draws 2 --max-n 300`` takes seconds.
 """
 
 from __future__ import annotations
@@ -214,6 +218,53 @@ def bound(svc_s: float, eigh_s: float) -> float:
     return max(5 * svc_s, svc_s + 3 * eigh_s)
 
 
+def _best(fn, repeat: int = EIGH_REPEAT) -> float:
+    best = np.inf
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def model_time(K, y, alpha, C, rank: int, eigh_s: float) -> dict:
+    """The unavoidable work of docs/ARCHITECTURE.md's cost model for this solve, timed as its
+    BLAS and LAPACK calls alone (each best of ``EIGH_REPEAT``) at the solution's sizes: support
+    ``S`` (``s`` points), free set ``f`` (``0 < alpha_i < C_i``), rank ``r`` of ``F``.
+
+    One evaluation of ``F(a)``: the pass over ``K[S][:, S]`` for the sums of ``Gamma``; the
+    eigenpairs, the cheaper of one warm Krylov round (three products of ``K[S][:, S]`` with
+    ``b = r + 8`` columns) and the dense decomposition (``eigh_s``); the gradient, a product of
+    the rows ``K[S]`` with ``r + 1`` columns. One Newton system: the curvature (the gather of
+    ``K`` on the free set and one pass over it) and its Cholesky factor. The solve is charged
+    the start (the SVM fit) and, for its ``k`` Newton steps, ``k + 1`` evaluations and ``k``
+    Newton systems (:func:`run_draw`): no interpreter time, no further Krylov rounds or tail
+    tests, no rejected trials, held coordinates or cut models. Returns the parts in seconds."""
+    S = np.flatnonzero(alpha > 0)
+    free = np.flatnonzero((alpha > 1e-12 * C) & (alpha < (1.0 - 1e-12) * C))
+    if S.size == 0:
+        return {"evaluation_s": 0.0, "newton_system_s": 0.0}
+    rng = np.random.default_rng(0)
+    KS = np.ascontiguousarray(K[np.ix_(S, S)])
+    dS = alpha[S] * y[S]
+    buf = np.empty_like(KS)
+    V = rng.standard_normal((S.size, rank + 8))
+    W = rng.standard_normal((rank + 1, S.size))
+    sums = _best(lambda: (KS @ dS, np.multiply(KS, KS, out=buf) @ (dS * dS)))
+    krylov = 3 * _best(lambda: KS @ V)
+    gradient = _best(lambda: W @ K[S])
+    newton = 0.0
+    if free.size > 1:
+        A = np.take(np.take(K, free, axis=0), free, axis=1)
+        A[np.diag_indices_from(A)] += 1.0  # positive definite, as the curvature is
+        Hb = np.empty_like(A)
+        curvature = _best(lambda: np.multiply(
+            np.take(np.take(K, free, axis=0), free, axis=1), A, out=Hb))
+        factor = _best(lambda: scipy.linalg.cho_factor(A, lower=True, check_finite=False))
+        newton = curvature + factor
+    return {"evaluation_s": sums + min(krylov, eigh_s) + gradient, "newton_system_s": newton}
+
+
 def check_time(K) -> float:
     """Seconds of the check of ``K`` (symmetry, finiteness and the PSD test of docs/validity.md)
     for a writable copy: what an array of one's own costs a solve on top of the README call,
@@ -251,6 +302,10 @@ def run_draw(d: dict, repeat: int, profile: bool) -> dict:
     eigh_s, eigh_size = eigh_time(M), int(M.shape[0])
     b = bound(svc_s, eigh_s)
     factors = res.F_factors
+    rank = 0 if factors is None else int(factors[0].size)
+    steps = int(res.extra.get("newton_iter", 0))
+    parts = model_time(K, y, res.alpha, C, rank, eigh_s)
+    model_s = svc_s + (steps + 1) * parts["evaluation_s"] + steps * parts["newton_system_s"]
     out = dict(d, sigma=sigma, eta=eta, a_svc_norm2=a_norm2, tau=TAU,
                n_pos=int(np.sum(y > 0)), n_SV_svc=n_sv,
                svc_s=svc_s, svc_times_s=svc_times, dank_s=dank_s, dank_times_s=dank_times,
@@ -260,6 +315,7 @@ def run_draw(d: dict, repeat: int, profile: bool) -> dict:
                rank_F=None if factors is None else int(factors[0].size),
                newton_iter=int(res.extra.get("newton_iter", 0)), n_iter=int(np.sum(res.n_iter)),
                eigh_s=eigh_s, eigh_size=eigh_size, bound_s=b,
+               model_s=model_s, **parts, ratio_model=dank_s / model_s,
                ratio_svc=dank_s / svc_s, ratio_bound=dank_s / b, check_s=check_s,
                ratio_svc_own=(dank_s + check_s) / svc_s,
                ratio_bound_own=(dank_s + check_s) / b,
@@ -281,6 +337,8 @@ def summarise(records: list[dict]) -> dict:
             "n_informative", "flip_y", "class_sep", "sigma_factor", "sigma", "C",
             "eta_factor", "eta", "data_seed", "svc_s", "dank_s", "eigh_s", "bound_s",
             "ratio_svc", "ratio_bound", "status", "rel_gap", "support", "rank_F")
+    model = np.array([r["model_s"] / r["svc_s"] for r in records])
+    model_bound = np.array([r["model_s"] / r["bound_s"] for r in records])
     own = np.array([r["ratio_svc_own"] for r in records])
     own_bound = np.array([r["ratio_bound_own"] for r in records])
     return {"draws": len(records), "over_bound": over_bound(records),
@@ -290,6 +348,9 @@ def summarise(records: list[dict]) -> dict:
             "ratio_svc_p90": float(np.percentile(ratios, 90)),
             "within_bound": float(np.mean(to_bound <= 1.0)),
             "within_2x_bound": float(np.mean(to_bound <= 2.0)),
+            "model_ratio_svc_median": float(np.median(model)),
+            "model_within_bound": float(np.mean(model_bound <= 1.0)),
+            "ratio_model_median": float(np.median([r["ratio_model"] for r in records])),
             "all_certified": all(r["status"] == "converged" for r in records),
             "uncertified": sum(r["status"] != "converged" for r in records),
             "worst": {k: worst[k] for k in keep if k in worst}}
@@ -335,6 +396,10 @@ def summary_lines(s: dict, worst: dict) -> list[str]:
             f"# with the check of an array of one's own (a copy of K, PSD test): median "
             f"{s['own_ratio_svc_median']:.1f}x, within the bound "
             f"{100 * s['own_within_bound']:.0f}%",
+            f"# the cost model's unavoidable work (its BLAS and LAPACK calls alone, at each "
+            f"draw's sizes and Newton steps): median {s['model_ratio_svc_median']:.1f}x SVC, "
+            f"within the bound {100 * s['model_within_bound']:.0f}%; DANK takes a median "
+            f"{s['ratio_model_median']:.1f} times it",
             _over_line(s["over_bound"]),
             f"# worst draw #{w['index']} (DANK/bound {w['ratio_bound']:.2f}, DANK/SVC "
             f"{w['ratio_svc']:.1f}x): {_params(w)}"]
@@ -360,7 +425,8 @@ def _over_line(o: dict) -> str:
 def _line(r: dict) -> str:
     return (f"[{r['index']:>2}] {_params(r)}: SVC {1e3 * r['svc_s']:.1f} ms, DANK "
             f"{1e3 * r['dank_s']:.0f} ms ({r['ratio_svc']:.1f}x SVC, {r['ratio_bound']:.2f}x "
-            f"bound), eigh {1e3 * r['eigh_s']:.1f} ms at {r['eigh_size']}, |S| {r['support']}, "
+            f"bound, {r['ratio_model']:.1f}x the cost model's work), eigh "
+            f"{1e3 * r['eigh_s']:.1f} ms at {r['eigh_size']}, |S| {r['support']}, "
             f"rank {r['rank_F']}, {r['status']} {r['rel_gap']:.1e}, load {r['loadavg'][0]:.2f}"
             + (f", profiled {r['profile']['total_s']:.2f} s" if "profile" in r else ""))
 

@@ -103,6 +103,7 @@ def test_bound_and_summary():
     assert bench.bound(0.1, 0.5) == pytest.approx(1.6)
     recs = [{"index": i, "family": "blobs", "s": 0.5, "n": 500, "ratio_svc": r, "ratio_bound": b,
              "ratio_svc_own": 2 * r, "ratio_bound_own": 2 * b, "svc_s": 1.0, "eigh_s": 1.0,
+             "bound_s": r / b, "model_s": r / 4, "ratio_model": 4.0,
              "status": st} for i, (r, b, st) in enumerate(
                  [(2.0, 0.5, "converged"), (4.0, 1.5, "converged"), (10.0, 3.0, "max_iter"),
                   (6.0, 0.9, "converged")])]
@@ -114,6 +115,9 @@ def test_bound_and_summary():
     assert s["worst"]["index"] == 2 and s["worst"]["s"] == 0.5
     assert s["own_ratio_svc_median"] == pytest.approx(10.0) and s["own_within_bound"] == 0.25
     assert s["over_bound"]["draws"] == 2 and s["over_bound"]["bound_5_svc"] == 2
+    # the cost model's time: a quarter of DANK's, so b / 4 of the bound (within it for all)
+    assert s["model_ratio_svc_median"] == pytest.approx(5.0 / 4)
+    assert s["model_within_bound"] == 1.0 and s["ratio_model_median"] == pytest.approx(4.0)
 
 
 def test_draws_over_the_bound_by_the_term_that_binds_and_their_largest_part():
@@ -136,13 +140,29 @@ def test_draws_over_the_bound_by_the_term_that_binds_and_their_largest_part():
     assert "evaluations of F(a) 1, Newton systems 1, the rest 1" in line
 
 
+def test_cost_model_time_has_no_newton_system_without_free_coordinates():
+    d = bench.draw(5, 0, 200)
+    X, y = bench.make_data(d)
+    K, _ = bench.kernel(X, d["sigma_factor"])
+    C = 2.0
+    alpha = np.where(np.arange(y.size) % 3 == 0, C, 0.0)  # every coordinate at a bound
+    parts = bench.model_time(K, y, alpha, C, 3, 1.0)
+    assert parts["evaluation_s"] > 0.0 and parts["newton_system_s"] == 0.0
+    alpha[:6] = 0.5 * C  # six inside the box: a Newton system on them
+    assert bench.model_time(K, y, alpha, C, 3, 1.0)["newton_system_s"] > 0.0
+    assert bench.model_time(K, y, np.zeros(y.size), C, 0, 1.0) == {
+        "evaluation_s": 0.0, "newton_system_s": 0.0}
+
+
 DRAW_FIELDS = {"family", "n", "n_drawn", "sigma", "sigma_factor", "C", "eta", "eta_factor",
                "tau", "data_seed", "svc_s", "svc_times_s", "dank_s", "dank_times_s", "status",
                "rel_gap", "support", "rank_F", "eigh_s", "eigh_size", "bound_s", "ratio_svc",
-               "ratio_bound", "check_s", "ratio_svc_own", "ratio_bound_own", "loadavg"}
+               "ratio_bound", "check_s", "ratio_svc_own", "ratio_bound_own", "loadavg",
+               "model_s", "evaluation_s", "newton_system_s", "ratio_model"}
 SUMMARY_FIELDS = {"draws", "over_bound", "ratio_svc_median", "ratio_svc_p90", "within_bound",
                   "within_2x_bound", "all_certified", "worst", "own_ratio_svc_median",
-                  "own_within_bound"}
+                  "own_within_bound", "model_ratio_svc_median", "model_within_bound",
+                  "ratio_model_median"}
 META_FIELDS = {"command", "seed", "date", "machine", "cpu_count", "numpy", "scipy", "code",
                "blas", "loadavg_start", "loadavg_end"}
 
@@ -164,6 +184,12 @@ def test_tiny_run_writes_the_documented_fields(tmp_path, capsys):
         assert r["eigh_size"] == r["support"] + (r["support"] < r["n"])
         assert r["rank_F"] is None or r["rank_F"] >= 1
         assert r["bound_s"] == pytest.approx(bench.bound(r["svc_s"], r["eigh_s"]))
+        # the cost model's time: the SVM start, k + 1 evaluations and k Newton systems
+        k = r["newton_iter"]
+        assert r["evaluation_s"] > 0 and r["newton_system_s"] >= 0
+        assert r["model_s"] == pytest.approx(r["svc_s"] + (k + 1) * r["evaluation_s"]
+                                             + k * r["newton_system_s"])
+        assert r["ratio_model"] == pytest.approx(r["dank_s"] / r["model_s"])
         # profiled exactly when above the bound, with both orderings of the top functions
         assert ("profile" in r) == (r["dank_s"] > r["bound_s"])
         if "profile" in r:

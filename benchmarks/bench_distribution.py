@@ -241,7 +241,9 @@ def model_time(K, y, alpha, C, rank: int, eigh_s: float) -> dict:
     ``K`` on the free set and one pass over it) and its Cholesky factor. The solve is charged
     the start (the SVM fit) and, for its ``k`` Newton steps, ``k + 1`` evaluations and ``k``
     Newton systems (:func:`run_draw`): no interpreter time, no further Krylov rounds or tail
-    tests, no rejected trials, held coordinates or cut models. Returns the parts in seconds."""
+    tests, no rejected trials, held coordinates or cut models. The factor is the Cholesky
+    factor's ``f^3 / 3``: on a kernel of low numerical rank the solver's Woodbury factor costs
+    less, and DANK / this time can fall below 1 there. Returns the parts in seconds."""
     S = np.flatnonzero(alpha > 0)
     free = np.flatnonzero((alpha > 1e-12 * C) & (alpha < (1.0 - 1e-12) * C))
     if S.size == 0:

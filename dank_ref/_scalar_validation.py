@@ -64,37 +64,21 @@ def check_positive(value, name: str) -> float:
     ValueError
         ``value`` is not finite or ``<= 0``.
     """
-    v = _real_scalar(value, name)
-    if not math.isfinite(v) or v <= 0.0:
-        raise ValueError(f"{name} must be a finite number > 0, got {_short_repr(value)}")
-    return v
+    return _check_finite(value, name, strict=True)
 
 
 def check_nonnegative(value, name: str) -> float:
-    """Validate a finite real number ``>= 0`` (not bool).
+    """Validate a finite real number ``>= 0``: parameters, result and ``TypeError`` as
+    :func:`check_positive`; ``ValueError`` where ``value`` is not finite or ``< 0``."""
+    return _check_finite(value, name, strict=False)
 
-    Parameters
-    ----------
-    value : int or float
-        The value to check.
-    name : str
-        The parameter's name, used in error messages.
 
-    Returns
-    -------
-    float
-        ``value`` as a float.
-
-    Raises
-    ------
-    TypeError
-        ``value`` is not a real number (a bool, a string, ...).
-    ValueError
-        ``value`` is not finite or ``< 0``.
-    """
+def _check_finite(value, name: str, *, strict: bool) -> float:
+    """A finite real ``value`` above 0 (``strict``) or at least 0, as a float."""
     v = _real_scalar(value, name)
-    if not math.isfinite(v) or v < 0.0:
-        raise ValueError(f"{name} must be a finite number >= 0, got {_short_repr(value)}")
+    if not math.isfinite(v) or v < 0.0 or (strict and v == 0.0):
+        bound = "> 0" if strict else ">= 0"
+        raise ValueError(f"{name} must be a finite number {bound}, got {_short_repr(value)}")
     return v
 
 

@@ -203,28 +203,24 @@ def reduced_matrix(K, y, alpha, eta: float) -> np.ndarray:
     return M
 
 
-def eigh_time(M, repeat: int = EIGH_REPEAT, **kw) -> float:
-    """Best of ``repeat`` times of ``scipy.linalg.eigh(M, **kw)``."""
-    best = np.inf
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        scipy.linalg.eigh(M, **kw)
-        best = min(best, time.perf_counter() - t0)
-    return best
-
-
-def bound(svc_s: float, eigh_s: float) -> float:
-    """The time a draw's DANK solve is judged against: ``max(5 SVC, SVC + 3 T_eigh)``."""
-    return max(5 * svc_s, svc_s + 3 * eigh_s)
-
-
 def _best(fn, repeat: int = EIGH_REPEAT) -> float:
+    """Best of ``repeat`` wall times of ``fn()``."""
     best = np.inf
     for _ in range(repeat):
         t0 = time.perf_counter()
         fn()
         best = min(best, time.perf_counter() - t0)
     return best
+
+
+def eigh_time(M, repeat: int = EIGH_REPEAT, **kw) -> float:
+    """Best of ``repeat`` times of ``scipy.linalg.eigh(M, **kw)``."""
+    return _best(lambda: scipy.linalg.eigh(M, **kw), repeat)
+
+
+def bound(svc_s: float, eigh_s: float) -> float:
+    """The time a draw's DANK solve is judged against: ``max(5 SVC, SVC + 3 T_eigh)``."""
+    return max(5 * svc_s, svc_s + 3 * eigh_s)
 
 
 def model_time(K, y, alpha, C, rank: int, eigh_s: float) -> dict:

@@ -1,0 +1,269 @@
+#!/usr/bin/env python
+"""Ablation benchmark: what each route of the solver core saves, on random draws.
+
+The solver core keeps a route beside the Cholesky factor and the dense and block Krylov
+evaluations only where the data need it (docs/ARCHITECTURE.md, "What each route is for"). This
+script measures that need: each draw of ``bench_distribution.py``'s distribution (the same
+draws for the same seed; ``--max-n`` caps ``n`` and ``--tau`` replaces ``tau = 0.01``) is
+solved by the README's call ``solve_svm(K, y, C=C, eta=eta, tau=tau)`` with the whole core and
+with one route switched off at a time, in alternation (one solve of each variant per round,
+best of ``--repeat`` rounds, CPU time of this process: the solves run on one BLAS thread).
+
+The routes, each switched off by replacing one private function of ``dank_fast`` for the
+duration of its solves (``tests/test_bench_ablation.py`` checks that every target exists, so
+that a renamed function fails the tests instead of measuring nothing):
+
+* ``woodbury``: ``_factor.lowrank_solve`` returns None: every Newton system by the Cholesky
+  factor;
+* ``exact_hessian``: ``_curvature.exact_curvature_pays`` returns False: the ``tau = 0``
+  curvature model on every step;
+* ``tail_test``: ``_eigen._tail_below`` returns False: the iterative route bounds the tail by
+  its norms alone (its factorisation's flops are still charged to the route's budget);
+* ``ray_start``: ``_newton._ray_start`` returns its start: Newton from the SVM's dual itself;
+* ``secant``: ``_newton._next_scale`` returns 1: every arc of trial points starts at ``t = 1``.
+
+Per route the summary gives the time without it over the time with it: the geometric mean
+over the draws (the route's saving on the distribution is ``1 - 1 / mean``), the median, the
+90th percentile and the worst draw, the median Newton steps with and without it, the medians
+of DANK / SVC (SVC: ``SVC(kernel="precomputed", C=C).fit(K, y)``, best of 3), and whether
+every solve was certified. Run ``python benchmarks/bench_ablation.py --help``; ``--draws 2
+--max-n 200`` takes seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime
+import importlib
+import json
+import os
+import platform
+import secrets
+import sys
+import time
+import warnings
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# this checkout's packages (its git state is the one recorded), then the sibling scripts
+sys.path[:0] = [HERE, os.path.dirname(HERE)]
+from _args import OneLineParser  # noqa: E402
+from bench_distribution import TAU, draw, kernel, make_data  # noqa: E402
+from bench_svm import blas_info, code_fingerprint, fit_svc  # noqa: E402
+
+import dank_fast  # noqa: E402
+from dank_fast import solve_svm  # noqa: E402
+
+try:
+    import threadpoolctl
+except ImportError:  # optional: only needed for --blas-threads
+    threadpoolctl = None
+
+#: route -> (module of dank_fast, function replaced, its replacement): module docstring
+ROUTES = {
+    "woodbury": ("dank_fast._factor", "lowrank_solve", lambda *a, **k: None),
+    "exact_hessian": ("dank_fast._curvature", "exact_curvature_pays", lambda *a, **k: False),
+    "tail_test": ("dank_fast._eigen", "_tail_below", lambda *a, **k: False),
+    "ray_start": ("dank_fast._newton", "_ray_start", lambda problem, z: z),
+    "secant": ("dank_fast._newton", "_next_scale", lambda *a, **k: 1.0),
+}
+SVC_TOL = 1e-3     # SVC's default
+SVC_ROUNDS = 3     # SVC fits per draw (best taken)
+DEFAULT_OUT = os.path.join(HERE, "results", "ablation.json")
+
+
+def parse_args(argv=None):
+    p = OneLineParser(prog="bench_ablation.py", description=__doc__.split("\n\n")[0],
+                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--draws", type=int, default=30, help="problems drawn")
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed of the draws (bench_distribution.py's); without it a fresh one, "
+                   "printed and stored")
+    p.add_argument("--routes", nargs="+", choices=sorted(ROUTES), default=list(ROUTES),
+                   metavar="ROUTE", help=f"routes switched off, one at a time: {', '.join(ROUTES)}")
+    p.add_argument("--tau", type=float, default=TAU, help="tau of every solve")
+    p.add_argument("--max-n", type=int, default=None,
+                   help="cap on the drawn n (the draw is otherwise unchanged)")
+    p.add_argument("--repeat", type=int, default=2, help="rounds of solves per draw (best taken)")
+    p.add_argument("--out", default=DEFAULT_OUT, help="results JSON")
+    p.add_argument("--blas-threads", type=int, default=1,
+                   help="BLAS threads, set with threadpoolctl (0: the library's default)")
+    args = p.parse_args(argv)
+    for name in ("draws", "repeat"):
+        v = getattr(args, name)
+        if v < 1:
+            p.error(f"--{name} must be at least 1, got {v}")
+    if not (np.isfinite(args.tau) and args.tau >= 0.0):
+        p.error(f"--tau must be finite and >= 0, got {args.tau}")
+    if args.max_n is not None and args.max_n < 20:
+        p.error(f"--max-n must be at least 20, got {args.max_n}")
+    if args.blas_threads < 0:
+        p.error(f"--blas-threads must be >= 0, got {args.blas_threads}")
+    if args.seed is not None and not 0 <= args.seed < 2**63:
+        p.error(f"--seed must be in [0, 2**63), got {args.seed}")
+    p.output("--out", args.out)
+    if args.blas_threads and threadpoolctl is None:
+        p.error("--blas-threads needs threadpoolctl")
+    args.routes = list(dict.fromkeys(args.routes))
+    return args
+
+
+@contextlib.contextmanager
+def switched_off(route: str | None):
+    """The solver core with ``route`` switched off (:data:`ROUTES`); None: the whole core."""
+    if route is None:
+        yield
+        return
+    module_name, name, replacement = ROUTES[route]
+    module = importlib.import_module(module_name)
+    original = getattr(module, name)  # AttributeError: the route's function was renamed
+    setattr(module, name, replacement)
+    try:
+        yield
+    finally:
+        setattr(module, name, original)
+
+
+def _solve(K, y, C, eta, tau, route):
+    """One README call with ``route`` switched off: ``(cpu_s, result)``."""
+    with switched_off(route), warnings.catch_warnings():
+        warnings.simplefilter("ignore", dank_fast.ConvergenceWarning)
+        t0 = time.process_time()
+        res = solve_svm(K, y, C=C, eta=eta, tau=tau)
+        return time.process_time() - t0, res
+
+
+def run_draw(d: dict, routes: list[str], tau: float, repeat: int) -> dict:
+    """One draw: SVC's time and every variant's best time, status and Newton steps."""
+    X, y = make_data(d)
+    K, sigma = kernel(X, d["sigma_factor"])
+    C = d["C"]
+    svc_s, _, a_svc, _ = fit_svc(K, y, C, 1, SVC_TOL)
+    for _ in range(SVC_ROUNDS - 1):
+        svc_s = min(svc_s, fit_svc(K, y, C, 1, SVC_TOL)[0])
+    eta = float(a_svc @ a_svc) * d["eta_factor"]
+    variants = [None, *routes]
+    best = dict.fromkeys(variants, np.inf)
+    last = {}
+    for _ in range(repeat):
+        for v in variants:
+            t, res = _solve(K, y, C, eta, tau, v)
+            best[v], last[v] = min(best[v], t), res
+
+    def record(v):
+        res = last[v]
+        return {"time_s": best[v], "status": res.status, "rel_gap": float(res.rel_gap),
+                "newton_iter": int(res.extra.get("newton_iter", 0))}
+
+    return dict(d, sigma=sigma, eta=eta, tau=tau, svc_s=svc_s, full=record(None),
+                without={r: record(r) for r in routes})
+
+
+def summarise(records: list[dict], routes: list[str]) -> dict:
+    """Per route: the ratios of its draws' times without it over with it (module docstring)."""
+    full = np.array([r["full"]["time_s"] for r in records])
+    svc = np.array([r["svc_s"] for r in records])
+    out = {"draws": len(records),
+           "full": {"ratio_svc_median": float(np.median(full / svc)),
+                    "newton_iter_median": float(np.median(
+                        [r["full"]["newton_iter"] for r in records])),
+                    "all_certified": all(r["full"]["status"] == "converged" for r in records)}}
+    for route in routes:
+        t = np.array([r["without"][route]["time_s"] for r in records])
+        ratio = t / full
+        worst = int(np.argmax(ratio))
+        out[route] = {
+            "ratio_geomean": float(np.exp(np.mean(np.log(ratio)))),
+            "ratio_median": float(np.median(ratio)),
+            "ratio_p90": float(np.percentile(ratio, 90)),
+            "ratio_worst": float(ratio[worst]), "worst_index": records[worst]["index"],
+            "slower_25pct": float(np.mean(ratio > 1.25)),
+            "ratio_svc_median": float(np.median(t / svc)),
+            "newton_iter_median": float(np.median(
+                [r["without"][route]["newton_iter"] for r in records])),
+            "all_certified": all(r["without"][route]["status"] == "converged"
+                                 for r in records),
+        }
+    return out
+
+
+def summary_lines(s: dict, routes: list[str]) -> list[str]:
+    f = s["full"]
+    lines = [f"# whole core: median DANK/SVC {f['ratio_svc_median']:.1f}x, median Newton steps "
+             f"{f['newton_iter_median']:g}, all certified: {f['all_certified']}",
+             "| switched off | time without / with: geo. mean | median | p90 | worst (draw) "
+             "| draws > 1.25x | median DANK/SVC | median steps | all certified |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for route in routes:
+        r = s[route]
+        lines.append(
+            f"| {route} | {r['ratio_geomean']:.3f} | {r['ratio_median']:.3f} | "
+            f"{r['ratio_p90']:.2f} | {r['ratio_worst']:.2f} ({r['worst_index']}) | "
+            f"{100 * r['slower_25pct']:.0f}% | {r['ratio_svc_median']:.1f}x | "
+            f"{r['newton_iter_median']:g} | {r['all_certified']} |")
+    return lines
+
+
+def _command(argv_list: list[str], seed: int | None = None) -> str:
+    """The command line; with ``seed``, the one that repeats the run (its ``--seed`` set)."""
+    if seed is not None:
+        kept, skip = [], False
+        for a in argv_list:
+            if skip or a == "--seed" or a.startswith("--seed="):
+                skip = a == "--seed"
+                continue
+            kept.append(a)
+        argv_list = [*kept, "--seed", str(seed)]
+    return " ".join(["python benchmarks/bench_ablation.py", *argv_list])
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    seed = args.seed if args.seed is not None else secrets.randbits(63)
+    argv_list = sys.argv[1:] if argv is None else list(argv)
+    limiter = None
+    if args.blas_threads:
+        limiter = threadpoolctl.threadpool_limits(limits=args.blas_threads, user_api="blas")
+    try:
+        return _run(args, seed, argv_list)
+    finally:
+        if limiter is not None:
+            limiter.restore_original_limits()
+
+
+def _run(args, seed: int, argv_list: list[str]) -> int:
+    meta = {
+        "command": _command(argv_list), "seed": seed,
+        "repeat_with": _command(argv_list, seed),
+        "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "machine": f"{platform.node()} {platform.machine()}", "cpu_count": os.cpu_count(),
+        "python": platform.python_version(), "numpy": np.__version__,
+        "blas": blas_info(), "code": code_fingerprint(), "args": vars(args),
+        "loadavg_start": list(os.getloadavg()),
+    }
+    print(f"# {meta['command']}  ({meta['date']}, git {meta['code']['git_head']})")
+    print(f"# seed {seed} (repeat: {meta['repeat_with']})", flush=True)
+    records = []
+    for i in range(args.draws):
+        rec = run_draw(draw(seed, i, args.max_n), args.routes, args.tau, args.repeat)
+        records.append(rec)
+        ratios = " ".join(f"{r} {rec['without'][r]['time_s'] / rec['full']['time_s']:.2f}"
+                          for r in args.routes)
+        print(f"draw {i:3d} {rec['family']:<14} n={rec['n']:5d} C={rec['C']:8.3g}  "
+              f"whole {1e3 * rec['full']['time_s']:7.1f} ms ({rec['full']['newton_iter']} "
+              f"steps)  without / with: {ratios}", file=sys.stderr, flush=True)
+    meta["loadavg_end"] = list(os.getloadavg())
+    summary = summarise(records, args.routes)
+    for line in summary_lines(summary, args.routes):
+        print(line)
+    with open(args.out, "w") as f:
+        json.dump({"meta": meta, "summary": summary, "draws": records}, f, indent=1,
+                  default=str)
+    print(f"# wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

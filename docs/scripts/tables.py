@@ -1,9 +1,10 @@
-"""Generate the measured tables of README.md and docs/user_guide/performance.md.
+"""Generate the measured tables of README.md, docs/user_guide/performance.md and others.
 
 Every number comes from the committed benchmark results in ``benchmarks/results/`` (written by
 ``benchmarks/bench_large.py``, ``bench_svm.py``, ``bench_grid.py``, ``bench_ref.py``,
-``bench_scale.py``, ``bench_distribution.py`` and ``bench_load.py``); each
-table goes between a pair of markers ``<!-- tables:NAME:start -->`` / ``<!-- tables:NAME:end -->``.
+``bench_scale.py``, ``bench_distribution.py``, ``bench_load.py`` and ``bench_ablation.py``, the
+last one's table made by ``docs/scripts/ablation_table.py``); each table goes between a pair of
+markers ``<!-- tables:NAME:start -->`` / ``<!-- tables:NAME:end -->``.
 
 Usage::
 
@@ -20,9 +21,13 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling ablation_table.py
+from ablation_table import ablation_table  # noqa: E402
+
 RESULTS = ROOT / "benchmarks" / "results"
 TARGETS = {"README.md": ["scale", "families-summary"],
            "docs/conformance.md": ["oracle-scale"],
+           "docs/ARCHITECTURE.md": ["ablation"],
            "benchmarks/README.md": ["families"],
            "docs/user_guide/performance.md": ["families", "distribution", "large", "load",
                                               "n2000", "grid", "ref"]}
@@ -550,7 +555,7 @@ TABLES = {"scale": scale_table, "oracle-scale": oracle_scale_table, "families": 
           "large": large_table,
           "n2000": n2000_table, "grid": grid_table, "ref": ref_table,
           "families-summary": families_summary, "distribution": distribution_table,
-          "load": load_table}
+          "load": load_table, "ablation": ablation_table}
 
 
 def render(text: str, names: list[str]) -> str:

@@ -1,0 +1,87 @@
+"""benchmarks/bench_ablation.py: every route it switches off names a function of dank_fast that
+exists (a renamed one would otherwise measure nothing), a switch is undone after its solves, a
+tiny run writes the documented fields, and bad arguments exit 2 with one line. No timing is
+asserted."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _script():
+    path = ROOT / "benchmarks" / "bench_ablation.py"
+    spec = importlib.util.spec_from_file_location("bench_ablation", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+bench = _script()
+ROUTE_FIELDS = {"ratio_geomean", "ratio_median", "ratio_p90", "ratio_worst", "worst_index",
+                "slower_25pct", "ratio_svc_median", "newton_iter_median", "all_certified"}
+
+
+@pytest.mark.parametrize("route", sorted(bench.ROUTES))
+def test_each_route_names_a_function_of_the_core_and_is_restored(route):
+    module_name, name, replacement = bench.ROUTES[route]
+    module = importlib.import_module(module_name)
+    original = getattr(module, name)
+    assert callable(original) and original is not replacement
+    with bench.switched_off(route):
+        assert getattr(module, name) is replacement
+    assert getattr(module, name) is original
+    with pytest.raises(RuntimeError), bench.switched_off(route):
+        raise RuntimeError("a failed solve")
+    assert getattr(module, name) is original
+
+
+def test_the_routes_are_the_ones_the_architecture_page_lists():
+    text = (ROOT / "docs" / "ARCHITECTURE.md").read_text()
+    for module_name, name, _ in bench.ROUTES.values():
+        assert f"`{module_name.split('.')[-1]}.{name}`" in text
+
+
+def test_tiny_run_writes_the_documented_fields(tmp_path, capsys):
+    out = tmp_path / "a.json"
+    assert bench.main(["--draws", "2", "--max-n", "120", "--tau", "1", "--seed", "5",
+                       "--routes", "secant", "exact_hessian", "--repeat", "1",
+                       "--out", str(out)]) == 0
+    res = json.loads(out.read_text())
+    assert res["meta"]["seed"] == 5 and "--tau 1" in res["meta"]["command"]
+    s = res["summary"]
+    assert s["draws"] == 2 and s["full"]["all_certified"]
+    for route in ("secant", "exact_hessian"):
+        assert ROUTE_FIELDS <= set(s[route]) and s[route]["all_certified"]
+        assert s[route]["ratio_worst"] >= s[route]["ratio_median"] > 0
+    assert "woodbury" not in s
+    for r, i in zip(res["draws"], (0, 1), strict=True):
+        assert r["index"] == i and r["n"] == 120 and r["tau"] == 1.0
+        assert r["full"]["status"] == "converged" and r["full"]["rel_gap"] <= 1e-6
+        assert set(r["without"]) == {"secant", "exact_hessian"}
+    printed = capsys.readouterr()
+    assert "# seed 5" in printed.out and "| exact_hessian |" in printed.out
+    assert len(printed.err.strip().splitlines()) == 2
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--draws", "0"], "--draws must be at least 1"),
+    (["--repeat", "0"], "--repeat must be at least 1"),
+    (["--tau", "-1"], "--tau must be finite and >= 0"),
+    (["--tau", "nan"], "--tau must be finite and >= 0"),
+    (["--max-n", "5"], "--max-n must be at least 20"),
+    (["--routes", "bogus"], "invalid choice"),
+    (["--seed", "-1"], "--seed must be in"),
+    (["--out", "/nonexistent-dir/x.json"], "does not exist"),
+])
+def test_bad_arguments_exit_2_with_one_line(argv, message, capsys):
+    with pytest.raises(SystemExit) as exc:
+        bench.parse_args(argv)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and message in err and len(err.strip().splitlines()) == 1

@@ -42,8 +42,8 @@ def ablation_table(runs=RUNS) -> str:
         full = s["full"]
         certified = "every solve certified" if full["all_certified"] and all(
             s[r]["all_certified"] for r in ROUTES if r in s) else "NOT every solve certified"
-        out.append(f"* {label}: `{m['repeat_with']}` ({s['draws']} draws, git "
-                   f"{m['code']['git_head']}, {m['date'][:10]}); whole core: median DANK / SVC "
+        out.append(f"* {label}: `{m['repeat_with']}` ({s['draws']} draws, "
+                   f"{m['date'][:10]}); whole core: median DANK / SVC "
                    f"{full['ratio_svc_median']:.1f}x, median {full['newton_iter_median']:g} "
                    f"Newton steps; {certified}.")
     return "\n".join(out)

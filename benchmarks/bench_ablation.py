@@ -35,12 +35,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import datetime
 import importlib
-import json
 import os
-import platform
-import secrets
 import sys
 import time
 import types
@@ -52,9 +48,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # this checkout's packages (its git state is the one recorded), then the sibling scripts
 sys.path[:0] = [HERE, os.path.dirname(HERE)]
 from _args import OneLineParser  # noqa: E402
-from bench_distribution import TAU, draw, kernel, make_data  # noqa: E402
+from bench_distribution import (  # noqa: E402
+    TAU,
+    draw,
+    kernel,
+    make_data,
+    seeded_main,
+    write_results,
+)
 from bench_families import warm_up  # noqa: E402
-from bench_svm import blas_info, code_fingerprint, fit_svc  # noqa: E402
+from bench_svm import fit_svc  # noqa: E402
 
 import dank_fast  # noqa: E402
 from dank_fast import solve_svm  # noqa: E402
@@ -209,45 +212,11 @@ def summary_lines(s: dict, routes: list[str]) -> list[str]:
     return lines
 
 
-def _command(argv_list: list[str], seed: int | None = None) -> str:
-    """The command line; with ``seed``, the one that repeats the run (its ``--seed`` set)."""
-    if seed is not None:
-        kept, skip = [], False
-        for a in argv_list:
-            if skip or a == "--seed" or a.startswith("--seed="):
-                skip = a == "--seed"
-                continue
-            kept.append(a)
-        argv_list = [*kept, "--seed", str(seed)]
-    return " ".join(["python benchmarks/bench_ablation.py", *argv_list])
-
-
 def main(argv=None):
-    args = parse_args(argv)
-    seed = args.seed if args.seed is not None else secrets.randbits(63)
-    argv_list = sys.argv[1:] if argv is None else list(argv)
-    limiter = None
-    if args.blas_threads:
-        limiter = threadpoolctl.threadpool_limits(limits=args.blas_threads, user_api="blas")
-    try:
-        return _run(args, seed, argv_list)
-    finally:
-        if limiter is not None:
-            limiter.restore_original_limits()
+    return seeded_main("bench_ablation.py", parse_args, _run, argv)
 
 
-def _run(args, seed: int, argv_list: list[str]) -> int:
-    meta = {
-        "command": _command(argv_list), "seed": seed,
-        "repeat_with": _command(argv_list, seed),
-        "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
-        "machine": f"{platform.node()} {platform.machine()}", "cpu_count": os.cpu_count(),
-        "python": platform.python_version(), "numpy": np.__version__,
-        "blas": blas_info(), "code": code_fingerprint(), "args": vars(args),
-        "loadavg_start": list(os.getloadavg()),
-    }
-    print(f"# {meta['command']}  ({meta['date']}, git {meta['code']['git_head']})")
-    print(f"# seed {seed} (repeat: {meta['repeat_with']})", flush=True)
+def _run(args, seed: int, meta: dict) -> int:
     warm_up(types.SimpleNamespace(tau=args.tau))  # no draw pays a process's first solve
     records = []
     for i in range(args.draws):
@@ -258,14 +227,10 @@ def _run(args, seed: int, argv_list: list[str]) -> int:
         print(f"draw {i:3d} {rec['family']:<14} n={rec['n']:5d} C={rec['C']:8.3g}  "
               f"whole {1e3 * rec['full']['time_s']:7.1f} ms ({rec['full']['newton_iter']} "
               f"steps)  without / with: {ratios}", file=sys.stderr, flush=True)
-    meta["loadavg_end"] = list(os.getloadavg())
     summary = summarise(records, args.routes)
     for line in summary_lines(summary, args.routes):
         print(line)
-    with open(args.out, "w") as f:
-        json.dump({"meta": meta, "summary": summary, "draws": records}, f, indent=1,
-                  default=str)
-    print(f"# wrote {args.out}")
+    write_results(args.out, meta, summary, records)
     return 0
 
 

@@ -441,20 +441,27 @@ def _line(r: dict) -> str:
 
 
 def main(argv=None):
-    args = parse_args(argv)
+    return seeded_main("bench_distribution.py", parse_args, _run, argv)
+
+
+def seeded_main(script: str, parse, run, argv=None) -> int:
+    """A seeded benchmark's ``main``: ``args = parse(argv)``, a fresh seed unless ``--seed``
+    is given, BLAS threads pinned to ``--blas-threads`` (0: the library's default) and
+    ``run(args, seed, meta)``, with ``meta`` the run's header (:func:`run_meta`, printed)."""
+    args = parse(argv)
     seed = args.seed if args.seed is not None else secrets.randbits(63)
     argv_list = sys.argv[1:] if argv is None else list(argv)
     limiter = None
     if args.blas_threads:
         limiter = threadpoolctl.threadpool_limits(limits=args.blas_threads, user_api="blas")
     try:
-        return _run(args, seed, argv_list)
+        return run(args, seed, run_meta(script, args, seed, argv_list))
     finally:
         if limiter is not None:
             limiter.restore_original_limits()
 
 
-def _command(argv_list: list[str], seed: int | None = None) -> str:
+def _command(script: str, argv_list: list[str], seed: int | None = None) -> str:
     """The command line; with ``seed``, the one that repeats the run (its ``--seed`` set)."""
     if seed is not None:
         kept, skip = [], False
@@ -464,13 +471,15 @@ def _command(argv_list: list[str], seed: int | None = None) -> str:
                 continue
             kept.append(a)
         argv_list = [*kept, "--seed", str(seed)]
-    return " ".join(["python benchmarks/bench_distribution.py", *argv_list])
+    return " ".join([f"python benchmarks/{script}", *argv_list])
 
 
-def _run(args, seed: int, argv_list: list[str]) -> int:
+def run_meta(script: str, args, seed: int, argv_list: list[str]) -> dict:
+    """The header of a seeded run's results (command, the command that repeats it, machine,
+    versions, BLAS, code, arguments, load average), its two lines printed."""
     meta = {
-        "command": _command(argv_list), "seed": seed,
-        "repeat_with": _command(argv_list, seed),
+        "command": _command(script, argv_list), "seed": seed,
+        "repeat_with": _command(script, argv_list, seed),
         "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
         "machine": f"{platform.node()} {platform.machine()}", "cpu_count": os.cpu_count(),
         "python": platform.python_version(), "numpy": np.__version__,
@@ -481,21 +490,30 @@ def _run(args, seed: int, argv_list: list[str]) -> int:
     }
     print(f"# {meta['command']}  ({meta['date']}, git {meta['code']['git_head']})")
     print(f"# seed {seed} (repeat: {meta['repeat_with']})", flush=True)
+    return meta
+
+
+def write_results(path: str, meta: dict, summary: dict, records: list[dict]) -> None:
+    """The results JSON of a seeded run (``meta`` gets the load average at its end)."""
+    meta["loadavg_end"] = list(os.getloadavg())
+    with open(path, "w") as f:
+        json.dump({"meta": meta, "summary": summary, "draws": records}, f, indent=1,
+                  default=str)
+    print(f"# wrote {path}")
+
+
+def _run(args, seed: int, meta: dict) -> int:
     warm_up(types.SimpleNamespace(tau=TAU))
     records = []
     for i in range(args.draws):
         rec = run_draw(draw(seed, i, args.max_n), args.repeat, args.profile)
         records.append(rec)
         log(_line(rec))
-    meta["loadavg_end"] = list(os.getloadavg())
     summary = summarise(records)
     worst = records[summary["worst"]["index"]]
     for line in summary_lines(summary, worst):
         print(line)
-    with open(args.out, "w") as f:
-        json.dump({"meta": meta, "summary": summary, "draws": records}, f, indent=1,
-                  default=str)
-    print(f"# wrote {args.out}")
+    write_results(args.out, meta, summary, records)
     return 0
 
 

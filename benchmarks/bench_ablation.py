@@ -87,8 +87,10 @@ def parse_args(argv=None):
     p.add_argument("--seed", type=int, default=None,
                    help="seed of the draws (bench_distribution.py's); without it a fresh one, "
                    "printed and stored")
-    p.add_argument("--routes", nargs="+", choices=sorted(ROUTES), default=list(ROUTES),
-                   metavar="ROUTE", help=f"routes switched off, one at a time: {', '.join(ROUTES)}")
+    p.add_argument("--routes", nargs="+", choices=list(ROUTES), default=argparse.SUPPRESS,
+                   metavar="ROUTE",
+                   help=f"routes switched off, one at a time, of: {', '.join(ROUTES)} "
+                   "(default: all)")
     p.add_argument("--tau", type=float, default=TAU, help="tau of every solve")
     p.add_argument("--max-n", type=int, default=None,
                    help="cap on the drawn n (the draw is otherwise unchanged)")
@@ -112,7 +114,7 @@ def parse_args(argv=None):
     p.output("--out", args.out)
     if args.blas_threads and threadpoolctl is None:
         p.error("--blas-threads needs threadpoolctl")
-    args.routes = list(dict.fromkeys(args.routes))
+    args.routes = list(dict.fromkeys(getattr(args, "routes", None) or ROUTES))
     return args
 
 

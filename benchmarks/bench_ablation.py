@@ -47,13 +47,14 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 # this checkout's packages (its git state is the one recorded), then the sibling scripts
 sys.path[:0] = [HERE, os.path.dirname(HERE)]
-from _args import OneLineParser  # noqa: E402
 from bench_distribution import (  # noqa: E402
     TAU,
+    check_seeded,
     draw,
     kernel,
     make_data,
     seeded_main,
+    seeded_parser,
     write_results,
 )
 from bench_families import warm_up  # noqa: E402
@@ -61,11 +62,6 @@ from bench_svm import fit_svc  # noqa: E402
 
 import dank_fast  # noqa: E402
 from dank_fast import solve_svm  # noqa: E402
-
-try:
-    import threadpoolctl
-except ImportError:  # optional: only needed for --blas-threads
-    threadpoolctl = None
 
 #: route -> (module of dank_fast, function replaced, its replacement): module docstring
 ROUTES = {
@@ -81,39 +77,17 @@ DEFAULT_OUT = os.path.join(HERE, "results", "ablation.json")
 
 
 def parse_args(argv=None):
-    p = OneLineParser(prog="bench_ablation.py", description=__doc__.split("\n\n")[0],
-                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--draws", type=int, default=30, help="problems drawn")
-    p.add_argument("--seed", type=int, default=None,
-                   help="seed of the draws (bench_distribution.py's); without it a fresh one, "
-                   "printed and stored")
+    p = seeded_parser("bench_ablation.py", __doc__, DEFAULT_OUT, 2,
+                      "rounds of solves per draw (best taken)")
     p.add_argument("--routes", nargs="+", choices=list(ROUTES), default=argparse.SUPPRESS,
                    metavar="ROUTE",
                    help=f"routes switched off, one at a time, of: {', '.join(ROUTES)} "
                    "(default: all)")
     p.add_argument("--tau", type=float, default=TAU, help="tau of every solve")
-    p.add_argument("--max-n", type=int, default=None,
-                   help="cap on the drawn n (the draw is otherwise unchanged)")
-    p.add_argument("--repeat", type=int, default=2, help="rounds of solves per draw (best taken)")
-    p.add_argument("--out", default=DEFAULT_OUT, help="results JSON")
-    p.add_argument("--blas-threads", type=int, default=1,
-                   help="BLAS threads, set with threadpoolctl (0: the library's default)")
     args = p.parse_args(argv)
-    for name in ("draws", "repeat"):
-        v = getattr(args, name)
-        if v < 1:
-            p.error(f"--{name} must be at least 1, got {v}")
+    check_seeded(p, args)
     if not (np.isfinite(args.tau) and args.tau >= 0.0):
         p.error(f"--tau must be finite and >= 0, got {args.tau}")
-    if args.max_n is not None and args.max_n < 20:
-        p.error(f"--max-n must be at least 20, got {args.max_n}")
-    if args.blas_threads < 0:
-        p.error(f"--blas-threads must be >= 0, got {args.blas_threads}")
-    if args.seed is not None and not 0 <= args.seed < 2**63:
-        p.error(f"--seed must be in [0, 2**63), got {args.seed}")
-    p.output("--out", args.out)
-    if args.blas_threads and threadpoolctl is None:
-        p.error("--blas-threads needs threadpoolctl")
     args.routes = list(dict.fromkeys(getattr(args, "routes", None) or ROUTES))
     return args
 

@@ -97,27 +97,32 @@ TOP_K = 15                # functions kept per profile and ordering
 DEFAULT_OUT = os.path.join(HERE, "results", "distribution.json")
 
 
-def parse_args(argv=None):
-    p = OneLineParser(prog="bench_distribution.py", description=__doc__.split("\n\n")[0],
-                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+def seeded_parser(prog: str, doc: str, out: str, repeat: int, repeat_help: str):
+    """The arguments every seeded benchmark of this distribution takes: ``--draws``, ``--seed``,
+    ``--out``, ``--repeat``, ``--max-n``, ``--blas-threads`` (checked by :func:`check_seeded`)."""
+    p = OneLineParser(prog=prog, description=doc.split("\n\n")[0],
+                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--draws", type=int, default=30, help="problems drawn")
     p.add_argument("--seed", type=int, default=None,
                    help="seed of the draws; without it a fresh one, printed and stored")
-    p.add_argument("--out", default=DEFAULT_OUT, help="results JSON")
-    p.add_argument("--repeat", type=int, default=1, help="DANK solves per draw (best taken)")
-    p.add_argument("--profile", action="store_true",
-                   help="profile one more solve of every draw above its bound")
+    p.add_argument("--out", default=out, help="results JSON")
+    p.add_argument("--repeat", type=int, default=repeat, help=repeat_help)
     p.add_argument("--max-n", type=int, default=None,
                    help="cap on the drawn n (quick runs; the draw is otherwise unchanged)")
     p.add_argument("--blas-threads", type=int, default=1,
                    help="BLAS threads, set with threadpoolctl as bench_svm.py does (0: the "
                    "library's default); on a shared machine 2 OpenBLAS threads make a solve's "
                    "time vary several-fold (benchmarks/README.md, Threads)")
-    args = p.parse_args(argv)
+    return p
+
+
+def check_seeded(p, args) -> None:
+    """Refuse (exit 2, one line) the values of :func:`seeded_parser`'s arguments that no run
+    takes, and an ``--out`` whose directory is missing."""
     for name in ("draws", "repeat"):
         v = getattr(args, name)
         if v < 1:
-            p.error(f"--{name.replace('_', '-')} must be at least 1, got {v}")
+            p.error(f"--{name} must be at least 1, got {v}")
     if args.blas_threads < 0:
         p.error(f"--blas-threads must be >= 0, got {args.blas_threads}")
     if args.max_n is not None and args.max_n < 20:
@@ -127,6 +132,15 @@ def parse_args(argv=None):
     p.output("--out", args.out)
     if args.blas_threads and threadpoolctl is None:
         p.error("--blas-threads needs threadpoolctl")
+
+
+def parse_args(argv=None):
+    p = seeded_parser("bench_distribution.py", __doc__, DEFAULT_OUT, 1,
+                      "DANK solves per draw (best taken)")
+    p.add_argument("--profile", action="store_true",
+                   help="profile one more solve of every draw above its bound")
+    args = p.parse_args(argv)
+    check_seeded(p, args)
     return args
 
 

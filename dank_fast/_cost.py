@@ -19,7 +19,8 @@ import math
 __all__ = [
     "CALL_FLOPS", "EIGH_FLOPS", "BLOCK", "OVERSAMPLE", "WEAK", "BLOCK_BYTES",
     "DENSE_KERNEL_BYTES", "dense_flops", "round_flops", "exact_curvature_pays", "border_pays",
-    "lowrank_columns", "growth_flops", "growth_reach", "psd_test_pays", "one_step_pays",
+    "lowrank_columns", "model_limit", "growth_flops", "growth_reach", "psd_test_pays",
+    "one_step_pays",
     "copies_block", "dense_kernel_fits",
 ]
 
@@ -89,6 +90,17 @@ def border_pays(f: int, k: int) -> bool:
     (``2 f^2 k`` flops: their solves) costs less than a new factor on the other ``f - k``
     (``(f - k)^3 / 3`` flops and the 20 calls of a new :class:`dank_fast._factor.Model`)."""
     return 2.0 * f * f * k <= (f - k) ** 3 / 3.0 + 20 * CALL_FLOPS
+
+
+def model_limit(s: int) -> int:
+    """The most coordinates a Newton model takes at once from a point whose support has ``s``
+    (:func:`dank_fast._newton._direction`): twice the support, so that a model that grows by
+    doubling costs at most ``8 / 7`` of its last factor (``sum_k 8^-k``), where taking every
+    coordinate the gradient frees would factor up to all ``n`` of them (``n^3 / 3`` flops) for a
+    support that grows by a factor of two or three; and at least the size whose factor costs
+    no more than the 20 calls of a new model (``f^3 / 3 = 20 CALL_FLOPS``, as
+    :func:`border_pays` counts them), below which growing only adds calls."""
+    return max(2 * s, int(round((60.0 * CALL_FLOPS) ** (1.0 / 3.0))))
 
 
 def lowrank_columns(f: int) -> int:

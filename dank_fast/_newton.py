@@ -8,7 +8,9 @@ Each iteration (Bertsekas' projected Newton with an equality constraint):
    the binding set: the bounds the reduced gradient ``g - lam y`` pushes against;
 2. the Newton direction on the others: the maximiser of the quadratic model
    (:class:`dank_fast._factor.Model`) under ``y_F'p = 0``, the coordinates it pushes out of the
-   box held (or, where that costs more than a new factor, moved to the binding set);
+   box held (or, where that costs more than a new factor, moved to the binding set); a model
+   takes at most twice the support (:func:`dank_fast._cost.model_limit`), the most violating
+   coordinates first, and grows once where its step leaves others violating (:func:`_direction`);
 3. trial points along the arc ``t = t0, 1, 1/2, ..., 1/256`` (:func:`_trial`: the model's
    maximiser with the bounds the step crosses held, so many bounds become active in one step),
    the first that increases ``h`` taken (:func:`_better`); ``t0`` in ``[1, 2]`` is the secant
@@ -17,10 +19,11 @@ Each iteration (Bertsekas' projected Newton with an equality constraint):
 4. the certificate decides when to stop.
 
 Cost per iteration: the curvature (``2 f^2 (r + 1)`` flops for ``f`` free coordinates and ``F``
-of rank ``r``), its factor (``f^3 / 3``), ``2 f^2`` per held coordinate and one evaluation of
-``F(a)`` per trial point. Where ``F`` came from the iterative route its ``h`` is exact only up to
-``eta * excess``: a trial within that ends the step, and where no step is possible ``F`` is
-evaluated densely from there on. Where that does not help, a burst of accelerated iterations
+of rank ``r``), its factor (``f^3 / 3``), ``2 f^2`` per held coordinate, the gradient the model
+predicts where it grows (``2 n f (r + 2)``) and one evaluation of ``F(a)`` per trial point.
+Where ``F`` came from the iterative route its ``h`` is exact only up to ``eta * excess``: a
+trial within that ends the step, and where no step is possible ``F`` is evaluated densely from
+there on. Where that does not help, a burst of accelerated iterations
 (doubling in length within ``fallback_iter``) hands back to Newton, so Newton is never less
 robust than the accelerated method alone.
 """
@@ -34,6 +37,8 @@ import numpy as np
 from scipy.optimize import brentq
 
 from ._accelerated import accelerated
+from ._cost import model_limit
+from ._curvature import model_product
 from ._factor import Model
 from ._result import ConvergenceWarning, finish
 from .projection import _project_core
@@ -94,18 +99,56 @@ def _ray_start(problem, z: np.ndarray) -> np.ndarray:
     return s * z if phi(s) - phi(1.0) > bound + roundoff else z
 
 
+def _binding(z, g, y, C, margin):
+    """``(binding, r)``: the reduced gradient ``r = g - lam y`` (:func:`_multiplier`) and the
+    coordinates at a bound that it pushes against."""
+    lam = _multiplier(z, g, y, C, margin) if y is not None else 0.0
+    r = g - lam * y if y is not None else g
+    return ((z <= margin) & (r < 0)) | ((z >= C - margin) & (r > 0)), r
+
+
 def _direction(problem, z, ev):
     """``(model, p, held)``: the Newton direction on the free coordinates (steps 1-3 of the
     module docstring), or None when nothing can move or the curvature is not positive
-    definite."""
+    definite.
+
+    A model takes at most :func:`dank_fast._cost.model_limit` of the support's size: the
+    coordinates inside the box, then those at a bound that the reduced gradient frees, in order
+    of their violation. Where some are left out and the model's step would leave any of them
+    violating (the gradient the model predicts, :func:`_left_violating`), the model grows once
+    by those, as far as the limit of its own size allows; the others wait for the next step.
+    """
     C = problem.C
-    y = problem.eq_vector
-    g = ev.grad
     margin = 1e-12 * np.asarray(C)
-    lam = _multiplier(z, g, y, C, margin) if y is not None else 0.0
-    r = g - lam * y if y is not None else g
-    binding = ((z <= margin) & (r < 0)) | ((z >= C - margin) & (r > 0))
+    binding, r = _binding(z, ev.grad, problem.eq_vector, C, margin)
     free = np.flatnonzero(~binding)
+    inside = (z > margin) & (z < C - margin)
+    waiting = free[~inside[free]]
+    waiting = waiting[np.argsort(-np.abs(r[waiting]), kind="stable")]
+    W, rest = _admit(free[inside[free]], waiting, np.count_nonzero(z > margin))
+    out = _model_direction(problem, z, ev, W)
+    if rest.size == 0:
+        return out
+    if out is None:  # too few to move: all of them
+        return _model_direction(problem, z, ev, free)
+    late = _left_violating(problem, ev, z, out, rest, margin)
+    if late.size == 0:
+        return out
+    return _model_direction(problem, z, ev, _admit(out[0].free, late, out[0].free.size)[0])
+
+
+def _admit(W: np.ndarray, waiting: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``W`` and the first of ``waiting`` (coordinates outside ``W``, in order) up to
+    :func:`dank_fast._cost.model_limit` of ``size`` coordinates in all, sorted; and the rest
+    of ``waiting``."""
+    k = max(model_limit(size) - W.size, 0)
+    return np.sort(np.concatenate([W, waiting[:k]])), waiting[k:]
+
+
+def _model_direction(problem, z, ev, free):
+    """The model on ``free`` and its direction (:func:`_direction`), the coordinates it
+    pushes out of the box held, or cut where holding them costs more than a new model."""
+    y = problem.eq_vector
     model = Model(problem, ev, z, free) if free.size else None
     while model is not None and model.ok:
         # with y'p = 0 one free coordinate cannot move: its p is round-off
@@ -119,6 +162,19 @@ def _direction(problem, z, ev):
         keep[list(held)] = False
         model = model.cut(problem, ev, z, keep)
     return None
+
+
+def _left_violating(problem, ev, z, out, waiting, margin):
+    """The coordinates of ``waiting`` that still violate at the point the model's step
+    reaches (the gradient the model predicts there, :func:`dank_fast._curvature.model_product`),
+    in order of their violation."""
+    model, p, _ = out
+    zp = z.copy()
+    zp[model.free] = np.clip(z[model.free] + p, 0.0, model.CF)
+    gp = ev.grad - model_product(problem, ev, model.free, p)
+    binding, r = _binding(zp, gp, problem.eq_vector, problem.C, margin)
+    late = waiting[~binding[waiting]]
+    return late[np.argsort(-np.abs(r[late]), kind="stable")]
 
 
 def _trial(problem, z, model, p, held, t: float):

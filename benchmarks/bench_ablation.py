@@ -21,7 +21,9 @@ that a renamed function fails the tests instead of measuring nothing):
 * ``tail_test``: ``_eigen._tail_below`` returns False: the iterative route bounds the tail by
   its norms alone (its factorisation's flops are still charged to the route's budget);
 * ``ray_start``: ``_newton._ray_start`` returns its start: Newton from the SVM's dual itself;
-* ``secant``: ``_newton._next_scale`` returns 1: every arc of trial points starts at ``t = 1``.
+* ``secant``: ``_newton._next_scale`` returns 1: every arc of trial points starts at ``t = 1``;
+* ``model_limit``: ``_newton.model_limit`` returns no limit: a Newton model takes every
+  coordinate the gradient frees at once.
 
 Per route the summary gives the time without it over the time with it: the geometric mean
 over the draws (the route's saving on the distribution is ``1 - 1 / mean``), the median, the
@@ -70,6 +72,7 @@ ROUTES = {
     "tail_test": ("dank_fast._eigen", "_tail_below", lambda *a, **k: False),
     "ray_start": ("dank_fast._newton", "_ray_start", lambda problem, z: z),
     "secant": ("dank_fast._newton", "_next_scale", lambda *a, **k: 1.0),
+    "model_limit": ("dank_fast._newton", "model_limit", lambda s: sys.maxsize),
 }
 SVC_TOL = 1e-3     # SVC's default
 SVC_ROUNDS = 3     # SVC fits per draw (best taken)

@@ -16,7 +16,8 @@ ROUTES = {"woodbury": "Woodbury factor (`_factor.lowrank_solve`)",
           "exact_hessian": "exact Hessian (`_curvature.exact_curvature_pays`)",
           "tail_test": "the tail's factorisation test (`_eigen._tail_below`)",
           "ray_start": "ray start (`_newton._ray_start`)",
-          "secant": "secant's first trial (`_newton._next_scale`)"}
+          "secant": "secant's first trial (`_newton._next_scale`)",
+          "model_limit": "the model's limit of twice the support (`_newton.model_limit`)"}
 
 
 def _cell(summary: dict, route: str) -> str:

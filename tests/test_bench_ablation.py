@@ -1,29 +1,17 @@
 """benchmarks/bench_ablation.py: every route it switches off names a function of dank_fast that
 exists (a renamed one would otherwise measure nothing), a switch is undone after its solves, a
-tiny run writes the documented fields, and bad arguments exit 2 with one line. No timing is
-asserted."""
+tiny run writes the documented fields (its bad arguments: tests/test_benchmark_args.py).
+No timing is asserted."""
 
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
+from _scripts import ROOT, load_script
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _script():
-    path = ROOT / "benchmarks" / "bench_ablation.py"
-    spec = importlib.util.spec_from_file_location("bench_ablation", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-bench = _script()
+bench = load_script("benchmarks/bench_ablation.py")
 ROUTE_FIELDS = {"ratio_geomean", "ratio_median", "ratio_p90", "ratio_worst", "worst_index",
                 "slower_25pct", "ratio_svc_median", "newton_iter_median", "all_certified"}
 
@@ -68,20 +56,3 @@ def test_tiny_run_writes_the_documented_fields(tmp_path, capsys):
     printed = capsys.readouterr()
     assert "# seed 5" in printed.out and "| exact_hessian |" in printed.out
     assert len(printed.err.strip().splitlines()) == 2
-
-
-@pytest.mark.parametrize("argv, message", [
-    (["--draws", "0"], "--draws must be at least 1"),
-    (["--repeat", "0"], "--repeat must be at least 1"),
-    (["--tau", "-1"], "--tau must be finite and >= 0"),
-    (["--tau", "nan"], "--tau must be finite and >= 0"),
-    (["--max-n", "5"], "--max-n must be at least 20"),
-    (["--routes", "bogus"], "invalid choice"),
-    (["--seed", "-1"], "--seed must be in"),
-    (["--out", "/nonexistent-dir/x.json"], "does not exist"),
-])
-def test_bad_arguments_exit_2_with_one_line(argv, message, capsys):
-    with pytest.raises(SystemExit) as exc:
-        bench.parse_args(argv)
-    err = capsys.readouterr().err
-    assert exc.value.code == 2 and message in err and len(err.strip().splitlines()) == 1

@@ -1,29 +1,17 @@
 """benchmarks/bench_distribution.py: the draws follow the stated distribution and repeat from
 their seed, the reduced matrix behind the bound is the support reduction of ``11' + Gamma``, a
-tiny run writes the documented fields, and bad arguments exit 2 with one line. No timing is
-asserted."""
+tiny run writes the documented fields (its bad arguments: tests/test_benchmark_args.py).
+No timing is asserted."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
+from _scripts import load_script
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _script():
-    path = ROOT / "benchmarks" / "bench_distribution.py"
-    spec = importlib.util.spec_from_file_location("bench_distribution", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-bench = _script()
+bench = load_script("benchmarks/bench_distribution.py")
 FAMILY_KEYS = {"moons": {"noise"}, "circles": {"noise", "factor"}, "blobs": {"s"},
                "classification": {"n_features", "n_informative", "flip_y", "class_sep"}}
 
@@ -208,23 +196,6 @@ def test_a_run_without_seed_draws_a_fresh_one_and_prints_it(tmp_path, capsys):
         seeds.append(json.loads(out.read_text())["meta"]["seed"])
         assert f"# seed {seeds[-1]}" in capsys.readouterr().out
     assert seeds[0] != seeds[1]
-
-
-@pytest.mark.parametrize("argv, message", [
-    (["--draws", "0"], "--draws must be at least 1"),
-    (["--repeat", "0"], "--repeat must be at least 1"),
-    (["--blas-threads", "-1"], "--blas-threads must be >= 0"),
-    (["--max-n", "5"], "--max-n must be at least 20"),
-    (["--seed", "-1"], "--seed must be in"),
-    (["--draws", "many"], "invalid int value"),
-    (["--out", "/nonexistent-dir/x.json"], "does not exist"),
-    (["--bogus"], "unrecognized arguments"),
-])
-def test_bad_arguments_exit_2_with_one_line(argv, message, capsys):
-    with pytest.raises(SystemExit) as exc:
-        bench.parse_args(argv)
-    err = capsys.readouterr().err
-    assert exc.value.code == 2 and message in err and len(err.strip().splitlines()) == 1
 
 
 @pytest.mark.parametrize("bound_s, profiled", [(1e9, False), (1e-9, True)])

@@ -3,19 +3,12 @@ family benchmark's rows are paired, certified and time-limited."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
+from _scripts import ROOT, load_script
 
 
 def _script(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script(f"benchmarks/{name}.py")
 
 
 @pytest.mark.parametrize("script, argv, message", [
@@ -41,6 +34,19 @@ def _script(name: str):
     ("bench_load", ["--cases", "nope"], "invalid choice: 'nope'"),
     ("bench_load", ["--conditions", "loaded"], "invalid choice: 'loaded'"),
     ("bench_load", ["--json", "/nonexistent-dir/x.json"], "does not exist"),
+    *[(script, argv, message) for script in ("bench_distribution", "bench_ablation")
+      for argv, message in [  # the arguments of every seeded run (seeded_parser)
+          (["--draws", "0"], "--draws must be at least 1"),
+          (["--draws", "many"], "invalid int value"),
+          (["--repeat", "0"], "--repeat must be at least 1"),
+          (["--max-n", "5"], "--max-n must be at least 20"),
+          (["--seed", "-1"], "--seed must be in"),
+          (["--out", "/nonexistent-dir/x.json"], "does not exist"),
+          (["--bogus"], "unrecognized arguments")]],
+    ("bench_distribution", ["--blas-threads", "-1"], "--blas-threads must be >= 0"),
+    ("bench_ablation", ["--tau", "-1"], "--tau must be finite and >= 0"),
+    ("bench_ablation", ["--tau", "nan"], "--tau must be finite and >= 0"),
+    ("bench_ablation", ["--routes", "bogus"], "invalid choice"),
 ])
 def test_benchmark_scripts_refuse_bad_arguments(script, argv, message, capsys):
     with pytest.raises(SystemExit) as exc:

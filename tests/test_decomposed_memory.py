@@ -8,12 +8,11 @@ measure the arrays a result holds and look for kernels that survive a fit.
 from __future__ import annotations
 
 import gc
-import importlib.util
 import weakref
-from pathlib import Path
 
 import numpy as np
 import pytest
+from _scripts import load_script
 from sklearn.datasets import make_classification
 from threadpoolctl import threadpool_limits
 
@@ -22,11 +21,7 @@ from dank_fast.cluster_result import ClusterF, SubKernel
 from dank_fast.inner import KernelData
 
 # the measure the memory probe (benchmarks/memory_probe.py) reports, loaded from its file
-_spec = importlib.util.spec_from_file_location(
-    "_held", Path(__file__).resolve().parents[1] / "benchmarks" / "_held.py")
-_held = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_held)
-held_bytes = _held.held_bytes
+held_bytes = load_script("benchmarks/_held.py").held_bytes
 
 
 @pytest.fixture(autouse=True)

@@ -3,25 +3,13 @@ run."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
+from _scripts import ROOT, load_script
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _load_script():
-    """docs/scripts/readme_table.py is repository tooling, not an installed module."""
-    spec = importlib.util.spec_from_file_location("readme_table",
-                                                  ROOT / "docs" / "scripts" / "readme_table.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-readme_table = _load_script()
+# docs/scripts/readme_table.py is repository tooling, not an installed module
+readme_table = load_script("docs/scripts/readme_table.py")
 
 
 def test_readme_table_is_the_committed_runs():

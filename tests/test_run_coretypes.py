@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
-SPEC = importlib.util.spec_from_file_location(
-    "run_coretypes", Path(__file__).resolve().parent / "run_coretypes.py")
-rc = importlib.util.module_from_spec(SPEC)
-SPEC.loader.exec_module(rc)
+from _scripts import load_script
+
+rc = load_script("tests/run_coretypes.py")
 
 
 def test_choose_never_forces_a_core_type_the_cpu_lacks():

@@ -4,21 +4,10 @@ grid's profiles."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
+from _scripts import load_script
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _load_script():
-    """docs/scripts/tables.py is repository tooling, not an installed module."""
-    spec = importlib.util.spec_from_file_location("tables", ROOT / "docs" / "scripts" / "tables.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-tables = _load_script()
+# docs/scripts/tables.py is repository tooling, not an installed module
+tables = load_script("docs/scripts/tables.py")
 
 
 def _row(family, C, time_s, shares=None, acc=None, steps=5):
@@ -97,7 +86,8 @@ def test_distribution_section_summarises_by_family_and_names_the_worst_draw():
                      "seed": 42},
             "summary": {"draws": 3, "ratio_svc_median": 10.0, "ratio_svc_p90": 26.0,
                         "within_bound": 1 / 3, "within_2x_bound": 2 / 3, "all_certified": False,
-                        "uncertified": 1, "worst": {"index": 2}}}
+                        "uncertified": 1, "worst": {"index": 2}, "model_ratio_svc_median": 4.0,
+                        "model_within_bound": 2 / 3, "ratio_model_median": 2.5}}
     data["draws"] = draws
     text = tables.distribution_table(data)
     lines = text.splitlines()
@@ -108,6 +98,8 @@ def test_distribution_section_summarises_by_family_and_names_the_worst_draw():
     assert "| all | 3 | 500-3,000 | 10.0x | 26.0x | 1 of 3 | 2 of 3 | - | 2 of 3 |" in lines
     assert ("median 10.0x, 90th percentile 26.0x; 33% within the bound, 67% within twice the "
             "bound; 1 of 3 solves NOT certified") in text
+    assert ("is a median 4.0x SVC and within the bound for 67% of the draws; DANK takes a "
+            "median 2.5 times it.") in text
     assert "worst draw by DANK / bound (draw 2): blobs (noise = 0.2), n = 3,000" in text
     assert "(30.0x SVC, 6.0x its bound of 50.0 ms)" in text and "07. Its profile (one more" in text
     assert ("SVC start 10%, validation of `K` (PSD test) 20%, evaluations of `F(a)` 30%, "

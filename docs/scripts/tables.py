@@ -521,14 +521,12 @@ def distribution_table(data: dict | None = None) -> str:
                         f"{lp['evaluations']}, the Newton systems in {lp['newton_systems']} "
                         f"and the rest (SVC start, gradients, certificates, interpreter) in "
                         f"{lp['rest']}.")
-    if "ratio_model_median" in s:
-        out[-1] += (" The unavoidable work of the cost model (docs/ARCHITECTURE.md), timed as "
-                    "its BLAS and LAPACK calls alone at each draw's sizes and Newton steps "
-                    "(the SVM start, one evaluation of `F(a)` per step and one more, one "
-                    "Newton system per step), is a median "
-                    f"{s['model_ratio_svc_median']:.1f}x SVC and within the bound for "
-                    f"{100 * s['model_within_bound']:.0f}% of the draws; DANK takes a median "
-                    f"{s['ratio_model_median']:.1f} times it.")
+    out[-1] += (" The unavoidable work of the cost model (docs/ARCHITECTURE.md), timed as its "
+                "BLAS and LAPACK calls alone at each draw's sizes and Newton steps (the SVM "
+                "start, one evaluation of `F(a)` per step and one more, one Newton system per "
+                f"step), is a median {s['model_ratio_svc_median']:.1f}x SVC and within the "
+                f"bound for {100 * s['model_within_bound']:.0f}% of the draws; DANK takes a "
+                f"median {s['ratio_model_median']:.1f} times it.")
     w = next(r for r in draws if r["index"] == s["worst"]["index"])
     out += ["", f"The worst draw by DANK / bound (draw {w['index']}): {_draw_params(w)}. SVC "
             f"{_ms(w['svc_s'])}, DANK {_ms(w['dank_s'])} ({w['ratio_svc']:.1f}x SVC, "

@@ -14,14 +14,15 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling ablation_table.py
+# the sibling ablation_table.py, and the benchmarks' one-line argument parser
+sys.path[:0] = [str(Path(__file__).resolve().parent), str(ROOT / "benchmarks")]
+from _args import OneLineParser  # noqa: E402
 from ablation_table import ablation_table  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
@@ -569,7 +570,7 @@ def render(text: str, names: list[str]) -> str:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = OneLineParser(description=__doc__.splitlines()[0])
     p.add_argument("--check", action="store_true", help="exit 1 if a table is out of date")
     a = p.parse_args(argv)
     stale = []

@@ -25,6 +25,11 @@ that a renamed function fails the tests instead of measuring nothing):
 * ``model_limit``: ``_newton.model_limit`` returns no limit: a Newton model takes every
   coordinate the gradient frees at once.
 
+With ``--families`` the problems are instead the dense rows of ``bench_families.py`` (its
+families, sizes, ``C`` and ``eta`` rules; ``--max-n`` drops the larger rows; ``--draws`` is
+not used and ``--seed`` is recorded but draws nothing): the named rows whose slowdown without a
+route is the second rule of docs/ARCHITECTURE.md.
+
 Per route the summary gives the time without it over the time with it: the geometric mean
 over the draws (the route's saving on the distribution is ``1 - 1 / mean``), the median, the
 90th percentile and the worst draw, the median Newton steps with and without it, the medians
@@ -49,6 +54,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 # this checkout's packages (its git state is the one recorded), then the sibling scripts
 sys.path[:0] = [HERE, os.path.dirname(HERE)]
+import bench_families  # noqa: E402
 from bench_distribution import (  # noqa: E402
     TAU,
     check_seeded,
@@ -87,6 +93,9 @@ def parse_args(argv=None):
                    help=f"routes switched off, one at a time, of: {', '.join(ROUTES)} "
                    "(default: all)")
     p.add_argument("--tau", type=float, default=TAU, help="tau of every solve")
+    p.add_argument("--families", action="store_true",
+                   help="solve bench_families.py's dense rows instead of random draws "
+                   "(--max-n drops the larger rows; --draws is not used)")
     args = p.parse_args(argv)
     check_seeded(p, args)
     if not (np.isfinite(args.tau) and args.tau >= 0.0):
@@ -124,13 +133,44 @@ def run_draw(d: dict, routes: list[str], tau: float, repeat: int) -> dict:
     """One draw: SVC's time and every variant's best time, status and Newton steps."""
     X, y = make_data(d)
     K, sigma = kernel(X, d["sigma_factor"])
-    C = d["C"]
+    svc_s, a_svc = _svc(K, y, d["C"])
+    eta = float(a_svc @ a_svc) * d["eta_factor"]
+    return dict(d, sigma=sigma, **_variants(K, y, d["C"], eta, routes, tau, repeat),
+                svc_s=svc_s)
+
+
+def family_rows(max_n: int | None):
+    """The dense rows of ``bench_families.py`` (its defaults) with ``n <= max_n``, numbered in
+    the table's order: ``(K, y, record)``, the record without times."""
+    args = bench_families.parse_args([])
+    if max_n is not None:
+        args.sizes = [n for n in args.sizes if n <= max_n]
+        args.small_eta_sizes = [n for n in args.small_eta_sizes if n <= max_n]
+    rows = (row for row in bench_families.dense_problems(args)
+            if max_n is None or row[5].size <= max_n)  # (the UCI sets have their own sizes)
+    for i, (fam, sigma, rule, C, K, y, eta, _) in enumerate(rows):
+        yield K, y, dict(index=i, family=fam, n=int(y.size), C=C, sigma=sigma, eta=eta,
+                         eta_rule=bench_families.eta_label(rule, args))
+
+
+def run_family_row(K, y, rec: dict, routes: list[str], tau: float, repeat: int) -> dict:
+    """One family row: as :func:`run_draw`, with the row's own ``eta``."""
+    svc_s, _ = _svc(K, y, rec["C"])
+    return dict(rec, **_variants(K, y, rec["C"], rec["eta"], routes, tau, repeat), svc_s=svc_s)
+
+
+def _svc(K, y, C) -> tuple[float, np.ndarray]:
+    """SVC's best CPU time (as the solves') of :data:`SVC_ROUNDS` fits, and its dual."""
     svc_s = np.inf
-    for _ in range(SVC_ROUNDS):  # CPU time, as the solves'
+    for _ in range(SVC_ROUNDS):
         t0 = time.process_time()
         a_svc = fit_svc(K, y, C, 1, SVC_TOL)[2]
         svc_s = min(svc_s, time.process_time() - t0)
-    eta = float(a_svc @ a_svc) * d["eta_factor"]
+    return svc_s, a_svc
+
+
+def _variants(K, y, C, eta, routes: list[str], tau: float, repeat: int) -> dict:
+    """The whole core and each route switched off, in alternation, best of ``repeat``."""
     variants = [None, *routes]
     best = dict.fromkeys(variants, np.inf)
     last = {}
@@ -144,8 +184,7 @@ def run_draw(d: dict, routes: list[str], tau: float, repeat: int) -> dict:
         return {"time_s": best[v], "status": res.status, "rel_gap": float(res.rel_gap),
                 "newton_iter": int(res.extra.get("newton_iter", 0))}
 
-    return dict(d, sigma=sigma, eta=eta, tau=tau, svc_s=svc_s, full=record(None),
-                without={r: record(r) for r in routes})
+    return dict(eta=eta, tau=tau, full=record(None), without={r: record(r) for r in routes})
 
 
 def summarise(records: list[dict], routes: list[str]) -> dict:
@@ -200,12 +239,19 @@ def main(argv=None):
 def _run(args, seed: int, meta: dict) -> int:
     warm_up(types.SimpleNamespace(tau=args.tau))  # no draw pays a process's first solve
     records = []
-    for i in range(args.draws):
-        rec = run_draw(draw(seed, i, args.max_n), args.routes, args.tau, args.repeat)
+    if args.families:
+        cases = (run_family_row(K, y, rec, args.routes, args.tau, args.repeat)
+                 for K, y, rec in family_rows(args.max_n))
+    else:
+        cases = (run_draw(draw(seed, i, args.max_n), args.routes, args.tau, args.repeat)
+                 for i in range(args.draws))
+    for rec in cases:
         records.append(rec)
+        i = rec["index"]
         ratios = " ".join(f"{r} {rec['without'][r]['time_s'] / rec['full']['time_s']:.2f}"
                           for r in args.routes)
-        print(f"draw {i:3d} {rec['family']:<14} n={rec['n']:5d} C={rec['C']:8.3g}  "
+        print(f"{'row' if args.families else 'draw'} {i:3d} {rec['family']:<14} "
+              f"n={rec['n']:5d} C={rec['C']:8.3g}  "
               f"whole {1e3 * rec['full']['time_s']:7.1f} ms ({rec['full']['newton_iter']} "
               f"steps)  without / with: {ratios}", file=sys.stderr, flush=True)
     summary = summarise(records, args.routes)

@@ -407,7 +407,10 @@ def _accelerated_column(row, svc_fit, solve, limit):
 
 
 # --------------------------------------------------------------------------------- rows
-def dense_rows(args):
+def dense_problems(args):
+    """``(family, sigma, rule, C, K, y, eta, svc)`` for every dense row: the kernel, the
+    plain SVM's fit and ``eta`` by the row's rule (``"svm"``: ``||a_SVC||^2``; ``"small"``:
+    that over ``--small-eta-divisor``). Also the rows of ``bench_ablation.py --families``."""
     for fam, X, y, sigma in problems(args):
         K = compute_kernel(X, sigma=sigma)
         n = int(y.size)
@@ -420,22 +423,31 @@ def dense_rows(args):
                 eta = float(a_svm @ a_svm)
                 if rule == "small":
                     eta /= args.small_eta_divisor
+                yield fam, sigma, rule, C, K, y, eta, svc
 
-                def svc_fit(K=K, y=y, C=C):
-                    SVC(kernel="precomputed", C=C).fit(K, y)
-                solve = _dense_solve(K, y, C, eta, args.tau, args.tol, args.call)
-                row = paired(svc_fit, solve, args.repeat, args.max_time)
-                add_profile(row, _dense_solve(K, y, C, eta, args.tau, args.tol, args.call,
-                                              psd=False), args, args.max_time)
-                if n <= max(args.accelerated_sizes, default=0) and (
-                        fam in UCI or n in args.accelerated_sizes):
-                    _accelerated_column(row, svc_fit, _accelerated_solve(
-                        K, y, C, eta, args.tau, args.tol, args.call), args.accelerated_max_time)
-                eta_rule = ("||a_SVC||^2" if rule == "svm"
-                            else f"||a_SVC||^2/{args.small_eta_divisor:g}")
-                row.update(kind="dense", family=fam, n=n, C=C, sigma=sigma, eta=eta,
-                           eta_rule=eta_rule, n_SV=int(svc.support_.size))
-                yield row
+
+def eta_label(rule: str, args) -> str:
+    """How a dense row's ``eta`` was set (:func:`dense_problems`), as the table prints it."""
+    return "||a_SVC||^2" if rule == "svm" else f"||a_SVC||^2/{args.small_eta_divisor:g}"
+
+
+def dense_rows(args):
+    for fam, sigma, rule, C, K, y, eta, svc in dense_problems(args):
+        n = int(y.size)
+
+        def svc_fit(K=K, y=y, C=C):
+            SVC(kernel="precomputed", C=C).fit(K, y)
+        solve = _dense_solve(K, y, C, eta, args.tau, args.tol, args.call)
+        row = paired(svc_fit, solve, args.repeat, args.max_time)
+        add_profile(row, _dense_solve(K, y, C, eta, args.tau, args.tol, args.call,
+                                      psd=False), args, args.max_time)
+        if n <= max(args.accelerated_sizes, default=0) and (
+                fam in UCI or n in args.accelerated_sizes):
+            _accelerated_column(row, svc_fit, _accelerated_solve(
+                K, y, C, eta, args.tau, args.tol, args.call), args.accelerated_max_time)
+        row.update(kind="dense", family=fam, n=n, C=C, sigma=sigma, eta=eta,
+                   eta_rule=eta_label(rule, args), n_SV=int(svc.support_.size))
+        yield row
 
 
 def ovo_rows(args):

@@ -56,3 +56,21 @@ def test_tiny_run_writes_the_documented_fields(tmp_path, capsys):
     printed = capsys.readouterr()
     assert "# seed 5" in printed.out and "| exact_hessian |" in printed.out
     assert len(printed.err.strip().splitlines()) == 2
+
+
+def test_family_rows_are_bench_families_dense_rows(tmp_path, capsys):
+    """``--families``: the table's dense rows up to ``--max-n``, each with its ``eta`` rule."""
+    out = tmp_path / "f.json"
+    assert bench.main(["--families", "--max-n", "1000", "--routes", "secant", "--repeat", "1",
+                       "--seed", "3", "--out", str(out)]) == 0
+    res = json.loads(out.read_text())
+    rows = res["draws"]
+    synthetic = [r for r in rows if r["n"] == 1000]
+    assert {r["family"] for r in synthetic} == {"moons0.2", "moons0.3", "blobs", "classif"}
+    assert {r["C"] for r in synthetic} == {1.0, 32.0}
+    assert all(r["eta_rule"] == "||a_SVC||^2" and r["n"] <= 1000 for r in rows)
+    assert [r["index"] for r in rows] == list(range(len(rows)))
+    assert res["summary"]["draws"] == len(rows) and res["summary"]["secant"]["all_certified"]
+    assert "--families" in res["meta"]["command"]
+    err = capsys.readouterr().err.splitlines()
+    assert len([line for line in err if line.startswith("row ")]) == len(rows)

@@ -50,3 +50,11 @@ def test_cli_names_a_bad_results_file(tmp_path, capsys):
     (tmp_path / "README.md").write_text(f"{readme_table.START}\n{readme_table.END}\n")
     assert readme_table.main([str(bad), "--readme", str(tmp_path / "README.md")]) == 2
     assert "not a dank-verify results file" in capsys.readouterr().err
+
+
+def test_cli_refuses_an_unknown_argument_in_one_line(capsys):
+    with pytest.raises(SystemExit) as exc:
+        readme_table.main(["--bogus"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unrecognized arguments: --bogus" in err

@@ -10,10 +10,13 @@ never disagree with it (a hand-typed table can drift from the run's numbers).
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from _args import OneLineParser  # noqa: E402  (a refused argument: one line, exit 2)
 
 START, END = "<!-- dank-verify:start -->", "<!-- dank-verify:end -->"
 DEFAULT_RESULTS = Path("reproduction") / "verify-quick" / "results.json"
@@ -56,8 +59,8 @@ def update(readme: Path, results_path: Path) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python docs/scripts/readme_table.py",
-                                description=__doc__.split("\n\n")[0])
+    p = OneLineParser(prog="python docs/scripts/readme_table.py",
+                      description=__doc__.split("\n\n")[0])
     p.add_argument("results", nargs="?", default=str(DEFAULT_RESULTS),
                    help=f"results.json of a dank-verify run (default {DEFAULT_RESULTS})")
     p.add_argument("--readme", default="README.md", help="the README to rewrite")

@@ -72,7 +72,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.dirname(HERE)]
 from _args import OneLineParser  # noqa: E402
 from _profile import profiled  # noqa: E402
-from bench_families import _profile_line, warm_up  # noqa: E402
+from bench_families import _profile_line, support_matrix, warm_up  # noqa: E402
 from bench_svm import blas_info, code_fingerprint, fit_svc, run_solve  # noqa: E402
 
 import dank_fast  # noqa: E402
@@ -204,17 +204,9 @@ def kernel(X, sigma_factor: float):
 
 # -------------------------------------------------------------------------------- timing
 def reduced_matrix(K, y, alpha, eta: float) -> np.ndarray:
-    """``M = v v' + diag(d_S) K_SS diag(d_S) / (4 eta)``: ``11' + Gamma(alpha)`` on the span of
-    ``e_i`` (``i`` in the support ``S`` of ``alpha``) and ``1_{S^c}`` (docs/MATH.md's support
-    reduction), ``d = alpha y``, ``v = [1_S; sqrt(n - |S|)]``; size ``|S| + 1``, or ``|S|`` when
-    ``S`` is everything. Its eigenvalues are the nonzero ones of ``11' + Gamma(alpha)``."""
+    """:func:`bench_families.support_matrix` of the support of ``alpha`` (``d = alpha y``)."""
     S = np.flatnonzero(alpha > 0)
-    m = y.size - S.size
-    dS = alpha[S] * y[S]
-    v = np.concatenate([np.ones(S.size), [np.sqrt(m)] if m > 0 else []])
-    M = np.outer(v, v)
-    M[: S.size, : S.size] += dS[:, None] * K[np.ix_(S, S)] * dS[None, :] / (4 * eta)
-    return M
+    return support_matrix(K[np.ix_(S, S)], alpha[S] * y[S], y.size, eta)
 
 
 def _best(fn, repeat: int = EIGH_REPEAT) -> float:

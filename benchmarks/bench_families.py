@@ -73,6 +73,7 @@ import time
 import warnings
 
 import numpy as np
+import scipy.linalg
 from sklearn.datasets import make_classification, make_moons
 from sklearn.svm import SVC
 
@@ -302,10 +303,14 @@ def _accelerated_solve(K, y, C, eta, tau, tol, call):
     return _quiet(run)
 
 
-def _ws_solve(X, y, sigma, C, eta, tau, tol):
+def _ws_solve(X, y, sigma, C, eta, tau, tol, keep: dict | None = None):
+    """The working-set solve, timed; ``keep["alpha"]``: the dual of its last run in this
+    process (not a forked child's)."""
     def run():
         t0 = time.perf_counter()
         res = solve_svm(FeatureKernel(X, sigma=sigma), y, C=C, eta=eta, tau=tau, tol=tol)
+        if keep is not None:
+            keep["alpha"] = res.alpha
         out = summary(res, time.perf_counter() - t0)
         out["rounds"] = [dict(r) for r in res.rounds]
         return out
@@ -489,12 +494,42 @@ def ws_rows(args):
 
         def svc_fit(X=X, y=y, svc=svc):
             svc.fit(X, y)
-        solve = _ws_solve(X, y, sigma, C, eta, args.tau, args.tol)
+        keep: dict = {}
+        solve = _ws_solve(X, y, sigma, C, eta, args.tau, args.tol, keep)
         row = paired(svc_fit, solve, 1, args.ws_max_time)
         add_profile(row, solve, args, args.ws_max_time)
+        if row["finished"] and "alpha" in keep:
+            row.update(support_bound(X, y, keep["alpha"], sigma, eta, row["svc_time_s"],
+                                     row["dank_time_s"]))
         row.update(kind="working-set", family="quadratic", n=n, C=C, sigma=sigma, eta=eta,
                    eta_rule=f"{eta:g}", n_SV=int(svc.support_.size))
         yield row
+
+
+def support_matrix(K_SS: np.ndarray, d_S: np.ndarray, n: int, eta: float) -> np.ndarray:
+    """``M = v v' + diag(d_S) K_SS diag(d_S) / (4 eta)``: ``11' + Gamma`` of ``n`` points on
+    the span of ``e_i`` (``i`` in the support ``S``, where ``d_S != 0``) and ``1_{S^c}``
+    (docs/MATH.md's support reduction), ``v = [1_S; sqrt(n - |S|)]``; size ``|S| + 1``, or
+    ``|S|`` when ``S`` is every point. Its eigenvalues are the nonzero ones of ``11' +
+    Gamma``."""
+    s, m = d_S.size, n - d_S.size
+    v = np.concatenate([np.ones(s), [np.sqrt(m)] if m > 0 else []])
+    M = np.outer(v, v)
+    M[:s, :s] += d_S[:, None] * K_SS * d_S[None, :] / (4 * eta)
+    return M
+
+
+def support_bound(X, y, alpha, sigma: float, eta: float, svc_s: float, dank_s: float) -> dict:
+    """The measure of a large solve at the paper's scale: ``T_eigh``, one
+    ``scipy.linalg.eigh`` of :func:`support_matrix` on the final support (its kernel computed
+    from the features), and DANK's time over ``SVC + 3 T_eigh`` (the target is at most 3)."""
+    S = np.flatnonzero(alpha > 0)
+    M = support_matrix(compute_kernel(X[S], sigma=sigma), alpha[S] * y[S], y.size, eta)
+    t0 = time.perf_counter()
+    scipy.linalg.eigh(M, check_finite=False)
+    eigh_s = time.perf_counter() - t0
+    return {"eigh_s": eigh_s, "eigh_size": int(M.shape[0]),
+            "ratio_support_bound": dank_s / (svc_s + 3 * eigh_s)}
 
 
 def _cell(r: dict, key: str = "ratio") -> str:

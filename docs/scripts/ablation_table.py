@@ -10,7 +10,8 @@ RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
 #: the committed runs, in the table's column order: file and the distribution it draws from
 RUNS = (("ablation.json", "`bench_distribution.py`'s, `tau = 0.01`"),
         ("ablation_tau05.json", "the same at `tau = 0.5`, `n <= 1,000`"),
-        ("ablation_small_tau1.json", "the same with `n <= 150`, `tau = 1`"))
+        ("ablation_small_tau1.json", "the same with `n <= 150`, `tau = 1`"),
+        ("ablation_families.json", "`bench_families.py`'s dense rows"))
 #: route -> what the table calls it, with the function the benchmark replaces
 ROUTES = {"woodbury": "Woodbury factor (`_factor.lowrank_solve`)",
           "exact_hessian": "exact Hessian (`_curvature.exact_curvature_pays`)",
@@ -20,22 +21,27 @@ ROUTES = {"woodbury": "Woodbury factor (`_factor.lowrank_solve`)",
           "model_limit": "the model's limit of twice the support (`_newton.model_limit`)"}
 
 
-def _cell(summary: dict, route: str) -> str:
+def _cell(summary: dict, route: str, rows: bool = False) -> str:
+    """Geometric mean and worst; for named rows also how many are more than 25% slower (the
+    second rule of docs/ARCHITECTURE.md)."""
     r = summary.get(route)
     if r is None:
         return "-"
-    return f"{r['ratio_geomean']:.2f} (worst {r['ratio_worst']:.2f})"
+    slower = (f"; {round(r['slower_25pct'] * summary['draws'])} of {summary['draws']} rows "
+              "> 1.25" if rows else "")
+    return f"{r['ratio_geomean']:.2f} (worst {r['ratio_worst']:.2f}{slower})"
 
 
 def ablation_table(runs=RUNS) -> str:
-    """Per route and run: the geometric mean over the draws of (time without the route) /
-    (time with it), and the worst draw; then each run's command, seed and whole-core
+    """Per route and run: the geometric mean over the draws (or rows) of (time without the
+    route) / (time with it), and the worst one; then each run's command, seed and whole-core
     figures."""
     data = [json.loads((RESULTS / name).read_text()) for name, _ in runs]
     head = " | ".join(f"{label}" for _, label in runs)
     out = [f"| switched off | {head} |", "|---" * (len(runs) + 1) + "|"]
     for route, label in ROUTES.items():
-        out.append(f"| {label} | " + " | ".join(_cell(d["summary"], route) for d in data)
+        out.append(f"| {label} | " + " | ".join(
+            _cell(d["summary"], route, "--families" in d["meta"]["command"]) for d in data)
                    + " |")
     out.append("")
     for (_, label), d in zip(runs, data, strict=True):
@@ -43,7 +49,8 @@ def ablation_table(runs=RUNS) -> str:
         full = s["full"]
         certified = "every solve certified" if full["all_certified"] and all(
             s[r]["all_certified"] for r in ROUTES if r in s) else "NOT every solve certified"
-        out.append(f"* {label}: `{m['repeat_with']}` ({s['draws']} draws, "
+        unit = "rows" if "--families" in m["command"] else "draws"
+        out.append(f"* {label}: `{m['repeat_with']}` ({s['draws']} {unit}, "
                    f"{m['date'][:10]}); whole core: median DANK / SVC "
                    f"{full['ratio_svc_median']:.1f}x, median {full['newton_iter_median']:g} "
                    f"Newton steps; {certified}.")

@@ -254,6 +254,9 @@ def _run(args, seed: int, meta: dict) -> int:
               f"n={rec['n']:5d} C={rec['C']:8.3g}  "
               f"whole {1e3 * rec['full']['time_s']:7.1f} ms ({rec['full']['newton_iter']} "
               f"steps)  without / with: {ratios}", file=sys.stderr, flush=True)
+    if not records:  # (--families with a --max-n below every row)
+        print(f"bench_ablation.py: error: no family row has n <= {args.max_n}", file=sys.stderr)
+        return 2
     summary = summarise(records, args.routes)
     for line in summary_lines(summary, args.routes):
         print(line)

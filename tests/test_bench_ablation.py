@@ -74,3 +74,11 @@ def test_family_rows_are_bench_families_dense_rows(tmp_path, capsys):
     assert "--families" in res["meta"]["command"]
     err = capsys.readouterr().err.splitlines()
     assert len([line for line in err if line.startswith("row ")]) == len(rows)
+
+
+def test_family_rows_below_every_size_are_refused_in_one_line(tmp_path, capsys):
+    """The smallest row of the family table has 135 points (heart)."""
+    assert bench.main(["--families", "--max-n", "100", "--out", str(tmp_path / "f.json")]) == 2
+    err = capsys.readouterr().err
+    assert "error: no family row has n <= 100" in err
+    assert not (tmp_path / "f.json").exists()

@@ -72,7 +72,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.dirname(HERE)]
 from _args import OneLineParser  # noqa: E402
 from _profile import profiled  # noqa: E402
-from bench_families import _profile_line, support_matrix, warm_up  # noqa: E402
+from _support import best_time, eigh_time, support_matrix  # noqa: E402
+from bench_families import _profile_line, warm_up  # noqa: E402
 from bench_svm import blas_info, code_fingerprint, fit_svc, run_solve  # noqa: E402
 
 import dank_fast  # noqa: E402
@@ -204,24 +205,9 @@ def kernel(X, sigma_factor: float):
 
 # -------------------------------------------------------------------------------- timing
 def reduced_matrix(K, y, alpha, eta: float) -> np.ndarray:
-    """:func:`bench_families.support_matrix` of the support of ``alpha`` (``d = alpha y``)."""
+    """:func:`_support.support_matrix` of the support of ``alpha`` (``d = alpha y``)."""
     S = np.flatnonzero(alpha > 0)
     return support_matrix(K[np.ix_(S, S)], alpha[S] * y[S], y.size, eta)
-
-
-def _best(fn, repeat: int = EIGH_REPEAT) -> float:
-    """Best of ``repeat`` wall times of ``fn()``."""
-    best = np.inf
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
-
-
-def eigh_time(M, repeat: int = EIGH_REPEAT, **kw) -> float:
-    """Best of ``repeat`` times of ``scipy.linalg.eigh(M, **kw)``."""
-    return _best(lambda: scipy.linalg.eigh(M, **kw), repeat)
 
 
 def bound(svc_s: float, eigh_s: float) -> float:
@@ -265,17 +251,19 @@ def model_time(K, y, alpha, C, rank: int, eigh_s: float) -> dict:
         _, Z = scipy.linalg.eigh(Q.T @ GQ, check_finite=False)
         return Q @ Z, GQ @ Z
 
-    sums = _best(lambda: (KS @ dS, np.multiply(KS, KS, out=buf) @ (dS * dS)))
-    krylov = 3 * _best(lambda: KS @ V) + _best(rayleigh_ritz)
-    gradient = _best(lambda: W @ K[S])
+    sums = best_time(lambda: (KS @ dS, np.multiply(KS, KS, out=buf) @ (dS * dS)), EIGH_REPEAT)
+    krylov = (3 * best_time(lambda: KS @ V, EIGH_REPEAT)
+              + best_time(rayleigh_ritz, EIGH_REPEAT))
+    gradient = best_time(lambda: W @ K[S], EIGH_REPEAT)
     newton = 0.0
     if free.size > 1:
         A = np.take(np.take(K, free, axis=0), free, axis=1)
         A[np.diag_indices_from(A)] += 1.0  # positive definite, as the curvature is
         Hb = np.empty_like(A)
-        curvature = _best(lambda: np.multiply(
-            np.take(np.take(K, free, axis=0), free, axis=1), A, out=Hb))
-        factor = _best(lambda: scipy.linalg.cho_factor(A, lower=True, check_finite=False))
+        curvature = best_time(lambda: np.multiply(
+            np.take(np.take(K, free, axis=0), free, axis=1), A, out=Hb), EIGH_REPEAT)
+        factor = best_time(lambda: scipy.linalg.cho_factor(A, lower=True, check_finite=False),
+                           EIGH_REPEAT)
         newton = curvature + factor
     return {"evaluation_s": sums + min(krylov, eigh_s) + gradient, "newton_system_s": newton}
 
@@ -314,7 +302,7 @@ def run_draw(d: dict, repeat: int, profile: bool) -> dict:
     svc_s, dank_s = min(svc_times), min(dank_times)
     check_s = check_time(K)
     M = reduced_matrix(K, y, res.alpha, eta)
-    eigh_s, eigh_size = eigh_time(M), int(M.shape[0])
+    eigh_s, eigh_size = eigh_time(M, EIGH_REPEAT), int(M.shape[0])
     b = bound(svc_s, eigh_s)
     factors = res.F_factors
     rank = 0 if factors is None else int(factors[0].size)

@@ -73,13 +73,13 @@ import time
 import warnings
 
 import numpy as np
-import scipy.linalg
 from sklearn.datasets import make_classification, make_moons
 from sklearn.svm import SVC
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _args import OneLineParser  # noqa: E402
 from _profile import PARTS, profiled  # noqa: E402
+from _support import eigh_time, support_matrix  # noqa: E402
 from bench_svm import blas_info, code_fingerprint, fit_svc, run_solve  # noqa: E402
 
 import dank_fast  # noqa: E402
@@ -506,28 +506,13 @@ def ws_rows(args):
         yield row
 
 
-def support_matrix(K_SS: np.ndarray, d_S: np.ndarray, n: int, eta: float) -> np.ndarray:
-    """``M = v v' + diag(d_S) K_SS diag(d_S) / (4 eta)``: ``11' + Gamma`` of ``n`` points on
-    the span of ``e_i`` (``i`` in the support ``S``, where ``d_S != 0``) and ``1_{S^c}``
-    (docs/MATH.md's support reduction), ``v = [1_S; sqrt(n - |S|)]``; size ``|S| + 1``, or
-    ``|S|`` when ``S`` is every point. Its eigenvalues are the nonzero ones of ``11' +
-    Gamma``."""
-    s, m = d_S.size, n - d_S.size
-    v = np.concatenate([np.ones(s), [np.sqrt(m)] if m > 0 else []])
-    M = np.outer(v, v)
-    M[:s, :s] += d_S[:, None] * K_SS * d_S[None, :] / (4 * eta)
-    return M
-
-
 def support_bound(X, y, alpha, sigma: float, eta: float, svc_s: float, dank_s: float) -> dict:
-    """The measure of a large solve at the paper's scale: ``T_eigh``, one
-    ``scipy.linalg.eigh`` of :func:`support_matrix` on the final support (its kernel computed
-    from the features), and DANK's time over ``SVC + 3 T_eigh`` (the target is at most 3)."""
+    """The measure of a large solve at the paper's scale: ``T_eigh``, one ``scipy.linalg.eigh``
+    of :func:`_support.support_matrix` on the final support (its kernel computed from the
+    features), and DANK's time over ``SVC + 3 T_eigh`` (the target is at most 3)."""
     S = np.flatnonzero(alpha > 0)
     M = support_matrix(compute_kernel(X[S], sigma=sigma), alpha[S] * y[S], y.size, eta)
-    t0 = time.perf_counter()
-    scipy.linalg.eigh(M, check_finite=False)
-    eigh_s = time.perf_counter() - t0
+    eigh_s = eigh_time(M, 1, check_finite=False)
     return {"eigh_s": eigh_s, "eigh_size": int(M.shape[0]),
             "ratio_support_bound": dank_s / (svc_s + 3 * eigh_s)}
 

@@ -1,6 +1,7 @@
 """benchmarks/bench_families.py: the measure of a large solve against its support's dense
-decomposition (the paper's scale) and the dense rows the ablation shares (their bad arguments:
-tests/test_benchmark_args.py). No timing is asserted."""
+decomposition (the paper's scale; the support matrix of benchmarks/_support.py) and the dense
+rows the ablation shares (their bad arguments: tests/test_benchmark_args.py). No timing is
+asserted."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from _scripts import load_script
 from dank_fast import compute_kernel
 
 bench = load_script("benchmarks/bench_families.py")
+support = load_script("benchmarks/_support.py")
 
 
 def test_support_bound_decomposes_the_support_matrix_of_the_features():
@@ -29,7 +31,7 @@ def test_support_bound_decomposes_the_support_matrix_of_the_features():
     d = alpha * y
     K = compute_kernel(X, sigma=sigma)
     full = np.ones((n, n)) + d[:, None] * K * d[None, :] / (4 * eta)
-    M = bench.support_matrix(compute_kernel(X[S], sigma=sigma), d[S], n, eta)
+    M = support.support_matrix(compute_kernel(X[S], sigma=sigma), d[S], n, eta)
     top = np.sort(np.linalg.eigvalsh(full))[::-1][: S.size + 1]
     assert np.allclose(np.sort(np.linalg.eigvalsh(M))[::-1], top)
 

@@ -1,0 +1,38 @@
+"""The support's dense decomposition that the benchmarks judge DANK against: ``11' + Gamma``
+reduced to the support, and the time of its ``scipy.linalg.eigh`` (``bench_distribution.py``'s
+bound, ``bench_families.py``'s working-set rows)."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import scipy.linalg
+
+
+def support_matrix(K_SS: np.ndarray, d_S: np.ndarray, n: int, eta: float) -> np.ndarray:
+    """``M = v v' + diag(d_S) K_SS diag(d_S) / (4 eta)``: ``11' + Gamma`` of ``n`` points on
+    the span of ``e_i`` (``i`` in the support ``S``, where ``d_S != 0``) and ``1_{S^c}``
+    (docs/MATH.md's support reduction), ``v = [1_S; sqrt(n - |S|)]``; size ``|S| + 1``, or
+    ``|S|`` when ``S`` is every point. Its eigenvalues are the nonzero ones of ``11' +
+    Gamma``."""
+    s, m = d_S.size, n - d_S.size
+    v = np.concatenate([np.ones(s), [np.sqrt(m)] if m > 0 else []])
+    M = np.outer(v, v)
+    M[:s, :s] += d_S[:, None] * K_SS * d_S[None, :] / (4 * eta)
+    return M
+
+
+def best_time(fn, repeat: int) -> float:
+    """Best of ``repeat`` wall times of ``fn()``."""
+    best = np.inf
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def eigh_time(M: np.ndarray, repeat: int, **kw) -> float:
+    """Best of ``repeat`` times of ``scipy.linalg.eigh(M, **kw)``."""
+    return best_time(lambda: scipy.linalg.eigh(M, **kw), repeat)

@@ -146,11 +146,11 @@ def family_rows(max_n: int | None):
     if max_n is not None:
         args.sizes = [n for n in args.sizes if n <= max_n]
         args.small_eta_sizes = [n for n in args.small_eta_sizes if n <= max_n]
-    rows = (row for row in bench_families.dense_problems(args)
-            if max_n is None or row[5].size <= max_n)  # (the UCI sets have their own sizes)
-    for i, (fam, sigma, rule, C, K, y, eta, _) in enumerate(rows):
-        yield K, y, dict(index=i, family=fam, n=int(y.size), C=C, sigma=sigma, eta=eta,
-                         eta_rule=bench_families.eta_label(rule, args))
+    rows = (p for p in bench_families.dense_problems(args)
+            if max_n is None or p.y.size <= max_n)  # (the UCI sets have their own sizes)
+    for i, p in enumerate(rows):
+        yield p.K, p.y, dict(index=i, family=p.family, n=int(p.y.size), C=p.C, sigma=p.sigma,
+                             eta=p.eta, eta_rule=bench_families.eta_label(p.rule, args))
 
 
 def run_family_row(K, y, rec: dict, routes: list[str], tau: float, repeat: int) -> dict:

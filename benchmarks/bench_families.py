@@ -71,6 +71,7 @@ import statistics
 import sys
 import time
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.datasets import make_classification, make_moons
@@ -412,10 +413,22 @@ def _accelerated_column(row, svc_fit, solve, limit):
 
 
 # --------------------------------------------------------------------------------- rows
+class DenseProblem(NamedTuple):
+    """One dense row's problem (:func:`dense_problems`)."""
+
+    family: str
+    sigma: float
+    rule: str  # "svm": eta = ||a_SVC||^2; "small": that over --small-eta-divisor
+    C: float
+    K: np.ndarray
+    y: np.ndarray
+    eta: float
+    svc: SVC  # the plain SVM's fit on K
+
+
 def dense_problems(args):
-    """``(family, sigma, rule, C, K, y, eta, svc)`` for every dense row: the kernel, the
-    plain SVM's fit and ``eta`` by the row's rule (``"svm"``: ``||a_SVC||^2``; ``"small"``:
-    that over ``--small-eta-divisor``). Also the rows of ``bench_ablation.py --families``."""
+    """A :class:`DenseProblem` for every dense row: the kernel, the plain SVM's fit and
+    ``eta`` by the row's rule. Also the rows of ``bench_ablation.py --families``."""
     for fam, X, y, sigma in problems(args):
         K = compute_kernel(X, sigma=sigma)
         n = int(y.size)
@@ -428,7 +441,7 @@ def dense_problems(args):
                 eta = float(a_svm @ a_svm)
                 if rule == "small":
                     eta /= args.small_eta_divisor
-                yield fam, sigma, rule, C, K, y, eta, svc
+                yield DenseProblem(fam, sigma, rule, C, K, y, eta, svc)
 
 
 def eta_label(rule: str, args) -> str:

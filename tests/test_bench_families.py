@@ -40,9 +40,10 @@ def test_dense_problems_set_eta_by_each_rows_rule():
     args = bench.parse_args(["--families", "moons0.2", "--sizes", "120", "--small-eta-sizes",
                              "120", "--C", "1"])
     rows = list(bench.dense_problems(args))
-    assert [r[2] for r in rows] == ["svm", "small"]
-    (fam, _, _, C, K, y, eta_svm, svc), (*_, eta_small, _) = rows
-    assert fam == "moons0.2" and C == 1.0 and K.shape == (120, 120)
-    assert eta_small == pytest.approx(eta_svm / args.small_eta_divisor)
+    assert [r.rule for r in rows] == ["svm", "small"]
+    svm, small = rows
+    assert svm.family == "moons0.2" and svm.C == 1.0 and svm.K.shape == (120, 120)
+    assert svm.eta == pytest.approx(float(np.sum(svm.svc.dual_coef_ ** 2)))
+    assert small.eta == pytest.approx(svm.eta / args.small_eta_divisor)
     assert bench.eta_label("small", types.SimpleNamespace(small_eta_divisor=100.0)) == (
         "||a_SVC||^2/100")

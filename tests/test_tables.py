@@ -123,3 +123,14 @@ def test_load_table_gives_each_condition_and_says_which_run_failed():
             in text)
     assert text.endswith("DANK / SVM over its value alone, by solve: beside a busy process at "
                          "nice 19 1.02.")
+
+
+def test_working_set_rows_are_set_against_their_support_bound():
+    rows = [{"kind": "working-set", "n": 20000, "svc_time_s": 2.0, "eigh_s": 13.0,
+             "eigh_size": 5029, "ratio_support_bound": 3.25},
+            {"kind": "working-set", "n": 30000, "svc_time_s": 4.5},  # not finished: no bound
+            _row("blobs", 1.0, 0.1)]
+    assert tables._families_support_bound(rows) == [
+        "Working sets at n = 20,000: `SVC + 3 T_eigh` of the final support is 41.0 s (`T_eigh` "
+        "of its 5,029-point decomposition: 13.0 s), and the certified solve takes 3.2 times "
+        "that."]

@@ -205,6 +205,14 @@ def _families_medians(rows: list) -> list[str]:
             f"{_count(len(rows) - len(done), 'row')} not finished in the time limit."]
 
 
+def _families_support_bound(rows: list) -> list[str]:
+    """The working-set rows against ``SVC + 3 T_eigh`` of their final support."""
+    return [f"Working sets at n = {r['n']:,}: `SVC + 3 T_eigh` of the final support is "
+            f"{r['svc_time_s'] + 3 * r['eigh_s']:.1f} s (`T_eigh` of its {r['eigh_size']:,}-point "
+            f"decomposition: {r['eigh_s']:.1f} s), and the certified solve takes "
+            f"{r['ratio_support_bound']:.1f} times that." for r in rows if "eigh_s" in r]
+
+
 def _count(k: int, noun: str) -> str:
     return f"{k} {noun}" if k == 1 else f"{k} {noun}s"
 
@@ -366,6 +374,8 @@ def families_table() -> str:
                    f"| {newton} "
                    f"| {_families_accelerated(r)} | {cert} |")
     out += _families_medians(fam["rows"])
+    bound = _families_support_bound(fam["rows"])
+    out += ["", " ".join(bound)] if bound else []
     out += _families_profiles(fam["rows"])
     out += _families_shares(fam["rows"]) + _families_accelerated_text(fam["rows"])
     g = _load("grid.json")

@@ -15,11 +15,16 @@ def support_matrix(K_SS: np.ndarray, d_S: np.ndarray, n: int, eta: float) -> np.
     the span of ``e_i`` (``i`` in the support ``S``, where ``d_S != 0``) and ``1_{S^c}``
     (docs/MATH.md's support reduction), ``v = [1_S; sqrt(n - |S|)]``; size ``|S| + 1``, or
     ``|S|`` when ``S`` is every point. Its eigenvalues are the nonzero ones of ``11' +
-    Gamma``."""
+    Gamma``. Built in place: the new array and no ``|S| x |S|`` temporary beside ``K_SS``."""
     s, m = d_S.size, n - d_S.size
-    v = np.concatenate([np.ones(s), [np.sqrt(m)] if m > 0 else []])
-    M = np.outer(v, v)
-    M[:s, :s] += d_S[:, None] * K_SS * d_S[None, :] / (4 * eta)
+    M = np.empty((s + (m > 0), s + (m > 0)))
+    B = M[:s, :s]
+    np.multiply(K_SS, d_S[:, None], out=B)
+    B *= d_S[None, :] / (4 * eta)
+    B += 1.0
+    if m > 0:
+        M[:s, s] = M[s, :s] = np.sqrt(m)
+        M[s, s] = m
     return M
 
 

@@ -83,7 +83,9 @@ def test_reduced_matrix_has_the_nonzero_spectrum_of_11_plus_gamma():
     assert np.allclose(np.sort(np.linalg.eigvalsh(M))[::-1], top)
     # every point in the support: no extra direction
     alpha = rng.random(n)
-    assert bench.reduced_matrix(K, y, alpha, eta).shape == (n, n)
+    d = alpha * y
+    assert np.allclose(bench.reduced_matrix(K, y, alpha, eta),
+                       np.ones((n, n)) + d[:, None] * K * d[None, :] / (4 * eta))
 
 
 def test_bound_and_summary():

@@ -511,7 +511,7 @@ def ws_rows(args):
         solve = _ws_solve(X, y, sigma, C, eta, args.tau, args.tol, keep)
         row = paired(svc_fit, solve, 1, args.ws_max_time)
         add_profile(row, solve, args, args.ws_max_time)
-        if row["finished"] and "alpha" in keep:
+        if row["certified"] and "alpha" in keep:  # (a certified solve only)
             row.update(support_bound(X, y, keep["alpha"], sigma, eta, row["svc_time_s"],
                                      row["dank_time_s"]))
         row.update(kind="working-set", family="quadratic", n=n, C=C, sigma=sigma, eta=eta,

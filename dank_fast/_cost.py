@@ -20,8 +20,7 @@ __all__ = [
     "CALL_FLOPS", "EIGH_FLOPS", "BLOCK", "OVERSAMPLE", "WEAK", "BLOCK_BYTES",
     "DENSE_KERNEL_BYTES", "dense_flops", "round_flops", "exact_curvature_pays", "border_pays",
     "lowrank_columns", "model_limit", "growth_flops", "growth_reach", "psd_test_pays",
-    "one_step_pays",
-    "copies_block", "dense_kernel_fits",
+    "one_step_pays", "copies_block", "dense_kernel_fits",
 ]
 
 #: machine: the fixed cost of one NumPy/SciPy call from the interpreter (about 10

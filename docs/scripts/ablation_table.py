@@ -49,8 +49,9 @@ def ablation_table(runs=RUNS) -> str:
         full = s["full"]
         certified = "every solve certified" if full["all_certified"] and all(
             s[r]["all_certified"] for r in ROUTES if r in s) else "NOT every solve certified"
-        unit = "rows" if "--families" in m["command"] else "draws"
-        out.append(f"* {label}: `{m['repeat_with']}` ({s['draws']} {unit}, "
+        rows = "--families" in m["command"]  # named rows: no seed to repeat them with
+        out.append(f"* {label}: `{m['command'] if rows else m['repeat_with']}` "
+                   f"({s['draws']} {'rows' if rows else 'draws'}, "
                    f"{m['date'][:10]}); whole core: median DANK / SVC "
                    f"{full['ratio_svc_median']:.1f}x, median {full['newton_iter_median']:g} "
                    f"Newton steps; {certified}.")

@@ -21,6 +21,8 @@ that a renamed function fails the tests instead of measuring nothing):
 * ``tail_test``: ``_eigen._tail_below`` returns False: the iterative route bounds the tail by
   its norms alone (its factorisation's flops are still charged to the route's budget);
 * ``ray_start``: ``_newton._ray_start`` returns its start: Newton from the SVM's dual itself;
+* ``relaxed_start``: ``_newton._relaxed_start`` returns its start: no steps on the relaxed
+  problem ``tau = 0``;
 * ``secant``: ``_newton._next_scale`` returns 1: every arc of trial points starts at ``t = 1``;
 * ``model_limit``: ``_newton.model_limit`` returns no limit: a Newton model takes every
   coordinate the gradient frees at once.
@@ -77,6 +79,8 @@ ROUTES = {
     "exact_hessian": ("dank_fast._curvature", "exact_curvature_pays", lambda *a, **k: False),
     "tail_test": ("dank_fast._eigen", "_tail_below", lambda *a, **k: False),
     "ray_start": ("dank_fast._newton", "_ray_start", lambda problem, z: z),
+    "relaxed_start": ("dank_fast._newton", "_relaxed_start",
+                      lambda problem, z, tol, steps: (z, 0)),
     "secant": ("dank_fast._newton", "_next_scale", lambda *a, **k: 1.0),
     "model_limit": ("dank_fast._newton", "model_limit", lambda s: sys.maxsize),
 }

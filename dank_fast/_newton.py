@@ -1,8 +1,11 @@
 """Projected Newton ascent on the free set (active-set Newton), for fast high accuracy.
 
 Not in the paper. It starts from the given start ``z0`` or, where that provably raises ``h``,
-from a point of its ray ``{s z0 : 0 < s < 1}`` (:func:`_ray_start`, docs/MATH.md section 5.4).
-Each iteration (Bertsekas' projected Newton with an equality constraint):
+from a point of its ray ``{s z0 : 0 < s < 1}`` (:func:`_ray_start`, docs/MATH.md section 5.4);
+for ``tau > 0``, from there by the same steps on the relaxed problem ``tau = 0`` (``F(a)`` in
+closed form) where a bound proves its solution nearer the optimum (:func:`_relaxed_start`,
+docs/MATH.md section 5.5). Each iteration (Bertsekas' projected Newton with an equality
+constraint):
 
 1. the multiplier ``lam`` of ``y'a = 0`` from the free coordinates (:func:`_multiplier`), and
    the binding set: the bounds the reduced gradient ``g - lam y`` pushes against;
@@ -276,6 +279,45 @@ def _newton_phase(problem, z, ev, tol: float, steps: int, hist: dict, record: bo
     return z, ev, cert, steps, False
 
 
+def _relaxed_start(problem, z: np.ndarray, tol: float, steps: int) -> tuple[np.ndarray, int]:
+    """``(z+, k)``: the solution of the relaxed problem ``tau = 0`` reached from ``z`` in ``k``
+    Newton steps, where a bound proves it nearer the optimum than ``z``; else ``(z, 0)``.
+
+    At ``tau = 0``, ``F(a) = 11' + Gamma`` in closed form (no eigensolver) and the curvature
+    model is the exact Hessian: a step costs its factor and ``O(|S|^2)``. The two problems'
+    gradients differ by ``y o ((F0 - F) o K) d`` with ``0 <= F0 - F <= t I`` (``t = tau / 2``,
+    Lemma 1), of norm at most ``e = t kappa ||d||`` (Schur's bound, ``kappa = max K_ii``). To
+    first order the relaxed solution, where the relaxed reduced gradient vanishes, has a true
+    one of norm at most ``e``, and ``z`` at least ``||r0|| - e`` (``r0``: the relaxed reduced
+    gradient at ``z``). The relaxed phase runs where ``rho = e / ||r0|| < 1/2`` (the relaxed
+    solution is then the nearer), to ``rho`` times ``z``'s relaxed gap, beyond which the two
+    problems' optima differ (docs/MATH.md section 5.5). Costs one closed-form evaluation where
+    it does not run."""
+    if problem.tau == 0.0:
+        return z, 0
+    relaxed = problem.relaxed()
+    e0 = relaxed.evaluate(z)
+    binding, r0 = _binding(z, e0.grad, problem.eq_vector, problem.C,
+                           1e-12 * np.asarray(problem.C))
+    size = float(np.linalg.norm(r0[~binding]))
+    bound = 0.5 * problem.tau * problem.kd.kappa * float(np.linalg.norm(problem.d_of(z)))
+    if not 2.0 * bound < size:
+        return z, 0
+    tol0 = max(tol, bound / size * relaxed.quick_rel_gap(e0))
+    z_new, _, _, k, _ = _newton_phase(relaxed, z, e0, tol0, steps, {}, False, False)
+    return z_new, k
+
+
+def _start(problem, alpha0, start, tol: float, steps: int):
+    """``(z, ev, k)``: the caller's evaluation ``start``, or the start of ``alpha0`` on its
+    ray (:func:`_ray_start`), then the relaxed phase's ``k`` steps (:func:`_relaxed_start`),
+    and its evaluation."""
+    if start is not None:
+        return start.z, start, 0
+    z, k = _relaxed_start(problem, _ray_start(problem, problem.start(alpha0)), tol, steps)
+    return z, problem.evaluate(z), k
+
+
 def _burst(problem, z, tol: float, n: int, hist: dict, record: bool):
     """``n`` accelerated iterations from ``z`` (no warning: Newton may resume after them)."""
     with warnings.catch_warnings():
@@ -306,16 +348,14 @@ def newton(
     (``burst_iter`` at the first hand-over, doubled at each next one, within ``fallback_iter``)
     and resumes from where the burst ends, and stops as soon as either certifies ``tol``.
     ``start``: the evaluation at a feasible start, where the caller has it (working sets: the
-    previous round's solution and ``F``, :mod:`dank_fast.working_set`); it replaces ``alpha0``.
+    previous round's solution and ``F``, :mod:`dank_fast.working_set`); it replaces ``alpha0``
+    and the relaxed phase. The relaxed phase's steps count in ``max_iter`` and in
+    ``extra["newton_iter"]``.
     """
     t_start = time.perf_counter()
-    if start is None:
-        z = _ray_start(problem, problem.start(alpha0))
-        ev = problem.evaluate(z)
-    else:
-        z, ev = start.z, start
-    hist = {"h": [ev.h], "step": [], "gap": [], "L": [], "offset": 0}
-    n_newton = n_acc = n_burst = useless = 0
+    z, ev, n_newton = _start(problem, alpha0, start, tol, max_iter)
+    hist = {"h": [ev.h], "step": [], "gap": [], "L": [], "offset": n_newton}
+    n_acc = n_burst = useless = 0
     burst = burst_iter
     status, cert, exact = "max_iter", None, False
     while True:

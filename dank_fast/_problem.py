@@ -9,6 +9,7 @@ and a certificate. With ``f0 = (F o K) d``, the chain rule gives the gradient of
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import numpy as np
@@ -62,6 +63,12 @@ class SVMProblem:
         self.dim = y.size
         #: how ``F(a)`` is computed (:func:`dank_fast.inner.inner_minimiser`)
         self.route = route
+
+    def relaxed(self) -> SVMProblem:
+        """The same problem at ``tau = 0`` (``F(a)`` in closed form), a new object."""
+        out = copy.copy(self)
+        out.tau = 0.0
+        return out
 
     @property
     def eq_vector(self) -> np.ndarray | None:

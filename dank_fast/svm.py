@@ -86,7 +86,9 @@ def solve_svm(
     alpha0 : array_like of shape (n,), optional
         Warm start (moved onto ``A`` keeping its zeros); e.g. a plain SVM's dual solution.
         Newton starts from it or, where that has a higher ``h``, from a point ``s alpha0``
-        of its ray, ``0 < s < 1`` (docs/MATH.md section 5.4).
+        of its ray, ``0 < s < 1`` (docs/MATH.md section 5.4); for ``tau > 0`` its first
+        steps solve the relaxed problem ``tau = 0`` (``F`` in closed form) where a bound
+        proves that solution nearer the optimum (section 5.5).
     check_psd : bool, default True
         Run the PSD test of ``K`` (a Cholesky factorisation, ``O(n^3 / 3)``, or a cheaper
         sufficient test for kernels of low numerical rank). ``False`` skips only that test,

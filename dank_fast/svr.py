@@ -262,7 +262,9 @@ def solve_svr(
     alpha0 : array_like of shape (n,) or (2n,), optional
         Warm start: ``d`` (split as ``ah = max(d, 0)``, ``ac = max(-d, 0)``) or ``[ah; ac]``;
         projected onto the feasible set. Newton starts from it or, where that has a higher
-        ``h``, from a point of its ray (docs/MATH.md section 5.4).
+        ``h``, from a point of its ray (docs/MATH.md section 5.4), and for ``tau > 0`` first
+        solves the relaxed problem ``tau = 0`` from there where a bound proves that solution
+        nearer the optimum (section 5.5).
 
     Returns
     -------

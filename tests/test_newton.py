@@ -272,10 +272,11 @@ def test_newton_certifies_from_any_start_without_fallback(seed, n, dup, sigma, C
        tau=st.sampled_from([0.0, 0.01, 1.0, 10.0]), eta_factor=st.sampled_from([1e-3, 0.03, 1.0]),
        svr=st.booleans())
 def test_newton_starts_no_lower_than_its_start(seed, n, sigma, C, tau, eta_factor, svr):
-    """Newton's first point (``history["h"][0]``: the given start or a point of its ray,
-    docs/MATH.md section 5.4) has an ``h`` at least that of the start it is given, certified
-    from scratch (the plain SVM's or SVR's dual, for ``eta`` down to a thousandth of the
-    paper's rule, where the ray moves the start furthest)."""
+    """Newton's first point (``history["h"][0]``: the given start, a point of its ray,
+    docs/MATH.md section 5.4, or the relaxed problem's solution reached from there, section
+    5.5) has an ``h`` at least that of the start it is given, certified from scratch (the
+    plain SVM's or SVR's dual, for ``eta`` down to a thousandth of the paper's rule, where the
+    ray moves the start furthest)."""
     from sklearn.svm import SVR
 
     from dank_fast.svm import svc_dual
@@ -304,6 +305,29 @@ def test_newton_starts_no_lower_than_its_start(seed, n, sigma, C, tau, eta_facto
             res = solve_svm(K, y, C=C, eta=eta, tau=tau, alpha0=a, max_iter=1, fallback_iter=0)
             given_h = svm_certificate(K, y, a, C=C, eta=eta, tau=tau, route="dense").lower
     assert res.history["h"][0] >= given_h - 1e-9 * (abs(given_h) + 1.0)
+
+
+@pytest.mark.parametrize("svr, tau", [(False, 0.01), (False, 0.5), (True, 0.01), (True, 0.1)])
+def test_a_solution_as_the_start_is_kept_whatever_tau(svr, tau):
+    """Started at a solution certified to 1e-10, Newton's first point keeps its ``h``: the
+    relaxed problem ``tau = 0`` has another optimum, and the bound of docs/MATH.md section 5.5
+    keeps its phase from running there (its gradient differs from the true one by more than
+    the true one's size)."""
+    from sklearn.datasets import make_moons
+
+    X, y01 = make_moons(300, noise=0.25, random_state=1)
+    K = compute_kernel(X, sigma=0.7)
+    if svr:
+        y = X[:, 0] + X[:, 1]
+        res = solve_svr(K, y, C=4.0, epsilon=0.1, eta=10.0, tau=tau, tol=1e-10)
+        again = solve_svr(K, y, C=4.0, epsilon=0.1, eta=10.0, tau=tau, tol=1e-10,
+                          alpha0=res.alpha)
+    else:
+        y = np.where(y01 == 1, 1.0, -1.0)
+        res = solve_svm(K, y, C=4.0, eta=10.0, tau=tau, tol=1e-10)
+        again = solve_svm(K, y, C=4.0, eta=10.0, tau=tau, tol=1e-10, alpha0=res.alpha)
+    assert res.status == again.status == "converged"
+    assert again.history["h"][0] >= res.lower - 1e-10 * abs(res.lower)
 
 
 def test_newton_certifies_where_its_curvature_factor_is_low_rank():

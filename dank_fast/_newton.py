@@ -309,13 +309,15 @@ def _relaxed_start(problem, z: np.ndarray, tol: float, steps: int) -> tuple[np.n
 
 
 def _start(problem, alpha0, start, tol: float, steps: int):
-    """``(z, ev, k)``: the caller's evaluation ``start``, or the start of ``alpha0`` on its
-    ray (:func:`_ray_start`), then the relaxed phase's ``k`` steps (:func:`_relaxed_start`),
-    and its evaluation."""
+    """``(z, ev, k, back)``: the caller's evaluation ``start``, or the start of ``alpha0`` on
+    its ray (:func:`_ray_start`), then the relaxed phase's ``k`` steps
+    (:func:`_relaxed_start`), and its evaluation; ``back``: the start that the relaxed phase
+    moved from (None where it did not move)."""
     if start is not None:
-        return start.z, start, 0
-    z, k = _relaxed_start(problem, _ray_start(problem, problem.start(alpha0)), tol, steps)
-    return z, problem.evaluate(z), k
+        return start.z, start, 0, None
+    z0 = _ray_start(problem, problem.start(alpha0))
+    z, k = _relaxed_start(problem, z0, tol, steps)
+    return z, problem.evaluate(z), k, (z0 if k else None)
 
 
 def _burst(problem, z, tol: float, n: int, hist: dict, record: bool):
@@ -350,10 +352,11 @@ def newton(
     ``start``: the evaluation at a feasible start, where the caller has it (working sets: the
     previous round's solution and ``F``, :mod:`dank_fast.working_set`); it replaces ``alpha0``
     and the relaxed phase. The relaxed phase's steps count in ``max_iter`` and in
-    ``extra["newton_iter"]``.
+    ``extra["newton_iter"]``; where Newton cannot take a step from the relaxed solution, it
+    starts again from the start that phase moved from.
     """
     t_start = time.perf_counter()
-    z, ev, n_newton = _start(problem, alpha0, start, tol, max_iter)
+    z, ev, n_newton, back = _start(problem, alpha0, start, tol, max_iter)
     hist = {"h": [ev.h], "step": [], "gap": [], "L": [], "offset": n_newton}
     n_acc = n_burst = useless = 0
     burst = burst_iter
@@ -366,6 +369,10 @@ def newton(
         if done:
             status = "converged"
             break
+        if back is not None and k == 0:  # no step from the relaxed solution: from the start
+            z, ev, back = back, problem.evaluate(back), None
+            continue
+        back = None
         if n_newton < max_iter and not exact and ev.inner.route == "lanczos":
             # stuck on the iterative route's F^: its error, not the model, stops Newton short
             # of the certificate; the dense decomposition removes it, from here on
@@ -390,12 +397,19 @@ def newton(
             status = res.status
             break
     del hist["offset"]
+    return _result(problem, z, ev, cert, status, (n_newton, n_acc, n_burst), t_start, hist, tol)
+
+
+def _result(problem, z, ev, cert, status: str, counts, t_start: float, hist: dict, tol: float):
+    """The result (:func:`dank_fast._result.finish`) with Newton's counts ``(steps,
+    accelerated iterations, hand-overs)``, and the warning where it is not certified."""
+    n_newton, n_acc, n_burst = counts
     res = finish(problem, z, ev, cert, status, n_newton, t_start, "newton", hist, tol)
     res.extra.update(newton_iter=n_newton, accelerated_iter=n_acc, fallback=n_burst > 0,
                      handovers=n_burst)
     if status != "converged":
         warnings.warn(f"DANK solver did not certify tol={tol:g}: {res.message}",
-                      ConvergenceWarning, stacklevel=3)
+                      ConvergenceWarning, stacklevel=4)
     return res
 
 

@@ -330,6 +330,28 @@ def test_a_solution_as_the_start_is_kept_whatever_tau(svr, tau):
     assert again.history["h"][0] >= res.lower - 1e-10 * abs(res.lower)
 
 
+def test_newton_starts_again_where_the_relaxed_solution_admits_no_step():
+    """A draw of the distribution benchmark (make_moons, n = 150, ``tau = 1``) whose relaxed
+    phase (docs/MATH.md section 5.5) ends where the true problem's model cannot step: Newton
+    starts again from the start that phase replaced and certifies by its own steps, with no
+    hand-over to the accelerated method."""
+    from scipy.spatial.distance import pdist
+    from sklearn.datasets import make_moons
+    from sklearn.preprocessing import StandardScaler
+
+    from dank_fast.svm import svc_dual
+
+    X, t = make_moons(n_samples=150, noise=0.2604032552986836, random_state=394926908)
+    X = StandardScaler().fit_transform(X)
+    y = np.where(t == 1, 1.0, -1.0)
+    K = compute_kernel(X, sigma=float(np.median(pdist(X))) * 1.47906889635387)
+    C = 11.374930499800193
+    a = svc_dual(K, y, C)
+    res = solve_svm(K, y, C=C, eta=0.10863418419649044 * float(a @ a), tau=1.0)
+    assert res.status == "converged", res.message
+    assert res.extra["handovers"] == 0
+
+
 def test_newton_certifies_where_its_curvature_factor_is_low_rank():
     """A wide Gaussian kernel on two features (numerically of low rank) and a small ``eta``:
     every point is free, and the model's factor is the Woodbury form of a diagonal plus a low

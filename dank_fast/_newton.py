@@ -369,7 +369,8 @@ def newton(
         if done:
             status = "converged"
             break
-        if back is not None and k == 0:  # no step from the relaxed solution: from the start
+        if back is not None and k == 0 and n_newton < max_iter:
+            # Newton cannot step from the relaxed solution: from the start that phase replaced
             z, ev, back = back, problem.evaluate(back), None
             continue
         back = None

@@ -18,7 +18,8 @@ import math
 
 __all__ = [
     "CALL_FLOPS", "EIGH_FLOPS", "BLOCK", "OVERSAMPLE", "WEAK", "BLOCK_BYTES",
-    "DENSE_KERNEL_BYTES", "dense_flops", "round_flops", "exact_curvature_pays", "border_pays",
+    "DENSE_KERNEL_BYTES", "dense_flops", "round_flops", "exact_curvature_pays",
+    "exact_steps_pay", "border_pays",
     "lowrank_columns", "model_limit", "growth_flops", "growth_reach", "psd_test_pays",
     "one_step_pays", "copies_block", "dense_kernel_fits",
 ]
@@ -82,6 +83,28 @@ def exact_curvature_pays(f: int, r: int, N: int) -> bool:
     decomposition an evaluation made (``2 f^2 r (N - r)`` flops,
     :func:`dank_fast._curvature._exact`) costs no more than that decomposition did."""
     return 2.0 * f * f * r * (N - r) <= dense_flops(N)
+
+
+def exact_steps_pay(gap: float, rate: float, tol: float, f: int, r: int, N: int) -> bool:
+    """Whether Newton's remaining steps take dense evaluations and the exact Hessian rather
+    than the iterative route's and the curvature model, which reduce the relative gap by the
+    ``rate`` per step seen so far: from ``gap`` to ``tol`` the model needs ``log(tol / gap) /
+    log(rate)`` more steps, each one Krylov round on a block of ``r + OVERSAMPLE``
+    (:func:`round_flops`), the model (``2 f^2 (r + 1)``) and its factor (``f^3 / 3``); the
+    exact Hessian converges quadratically (the gap squares each step: ``log2(log tol / log
+    gap)`` steps, at least one), each a dense decomposition, the Hessian's ``2 f^2 r (N - r)``
+    (where :func:`exact_curvature_pays`; else it is not formed and nothing is gained) and the
+    same factor, after one dense decomposition at the point where it starts. A model that no
+    longer reduces the gap (``rate >= 1``) needs unboundedly many steps."""
+    if not (exact_curvature_pays(f, r, N) and 0.0 < tol < gap < 1.0):
+        return False
+    factor = f**3 / 3.0
+    steps = max(math.log2(math.log(tol) / math.log(gap)), 1.0)
+    exact = dense_flops(N) + steps * (dense_flops(N) + 2.0 * f * f * r * (N - r) + factor)
+    if rate >= 1.0:
+        return True
+    model_step = round_flops(N, r + OVERSAMPLE) + 2.0 * f * f * (r + 1) + factor
+    return exact < math.log(tol / gap) / math.log(rate) * model_step
 
 
 def border_pays(f: int, k: int) -> bool:

@@ -40,7 +40,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from ._accelerated import accelerated
-from ._cost import model_limit
+from ._cost import exact_steps_pay, model_limit
 from ._curvature import model_product
 from ._factor import Model
 from ._result import ConvergenceWarning, finish
@@ -250,9 +250,11 @@ def _next_scale(ev, en, z, z_new, t: float) -> float:
 
 def _newton_phase(problem, z, ev, tol: float, steps: int, hist: dict, record: bool,
                   exact: bool):
-    """Newton steps until certified or stuck (no step accepted), at most ``steps`` of them.
-    Returns ``(z, ev, cert, n_steps, converged)``."""
-    scale = 1.0
+    """Newton steps until certified or stuck (no step accepted), at most ``steps`` of them,
+    or until the model's rate says that dense evaluations and the exact Hessian pay
+    (:func:`_exact_pays`). Returns ``(z, ev, cert, n_steps, state)``, ``state`` one of
+    ``"converged"``, ``"stuck"`` and ``"exact"``."""
+    scale, gaps = 1.0, []
     for k in range(steps + 1):
         cert = None  # the certificate of this z, where it is made
         z_norm = problem.normalize(z)  # SVR: ah_i, ac_i > 0 together is never optimal
@@ -264,19 +266,39 @@ def _newton_phase(problem, z, ev, tol: float, steps: int, hist: dict, record: bo
             if record:
                 hist["gap"].append((hist["offset"] + k, cert.gap))
             if cert.rel_gap <= tol:
-                return z, ev, cert, k, True
+                return z, ev, cert, k, "converged"
+        gaps.append(quick)
         if k == steps:
-            return z, ev, cert, k, False
+            return z, ev, cert, k, "stuck"
+        if not exact and _exact_pays(problem, ev, gaps, tol):
+            return z, ev, cert, k, "exact"
         out = _step(problem, z, ev, quick, scale, exact)
         if out is None:
-            return z, ev, cert, k, False
+            return z, ev, cert, k, "stuck"
         z_new, en, t = out
         scale = _next_scale(ev, en, z, z_new, t)
         if record:
             hist["h"].append(en.h)
             hist["step"].append(float(np.linalg.norm(z_new - z)))
         z, ev = z_new, en
-    return z, ev, cert, steps, False
+    return z, ev, cert, steps, "stuck"
+
+
+def _exact_pays(problem, ev, gaps: list, tol: float) -> bool:
+    """Whether Newton continues with dense evaluations and the exact Hessian, from an
+    evaluation of the iterative route (:func:`dank_fast._cost.exact_steps_pay`), at the rate
+    of the relative gap over the last four steps (``gaps``: one per point). Where the model's
+    curvature is far from the Hessian's, the gap's upper bound zigzags with a period of two
+    steps; four take the mean of two periods."""
+    if len(gaps) < 5 or ev.inner.route != "lanczos":
+        return False
+    z, C = ev.z, problem.C
+    margin = 1e-12 * np.asarray(C)
+    f = int(np.count_nonzero((z > margin) & (z < C - margin)))
+    r = int(np.count_nonzero(ev.inner.eigvals > 0.5 * problem.tau))
+    N = int(np.count_nonzero(problem.d_of(z))) + 1
+    rate = float((gaps[-1] / gaps[-5]) ** 0.25)
+    return exact_steps_pay(gaps[-1], rate, tol, f, r, N)
 
 
 def _relaxed_start(problem, z: np.ndarray, tol: float, steps: int) -> tuple[np.ndarray, int]:
@@ -362,11 +384,11 @@ def newton(
     burst = burst_iter
     status, cert, exact = "max_iter", None, False
     while True:
-        z, ev, cert, k, done = _newton_phase(problem, z, ev, tol, max_iter - n_newton, hist,
-                                             record_history, exact)
+        z, ev, cert, k, state = _newton_phase(problem, z, ev, tol, max_iter - n_newton, hist,
+                                              record_history, exact)
         n_newton += k
         hist["offset"] += k
-        if done:
+        if state == "converged":
             status = "converged"
             break
         if back is not None and k == 0 and n_newton < max_iter:
@@ -374,9 +396,11 @@ def newton(
             z, ev, back = back, problem.evaluate(back), None
             continue
         back = None
-        if n_newton < max_iter and not exact and ev.inner.route == "lanczos":
-            # stuck on the iterative route's F^: its error, not the model, stops Newton short
-            # of the certificate; the dense decomposition removes it, from here on
+        if state == "exact" or (n_newton < max_iter and not exact
+                                and ev.inner.route == "lanczos"):
+            # the model's rate says the exact Hessian pays; or stuck on the iterative route's
+            # F^: its error, not the model, stops Newton short of the certificate. The dense
+            # decomposition removes both, from here on
             exact = True
             ev = problem.evaluate(z, warm=ev, exact=True)
             continue

@@ -235,6 +235,30 @@ def test_newton_certifies_where_the_model_overestimates_the_curvature():
     assert res.rel_gap <= 1e-8 and res.lower <= res.upper
 
 
+def test_newton_certifies_where_the_curvature_model_converges_linearly():
+    """Overlapping classes, a large ``tau`` and a small ``eta`` (a draw of the distribution
+    benchmark at ``tau = 0.5``): ``F`` has rank 2 on a support of 700 points, so the
+    ``tau = 0`` curvature model counts the whole tail of ``M`` that the Hessian does not, and
+    its steps on the iterative route's evaluations reduced the gap by a steady 5-10% per step
+    (100 steps and 5,000 accelerated iterations ended at a relative gap of 1.4e-6). The
+    solver certifies by Newton steps alone within 40: at that rate, dense evaluations and the
+    exact Hessian cost less."""
+    from scipy.spatial.distance import pdist
+
+    from dank_fast.svm import svc_dual
+
+    rng = np.random.default_rng(1871718927)
+    X = rng.standard_normal((1000, 2))
+    y = np.where(X[:, 0] + 0.74 * rng.standard_normal(1000) > 0, 1.0, -1.0)
+    X = (X - X.mean(0)) / X.std(0)
+    K = compute_kernel(X, sigma=0.35 * float(np.median(pdist(X))))
+    a = svc_dual(K, y, 40.0)
+    res = solve_svm(K, y, C=40.0, eta=0.12 * float(a @ a), tau=0.5, max_iter=40,
+                    fallback_iter=0)
+    assert res.status == "converged" and not res.extra["fallback"]
+    assert res.rel_gap <= 1e-6 and res.lower <= res.upper
+
+
 @settings(max_examples=30, deadline=None, derandomize=os.environ.get("DANK_EXPLORE") != "1",
           suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**31 - 1), n=st.integers(65, 140), dup=st.booleans(),

@@ -26,9 +26,11 @@ of rank ``r``), its factor (``f^3 / 3``), ``2 f^2`` per held coordinate, the gra
 predicts where it grows (``2 n f (r + 2)``) and one evaluation of ``F(a)`` per trial point.
 Where ``F`` came from the iterative route its ``h`` is exact only up to ``eta * excess``: a
 trial within that ends the step, and where no step is possible ``F`` is evaluated densely from
-there on. Where that does not help, a burst of accelerated iterations
-(doubling in length within ``fallback_iter``) hands back to Newton, so Newton is never less
-robust than the accelerated method alone.
+there on; so it is where the model's steps converge so slowly that dense evaluations and the
+exact Hessian cost less (:func:`_exact_pays`), unless that Hessian cannot step
+(:func:`_next_mode`). Where that does not help, a burst of accelerated iterations (doubling
+in length within ``fallback_iter``) hands back to Newton, so Newton is never less robust than
+the accelerated method alone.
 """
 
 from __future__ import annotations
@@ -249,10 +251,10 @@ def _next_scale(ev, en, z, z_new, t: float) -> float:
 
 
 def _newton_phase(problem, z, ev, tol: float, steps: int, hist: dict, record: bool,
-                  exact: bool):
+                  exact: bool, rate: bool = False):
     """Newton steps until certified or stuck (no step accepted), at most ``steps`` of them,
-    or until the model's rate says that dense evaluations and the exact Hessian pay
-    (:func:`_exact_pays`). Returns ``(z, ev, cert, n_steps, state)``, ``state`` one of
+    or (with ``rate``) until the model's rate says that dense evaluations and the exact
+    Hessian pay (:func:`_exact_pays`). Returns ``(z, ev, cert, n_steps, state)``, ``state`` one of
     ``"converged"``, ``"stuck"`` and ``"exact"``."""
     scale, gaps = 1.0, []
     for k in range(steps + 1):
@@ -270,7 +272,7 @@ def _newton_phase(problem, z, ev, tol: float, steps: int, hist: dict, record: bo
         gaps.append(quick)
         if k == steps:
             return z, ev, cert, k, "stuck"
-        if not exact and _exact_pays(problem, ev, gaps, tol):
+        if rate and not exact and _exact_pays(problem, ev, gaps, tol):
             return z, ev, cert, k, "exact"
         out = _step(problem, z, ev, quick, scale, exact)
         if out is None:
@@ -382,10 +384,10 @@ def newton(
     hist = {"h": [ev.h], "step": [], "gap": [], "L": [], "offset": n_newton}
     n_acc = n_burst = useless = 0
     burst = burst_iter
-    status, cert, exact = "max_iter", None, False
+    status, cert, exact, rate, since = "max_iter", None, False, "on", 0
     while True:
         z, ev, cert, k, state = _newton_phase(problem, z, ev, tol, max_iter - n_newton, hist,
-                                              record_history, exact)
+                                              record_history, exact, rate == "on")
         n_newton += k
         hist["offset"] += k
         if state == "converged":
@@ -396,13 +398,11 @@ def newton(
             z, ev, back = back, problem.evaluate(back), None
             continue
         back = None
-        if state == "exact" or (n_newton < max_iter and not exact
-                                and ev.inner.route == "lanczos"):
-            # the model's rate says the exact Hessian pays; or stuck on the iterative route's
-            # F^: its error, not the model, stops Newton short of the certificate. The dense
-            # decomposition removes both, from here on
-            exact = True
-            ev = problem.evaluate(z, warm=ev, exact=True)
+        mode = _next_mode(state, k, (exact, rate, since), n_burst,
+                          ev.inner.route == "lanczos", n_newton < max_iter)
+        if mode != (exact, rate, since):
+            exact, rate, since = mode
+            ev = problem.evaluate(z, warm=ev, exact=exact)
             continue
         # a Newton phase after a burst that could not take a single step: the model does not
         # fit here, and restarting the bursts' momentum only costs; after two, one long run
@@ -423,6 +423,24 @@ def newton(
             break
     del hist["offset"]
     return _result(problem, z, ev, cert, status, (n_newton, n_acc, n_burst), t_start, hist, tol)
+
+
+def _next_mode(state: str, k: int, mode: tuple, n_burst: int, iterative: bool,
+               steps_left: bool) -> tuple:
+    """Newton's evaluations after a phase of ``k`` steps that ended in ``state`` short of the
+    certificate: ``mode = (exact, rate, since)``, ``exact`` for dense evaluations, ``rate``
+    the state of the rule of :func:`_exact_pays` (``"on"``, ``"used"`` since the burst count
+    ``since``, ``"off"``). Dense evaluations from here on where that rule says they pay, or
+    where Newton is stuck on the iterative route's ``F^`` (``iterative``: its error, not the
+    model, stops Newton short of the certificate); back to the model for the rest of the
+    solve where the exact Hessian that rule chose cannot take a step even after a burst (near
+    singular beside an eigenvalue of ``M`` just below ``t``, its steps overshoot)."""
+    exact, rate, since = mode
+    if rate == "used" and k == 0 and n_burst > since and steps_left:
+        return False, "off", since
+    if state == "exact" or (steps_left and not exact and iterative):
+        return True, ("used" if state == "exact" else rate), n_burst
+    return mode
 
 
 def _result(problem, z, ev, cert, status: str, counts, t_start: float, hist: dict, tol: float):

@@ -251,10 +251,11 @@ def _next_scale(ev, en, z, z_new, t: float) -> float:
 
 
 def _newton_phase(problem, z, ev, tol: float, steps: int, hist: dict, record: bool,
-                  exact: bool, rate: bool = False):
+                  exact: bool, blocked: int | None = None):
     """Newton steps until certified or stuck (no step accepted), at most ``steps`` of them,
-    or (with ``rate``) until the model's rate says that dense evaluations and the exact
-    Hessian pay (:func:`_exact_pays`). Returns ``(z, ev, cert, n_steps, state)``, ``state`` one of
+    or (unless ``blocked`` is None) until the model's rate says that dense evaluations and
+    the exact Hessian pay (:func:`_exact_pays`) at a rank of ``F`` other than ``blocked``.
+    Returns ``(z, ev, cert, n_steps, state)``, ``state`` one of
     ``"converged"``, ``"stuck"`` and ``"exact"``."""
     scale, gaps = 1.0, []
     for k in range(steps + 1):
@@ -272,7 +273,7 @@ def _newton_phase(problem, z, ev, tol: float, steps: int, hist: dict, record: bo
         gaps.append(quick)
         if k == steps:
             return z, ev, cert, k, "stuck"
-        if rate and not exact and _exact_pays(problem, ev, gaps, tol):
+        if blocked is not None and not exact and _exact_pays(problem, ev, gaps, tol, blocked):
             return z, ev, cert, k, "exact"
         out = _step(problem, z, ev, quick, scale, exact)
         if out is None:
@@ -286,18 +287,19 @@ def _newton_phase(problem, z, ev, tol: float, steps: int, hist: dict, record: bo
     return z, ev, cert, steps, "stuck"
 
 
-def _exact_pays(problem, ev, gaps: list, tol: float) -> bool:
+def _exact_pays(problem, ev, gaps: list, tol: float, blocked: int = -1) -> bool:
     """Whether Newton continues with dense evaluations and the exact Hessian, from an
     evaluation of the iterative route (:func:`dank_fast._cost.exact_steps_pay`), at the rate
     of the relative gap over the last four steps (``gaps``: one per point). Where the model's
     curvature is far from the Hessian's, the gap's upper bound zigzags with a period of two
-    steps; four take the mean of two periods."""
-    if len(gaps) < 5 or ev.inner.route != "lanczos":
+    steps; four take the mean of two periods. Not at the rank ``blocked`` of ``F``, where
+    that Hessian could not step (:func:`_next_mode`)."""
+    r = _rank(problem, ev)
+    if len(gaps) < 5 or ev.inner.route != "lanczos" or r == blocked:
         return False
     z, C = ev.z, problem.C
     margin = 1e-12 * np.asarray(C)
     f = int(np.count_nonzero((z > margin) & (z < C - margin)))
-    r = int(np.count_nonzero(ev.inner.eigvals > 0.5 * problem.tau))
     N = int(np.count_nonzero(problem.d_of(z))) + 1
     rate = float((gaps[-1] / gaps[-5]) ** 0.25)
     return exact_steps_pay(gaps[-1], rate, tol, f, r, N)
@@ -384,10 +386,11 @@ def newton(
     hist = {"h": [ev.h], "step": [], "gap": [], "L": [], "offset": n_newton}
     n_acc = n_burst = useless = 0
     burst = burst_iter
-    status, cert, exact, rate, since = "max_iter", None, False, "on", 0
+    status, cert, exact, rate, since, blocked = "max_iter", None, False, "on", 0, -1
     while True:
         z, ev, cert, k, state = _newton_phase(problem, z, ev, tol, max_iter - n_newton, hist,
-                                              record_history, exact, rate == "on")
+                                              record_history, exact,
+                                              blocked if rate == "on" else None)
         n_newton += k
         hist["offset"] += k
         if state == "converged":
@@ -398,10 +401,11 @@ def newton(
             z, ev, back = back, problem.evaluate(back), None
             continue
         back = None
-        mode = _next_mode(state, k, (exact, rate, since), n_burst,
-                          ev.inner.route == "lanczos", n_newton < max_iter)
-        if mode != (exact, rate, since):
-            exact, rate, since = mode
+        mode = _next_mode(state, k, (exact, rate, since, blocked), n_burst,
+                          ev.inner.route == "lanczos", n_newton < max_iter,
+                          _rank(problem, ev))
+        if mode != (exact, rate, since, blocked):
+            exact, rate, since, blocked = mode
             ev = problem.evaluate(z, warm=ev, exact=exact)
             continue
         # a Newton phase after a burst that could not take a single step: the model does not
@@ -426,21 +430,28 @@ def newton(
 
 
 def _next_mode(state: str, k: int, mode: tuple, n_burst: int, iterative: bool,
-               steps_left: bool) -> tuple:
+               steps_left: bool, rank: int) -> tuple:
     """Newton's evaluations after a phase of ``k`` steps that ended in ``state`` short of the
-    certificate: ``mode = (exact, rate, since)``, ``exact`` for dense evaluations, ``rate``
-    the state of the rule of :func:`_exact_pays` (``"on"``, ``"used"`` since the burst count
-    ``since``, ``"off"``). Dense evaluations from here on where that rule says they pay, or
-    where Newton is stuck on the iterative route's ``F^`` (``iterative``: its error, not the
-    model, stops Newton short of the certificate); back to the model for the rest of the
-    solve where the exact Hessian that rule chose cannot take a step even after a burst (near
-    singular beside an eigenvalue of ``M`` just below ``t``, its steps overshoot)."""
-    exact, rate, since = mode
+    certificate, at a point where ``F`` has ``rank``: ``mode = (exact, rate, since,
+    blocked)``, ``exact`` for dense evaluations, ``rate`` the state of the rule of
+    :func:`_exact_pays` (``"on"``, or ``"used"`` since the burst count ``since``), ``blocked``
+    the rank at which it does not act. Dense evaluations from here on where that rule says
+    they pay, or where Newton is stuck on the iterative route's ``F^`` (``iterative``: its
+    error, not the model, stops Newton short of the certificate). Back to the model where
+    the exact Hessian that rule chose cannot take a step even after a burst: beside an
+    eigenvalue of ``M`` just below ``t`` it is near singular and its steps overshoot; the
+    rule acts again once that eigenvalue has crossed, at another rank."""
+    exact, rate, since, blocked = mode
     if rate == "used" and k == 0 and n_burst > since and steps_left:
-        return False, "off", since
+        return False, "on", since, rank
     if state == "exact" or (steps_left and not exact and iterative):
-        return True, ("used" if state == "exact" else rate), n_burst
+        return True, ("used" if state == "exact" else rate), n_burst, blocked
     return mode
+
+
+def _rank(problem, ev) -> int:
+    """The rank of the evaluation's ``F``: its eigenvalues of ``M`` above ``t = tau / 2``."""
+    return int(np.count_nonzero(ev.inner.eigvals > 0.5 * problem.tau))
 
 
 def _result(problem, z, ev, cert, status: str, counts, t_start: float, hist: dict, tol: float):

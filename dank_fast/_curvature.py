@@ -17,7 +17,7 @@ from scipy.linalg.blas import dgemm
 from ._cost import BLOCK, exact_curvature_pays
 from .inner import apply_FK
 
-__all__ = ["curvature", "correction_diagonal", "exact_applies", "model_product"]
+__all__ = ["curvature", "correction_diagonal", "exact_applies", "model_product", "rank"]
 
 
 def curvature(problem, ev, free: np.ndarray) -> np.ndarray:
@@ -92,8 +92,12 @@ def exact_applies(problem, ev, f: int) -> bool:
     B = ev.inner.basis
     if B is None:
         return False
-    r = int(np.count_nonzero(ev.inner.eigvals > 0.5 * problem.tau))
-    return exact_curvature_pays(f, r, B.shape[0])
+    return exact_curvature_pays(f, rank(problem, ev), B.shape[0])
+
+
+def rank(problem, ev) -> int:
+    """The rank of the evaluation's ``F``: its eigenvalues of ``M`` above ``t = tau / 2``."""
+    return int(np.count_nonzero(ev.inner.eigvals > 0.5 * problem.tau))
 
 
 def correction_diagonal(problem, ev, d: np.ndarray, dix: np.ndarray) -> np.ndarray:

@@ -43,7 +43,7 @@ from scipy.optimize import brentq
 
 from ._accelerated import accelerated
 from ._cost import exact_steps_pay, model_limit
-from ._curvature import model_product
+from ._curvature import model_product, rank
 from ._factor import Model
 from ._result import ConvergenceWarning, finish
 from .projection import _project_core
@@ -104,6 +104,14 @@ def _ray_start(problem, z: np.ndarray) -> np.ndarray:
     return s * z if phi(s) - phi(1.0) > bound + roundoff else z
 
 
+def _box(problem, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(margin, inside)``: a coordinate within ``margin = 1e-12 C`` of a bound is at it (a
+    relative round-off of the box), and ``inside`` marks the others."""
+    C = problem.C
+    margin = 1e-12 * np.asarray(C)
+    return margin, (z > margin) & (z < C - margin)
+
+
 def _binding(z, g, y, C, margin):
     """``(binding, r)``: the reduced gradient ``r = g - lam y`` (:func:`_multiplier`) and the
     coordinates at a bound that it pushes against."""
@@ -123,11 +131,9 @@ def _direction(problem, z, ev):
     violating (the gradient the model predicts, :func:`_left_violating`), the model grows once
     by those, as far as the limit of its own size allows; the others wait for the next step.
     """
-    C = problem.C
-    margin = 1e-12 * np.asarray(C)
-    binding, r = _binding(z, ev.grad, problem.eq_vector, C, margin)
+    margin, inside = _box(problem, z)
+    binding, r = _binding(z, ev.grad, problem.eq_vector, problem.C, margin)
     free = np.flatnonzero(~binding)
-    inside = (z > margin) & (z < C - margin)
     waiting = free[~inside[free]]
     waiting = waiting[np.argsort(-np.abs(r[waiting]), kind="stable")]
     W, rest = _admit(free[inside[free]], waiting, np.count_nonzero(z > margin))
@@ -251,10 +257,10 @@ def _next_scale(ev, en, z, z_new, t: float) -> float:
 
 
 def _newton_phase(problem, z, ev, tol: float, steps: int, hist: dict, record: bool,
-                  exact: bool, blocked: int | None = None):
+                  exact: bool, blocked: int = -1):
     """Newton steps until certified or stuck (no step accepted), at most ``steps`` of them,
-    or (unless ``blocked`` is None) until the model's rate says that dense evaluations and
-    the exact Hessian pay (:func:`_exact_pays`) at a rank of ``F`` other than ``blocked``.
+    or (where not ``exact``) until the model's rate says that dense evaluations and the exact
+    Hessian pay (:func:`_exact_pays`) at a rank of ``F`` other than ``blocked``.
     Returns ``(z, ev, cert, n_steps, state)``, ``state`` one of
     ``"converged"``, ``"stuck"`` and ``"exact"``."""
     scale, gaps = 1.0, []
@@ -273,7 +279,7 @@ def _newton_phase(problem, z, ev, tol: float, steps: int, hist: dict, record: bo
         gaps.append(quick)
         if k == steps:
             return z, ev, cert, k, "stuck"
-        if blocked is not None and not exact and _exact_pays(problem, ev, gaps, tol, blocked):
+        if not exact and _exact_pays(problem, ev, gaps, tol, blocked):
             return z, ev, cert, k, "exact"
         out = _step(problem, z, ev, quick, scale, exact)
         if out is None:
@@ -294,15 +300,12 @@ def _exact_pays(problem, ev, gaps: list, tol: float, blocked: int = -1) -> bool:
     curvature is far from the Hessian's, the gap's upper bound zigzags with a period of two
     steps; four take the mean of two periods. Not at the rank ``blocked`` of ``F``, where
     that Hessian could not step (:func:`_next_mode`)."""
-    r = _rank(problem, ev)
-    if len(gaps) < 5 or ev.inner.route != "lanczos" or r == blocked:
+    if len(gaps) < 5 or ev.inner.route != "lanczos" or rank(problem, ev) == blocked:
         return False
-    z, C = ev.z, problem.C
-    margin = 1e-12 * np.asarray(C)
-    f = int(np.count_nonzero((z > margin) & (z < C - margin)))
-    N = int(np.count_nonzero(problem.d_of(z))) + 1
+    f = int(np.count_nonzero(_box(problem, ev.z)[1]))
+    N = int(np.count_nonzero(problem.d_of(ev.z))) + 1
     rate = float((gaps[-1] / gaps[-5]) ** 0.25)
-    return exact_steps_pay(gaps[-1], rate, tol, f, r, N)
+    return exact_steps_pay(gaps[-1], rate, tol, f, rank(problem, ev), N)
 
 
 def _relaxed_start(problem, z: np.ndarray, tol: float, steps: int) -> tuple[np.ndarray, int]:
@@ -323,8 +326,7 @@ def _relaxed_start(problem, z: np.ndarray, tol: float, steps: int) -> tuple[np.n
         return z, 0
     relaxed = problem.relaxed()
     e0 = relaxed.evaluate(z)
-    binding, r0 = _binding(z, e0.grad, problem.eq_vector, problem.C,
-                           1e-12 * np.asarray(problem.C))
+    binding, r0 = _binding(z, e0.grad, problem.eq_vector, problem.C, _box(problem, z)[0])
     size = float(np.linalg.norm(r0[~binding]))
     bound = 0.5 * problem.tau * problem.kd.kappa * float(np.linalg.norm(problem.d_of(z)))
     if not 2.0 * bound < size:
@@ -386,11 +388,10 @@ def newton(
     hist = {"h": [ev.h], "step": [], "gap": [], "L": [], "offset": n_newton}
     n_acc = n_burst = useless = 0
     burst = burst_iter
-    status, cert, exact, rate, since, blocked = "max_iter", None, False, "on", 0, -1
+    status, cert, exact, since, blocked = "max_iter", None, False, None, -1
     while True:
         z, ev, cert, k, state = _newton_phase(problem, z, ev, tol, max_iter - n_newton, hist,
-                                              record_history, exact,
-                                              blocked if rate == "on" else None)
+                                              record_history, exact, blocked)
         n_newton += k
         hist["offset"] += k
         if state == "converged":
@@ -401,11 +402,10 @@ def newton(
             z, ev, back = back, problem.evaluate(back), None
             continue
         back = None
-        mode = _next_mode(state, k, (exact, rate, since, blocked), n_burst,
-                          ev.inner.route == "lanczos", n_newton < max_iter,
-                          _rank(problem, ev))
-        if mode != (exact, rate, since, blocked):
-            exact, rate, since, blocked = mode
+        mode = _next_mode(state, k, (exact, since, blocked), n_burst,
+                          ev.inner.route == "lanczos", n_newton < max_iter, rank(problem, ev))
+        if mode != (exact, since, blocked):
+            exact, since, blocked = mode
             ev = problem.evaluate(z, warm=ev, exact=exact)
             continue
         # a Newton phase after a burst that could not take a single step: the model does not
@@ -430,28 +430,25 @@ def newton(
 
 
 def _next_mode(state: str, k: int, mode: tuple, n_burst: int, iterative: bool,
-               steps_left: bool, rank: int) -> tuple:
+               steps_left: bool, rank_F: int) -> tuple:
     """Newton's evaluations after a phase of ``k`` steps that ended in ``state`` short of the
-    certificate, at a point where ``F`` has ``rank``: ``mode = (exact, rate, since,
-    blocked)``, ``exact`` for dense evaluations, ``rate`` the state of the rule of
-    :func:`_exact_pays` (``"on"``, or ``"used"`` since the burst count ``since``), ``blocked``
-    the rank at which it does not act. Dense evaluations from here on where that rule says
-    they pay, or where Newton is stuck on the iterative route's ``F^`` (``iterative``: its
-    error, not the model, stops Newton short of the certificate). Back to the model where
-    the exact Hessian that rule chose cannot take a step even after a burst: beside an
-    eigenvalue of ``M`` just below ``t`` it is near singular and its steps overshoot; the
-    rule acts again once that eigenvalue has crossed, at another rank."""
-    exact, rate, since, blocked = mode
-    if rate == "used" and k == 0 and n_burst > since and steps_left:
-        return False, "on", since, rank
-    if state == "exact" or (steps_left and not exact and iterative):
-        return True, ("used" if state == "exact" else rate), n_burst, blocked
+    certificate, at a point where ``F`` has rank ``rank_F``: ``mode = (exact, since,
+    blocked)``, ``exact`` for dense evaluations, ``since`` the burst count at which the rule
+    of :func:`_exact_pays` chose them (None where it did not), ``blocked`` the rank at which
+    that rule does not act. Dense evaluations from here on where the rule says they pay, or
+    where Newton is stuck on the iterative route's ``F^`` (``iterative``: its error, not the
+    model, stops Newton short of the certificate). Back to the model where the exact Hessian
+    the rule chose cannot take a step even after a burst: beside an eigenvalue of ``M`` just
+    below ``t`` it is near singular and its steps overshoot; the rule acts again once that
+    eigenvalue has crossed, at another rank."""
+    exact, since, blocked = mode
+    if since is not None and k == 0 and n_burst > since and steps_left:
+        return False, None, rank_F
+    if state == "exact":
+        return True, n_burst, blocked
+    if steps_left and not exact and iterative:
+        return True, None, blocked
     return mode
-
-
-def _rank(problem, ev) -> int:
-    """The rank of the evaluation's ``F``: its eigenvalues of ``M`` above ``t = tau / 2``."""
-    return int(np.count_nonzero(ev.inner.eigvals > 0.5 * problem.tau))
 
 
 def _result(problem, z, ev, cert, status: str, counts, t_start: float, hist: dict, tol: float):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -111,6 +112,28 @@ def test_generated_tables_are_current():
     out = subprocess.run([sys.executable, "docs/scripts/tables.py", "--check"], cwd=ROOT,
                          capture_output=True, text=True, check=False)
     assert out.returncode == 0, out.stderr
+
+
+@pytest.mark.parametrize("damage", ["malformed", "missing"])
+def test_tables_name_a_results_file_they_cannot_read(tmp_path, damage):
+    """A committed results file that is not JSON, or is gone: exit 2 and one line naming it."""
+    for rel in ("docs/scripts", "benchmarks/results"):
+        shutil.copytree(ROOT / rel, tmp_path / rel)
+    shutil.copy(ROOT / "benchmarks" / "_args.py", tmp_path / "benchmarks" / "_args.py")
+    for rel in ("README.md", "docs/conformance.md", "docs/ARCHITECTURE.md",
+                "benchmarks/README.md", "docs/user_guide/performance.md"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / rel, tmp_path / rel)
+    bad = tmp_path / "benchmarks" / "results" / "ablation_tau05.json"
+    if damage == "malformed":
+        bad.write_text("{not json")
+    else:
+        bad.unlink()
+    out = subprocess.run([sys.executable, "docs/scripts/tables.py", "--check"], cwd=tmp_path,
+                         capture_output=True, text=True, check=False)
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and "benchmarks/results/ablation_tau05.json" in lines[0], lines
 
 
 def test_version_is_written_once():

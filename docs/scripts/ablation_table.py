@@ -23,6 +23,17 @@ ROUTES = {"woodbury": "Woodbury factor (`_factor.lowrank_solve`)",
           "model_limit": "the model's limit of twice the support (`_newton.model_limit`)"}
 
 
+def load_results(name: str) -> dict:
+    """The committed results file ``name``; a ValueError that names it where it is not a JSON
+    results file."""
+    path = RESULTS / name
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path.relative_to(RESULTS.parents[1])}: not a JSON results file "
+                         f"({exc})") from None
+
+
 def _cell(summary: dict, route: str, rows: bool = False) -> str:
     """Geometric mean and worst; for named rows also how many are more than 25% slower (the
     second rule of docs/ARCHITECTURE.md)."""
@@ -38,7 +49,7 @@ def ablation_table(runs=RUNS) -> str:
     """Per route and run: the geometric mean over the draws (or rows) of (time without the
     route) / (time with it), and the worst one; then each run's command, seed and whole-core
     figures."""
-    data = [json.loads((RESULTS / name).read_text()) for name, _ in runs]
+    data = [load_results(name) for name, _ in runs]
     head = " | ".join(f"{label}" for _, label in runs)
     out = [f"| switched off | {head} |", "|---" * (len(runs) + 1) + "|"]
     for route, label in ROUTES.items():

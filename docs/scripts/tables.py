@@ -14,7 +14,6 @@ Usage::
 
 from __future__ import annotations
 
-import json
 import statistics
 import sys
 from pathlib import Path
@@ -23,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # the sibling ablation_table.py, and the benchmarks' one-line argument parser
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(ROOT / "benchmarks")]
 from _args import OneLineParser  # noqa: E402
-from ablation_table import ablation_table  # noqa: E402
+from ablation_table import ablation_table, load_results  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
 TARGETS = {"README.md": ["scale", "families-summary"],
@@ -32,10 +31,6 @@ TARGETS = {"README.md": ["scale", "families-summary"],
            "benchmarks/README.md": ["families"],
            "docs/user_guide/performance.md": ["families", "distribution", "large", "load",
                                               "n2000", "grid", "ref"]}
-
-
-def _load(name: str) -> dict:
-    return json.loads((RESULTS / name).read_text())
 
 
 def _gb(x) -> str:
@@ -48,8 +43,8 @@ def _rows(large: dict) -> dict:
 
 def scale_table() -> str:
     """README: what each route handles on one machine, and how fast against libsvm."""
-    rows = _rows(_load("large.json"))
-    svm = _load("svm_n2000.json")
+    rows = _rows(load_results("large.json"))
+    svm = load_results("svm_n2000.json")
     pair = {(r["C"], r["method"]): r for r in svm["rows"]}
     out = ["| problem | route | DANK fit, certified (time, peak memory) | SVC, same kernel "
            "| DANK / SVC |", "|---|---|---|---|---|"]
@@ -77,7 +72,7 @@ def scale_table() -> str:
 
 def oracle_scale_table() -> str:
     """docs/conformance.md: the oracle's certificate of the large set beside dank_fast's solve."""
-    scale = _load("scale.json")
+    scale = load_results("scale.json")
     kit = {r["id"]: r for r in scale["kit"]["rows"]}
     out = ["| instance | n | dank_fast solve (time, peak) | oracle certify (time, peak, above "
            "the data) | route | certified rel. gap | brackets differ by | broken rejected "
@@ -110,7 +105,7 @@ def oracle_scale_table() -> str:
 
 
 def large_table() -> str:
-    large = _load("large.json")
+    large = load_results("large.json")
     env = large["environment"]
     out = [f"Measured {env['date']} on {env['cpus']} cores (`benchmarks/results/large.json`).",
            "",
@@ -133,7 +128,7 @@ LOAD_CONDITIONS = {"idle": "alone", "nice": "beside a busy process at nice 19",
 def load_table(data: dict | None = None) -> str:
     """performance.md: ``bench_load.py``'s run: each large solve alone and beside a busy
     process, with its ratio to the SVM fit timed in the same conditions."""
-    data = _load("load.json") if data is None else data
+    data = load_results("load.json") if data is None else data
     meta = data["meta"]
     out = [f"Measured {meta['date']} on {meta['cpus']} cores (`{meta['command'].strip()}`, "
            "`benchmarks/results/load.json`).", "",
@@ -161,7 +156,7 @@ def load_table(data: dict | None = None) -> str:
 
 
 def n2000_table() -> str:
-    svm = _load("svm_n2000.json")
+    svm = load_results("svm_n2000.json")
     out = [f"Measured {svm['meta']['date'][:10]} on {svm['meta']['cpu_count']} cores "
            "(`benchmarks/results/svm_n2000.json`); each DANK solve is paired with an SVC fit "
            "just before it.", "",
@@ -219,7 +214,7 @@ def _count(k: int, noun: str) -> str:
 
 def families_summary() -> str:
     """README: the family table in one sentence (medians and ranges of the paired ratios)."""
-    rows = _load("families.json")["rows"]
+    rows = load_results("families.json")["rows"]
     done = [r for r in rows if r.get("ratio") is not None]
     paper = [r["ratio"] for r in done if r["eta_rule"] == "||a_SVC||^2"]
     small = [r["ratio"] for r in done if r["eta_rule"] != "||a_SVC||^2"]
@@ -346,7 +341,7 @@ def _families_accelerated_text(rows: list) -> list[str]:
 
 
 def families_table() -> str:
-    fam = _load("families.json")
+    fam = load_results("families.json")
     meta = fam["meta"]
     threads = _threads(meta)
     load = ""
@@ -378,7 +373,7 @@ def families_table() -> str:
     out += ["", " ".join(bound)] if bound else []
     out += _families_profiles(fam["rows"])
     out += _families_shares(fam["rows"]) + _families_accelerated_text(fam["rows"])
-    g = _load("grid.json")
+    g = load_results("grid.json")
     points = sum(s["points"] for s in g["summaries"])
     out += ["", f"The paper's grid (`bench_grid.py`, `benchmarks/results/grid.json`: "
             f"`DANKClassifier.fit` at {points} points (sigma, C) of {len(g['summaries'])} UCI "
@@ -389,7 +384,7 @@ def families_table() -> str:
 
 
 def grid_table() -> str:
-    g = _load("grid.json")
+    g = load_results("grid.json")
     out = ["`DANKClassifier.fit` over the paper's 11 x 11 grid of `sigma` and `C`, against SVC "
            "on the same features (`benchmarks/results/grid.json`).", "",
            "| data set | n | fits | median ratio, cold | median ratio, `warm_start=True` "
@@ -443,7 +438,7 @@ def _grid_profiles(summaries: list) -> list[str]:
 
 
 def ref_table() -> str:
-    ref = _load("ref.json")
+    ref = load_results("ref.json")
     groups: dict = {}
     for r in ref["rows"]:
         groups.setdefault((r["problem"], r["n"], r["solver"]), []).append(r)
@@ -486,7 +481,7 @@ def _ms(t: float) -> str:
 def distribution_table(data: dict | None = None) -> str:
     """performance.md: ``bench_distribution.py``'s run: the summary by family and overall, the
     worst draw with its parameters and, when profiled, where its time goes."""
-    data = _load("distribution.json") if data is None else data
+    data = load_results("distribution.json") if data is None else data
     meta, s, draws = data["meta"], data["summary"], data["draws"]
     load = (f", load average {meta['loadavg_start'][0]:.1f} at the start and "
             f"{meta['loadavg_end'][0]:.1f} at the end")

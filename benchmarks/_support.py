@@ -1,6 +1,7 @@
 """The support's dense decomposition that the benchmarks judge DANK against: ``11' + Gamma``
 reduced to the support, and the time of its ``scipy.linalg.eigh`` (``bench_distribution.py``'s
-bound, ``bench_families.py``'s working-set rows)."""
+bound, ``bench_families.py``'s working-set rows), on one BLAS thread as the solvers run
+(docs/ARCHITECTURE.md, "Threads")."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import time
 
 import numpy as np
 import scipy.linalg
+from threadpoolctl import threadpool_limits
 
 
 def support_matrix(K_SS: np.ndarray, d_S: np.ndarray, n: int, eta: float) -> np.ndarray:
@@ -39,5 +41,8 @@ def best_time(fn, repeat: int) -> float:
 
 
 def eigh_time(M: np.ndarray, repeat: int, **kw) -> float:
-    """Best of ``repeat`` times of ``scipy.linalg.eigh(M, **kw)``."""
-    return best_time(lambda: scipy.linalg.eigh(M, **kw), repeat)
+    """Best of ``repeat`` times of ``scipy.linalg.eigh(M, **kw)`` on one BLAS thread: a DANK
+    solve makes its own decompositions on one thread, so the bound it is judged against does
+    too (two threads make it 1.7-1.9 times as fast at ``N = 3,000`` on 2 cores)."""
+    with threadpool_limits(limits=1, user_api="blas"):
+        return best_time(lambda: scipy.linalg.eigh(M, **kw), repeat)

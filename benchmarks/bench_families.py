@@ -123,8 +123,8 @@ def parse_args(argv=None):
     p.add_argument("--ws-eta", type=float, default=50.0)
     p.add_argument("--ws-max-time", type=float, default=1800.0,
                    help="time limit of a working-set solve in seconds (the conformance kit's "
-                   "for large1_svm_n50000; a row is judged against 3 (SVC + 3 T_eigh), which "
-                   "at n = 30,000 is several minutes)")
+                   "limit for large1_svm_n50000: a row is judged against 3 (SVC + 3 T_eigh), "
+                   "several minutes at n = 30,000)")
     p.add_argument("--max-time", type=float, default=60.0,
                    help="time limit of every other DANK solve in seconds (0 = none, in-process)")
     p.add_argument("--tau", type=float, default=0.01)
@@ -523,9 +523,9 @@ def ws_rows(args):
 
 def support_bound(X, y, alpha, sigma: float, eta: float, svc_s: float, dank_s: float) -> dict:
     """The measure of a large solve at the paper's scale: ``T_eigh``, one ``scipy.linalg.eigh``
-    on one BLAS thread, as the solve's own (:func:`_support.eigh_time`),
     of :func:`_support.support_matrix` on the final support (its kernel computed from the
-    features), and DANK's time over ``SVC + 3 T_eigh`` (the target is at most 3)."""
+    features) on one BLAS thread, as the solve makes its own (:func:`_support.eigh_time`), and
+    DANK's time over ``SVC + 3 T_eigh`` (the target is at most 3)."""
     S = np.flatnonzero(alpha > 0)
     M = support_matrix(compute_kernel(X[S], sigma=sigma), alpha[S] * y[S], y.size, eta)
     eigh_s = eigh_time(M, 1, check_finite=False)

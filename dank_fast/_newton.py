@@ -51,7 +51,7 @@ from .projection import _project_core
 __all__ = ["newton"]
 
 
-def _multiplier(z: np.ndarray, g: np.ndarray, y: np.ndarray, C, margin) -> float:
+def _multiplier(z: np.ndarray, g: np.ndarray, y: np.ndarray, box) -> float:
     """Estimate of the multiplier ``lam`` of ``y'z = const`` (``y`` in {-1, +1}): the mean of
     ``y_i g_i`` over the coordinates inside the box; with none inside, the middle of the
     interval that the bounds leave (as libsvm's bias without free support vectors).
@@ -59,9 +59,9 @@ def _multiplier(z: np.ndarray, g: np.ndarray, y: np.ndarray, C, margin) -> float
     A coordinate at a bound is binding for ``r = g - lam y`` when ``lam`` lies on one side of
     ``b_i = y_i g_i``: above it at 0 with ``y_i = 1`` and at ``C`` with ``y_i = -1`` (``lam >=
     b_i`` keeps it), below it otherwise. With ``lo = max`` of the first kind and ``hi = min`` of
-    the second, the midpoint frees the violators on both sides.
+    the second, the midpoint frees the violators on both sides. ``box``: :func:`_box` of ``z``.
     """
-    inside = (z > margin) & (z < C - margin)
+    margin, inside = box
     b = y * g
     if np.any(inside):
         return float(np.mean(b[inside]))
@@ -104,18 +104,18 @@ def _ray_start(problem, z: np.ndarray) -> np.ndarray:
     return s * z if phi(s) - phi(1.0) > bound + roundoff else z
 
 
-def _box(problem, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _box(z: np.ndarray, C) -> tuple[np.ndarray, np.ndarray]:
     """``(margin, inside)``: a coordinate within ``margin = 1e-12 C`` of a bound is at it (a
     relative round-off of the box), and ``inside`` marks the others."""
-    C = problem.C
     margin = 1e-12 * np.asarray(C)
     return margin, (z > margin) & (z < C - margin)
 
 
-def _binding(z, g, y, C, margin):
+def _binding(z, g, y, C, box):
     """``(binding, r)``: the reduced gradient ``r = g - lam y`` (:func:`_multiplier`) and the
-    coordinates at a bound that it pushes against."""
-    lam = _multiplier(z, g, y, C, margin) if y is not None else 0.0
+    coordinates at a bound that it pushes against; ``box``: :func:`_box` of ``z``."""
+    margin = box[0]
+    lam = _multiplier(z, g, y, box) if y is not None else 0.0
     r = g - lam * y if y is not None else g
     return ((z <= margin) & (r < 0)) | ((z >= C - margin) & (r > 0)), r
 
@@ -131,8 +131,8 @@ def _direction(problem, z, ev):
     violating (the gradient the model predicts, :func:`_left_violating`), the model grows once
     by those, as far as the limit of its own size allows; the others wait for the next step.
     """
-    margin, inside = _box(problem, z)
-    binding, r = _binding(z, ev.grad, problem.eq_vector, problem.C, margin)
+    margin, inside = box = _box(z, problem.C)
+    binding, r = _binding(z, ev.grad, problem.eq_vector, problem.C, box)
     free = np.flatnonzero(~binding)
     waiting = free[~inside[free]]
     waiting = waiting[np.argsort(-np.abs(r[waiting]), kind="stable")]
@@ -142,7 +142,7 @@ def _direction(problem, z, ev):
         return out
     if out is None:  # too few to move: all of them
         return _model_direction(problem, z, ev, free)
-    late = _left_violating(problem, ev, z, out, rest, margin)
+    late = _left_violating(problem, ev, z, out, rest)
     if late.size == 0:
         return out
     return _model_direction(problem, z, ev, _admit(out[0].free, late, out[0].free.size)[0])
@@ -175,7 +175,7 @@ def _model_direction(problem, z, ev, free):
     return None
 
 
-def _left_violating(problem, ev, z, out, waiting, margin):
+def _left_violating(problem, ev, z, out, waiting):
     """The coordinates of ``waiting`` that still violate at the point the model's step
     reaches (the gradient the model predicts there, :func:`dank_fast._curvature.model_product`),
     in order of their violation."""
@@ -183,7 +183,7 @@ def _left_violating(problem, ev, z, out, waiting, margin):
     zp = z.copy()
     zp[model.free] = np.clip(z[model.free] + p, 0.0, model.CF)
     gp = ev.grad - model_product(problem, ev, model.free, p)
-    binding, r = _binding(zp, gp, problem.eq_vector, problem.C, margin)
+    binding, r = _binding(zp, gp, problem.eq_vector, problem.C, _box(zp, problem.C))
     late = waiting[~binding[waiting]]
     return late[np.argsort(-np.abs(r[late]), kind="stable")]
 
@@ -300,12 +300,15 @@ def _exact_pays(problem, ev, gaps: list, tol: float, blocked: int = -1) -> bool:
     curvature is far from the Hessian's, the gap's upper bound zigzags with a period of two
     steps; four take the mean of two periods. Not at the rank ``blocked`` of ``F``, where
     that Hessian could not step (:func:`_next_mode`)."""
-    if len(gaps) < 5 or ev.inner.route != "lanczos" or rank(problem, ev) == blocked:
+    if len(gaps) < 5 or ev.inner.route != "lanczos":
         return False
-    f = int(np.count_nonzero(_box(problem, ev.z)[1]))
+    r = rank(problem, ev)
+    if r == blocked:
+        return False
+    f = int(np.count_nonzero(_box(ev.z, problem.C)[1]))
     N = int(np.count_nonzero(problem.d_of(ev.z))) + 1
     rate = float((gaps[-1] / gaps[-5]) ** 0.25)
-    return exact_steps_pay(gaps[-1], rate, tol, f, rank(problem, ev), N)
+    return exact_steps_pay(gaps[-1], rate, tol, f, r, N)
 
 
 def _relaxed_start(problem, z: np.ndarray, tol: float, steps: int) -> tuple[np.ndarray, int]:
@@ -326,7 +329,7 @@ def _relaxed_start(problem, z: np.ndarray, tol: float, steps: int) -> tuple[np.n
         return z, 0
     relaxed = problem.relaxed()
     e0 = relaxed.evaluate(z)
-    binding, r0 = _binding(z, e0.grad, problem.eq_vector, problem.C, _box(problem, z)[0])
+    binding, r0 = _binding(z, e0.grad, problem.eq_vector, problem.C, _box(z, problem.C))
     size = float(np.linalg.norm(r0[~binding]))
     bound = 0.5 * problem.tau * problem.kd.kappa * float(np.linalg.norm(problem.d_of(z)))
     if not 2.0 * bound < size:

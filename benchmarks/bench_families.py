@@ -122,9 +122,10 @@ def parse_args(argv=None):
     p.add_argument("--ws-C", type=float, default=4.0)
     p.add_argument("--ws-eta", type=float, default=50.0)
     p.add_argument("--ws-max-time", type=float, default=1800.0,
-                   help="time limit of a working-set solve in seconds (the conformance kit's "
-                   "limit for large1_svm_n50000: a row is judged against 3 (SVC + 3 T_eigh), "
-                   "several minutes at n = 30,000)")
+                   help="time limit of a working-set solve in seconds (0 = none, one solve "
+                   "in-process; the default is the conformance kit's limit for "
+                   "large1_svm_n50000: a row is judged against 3 (SVC + 3 T_eigh), several "
+                   "minutes at n = 30,000)")
     p.add_argument("--max-time", type=float, default=60.0,
                    help="time limit of every other DANK solve in seconds (0 = none, in-process)")
     p.add_argument("--tau", type=float, default=0.01)

@@ -148,7 +148,7 @@ def solve_svm_working_set(
         method="working-set", certificate=cert, inner=res_W.inner, kernel=kd,
         message=f"{status}: certified relative gap {cert.rel_gap:.2e} (tol {tol:.1e}) after "
         f"{len(rounds)} working-set rounds",
-        extra={"warm_start": warm, "y": y, "eta": eta, "C": C, "tau": tau},
+        extra={"warm_start": warm, "y": y, "eta": eta, "C": C, "tau": tau, "newton_iter": n_iter},
         working_set=W, feature_kernel=kernel, rounds=rounds,
     )
     if status != "converged":

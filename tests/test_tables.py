@@ -134,3 +134,13 @@ def test_working_set_rows_are_set_against_their_support_bound():
         "Working sets at n = 20,000: `SVC + 3 T_eigh` of the final support is 41.0 s (`T_eigh` "
         "of its 5,029-point decomposition on one BLAS thread, as the solve makes its own: 13.0 "
         "s), and the certified solve takes 3.25 times that."]
+
+
+def test_a_working_set_row_counts_the_newton_steps_of_its_rounds():
+    """A working-set row's Newton steps are its rounds' (rows recorded 0 in ``newton_iter``
+    before the working-set result named them); a dense row's are its own."""
+    ws = dict(_row("quadratic", 4.0, 100.0, steps=0), kind="working-set",
+              rounds=[{"newton": 1}, {"newton": 1}, {"newton": 3}])
+    assert tables._newton_steps(ws) == "5"
+    assert tables._newton_steps(_row("blobs", 1.0, 1.0, steps=7)) == "7"
+    assert tables._newton_steps(dict(_row("blobs", 1.0, 1.0), newton_iter=None)) == "-"

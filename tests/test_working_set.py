@@ -68,7 +68,8 @@ def problem():
 
 def test_bookkeeping_of_rounds_and_warm_start(problem):
     """Without ``alpha0`` the start is scikit-learn's SVC ("svc"); rounds are numbered 1, 2, ...
-    and ``n_iter`` is the sum of the Newton steps of every round."""
+    and ``n_iter`` is the sum of the Newton steps of every round, also in ``extra`` under the
+    dense solve's key."""
     kernel, y = problem
     res = solve_svm_working_set(kernel, y, C=1.0, eta=5.0, tau=0.01, tol=1e-8)
     assert res.status == "converged" and res.rel_gap <= 1e-8
@@ -76,6 +77,7 @@ def test_bookkeeping_of_rounds_and_warm_start(problem):
     assert [r["round"] for r in res.rounds] == list(range(1, len(res.rounds) + 1))
     assert res.n_iter == sum(r["newton"] for r in res.rounds)
     assert res.n_iter >= len(res.rounds)
+    assert res.extra["newton_iter"] == res.n_iter
     last = res.rounds[-1]
     assert last["rel_gap"] == res.rel_gap and last["W"] >= last["support"] >= 2
     # the certificate's own fields: feasible point, the bias inside its optimal interval

@@ -341,6 +341,14 @@ def _families_accelerated_text(rows: list) -> list[str]:
             "of evaluations of `F(a)` where Newton needs a few, each as costly."]
 
 
+def _newton_steps(r: dict) -> str:
+    """A row's Newton steps; a working-set row's are the sum over its rounds (its result's
+    ``n_iter``), which rows run before its ``extra`` named them do not record otherwise."""
+    if "rounds" in r:
+        return str(sum(x["newton"] for x in r["rounds"]))
+    return "-" if r.get("newton_iter") is None else str(r["newton_iter"])
+
+
 def families_table() -> str:
     fam = load_results("families.json")
     meta = fam["meta"]
@@ -362,12 +370,11 @@ def families_table() -> str:
         route = FAMILY_ROUTES[kind] + (f", n_jobs={r['n_jobs']}" if kind == "ovo" else "")
         eta = r.get("eta_rule", "||a_SVC||^2").replace("||a_SVC||^2", "rule")
         rank = "-" if r.get("rank") is None else str(r["rank"])
-        newton = "-" if r.get("newton_iter") is None else str(r["newton_iter"])
         cert = ("yes" if r["certified"] else "NO") if r.get("finished", True) else "-"
         out.append(f"| {r['family']} | {route} | {r['n']:,} | {r['C']:g} | {eta} | {r['n_SV']} "
                    f"| {rank} | {1000 * r['svc_time_s']:.1f} ms | {_families_dank(r)} "
                    f"| {_families_ratio(r)} | {_families_ratio(r, 'ratio_with_psd')} "
-                   f"| {newton} "
+                   f"| {_newton_steps(r)} "
                    f"| {_families_accelerated(r)} | {cert} |")
     out += _families_medians(fam["rows"])
     bound = _families_support_bound(fam["rows"])

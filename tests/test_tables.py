@@ -108,6 +108,27 @@ def test_distribution_section_summarises_by_family_and_names_the_worst_draw():
         in text and "`h`" not in text
 
 
+def test_distribution_runs_give_a_line_per_seed_and_the_figures_over_all_draws():
+    def run(seed, date, draws, median, p90):
+        meta = {"seed": seed, "date": date,
+                "repeat_with": f"python benchmarks/bench_distribution.py --seed {seed}"}
+        return {"meta": meta, "draws": draws,
+                "summary": {"ratio_svc_median": median, "ratio_svc_p90": p90}}
+    later = run(7, "2026-11-30T10:00:00", [_draw(0, "moons", 500, 4.0, 0.5),
+                                           _draw(1, "blobs", 900, 30.0, 2.5, "max_iter")],
+                17.0, 28.0)
+    first = run(5, "2026-11-29T10:00:00", [_draw(0, "moons", 700, 6.0, 1.0)], 6.0, 6.0)
+    text = tables.distribution_runs_table([first, later])
+    lines = text.splitlines()
+    assert lines[2] == ("| 5 | 2026-11-29 | 1 | 6.0x | 6.0x | 1 of 1 | 1 of 1 | 1.00 "
+                        "| 1 of 1 |")
+    assert lines[3] == ("| 7 | 2026-11-30 | 2 | 17.0x | 28.0x | 1 of 2 | 1 of 2 | 2.50 "
+                        "| 1 of 2 |")
+    assert ("Over the 2 runs (3 draws): DANK / SVC median 6.0x; 67% within the bound, 67% "
+            "within twice the bound; 2 of 3 solves certified.") in text
+    assert lines[-1] == "* seed 7: `python benchmarks/bench_distribution.py --seed 7`"
+
+
 def test_load_table_gives_each_condition_and_says_which_run_failed():
     meta = {"date": "2026-11-29", "cpus": 2, "command": "python benchmarks/bench_load.py"}
     ok = {"case": "eeg", "n": 7490, "svc_s": 2.0, "dank_s": 9.0, "dank_cpu_s": 8.9,

@@ -127,6 +127,7 @@ def test_distribution_runs_give_a_line_per_seed_and_the_figures_over_all_draws()
     assert ("Over the 2 runs (3 draws): DANK / SVC median 6.0x; 67% within the bound, 67% "
             "within twice the bound; 2 of 3 solves certified.") in text
     assert lines[-1] == "* seed 7: `python benchmarks/bench_distribution.py --seed 7`"
+    assert "Over the 1 run (1 draw)" in tables.distribution_runs_table([first])
 
 
 def test_load_table_gives_each_condition_and_says_which_run_failed():
@@ -158,8 +159,8 @@ def test_working_set_rows_are_set_against_their_support_bound():
 
 
 def test_a_working_set_row_counts_the_newton_steps_of_its_rounds():
-    """A working-set row's Newton steps are its rounds' (rows recorded 0 in ``newton_iter``
-    before the working-set result named them); a dense row's are its own."""
+    """A working-set row's Newton steps are the sum over its rounds (a row may record 0 in
+    ``newton_iter``); a dense row's are its own."""
     ws = dict(_row("quadratic", 4.0, 100.0, steps=0), kind="working-set",
               rounds=[{"newton": 1}, {"newton": 1}, {"newton": 3}])
     assert tables._newton_steps(ws) == "5"

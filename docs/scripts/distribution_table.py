@@ -16,6 +16,10 @@ def _span(values, fmt: str = "{:.0f}") -> str:
         f"{fmt.format(lo)}-{fmt.format(hi)}")
 
 
+def _count(k: int, noun: str) -> str:
+    return f"{k} {noun}" if k == 1 else f"{k} {noun}s"
+
+
 DISTRIBUTION_FAMILY_KEYS = ("noise", "factor", "s", "n_features", "n_informative", "flip_y",
                             "class_sep")
 
@@ -140,7 +144,7 @@ def distribution_runs_table(runs: list[dict] | None = None) -> str:
                    f"| {sum(r['status'] == 'converged' for r in draws)} of {k} |")
     every = [r for d in runs for r in d["draws"]]
     k = len(every)
-    out += ["", f"Over the {len(runs)} runs ({k} draws): DANK / SVC median "
+    out += ["", f"Over the {_count(len(runs), 'run')} ({_count(k, 'draw')}): DANK / SVC median "
             f"{statistics.median(r['ratio_svc'] for r in every):.1f}x; "
             f"{100 * sum(r['ratio_bound'] <= 1.0 for r in every) / k:.0f}% within the bound, "
             f"{100 * sum(r['ratio_bound'] <= 2.0 for r in every) / k:.0f}% within twice the "

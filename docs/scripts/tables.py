@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(ROOT / "benchmarks")]
 from _args import OneLineParser  # noqa: E402
 from ablation_table import ablation_table, load_results  # noqa: E402
-from distribution_table import _span, _threads, distribution_runs_table, distribution_table  # noqa: E402
+from distribution_table import _count, _span, _threads, distribution_runs_table, distribution_table  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
 TARGETS = {"README.md": ["scale", "families-summary"],
@@ -209,10 +209,6 @@ def _families_support_bound(rows: list) -> list[str]:
             f"decomposition on one BLAS thread, as the solve makes its own: {r['eigh_s']:.1f} "
             f"s), and the certified solve takes "
             f"{r['ratio_support_bound']:.2f} times that." for r in rows if "eigh_s" in r]
-
-
-def _count(k: int, noun: str) -> str:
-    return f"{k} {noun}" if k == 1 else f"{k} {noun}s"
 
 
 def families_summary() -> str:

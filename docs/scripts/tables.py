@@ -335,7 +335,7 @@ def _families_accelerated_text(rows: list) -> list[str]:
 
 def _newton_steps(r: dict) -> str:
     """A row's Newton steps; a working-set row's are the sum over its rounds (its result's
-    ``n_iter``), which rows run before its ``extra`` named them do not record otherwise."""
+    ``n_iter``), from the rounds it records whatever its ``newton_iter`` field holds."""
     if "rounds" in r:
         return str(sum(x["newton"] for x in r["rounds"]))
     return "-" if r.get("newton_iter") is None else str(r["newton_iter"])

@@ -38,6 +38,13 @@ def _draw_params(r: dict) -> str:
             f"(`||a_SVC||^2` x {r['eta_factor']:.3g})")
 
 
+def _tally(draws: list) -> tuple[int, int, int]:
+    """The draws within the bound, within twice it, and the certified solves."""
+    return (sum(r["ratio_bound"] <= 1.0 for r in draws),
+            sum(r["ratio_bound"] <= 2.0 for r in draws),
+            sum(r["status"] == "converged" for r in draws))
+
+
 def _ms(t: float) -> str:
     return f"{1000 * t:.1f} ms" if t < 1 else f"{t:.2f} s"
 
@@ -59,9 +66,7 @@ def distribution_table(data: dict | None = None) -> str:
 
     def row(name, rs):
         ratios = [r["ratio_svc"] for r in rs]
-        within = sum(r["ratio_bound"] <= 1.0 for r in rs)
-        within2 = sum(r["ratio_bound"] <= 2.0 for r in rs)
-        cert = sum(r["status"] == "converged" for r in rs)
+        within, within2, cert = _tally(rs)
         p90 = statistics.quantiles(ratios, n=10, method="inclusive")[-1] if len(rs) > 1 \
             else ratios[0]
         k = len(rs)
@@ -136,19 +141,17 @@ def distribution_runs_table(runs: list[dict] | None = None) -> str:
     for d in runs:
         m, s, draws = d["meta"], d["summary"], d["draws"]
         k = len(draws)
+        within, within2, cert = _tally(draws)
         out.append(f"| {m['seed']} | {m['date'][:10]} | {k} | {s['ratio_svc_median']:.1f}x "
-                   f"| {s['ratio_svc_p90']:.1f}x "
-                   f"| {sum(r['ratio_bound'] <= 1.0 for r in draws)} of {k} "
-                   f"| {sum(r['ratio_bound'] <= 2.0 for r in draws)} of {k} "
-                   f"| {max(r['ratio_bound'] for r in draws):.2f} "
-                   f"| {sum(r['status'] == 'converged' for r in draws)} of {k} |")
+                   f"| {s['ratio_svc_p90']:.1f}x | {within} of {k} | {within2} of {k} "
+                   f"| {max(r['ratio_bound'] for r in draws):.2f} | {cert} of {k} |")
     every = [r for d in runs for r in d["draws"]]
     k = len(every)
+    within, within2, cert = _tally(every)
     out += ["", f"Over the {_count(len(runs), 'run')} ({_count(k, 'draw')}): DANK / SVC median "
             f"{statistics.median(r['ratio_svc'] for r in every):.1f}x; "
-            f"{100 * sum(r['ratio_bound'] <= 1.0 for r in every) / k:.0f}% within the bound, "
-            f"{100 * sum(r['ratio_bound'] <= 2.0 for r in every) / k:.0f}% within twice the "
-            f"bound; {sum(r['status'] == 'converged' for r in every)} of {k} solves certified. "
+            f"{100 * within / k:.0f}% within the bound, {100 * within2 / k:.0f}% within twice "
+            f"the bound; {cert} of {k} solves certified. "
             "Each run repeats with its command:", ""]
     out += [f"* seed {d['meta']['seed']}: `{d['meta']['repeat_with']}`" for d in runs]
     return "\n".join(out)

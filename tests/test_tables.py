@@ -130,6 +130,19 @@ def test_distribution_runs_give_a_line_per_seed_and_the_figures_over_all_draws()
     assert "Over the 1 run (1 draw)" in tables.distribution_runs_table([first])
 
 
+def test_distribution_bands_group_every_run_by_the_svm_fit_time():
+    def draw(svc_s, ratio_svc, ratio_bound, model_s):
+        r = _draw(0, "moons", 500, ratio_svc, ratio_bound)
+        r.update(svc_s=svc_s, model_s=model_s, ratio_model=svc_s * ratio_svc / model_s)
+        return r
+    runs = [{"draws": [draw(0.002, 12.0, 2.0, 0.008), draw(0.001, 6.0, 1.0, 0.004)]},
+            {"draws": [draw(0.05, 10.0, 0.5, 0.25), draw(0.0029, 8.0, 1.5, 0.0058)]}]
+    lines = tables.distribution_bands_table(runs).splitlines()
+    assert lines[2] == "| under 3 ms | 3 | 1 of 3 | 8.0x | 4.0x | 3.00 |"
+    assert lines[3] == "| 30 ms and more | 1 | 1 of 1 | 10.0x | 5.0x | 2.00 |"
+    assert len(lines) == 4  # no row for a band without draws
+
+
 def test_load_table_gives_each_condition_and_says_which_run_failed():
     meta = {"date": "2026-11-29", "cpus": 2, "command": "python benchmarks/bench_load.py"}
     ok = {"case": "eeg", "n": 7490, "svc_s": 2.0, "dank_s": 9.0, "dank_cpu_s": 8.9,

@@ -155,3 +155,29 @@ def distribution_runs_table(runs: list[dict] | None = None) -> str:
             "Each run repeats with its command:", ""]
     out += [f"* seed {d['meta']['seed']}: `{d['meta']['repeat_with']}`" for d in runs]
     return "\n".join(out)
+
+
+#: the bands of SVM fit time (seconds) of :func:`distribution_bands_table`: 1-3-10 steps
+BANDS = (0.0, 0.003, 0.01, 0.03, float("inf"))
+
+
+def distribution_bands_table(runs: list[dict] | None = None) -> str:
+    """performance.md: the draws of every committed run by the time of their SVM fit (the bands
+    of :data:`BANDS`): how many are within the bound, and the medians of DANK / SVC, of the cost
+    model's time / SVC and of DANK / the cost model's time."""
+    every = [r for d in (_runs() if runs is None else runs) for r in d["draws"]]
+    out = ["| SVM fit | draws | within the bound | DANK / SVC, median "
+           "| cost model / SVC, median | DANK / cost model, median |",
+           "|---|---|---|---|---|---|"]
+    for lo, hi in zip(BANDS, BANDS[1:], strict=False):
+        rs = [r for r in every if lo <= r["svc_s"] < hi]
+        if not rs:
+            continue
+        band = (f"under {1000 * hi:g} ms" if lo == 0.0 else f"{1000 * lo:g} ms and more"
+                if hi == BANDS[-1] else f"{1000 * lo:g}-{1000 * hi:g} ms")
+        out.append(f"| {band} | {len(rs)} | {_tally(rs)[0]} of {len(rs)} "
+                   f"| {statistics.median(r['ratio_svc'] for r in rs):.1f}x "
+                   f"| {statistics.median(r['model_s'] / r['svc_s'] for r in rs):.1f}x "
+                   f"| {statistics.median(r['ratio_model'] for r in rs):.2f} |")
+    return "\n".join(out)
+

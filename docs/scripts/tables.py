@@ -23,7 +23,14 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(ROOT / "benchmarks")]
 from _args import OneLineParser  # noqa: E402
 from ablation_table import ablation_table, load_results  # noqa: E402
-from distribution_table import _count, _span, _threads, distribution_runs_table, distribution_table  # noqa: E402
+from distribution_table import (  # noqa: E402
+    _count,
+    _span,
+    _threads,
+    distribution_bands_table,
+    distribution_runs_table,
+    distribution_table,
+)
 
 RESULTS = ROOT / "benchmarks" / "results"
 TARGETS = {"README.md": ["scale", "families-summary"],
@@ -31,6 +38,7 @@ TARGETS = {"README.md": ["scale", "families-summary"],
            "docs/ARCHITECTURE.md": ["ablation"],
            "benchmarks/README.md": ["families"],
            "docs/user_guide/performance.md": ["families", "distribution", "distribution-runs",
+                                              "distribution-bands",
                                               "large", "load",
                                               "n2000", "grid", "ref"]}
 
@@ -461,6 +469,7 @@ TABLES = {"scale": scale_table, "oracle-scale": oracle_scale_table, "families": 
           "n2000": n2000_table, "grid": grid_table, "ref": ref_table,
           "families-summary": families_summary, "distribution": distribution_table,
           "distribution-runs": distribution_runs_table,
+          "distribution-bands": distribution_bands_table,
           "load": load_table, "ablation": ablation_table}
 
 

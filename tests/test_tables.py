@@ -141,6 +141,10 @@ def test_distribution_bands_group_every_run_by_the_svm_fit_time():
     assert lines[2] == "| under 3 ms | 3 | 1 of 3 | 8.0x | 4.0x | 3.00 |"
     assert lines[3] == "| 30 ms and more | 1 | 1 of 1 | 10.0x | 5.0x | 2.00 |"
     assert len(lines) == 4  # no row for a band without draws
+    old = _draw(0, "moons", 500, 10.0, 0.5)  # a run that did not record the cost model's time
+    old["svc_s"] = 0.05
+    assert tables.distribution_bands_table([{"draws": [old]}]).splitlines()[2] == (
+        "| 30 ms and more | 1 | 1 of 1 | 10.0x | - | - |")
 
 
 def test_load_table_gives_each_condition_and_says_which_run_failed():

@@ -1,7 +1,7 @@
 """The random-problem section of docs/user_guide/performance.md, from the committed runs of
-``benchmarks/bench_distribution.py``: the profiled run (``distribution.json``) in detail, and
-every run (that one and those at further seeds, ``distribution_seed<SEED>.json``) a line each;
-rendered by ``docs/scripts/tables.py``."""
+``benchmarks/bench_distribution.py``: the profiled run (``distribution.json``) in detail, every
+run (that one and those at further seeds, ``distribution_seed<SEED>.json``) a line each, and
+the draws of all runs by the time of their SVM fit; rendered by ``docs/scripts/tables.py``."""
 
 from __future__ import annotations
 
@@ -175,9 +175,11 @@ def distribution_bands_table(runs: list[dict] | None = None) -> str:
             continue
         band = (f"under {1000 * hi:g} ms" if lo == 0.0 else f"{1000 * lo:g} ms and more"
                 if hi == BANDS[-1] else f"{1000 * lo:g}-{1000 * hi:g} ms")
+        model = "- | -"  # a run from before the cost model's time was recorded
+        if all("model_s" in r for r in rs):
+            model = (f"{statistics.median(r['model_s'] / r['svc_s'] for r in rs):.1f}x "
+                     f"| {statistics.median(r['ratio_model'] for r in rs):.2f}")
         out.append(f"| {band} | {len(rs)} | {_tally(rs)[0]} of {len(rs)} "
-                   f"| {statistics.median(r['ratio_svc'] for r in rs):.1f}x "
-                   f"| {statistics.median(r['model_s'] / r['svc_s'] for r in rs):.1f}x "
-                   f"| {statistics.median(r['ratio_model'] for r in rs):.2f} |")
+                   f"| {statistics.median(r['ratio_svc'] for r in rs):.1f}x | {model} |")
     return "\n".join(out)
 

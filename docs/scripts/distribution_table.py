@@ -175,7 +175,7 @@ def distribution_bands_table(runs: list[dict] | None = None) -> str:
             continue
         band = (f"under {1000 * hi:g} ms" if lo == 0.0 else f"{1000 * lo:g} ms and more"
                 if hi == BANDS[-1] else f"{1000 * lo:g}-{1000 * hi:g} ms")
-        model = "- | -"  # a run from before the cost model's time was recorded
+        model = "- | -"  # a run whose draws lack the cost model's time (`model_s`)
         if all("model_s" in r for r in rs):
             model = (f"{statistics.median(r['model_s'] / r['svc_s'] for r in rs):.1f}x "
                      f"| {statistics.median(r['ratio_model'] for r in rs):.2f}")

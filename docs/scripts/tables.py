@@ -32,7 +32,6 @@ from distribution_table import (  # noqa: E402
     distribution_table,
 )
 
-RESULTS = ROOT / "benchmarks" / "results"
 TARGETS = {"README.md": ["scale", "families-summary"],
            "docs/conformance.md": ["oracle-scale"],
            "docs/ARCHITECTURE.md": ["ablation"],

@@ -3,10 +3,8 @@ runs of ``benchmarks/bench_ablation.py``; rendered by ``docs/scripts/tables.py``
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
+from _results import load_results
 
-RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
 #: the committed runs, in the table's column order: file and the distribution it draws from
 RUNS = (("ablation.json", "`bench_distribution.py`'s, `tau = 0.01`"),
         ("ablation_tau05.json", "the same at `tau = 0.5`, `n <= 1,000`"),
@@ -21,17 +19,6 @@ ROUTES = {"woodbury": "Woodbury factor (`_factor.lowrank_solve`)",
           "exact_rate": "the exact Hessian at the model's rate (`_newton._exact_pays`)",
           "secant": "secant's first trial (`_newton._next_scale`)",
           "model_limit": "the model's limit of twice the support (`_newton.model_limit`)"}
-
-
-def load_results(name: str) -> dict:
-    """The committed results file ``name``; a ValueError that names it where it is not a JSON
-    results file."""
-    path = RESULTS / name
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"{path.relative_to(RESULTS.parents[1])}: not a JSON results file "
-                         f"({exc})") from None
 
 
 def _cell(summary: dict, route: str, rows: bool = False) -> str:

@@ -7,27 +7,10 @@ from __future__ import annotations
 
 import statistics
 
-from ablation_table import RESULTS, load_results
-
-
-def _span(values, fmt: str = "{:.0f}") -> str:
-    lo, hi = min(values), max(values)
-    return fmt.format(lo) if fmt.format(lo) == fmt.format(hi) else (
-        f"{fmt.format(lo)}-{fmt.format(hi)}")
-
-
-def _count(k: int, noun: str) -> str:
-    return f"{k} {noun}" if k == 1 else f"{k} {noun}s"
-
+from _results import RESULTS, count, load_results, ms, span, threads
 
 DISTRIBUTION_FAMILY_KEYS = ("noise", "factor", "s", "n_features", "n_informative", "flip_y",
                             "class_sep")
-
-
-def _threads(meta: dict) -> str:
-    blas = [e for e in meta["blas"].split(";") if not e.strip().startswith("openmp")]
-    one = all(e.strip().endswith("threads=1") for e in blas)
-    return "one BLAS thread" if one else "the configured BLAS threads"
 
 
 def _draw_params(r: dict) -> str:
@@ -45,10 +28,6 @@ def _tally(draws: list) -> tuple[int, int, int]:
             sum(r["status"] == "converged" for r in draws))
 
 
-def _ms(t: float) -> str:
-    return f"{1000 * t:.1f} ms" if t < 1 else f"{t:.2f} s"
-
-
 def distribution_table(data: dict | None = None) -> str:
     """performance.md: ``bench_distribution.py``'s run: the summary by family and overall, the
     worst draw with its parameters and, when profiled, where its time goes."""
@@ -57,7 +36,7 @@ def distribution_table(data: dict | None = None) -> str:
     load = (f", load average {meta['loadavg_start'][0]:.1f} at the start and "
             f"{meta['loadavg_end'][0]:.1f} at the end")
     out = [f"Measured {meta['date'][:10]} on "
-           f"{meta['cpu_count']} cores, {_threads(meta)}{load} (`{meta['command']}`, seed "
+           f"{meta['cpu_count']} cores, {threads(meta)}{load} (`{meta['command']}`, seed "
            f"{meta['seed']}, `benchmarks/results/distribution.json`).", "",
            "| family | draws | n | DANK / SVC, median | DANK / SVC, 90th percentile "
            "| within the bound | within twice the bound | an array of one's own (its PSD test "
@@ -74,7 +53,7 @@ def distribution_table(data: dict | None = None) -> str:
         if all("ratio_svc_own" in r for r in rs):
             solve = (f"{statistics.median(r['ratio_svc_own'] for r in rs):.1f}x, "
                      f"{sum(r['ratio_bound_own'] <= 1.0 for r in rs)} of {k}")
-        return (f"| {name} | {k} | {_span([r['n'] for r in rs], '{:,}')} "
+        return (f"| {name} | {k} | {span([r['n'] for r in rs], '{:,}')} "
                 f"| {statistics.median(ratios):.1f}x | {p90:.1f}x | {within} of {k} "
                 f"| {within2} of {k} | {solve} | {cert} of {k} |")
     families = list(dict.fromkeys(r["family"] for r in sorted(draws, key=lambda r: r["family"])))
@@ -104,9 +83,9 @@ def distribution_table(data: dict | None = None) -> str:
                 f"median {s['ratio_model_median']:.1f} times it.")
     w = next(r for r in draws if r["index"] == s["worst"]["index"])
     out += ["", f"The worst draw by DANK / bound (draw {w['index']}): {_draw_params(w)}. SVC "
-            f"{_ms(w['svc_s'])}, DANK {_ms(w['dank_s'])} ({w['ratio_svc']:.1f}x SVC, "
-            f"{w['ratio_bound']:.1f}x its bound of {_ms(w['bound_s'])}); `eigh` of the "
-            f"support's reduced matrix ({w['eigh_size']:,} rows) {_ms(w['eigh_s'])}; "
+            f"{ms(w['svc_s'])}, DANK {ms(w['dank_s'])} ({w['ratio_svc']:.1f}x SVC, "
+            f"{w['ratio_bound']:.1f}x its bound of {ms(w['bound_s'])}); `eigh` of the "
+            f"support's reduced matrix ({w['eigh_size']:,} rows) {ms(w['eigh_s'])}; "
             f"|S| = {w['support']:,}, rank F = {w['rank_F']}, {w['status']} at rel. gap "
             f"{w['rel_gap']:.1e}."]
     p = w.get("profile")
@@ -118,7 +97,7 @@ def distribution_table(data: dict | None = None) -> str:
         own = ", ".join(f"`{t['function']}` {100 * t['tottime'] / total:.0f}%"
                         for t in p["top"]["tottime"][:3])
         out[-1] += (" Its profile (one more solve under cProfile, "
-                   f"{_ms(p['total_s'])}): " + ", ".join(
+                   f"{ms(p['total_s'])}): " + ", ".join(
                        f"{k} {100 * v / total:.0f}%" for k, v in parts.items())
                      + f"; {p['evaluations']} evaluations of `F(a)`; most own time in {own}.")
     return "\n".join(out)
@@ -148,7 +127,7 @@ def distribution_runs_table(runs: list[dict] | None = None) -> str:
     every = [r for d in runs for r in d["draws"]]
     k = len(every)
     within, within2, cert = _tally(every)
-    out += ["", f"Over the {_count(len(runs), 'run')} ({_count(k, 'draw')}): DANK / SVC median "
+    out += ["", f"Over the {count(len(runs), 'run')} ({count(k, 'draw')}): DANK / SVC median "
             f"{statistics.median(r['ratio_svc'] for r in every):.1f}x; "
             f"{100 * within / k:.0f}% within the bound, {100 * within2 / k:.0f}% within twice "
             f"the bound; {cert} of {k} solves certified. "

@@ -19,14 +19,12 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-# the sibling ablation_table.py, and the benchmarks' one-line argument parser
+# the sibling table modules, and the benchmarks' one-line argument parser
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(ROOT / "benchmarks")]
 from _args import OneLineParser  # noqa: E402
-from ablation_table import ablation_table, load_results  # noqa: E402
+from _results import count, load_results, span, threads  # noqa: E402
+from ablation_table import ablation_table  # noqa: E402
 from distribution_table import (  # noqa: E402
-    _count,
-    _span,
-    _threads,
     distribution_bands_table,
     distribution_runs_table,
     distribution_table,
@@ -158,7 +156,7 @@ def load_table(data: dict | None = None) -> str:
         f = [r["ratio"] / alone[r["case"]] for r in data["rows"]
              if r["condition"] == cond and "error" not in r and r["case"] in alone]
         if f:
-            moved.append(f"{LOAD_CONDITIONS[cond]} {_span(f, '{:.2f}')}")
+            moved.append(f"{LOAD_CONDITIONS[cond]} {span(f, '{:.2f}')}")
     if moved:
         out += ["", "DANK / SVM over its value alone, by solve: " + "; ".join(moved) + "."]
     return "\n".join(out)
@@ -206,7 +204,7 @@ def _families_medians(rows: list) -> list[str]:
             f"{len(done)} finished rows ({within} within 5x), "
             f"{statistics.median(own):.1f}x with the PSD test of a kernel matrix of one's own "
             f"({sum(v <= 5.0 for v in own)} within 5x); "
-            f"{_count(len(rows) - len(done), 'row')} not finished in the time limit."]
+            f"{count(len(rows) - len(done), 'row')} not finished in the time limit."]
 
 
 def _families_support_bound(rows: list) -> list[str]:
@@ -305,12 +303,12 @@ def _families_shares(rows: list) -> list[str]:
     steps = [r["newton_iter"] for r in rows if r.get("kind", "dense") == "dense"
              and r["C"] == 32.0 and r["eta_rule"] == "||a_SVC||^2" and r.get("newton_iter")]
     return ["", f"In the profiled rows at the paper's `eta` and `C = 1`, the SVC start takes "
-            f"{_span([share(r, 'svc_start') for r in one])}% of a solve, the check of `K` "
-            f"{_span([share(r, 'validation') for r in one])}% (the matrix of `compute_kernel` "
+            f"{span([share(r, 'svc_start') for r in one])}% of a solve, the check of `K` "
+            f"{span([share(r, 'validation') for r in one])}% (the matrix of `compute_kernel` "
             f"carries its PSD proof) and the evaluations of `F(a)` "
-            f"{_span([share(r, 'eigen') for r in one])}%; at `C = 32` the Newton systems take "
-            f"{_span([share(r, 'direction') for r in many])}%, and the dense rows at the "
-            f"paper's `eta` take {_span(steps)} Newton steps."]
+            f"{span([share(r, 'eigen') for r in one])}%; at `C = 32` the Newton systems take "
+            f"{span([share(r, 'direction') for r in many])}%, and the dense rows at the "
+            f"paper's `eta` take {span(steps)} Newton steps."]
 
 
 def _families_accelerated_text(rows: list) -> list[str]:
@@ -328,8 +326,8 @@ def _families_accelerated_text(rows: list) -> list[str]:
         if done:
             times = [r["accelerated"]["dank_time_s"] / r["dank_time_s"] for r in done]
             its = [r["accelerated"]["n_iter"] for r in done]
-            parts.append(f"certifies {_names(done)} in {_span(times)} times Newton's time "
-                         f"({_span(its, '{:,}')} iterations)")
+            parts.append(f"certifies {_names(done)} in {span(times)} times Newton's time "
+                         f"({span(its, '{:,}')} iterations)")
         if late:
             limit = late[0]["accelerated"].get("time_limit_s") or 0
             parts.append(f"does not finish in {limit:g} s on {_names(late)}")
@@ -351,13 +349,13 @@ def _newton_steps(r: dict) -> str:
 def families_table() -> str:
     fam = load_results("families.json")
     meta = fam["meta"]
-    threads = _threads(meta)
+    blas = threads(meta)
     load = ""
     if meta.get("loadavg_start"):
         load = (f", load average {meta['loadavg_start'][0]:.1f} at the start and "
                 f"{meta['loadavg_end'][0]:.1f} at the end")
     out = [f"Measured {meta['date'][:10]} on "
-           f"{meta['cpu_count']} cores, {threads}{load} (`{meta['command']}`, "
+           f"{meta['cpu_count']} cores, {blas}{load} (`{meta['command']}`, "
            "`benchmarks/results/families.json`); each ratio is the median over the repeats of "
            "DANK's time over the SVC fit timed just before it; `accelerated` is one solve of "
            "`method=\"accelerated\"` from the SVC start, with its ratio and iterations.", "",
@@ -439,8 +437,8 @@ def _grid_profiles(summaries: list) -> list[str]:
     ev = [s["profile"]["eigen"] / s["profile"]["fits"] / (s["svc_total_s"] / s["points"])
           for s in rows]
     py = [s["profile"]["calls"] / s["profile"]["fits"] for s in rows]
-    out += ["", f"Per fit, the evaluations of `F(a)` alone take {_span(ev, '{:.1f}')} times an "
-            f"SVC fit, and a fit makes {_span(py, '{:,.0f}')} Python-level function calls."]
+    out += ["", f"Per fit, the evaluations of `F(a)` alone take {span(ev, '{:.1f}')} times an "
+            f"SVC fit, and a fit makes {span(py, '{:,.0f}')} Python-level function calls."]
     return out
 
 

@@ -20,9 +20,10 @@ on the seed and ``i``):
   ``tau = 0.01``.
 
 Per draw: SVC's time (``SVC(kernel="precomputed", C=C).fit(K, y)``, default tol, best of at
-least 3) and DANK's time (the README's call ``solve_svm(K, y, C=C, eta=eta, tau=0.01)``, all
-else at its defaults, so the check of ``K`` and the solver's own SVC start are included; the
-matrix of ``compute_kernel`` carries the proof that it is PSD and skips the ``O(n^3)`` test,
+least 3) and the relative gap its dual reaches as a plain SVM (:func:`svc_gap`), and DANK's
+time (the README's call ``solve_svm(K, y, C=C, eta=eta, tau=0.01)``, all else at its
+defaults, so the check of ``K`` and the solver's own SVC start are included; the matrix of
+``compute_kernel`` carries the proof that it is PSD and skips the ``O(n^3)`` test,
 docs/validity.md, rule 6; best of ``--repeat``), timed in alternation (each round one SVC fit,
 then one solve); the solve's status, certified relative gap, support ``|S|`` of ``alpha`` and
 rank of ``F``; ``T_eigh``, the time of ``scipy.linalg.eigh`` (best of 3) of the final support's
@@ -43,8 +44,10 @@ several-fold (benchmarks/README.md, "Threads"); libsvm uses none.
 
 Summary: the median and 90th percentile of DANK / SVC, the shares of draws within the bound and
 within twice the bound, the median of the cost model's time / SVC and its share within the
-bound, the median of DANK / the cost model's time, whether every solve is certified
-(``status == "converged"``), and the worst draw by DANK / bound with its parameters. Run
+bound, the median of DANK / the cost model's time, the medians of SVC's relative gap (its
+dual as a plain SVM, the certificate's formula at ``F = 11'``: the accuracy DANK is timed
+against) and of DANK's certified one, whether every solve is certified (``status ==
+"converged"``), and the worst draw by DANK / bound with its parameters. Run
 ``python benchmarks/bench_distribution.py --help``; ``--draws 2 --max-n 300`` takes seconds.
 """
 
@@ -79,6 +82,7 @@ from bench_svm import blas_info, code_fingerprint, fit_svc, run_solve  # noqa: E
 import dank_fast  # noqa: E402
 from dank_fast import compute_kernel  # noqa: E402
 from dank_fast._kernel_validation import validate_kernel_matrix  # noqa: E402
+from dank_ref.certificate import weighted_bias  # noqa: E402
 
 try:
     import threadpoolctl
@@ -268,6 +272,19 @@ def model_time(K, y, alpha, C, rank: int, eigh_s: float) -> dict:
     return {"evaluation_s": sums + min(krylov, eigh_s) + gradient, "newton_system_s": newton}
 
 
+def svc_gap(K, y, C, a) -> float:
+    """SVC's relative duality gap as a plain SVM: the certificate's formula (docs/MATH.md
+    section 5) at ``F = 11'``, ``(q + C hinge - 1'a) / 1'a`` with ``q = d'Kd``, ``d = a y``,
+    at the exact best bias (dank_ref's :func:`~dank_ref.certificate.weighted_bias`): the
+    accuracy of the fit DANK is timed against, in the units of DANK's ``rel_gap``.
+    ``O(n |S|)``."""
+    S = np.flatnonzero(a)
+    g = K[:, S] @ (a[S] * y[S])
+    q = float((a * y) @ g)
+    _, closs = weighted_bias(y - g, -y, C)
+    return (q + closs - float(a.sum())) / float(a.sum())
+
+
 def check_time(K) -> float:
     """Seconds of the check of ``K`` (symmetry, finiteness and the PSD test of docs/validity.md)
     for a writable copy: what an array of one's own costs a solve on top of the README call,
@@ -296,6 +313,7 @@ def run_draw(d: dict, repeat: int, profile: bool) -> dict:
             a_norm2 = float(a_svc @ a_svc)
             eta = a_norm2 * d["eta_factor"]
             n_sv = int(svc.support_.size)
+            svc_rel_gap = svc_gap(K, y, C, a_svc)
         if r < repeat:
             res, wall = _readme_call(K, y, C, eta)
             dank_times.append(wall)
@@ -310,7 +328,7 @@ def run_draw(d: dict, repeat: int, profile: bool) -> dict:
     parts = model_time(K, y, res.alpha, C, rank, eigh_s)
     model_s = svc_s + (steps + 1) * parts["evaluation_s"] + steps * parts["newton_system_s"]
     out = dict(d, sigma=sigma, eta=eta, a_svc_norm2=a_norm2, tau=TAU,
-               n_pos=int(np.sum(y > 0)), n_SV_svc=n_sv,
+               n_pos=int(np.sum(y > 0)), n_SV_svc=n_sv, svc_rel_gap=svc_rel_gap,
                svc_s=svc_s, svc_times_s=svc_times, dank_s=dank_s, dank_times_s=dank_times,
                ratios_paired=[t / s for t, s in zip(dank_times, svc_times, strict=False)],
                status=res.status, certified=res.status == "converged",
@@ -354,6 +372,8 @@ def summarise(records: list[dict]) -> dict:
             "model_ratio_svc_median": float(np.median(model)),
             "model_within_bound": float(np.mean(model_bound <= 1.0)),
             "ratio_model_median": float(np.median([r["ratio_model"] for r in records])),
+            "svc_rel_gap_median": float(np.median([r["svc_rel_gap"] for r in records])),
+            "rel_gap_median": float(np.median([r["rel_gap"] for r in records])),
             "all_certified": all(r["status"] == "converged" for r in records),
             "uncertified": sum(r["status"] != "converged" for r in records),
             "worst": {k: worst[k] for k in keep if k in worst}}
@@ -403,6 +423,9 @@ def summary_lines(s: dict, worst: dict) -> list[str]:
             f"draw's sizes and Newton steps): median {s['model_ratio_svc_median']:.1f}x SVC, "
             f"within the bound {100 * s['model_within_bound']:.0f}%; DANK takes a median "
             f"{s['ratio_model_median']:.1f} times it",
+            f"# relative gaps: SVC's fit median {s['svc_rel_gap_median']:.1e} (the "
+            f"certificate's formula at F = 11'), DANK's certified median "
+            f"{s['rel_gap_median']:.1e}",
             _over_line(s["over_bound"]),
             f"# worst draw #{w['index']} (DANK/bound {w['ratio_bound']:.2f}, DANK/SVC "
             f"{w['ratio_svc']:.1f}x): {_params(w)}"]

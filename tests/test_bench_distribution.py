@@ -94,6 +94,7 @@ def test_bound_and_summary():
     recs = [{"index": i, "family": "blobs", "s": 0.5, "n": 500, "ratio_svc": r, "ratio_bound": b,
              "ratio_svc_own": 2 * r, "ratio_bound_own": 2 * b, "svc_s": 1.0, "eigh_s": 1.0,
              "bound_s": r / b, "model_s": r / 4, "ratio_model": 4.0,
+             "svc_rel_gap": 1e-5 * (i + 1), "rel_gap": 1e-7 * (i + 1),
              "status": st} for i, (r, b, st) in enumerate(
                  [(2.0, 0.5, "converged"), (4.0, 1.5, "converged"), (10.0, 3.0, "max_iter"),
                   (6.0, 0.9, "converged")])]
@@ -108,6 +109,41 @@ def test_bound_and_summary():
     # the cost model's time: a quarter of DANK's, so b / 4 of the bound (within it for all)
     assert s["model_ratio_svc_median"] == pytest.approx(5.0 / 4)
     assert s["model_within_bound"] == 1.0 and s["ratio_model_median"] == pytest.approx(4.0)
+    # the medians of SVC's relative gap and of DANK's certified one
+    assert s["svc_rel_gap_median"] == pytest.approx(2.5e-5)
+    assert s["rel_gap_median"] == pytest.approx(2.5e-7)
+
+
+def test_svc_gap_is_the_plain_svm_duality_gap_at_the_best_bias():
+    """``svc_gap`` against the gap computed another way: the primal at every breakpoint ``b =
+    y_i - g_i`` of the hinge (a convex piecewise-linear function of ``b`` has its minimum at
+    one), minus the dual; about 0 for libsvm's dual at a tight tolerance, larger for a
+    perturbed feasible point."""
+    from sklearn.svm import SVC
+    d = bench.draw(3, 2, 120)
+    X, y = bench.make_data(d)
+    K, _ = bench.kernel(X, d["sigma_factor"])
+    C = 2.0
+    svc = SVC(kernel="precomputed", C=C, tol=1e-10).fit(K, y)
+    a = np.zeros(y.size)
+    a[svc.support_] = np.abs(svc.dual_coef_.ravel())
+
+    def brute(a):
+        g = K @ (a * y)
+        q = float((a * y) @ g)
+        hinge = min(float(np.sum(np.maximum(0.0, 1.0 - y * (g + b)))) for b in y - g)
+        return (q + C * hinge - a.sum()) / a.sum()
+
+    assert bench.svc_gap(K, y, C, a) == pytest.approx(brute(a), rel=1e-9, abs=1e-12)
+    assert abs(bench.svc_gap(K, y, C, a)) < 1e-6
+    # move weight between two free points of the same class: feasible, no longer optimal
+    free = np.flatnonzero((a > 1e-3) & (a < C - 1e-3))
+    i, j = [k for k in free if y[k] == y[free[0]]][:2]
+    b = a.copy()
+    b[i] += 0.1 * min(C - a[i], a[j])
+    b[j] -= 0.1 * min(C - a[i], a[j])
+    assert bench.svc_gap(K, y, C, b) == pytest.approx(brute(b), rel=1e-9)
+    assert bench.svc_gap(K, y, C, b) > 10 * abs(bench.svc_gap(K, y, C, a))
 
 
 def test_draws_over_the_bound_by_the_term_that_binds_and_their_largest_part():
@@ -148,11 +184,11 @@ DRAW_FIELDS = {"family", "n", "n_drawn", "sigma", "sigma_factor", "C", "eta", "e
                "tau", "data_seed", "svc_s", "svc_times_s", "dank_s", "dank_times_s", "status",
                "rel_gap", "support", "rank_F", "eigh_s", "eigh_size", "bound_s", "ratio_svc",
                "ratio_bound", "check_s", "ratio_svc_own", "ratio_bound_own", "loadavg",
-               "model_s", "evaluation_s", "newton_system_s", "ratio_model"}
+               "model_s", "evaluation_s", "newton_system_s", "ratio_model", "svc_rel_gap"}
 SUMMARY_FIELDS = {"draws", "over_bound", "ratio_svc_median", "ratio_svc_p90", "within_bound",
                   "within_2x_bound", "all_certified", "worst", "own_ratio_svc_median",
                   "own_within_bound", "model_ratio_svc_median", "model_within_bound",
-                  "ratio_model_median"}
+                  "ratio_model_median", "svc_rel_gap_median", "rel_gap_median"}
 META_FIELDS = {"command", "seed", "date", "machine", "cpu_count", "numpy", "scipy", "code",
                "blas", "loadavg_start", "loadavg_end"}
 

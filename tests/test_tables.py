@@ -114,16 +114,17 @@ def test_distribution_runs_give_a_line_per_seed_and_the_figures_over_all_draws()
                 "repeat_with": f"python benchmarks/bench_distribution.py --seed {seed}"}
         return {"meta": meta, "draws": draws,
                 "summary": {"ratio_svc_median": median, "ratio_svc_p90": p90}}
-    later = run(7, "2026-11-30T10:00:00", [_draw(0, "moons", 500, 4.0, 0.5),
-                                           _draw(1, "blobs", 900, 30.0, 2.5, "max_iter")],
-                17.0, 28.0)
+    later_draws = [_draw(0, "moons", 500, 4.0, 0.5), _draw(1, "blobs", 900, 30.0, 2.5, "max_iter")]
+    for r, gap in zip(later_draws, (2e-6, 6e-6), strict=True):
+        r["svc_rel_gap"] = gap  # SVC's relative gap: a run of the first kind lacks it
+    later = run(7, "2026-11-30T10:00:00", later_draws, 17.0, 28.0)
     first = run(5, "2026-11-29T10:00:00", [_draw(0, "moons", 700, 6.0, 1.0)], 6.0, 6.0)
     text = tables.distribution_runs_table([first, later])
     lines = text.splitlines()
     assert lines[2] == ("| 5 | 2026-11-29 | 1 | 6.0x | 6.0x | 1 of 1 | 1 of 1 | 1.00 "
-                        "| 1 of 1 |")
+                        "| 1 of 1 | - |")
     assert lines[3] == ("| 7 | 2026-11-30 | 2 | 17.0x | 28.0x | 1 of 2 | 1 of 2 | 2.50 "
-                        "| 1 of 2 |")
+                        "| 1 of 2 | 4.0e-06, 1.0e-07 |")
     assert ("Over the 2 runs (3 draws): DANK / SVC median 6.0x; 67% within the bound, 67% "
             "within twice the bound; 2 of 3 solves certified.") in text
     assert lines[-1] == "* seed 7: `python benchmarks/bench_distribution.py --seed 7`"

@@ -136,7 +136,7 @@ def test_svc_gap_is_the_plain_svm_duality_gap_at_the_best_bias():
 
     assert bench.svc_gap(K, y, C, a) == pytest.approx(brute(a), rel=1e-9, abs=1e-12)
     assert abs(bench.svc_gap(K, y, C, a)) < 1e-6
-    # move weight between two free points of the same class: feasible, no longer optimal
+    # move weight between two free points of the same class: feasible and not optimal
     free = np.flatnonzero((a > 1e-3) & (a < C - 1e-3))
     i, j = [k for k in free if y[k] == y[free[0]]][:2]
     b = a.copy()

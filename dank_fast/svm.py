@@ -77,7 +77,8 @@ def solve_svm(
         monotone variant; ``"pgm"`` the projected gradient of the paper's eq. (17).
     tol : float, default 1e-6
         Target certified relative gap ``gap / 1'a``: ``status == "converged"`` iff it is
-        reached. For the paper's methods it only decides the warning.
+        reached; it bounds a weighted mean of the margin errors ``|1 - y_i f_i|`` (docs/MATH.md
+        section 5). For the paper's methods it only decides the warning.
     max_iter : int, optional
         The method's outer iterations, the unit of ``result.n_iter``: Newton steps for
         ``"auto"``/``"newton"`` (default 100; the accelerated fallback has its own budget, the

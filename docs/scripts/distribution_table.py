@@ -172,4 +172,3 @@ def distribution_bands_table(runs: list[dict] | None = None) -> str:
         out.append(f"| {band} | {len(rs)} | {_tally(rs)[0]} of {len(rs)} "
                    f"| {statistics.median(r['ratio_svc'] for r in rs):.1f}x | {model} |")
     return "\n".join(out)
-

@@ -28,9 +28,7 @@ that a renamed function fails the tests instead of measuring nothing):
   evaluations still follow where no step is possible);
 * ``secant``: ``_newton._next_scale`` returns 1: every arc of trial points starts at ``t = 1``;
 * ``model_limit``: ``_newton.model_limit`` returns no limit: a Newton model takes every
-  coordinate the gradient frees at once;
-* ``growth``: ``_newton._left_violating`` returns none: a model at its limit does not grow
-  by the coordinates its step would leave violating; they wait for the next step.
+  coordinate the gradient frees at once.
 
 With ``--families`` the problems are instead the dense rows of ``bench_families.py`` (its
 families, sizes, ``C`` and ``eta`` rules; ``--max-n`` drops the larger rows; ``--draws`` is
@@ -89,8 +87,6 @@ ROUTES = {
     "exact_rate": ("dank_fast._newton", "_exact_pays", lambda *a, **k: False),
     "secant": ("dank_fast._newton", "_next_scale", lambda *a, **k: 1.0),
     "model_limit": ("dank_fast._newton", "model_limit", lambda s: sys.maxsize),
-    "growth": ("dank_fast._newton", "_left_violating",
-               lambda problem, ev, z, out, waiting: waiting[:0]),
 }
 SVC_TOL = 1e-3     # SVC's default
 SVC_ROUNDS = 3     # SVC fits per draw (best taken)

@@ -15,9 +15,8 @@ import numpy as np
 from scipy.linalg.blas import dgemm
 
 from ._cost import BLOCK, exact_curvature_pays
-from .inner import apply_FK
 
-__all__ = ["curvature", "correction_diagonal", "exact_applies", "model_product", "rank"]
+__all__ = ["curvature", "correction_diagonal", "exact_applies", "rank"]
 
 
 def curvature(problem, ev, free: np.ndarray) -> np.ndarray:
@@ -62,28 +61,6 @@ def curvature(problem, ev, free: np.ndarray) -> np.ndarray:
         out[np.arange(sel.size), sel] += c * kkd[sel]  # sv_i^2 = 1
     _couple_pairs(H, K, d, dix, sv, c)
     return H
-
-
-def model_product(problem, ev, free: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """``H[:, free] p`` at every coordinate of ``z``, ``H`` the model curvature of the module
-    docstring (the ``tau = 0`` terms with the evaluation's ``F``): the change ``-H p`` of the
-    gradient that the model predicts for the step ``p`` on ``free``. ``F o K`` through the
-    rows of ``K`` on the step's coordinates (``2 n f r`` flops), ``K o K`` once on those in
-    the support (``2 n f``); ``O(n)`` memory beyond a block of ``BLOCK`` rows."""
-    kd = problem.kd
-    d = problem.d_of(ev.z)
-    dix, sv = problem.d_coordinates(free)
-    v = np.zeros(d.size)
-    np.add.at(v, dix, sv * p)
-    c = 1.0 / (4.0 * problem.eta)
-    Hv = apply_FK(ev.inner.F, kd, v)
-    S = np.flatnonzero(d * v)
-    if S.size:
-        Hv += c * d * kd.support_product(S, d[S] * v[S], square=True)
-    moved = np.flatnonzero(v)
-    Hv[moved] += c * correction_diagonal(problem, ev, d, moved) * v[moved]
-    all_dix, all_sv = problem.d_coordinates(np.arange(ev.z.size))
-    return all_sv * Hv[all_dix]
 
 
 def exact_applies(problem, ev, f: int) -> bool:

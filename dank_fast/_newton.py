@@ -13,7 +13,7 @@ constraint):
    (:class:`dank_fast._factor.Model`) under ``y_F'p = 0``, the coordinates it pushes out of the
    box held (or, where that costs more than a new factor, moved to the binding set); a model
    takes at most twice the support (:func:`dank_fast._cost.model_limit`), the most violating
-   coordinates first, and grows once where its step leaves others violating (:func:`_direction`);
+   coordinates first, the others waiting for the next step (:func:`_direction`);
 3. trial points along the arc ``t = t0, 1, 1/2, ..., 1/256`` (:func:`_trial`: the model's
    maximiser with the bounds the step crosses held, so many bounds become active in one step),
    the first that increases ``h`` taken (:func:`_better`); ``t0`` in ``[1, 2]`` is the secant
@@ -22,8 +22,8 @@ constraint):
 4. the certificate decides when to stop.
 
 Cost per iteration: the curvature (``2 f^2 (r + 1)`` flops for ``f`` free coordinates and ``F``
-of rank ``r``), its factor (``f^3 / 3``), ``2 f^2`` per held coordinate, the gradient the model
-predicts where it grows (``2 n f (r + 2)``) and one evaluation of ``F(a)`` per trial point.
+of rank ``r``), its factor (``f^3 / 3``), ``2 f^2`` per held coordinate and one evaluation of
+``F(a)`` per trial point.
 Where ``F`` came from the iterative route its ``h`` is exact only up to ``eta * excess``: a
 trial within that ends the step, and where no step is possible ``F`` is evaluated densely from
 there on; so it is where the model's steps converge so slowly that dense evaluations and the
@@ -43,7 +43,7 @@ from scipy.optimize import brentq
 
 from ._accelerated import accelerated
 from ._cost import exact_steps_pay, model_limit
-from ._curvature import model_product, rank
+from ._curvature import rank
 from ._factor import Model
 from ._result import ConvergenceWarning, finish
 from .projection import _project_core
@@ -127,9 +127,7 @@ def _direction(problem, z, ev):
 
     A model takes at most :func:`dank_fast._cost.model_limit` of the support's size: the
     coordinates inside the box, then those at a bound that the reduced gradient frees, in order
-    of their violation. Where some are left out and the model's step would leave any of them
-    violating (the gradient the model predicts, :func:`_left_violating`), the model grows once
-    by those, as far as the limit of its own size allows; the others wait for the next step.
+    of their violation; the others wait for the next step.
     """
     margin, inside = box = _box(z, problem.C)
     binding, r = _binding(z, ev.grad, problem.eq_vector, problem.C, box)
@@ -138,14 +136,9 @@ def _direction(problem, z, ev):
     waiting = waiting[np.argsort(-np.abs(r[waiting]), kind="stable")]
     W, rest = _admit(free[inside[free]], waiting, np.count_nonzero(z > margin))
     out = _model_direction(problem, z, ev, W)
-    if rest.size == 0:
-        return out
-    if out is None:  # too few to move: all of them
+    if out is None and rest.size:  # too few to move: all of them
         return _model_direction(problem, z, ev, free)
-    late = _left_violating(problem, ev, z, out, rest)
-    if late.size == 0:
-        return out
-    return _model_direction(problem, z, ev, _admit(out[0].free, late, out[0].free.size)[0])
+    return out
 
 
 def _admit(W: np.ndarray, waiting: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -173,19 +166,6 @@ def _model_direction(problem, z, ev, free):
         keep[list(held)] = False
         model = model.cut(problem, ev, z, keep)
     return None
-
-
-def _left_violating(problem, ev, z, out, waiting):
-    """The coordinates of ``waiting`` that still violate at the point the model's step
-    reaches (the gradient the model predicts there, :func:`dank_fast._curvature.model_product`),
-    in order of their violation."""
-    model, p, _ = out
-    zp = z.copy()
-    zp[model.free] = np.clip(z[model.free] + p, 0.0, model.CF)
-    gp = ev.grad - model_product(problem, ev, model.free, p)
-    binding, r = _binding(zp, gp, problem.eq_vector, problem.C, _box(zp, problem.C))
-    late = waiting[~binding[waiting]]
-    return late[np.argsort(-np.abs(r[late]), kind="stable")]
 
 
 def _trial(problem, z, model, p, held, t: float):

@@ -18,8 +18,7 @@ ROUTES = {"woodbury": "Woodbury factor (`_factor.lowrank_solve`)",
           "relaxed_start": "relaxed phase at `tau = 0` (`_newton._relaxed_start`)",
           "exact_rate": "the exact Hessian at the model's rate (`_newton._exact_pays`)",
           "secant": "secant's first trial (`_newton._next_scale`)",
-          "model_limit": "the model's limit of twice the support (`_newton.model_limit`)",
-          "growth": "the model's growth at its limit (`_newton._left_violating`)"}
+          "model_limit": "the model's limit of twice the support (`_newton.model_limit`)"}
 
 
 def _cell(summary: dict, route: str, rows: bool = False) -> str:

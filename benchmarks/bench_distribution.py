@@ -82,7 +82,7 @@ from bench_svm import blas_info, code_fingerprint, fit_svc, run_solve  # noqa: E
 import dank_fast  # noqa: E402
 from dank_fast import compute_kernel  # noqa: E402
 from dank_fast._kernel_validation import validate_kernel_matrix  # noqa: E402
-from dank_ref.certificate import hard_margin_gap, weighted_bias  # noqa: E402
+from dank_ref.certificate import svm_primal_gap  # noqa: E402
 
 try:
     import threadpoolctl
@@ -274,16 +274,13 @@ def model_time(K, y, alpha, C, rank: int, eigh_s: float) -> dict:
 
 def svc_gap(K, y, C, a) -> float:
     """SVC's relative duality gap as a plain SVM: the certificate's formula (docs/MATH.md
-    section 5) at ``F = 11'`` by dank_ref's public pieces, ``(q + C hinge - 1'a) / 1'a`` with
-    ``q = d'Kd``, ``d = a y``, at the exact best bias
-    (:func:`~dank_ref.certificate.weighted_bias`), or the hard-margin point's gap
-    (:func:`~dank_ref.certificate.hard_margin_gap`) where smaller: the accuracy of the fit
-    DANK is timed against, in the units of DANK's ``rel_gap``. ``O(n |S|)``."""
+    section 5) at ``F = 11'`` (:func:`dank_ref.certificate.svm_primal_gap` at ``G = K``: the
+    exact best bias or the hard-margin point) over ``1'a``: the accuracy of the fit DANK is
+    timed against, in the units of DANK's ``rel_gap``. ``O(n |S|)``."""
     S = np.flatnonzero(a)
-    g = K[:, S] @ (a[S] * y[S])
-    q, lin = float((a * y) @ g), float(a.sum())
-    bias, closs = weighted_bias(y - g, -y, C)
-    return min(q + closs - lin, hard_margin_gap(q, lin, y * (g + bias))[0]) / lin
+    d = a * y
+    lin = float(a.sum())
+    return svm_primal_gap(K[:, S] @ d[S], d, y, C, lin)[0] / lin
 
 
 def check_time(K) -> float:

@@ -46,7 +46,13 @@ from dataclasses import dataclass
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from .certificate import frame_scale, hard_margin_gap, svr_gap_scale, weighted_bias
+from .certificate import (
+    _scaled_primal_gap,
+    frame_scale,
+    hard_margin_gap,
+    svr_gap_scale,
+    weighted_bias,
+)
 from .features import FeatureKernel
 from .projection import stack_box
 from .reduced import DENSE_MAX, SUPPORT_BYTES, fixed_kernel_g, tau0_pass
@@ -210,26 +216,6 @@ def _weighted(C, v: np.ndarray) -> float:
     return float(C @ v) if isinstance(C, np.ndarray) else C * float(np.sum(v))
 
 
-def _primal_gap(q, lin, chinge, g, y, b):
-    """Best of ``(w, b)`` at the best bias and the hard-margin point (certificate module doc);
-    ``chinge = sum_i C_i hinge_i`` at the best bias."""
-    gap1 = q + chinge - lin
-    if not q > 0.0:
-        return gap1
-    if b is None:
-        beta, mm = 0.0, float(np.min(y * g))
-    else:
-        pos = y > 0
-        if pos.all() or not pos.any():
-            return gap1
-        top, bot = float(np.min(g[pos])), float(np.max(g[~pos]))
-        beta, mm = -0.5 * (top + bot), 0.5 * (top - bot)
-    if not mm > 0.0:
-        return gap1
-    gap_s, _ = hard_margin_gap(q, lin, y * (g + beta))
-    return min(gap1, gap_s)
-
-
 def _bias_gap(bias, q, lin, C, g, y, eps):
     """Gap of the primal point at a submitted bias (frame units); ``eps`` is None for P1."""
     if eps is not None:
@@ -363,7 +349,7 @@ def svm_certificate_features(fk: FeatureKernel, y, alpha, *, C, eta, tau, route:
                                                    progress=progress, **opts)
     lower_f = scale_f + inner
     b, chinge = weighted_bias(y - g, -y, C / c)
-    gap_raw_f = _primal_gap(float(d @ g), scale_f, chinge, g, y, b) + eta / c * excess
+    gap_raw_f = _scaled_primal_gap(float(d @ g), scale_f, g, y, chinge, b)[0] + eta / c * excess
     gb = None if bias is None else (_bias_gap(bias, float(d @ g), scale_f, C / c, g, y, None)
                                     + eta / c * excess)
     return _in_caller_units(c, lower_f, gap_raw_f, scale_f, gb, bias=b, alpha=a,
@@ -562,7 +548,7 @@ def decomposed_certificate_features(fk: FeatureKernel, y, alpha, labels, *, C, e
     scale_f = float(np.sum(af))
     lower_f = scale_f - 0.5 * dkd - etaf * g2
     chinge = _weighted(C / c, np.maximum(0.0, 1.0 - y * g))
-    gap_raw_f = _primal_gap(float(d @ g), scale_f, chinge, g, y, None)
+    gap_raw_f = _scaled_primal_gap(float(d @ g), scale_f, g, y, chinge, None)[0]
     return _in_caller_units(c, lower_f, gap_raw_f, scale_f, bias=None, alpha=a,
                             infeasibility=infeas, route="clusters",
                             support=int(np.count_nonzero(d)))

@@ -213,8 +213,7 @@ def _plain_gap(inst: dict, G: np.ndarray, d: np.ndarray, lin: float) -> float:
                                    np.concatenate([-np.ones_like(r), np.ones_like(r)]), Cw)
         gap = q + loss - lin
     elif task == "svm":
-        bias, loss = rc.weighted_bias(y - g, -y, C)
-        gap = min(q + loss - lin, rc.hard_margin_gap(q, lin, y * (g + bias))[0])
+        gap = rc.svm_primal_gap(g, d, y, C, lin)[0]
     else:
         loss = float(np.sum(C * np.maximum(0.0, 1.0 - y * g)))
         gap = min(q + loss - lin, rc.hard_margin_gap(q, lin, y * g)[0])

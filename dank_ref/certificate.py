@@ -398,8 +398,8 @@ def hard_margin_gap(q: float, lin: float, margins: np.ndarray) -> tuple[float, f
     ``margins = y o (g + beta)`` at a given bias ``beta``; ``s = 1 / min margins``, enlarged by
     a few ulps until no *computed* margin ``s * margins_i`` is below 1 (the hinge is then
     exactly 0).  Returns ``(inf, 1)`` when the smallest margin is not positive or ``q <= 0``.
-    Used by :func:`_scaled_primal_gap` (max-margin bias) and by the oracle's check of a
-    submitted bias.
+    Used by the certificates' hard-margin point (max-margin bias; :func:`svm_primal_gap`) and
+    by the oracle's check of a submitted bias.
     """
     m = float(np.min(margins))
     if not (m > 0.0 and q > 0.0):
@@ -417,9 +417,9 @@ def svm_primal_gap(g: np.ndarray, d: np.ndarray, y: np.ndarray, C,
     """``(gap, b)``: the duality gap of the SVM with a fixed kernel ``G`` at its dual point
     ``d = a o y`` (``g = G d``, ``lin = 1'a``), unscaled: the best of the primal ``(w, b)`` at
     the exact best bias ``b`` (:func:`weighted_bias`; ``C`` a scalar or per-sample box) and
-    the hard-margin point (:func:`_scaled_primal_gap`), minus the dual ``lin - d'g / 2``. The
-    gap of :func:`svm_certificate` at ``G = F o K``; at ``G = K`` (``F = 11'``) that of a
-    plain SVM. ``O(n log n)``."""
+    the hard-margin point at the max-margin bias (:func:`hard_margin_gap`), minus the dual
+    ``lin - d'g / 2``. The gap of :func:`svm_certificate` at ``G = F o K``; at ``G = K``
+    (``F = 11'``) that of a plain SVM. ``O(n log n)``."""
     q = float(d @ g)
     b, chinge = weighted_bias(y - g, -y, C)
     return _scaled_primal_gap(q, lin, g, y, chinge, b)[0], b

@@ -1,27 +1,33 @@
-"""The cheap sufficient PSD test (dank_fast/_psd.py): it accepts smooth PSD kernels, never
-accepts a matrix below the rule's threshold, and leaves check_kernel_matrix's decisions as the
-exact rule of docs/validity.md makes them; its blocked pivoted Cholesky stops at the rank of a
-matrix of known rank, rank-deficient blocks included."""
+"""The PSD test of a precomputed kernel at the sizes where its cheap sufficient test is tried
+(docs/validity.md): ``solve_svm`` accepts smooth PSD kernels and kernels dented within the
+rule, refuses those dented below it, and decides full-rank kernels alike; on kernels of exact
+low rank, repeated points included, the Newton route certifies the same saddle value as the
+accelerated method."""
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 import pytest
 from threadpoolctl import threadpool_limits
 
-from dank_fast import compute_kernel
-from dank_fast._cost import BLOCK, growth_flops, psd_test_pays
-from dank_fast._kernel_validation import check_kernel_matrix
-from dank_fast._psd import PivotedCholesky, lowrank_gershgorin_psd, take
+from dank_fast import compute_kernel, solve_svm
 
 EPS = 1e-8  # eps_psd of a float64 kernel
-N = min(n for n in range(16, 4000) if psd_test_pays(n))  # the smallest size it is tried at
+# at least the size from which the cheap test is tried: a pivoted Cholesky to rank n / 16
+# (n^3 / 256 flops and a call per column) within a tenth of the Cholesky's n^3 / 3
+N = 1400
 
 
 def smooth_kernel(n: int, seed: int, sigma: float = 0.5) -> np.ndarray:
     X = np.random.default_rng(seed).uniform(size=(n, 2))
     # a copy: compute_kernel's own array carries a proof and skips the tests under test here
     return compute_kernel(X, sigma=sigma).copy()
+
+
+def labels(n: int, seed: int) -> np.ndarray:
+    return np.where(np.random.default_rng(seed + 100).random(n) < 0.5, -1.0, 1.0)
 
 
 def null_direction(K: np.ndarray, seed: int) -> np.ndarray:
@@ -42,85 +48,61 @@ def dent(K: np.ndarray, depth: float, seed: int) -> tuple[np.ndarray, np.ndarray
     return K - depth * np.outer(w, w), w
 
 
+def accepted(K: np.ndarray, seed: int) -> bool:
+    """Whether ``solve_svm`` takes ``K`` (one iteration: only the check is under test)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # one iteration does not certify
+            solve_svm(K, labels(K.shape[0], seed), C=1.0, eta=1.0, tau=0.01,
+                      method="accelerated", max_iter=1)
+    except ValueError as err:
+        assert "not positive semi-definite" in str(err)
+        return False
+    return True
+
+
 @pytest.mark.parametrize("seed", [0, 1])
 def test_smooth_psd_kernel_is_accepted(seed):
-    K = smooth_kernel(N, seed)
-    assert lowrank_gershgorin_psd(K, float(np.max(np.abs(K))), EPS)
+    assert accepted(smooth_kernel(N, seed), seed)
 
 
 @pytest.mark.parametrize("seed, factor", [(0, 1.5), (1, 4.0), (2, 30.0)])
 def test_never_accepts_below_the_threshold(seed, factor):
-    """lambda_min < -eps n s: the test must not accept (the Gershgorin row sums see it)."""
+    """lambda_min < -eps n s: refused, whichever test decides."""
     K, w = dent(smooth_kernel(N, seed), factor * EPS * N, seed)
     s = float(np.max(np.abs(K)))
     assert float(w @ K @ w) < -EPS * N * s  # Rayleigh quotient >= lambda_min: below the rule
-    assert not lowrank_gershgorin_psd(K, s, EPS)
-
-
-def test_rejection_below_the_threshold_stands():
-    K, _ = dent(smooth_kernel(N, 5), 2.0 * EPS * N, 5)
-    with pytest.raises(ValueError, match="not positive semi-definite"):
-        check_kernel_matrix(K)
+    assert not accepted(K, seed)
 
 
 def test_accepts_a_small_dent_within_the_rule():
-    """lambda_min = -eps n s / 100: within the rule, and proved so without the Cholesky."""
+    """lambda_min = -eps n s / 100: indefinite, but within the rule."""
     K, w = dent(smooth_kernel(N, 3), 0.01 * EPS * N, 3)
-    s = float(np.max(np.abs(K)))
-    assert float(w @ K @ w) < 0.0  # indefinite, but within the rule
-    assert lowrank_gershgorin_psd(K, s, EPS)
+    assert float(w @ K @ w) < 0.0
+    assert accepted(K, 3)
 
 
-def test_not_decided_for_small_or_full_rank_matrices():
-    K = smooth_kernel(N - 1, 0)
-    assert not lowrank_gershgorin_psd(K, 1.0, EPS)  # too small to try: the Cholesky's job
-    narrow = smooth_kernel(N, 0, sigma=1e-3)  # nearly the identity: rank n, not low
-    assert not lowrank_gershgorin_psd(narrow, 1.0, EPS)
-
-
-def test_check_kernel_matrix_accepts_smooth_and_full_rank_kernels_alike():
-    """The cheap test answers for a smooth kernel, the Cholesky for a full-rank one: both PSD
-    kernels are accepted, and a kernel with a negative eigenvalue beyond the tolerance is not."""
-    check_kernel_matrix(smooth_kernel(N, 0))
-    check_kernel_matrix(smooth_kernel(N, 0, sigma=1e-3))
+def test_smooth_and_full_rank_kernels_are_decided_alike():
+    """A smooth and a full-rank (nearly the identity) PSD kernel are both accepted; one with a
+    negative eigenvalue beyond the tolerance is not."""
+    assert accepted(smooth_kernel(N, 0), 0)
+    assert accepted(smooth_kernel(N, 0, sigma=1e-3), 0)
     bad = smooth_kernel(N, 0)
     bad[0, 0] -= 1.0
-    with pytest.raises(ValueError):
-        check_kernel_matrix(bad)
-
+    assert not accepted(bad, 0)
 
 
 @pytest.mark.parametrize("copies", [1, 3])
-def test_blocked_factor_stops_at_the_rank(copies):
-    """``A = G G'`` of rank ``r`` (more than a block, the last block rank-deficient; with
-    ``copies`` > 1 every point repeated, so that each block holds redundant pivots): the factor
-    has ``r`` finite columns, its residual diagonal is ``diag(A - LL')`` to rounding, and a
-    budget below ``r`` returns None, keeps its columns and resumes from them."""
-    r = BLOCK + BLOCK // 2 + 3
-    G = np.repeat(np.random.default_rng(7).normal(size=(200, r)), copies, axis=0)
-    A = G @ G.T
-    s = float(np.max(np.abs(A)))
-    pc = PivotedCholesky(lambda P, cols=None: take(A, P, cols), np.diagonal(A), 1e-10 * s)
-    assert pc.extend(r - 5) is None
-    assert pc.L.shape[1] == r - 5
-    L = pc.extend(A.shape[0])
-    assert L is not None and L.shape[1] == r and np.all(np.isfinite(L))
-    assert np.all(pc.residual <= 1e-10 * s)
-    assert np.allclose(pc.residual, np.diagonal(A) - np.einsum("ij,ij->i", L, L),
-                       rtol=0.0, atol=1e-12 * s)
-    assert np.allclose(L @ L.T, A, rtol=0.0, atol=1e-8 * s)
-    # a budget below the columns an earlier call grew: None (the Newton model's Woodbury form
-    # keeps to its flop budget by it), and the columns are kept
-    assert pc.extend(r - 1) is None and pc.L.shape[1] == r
-    assert pc.extend(r) is pc.L
-
-
-def test_reach_is_the_most_columns_a_budget_of_flops_grows():
-    """The Woodbury route grows a factor only as far as the flops it may spend: ``reach``
-    gives the most columns whose growth from the current ones stays within them."""
-    K = smooth_kernel(300, 0, sigma=0.05)
-    pc = PivotedCholesky(lambda P, cols=None: take(K, P, cols), np.diagonal(K), 1e-9)
-    assert pc.extend(10) is None
-    for flops in (0.0, 1e5, 1e7, 3e8, 1e12):
-        k = pc.reach(flops)
-        assert k >= 10 and growth_flops(300, 10, k) <= flops < growth_flops(300, 10, k + 1)
+def test_newton_on_a_kernel_of_exact_low_rank_certifies_the_accelerated_value(copies):
+    """``K = G G'`` of rank 195 (with ``copies`` > 1 every point repeated, so that blocks of
+    pivots are rank-deficient): the Newton route and the accelerated method each certify
+    ``tol``, and their brackets hold the same saddle value."""
+    G = np.repeat(np.random.default_rng(7).normal(size=(200, 195)), copies, axis=0)
+    K = G @ G.T / 195.0
+    y = labels(K.shape[0], copies)
+    kw = dict(C=4.0, eta=2.0, tau=0.01, tol=1e-6)
+    newton = solve_svm(K, y, method="newton", **kw)
+    acc = solve_svm(K, y, method="accelerated", **kw)
+    for res in (newton, acc):
+        assert res.status == "converged" and res.rel_gap <= 1e-6
+    assert newton.lower <= acc.upper and acc.lower <= newton.upper

@@ -8,7 +8,6 @@ from sklearn.datasets import make_moons
 from sklearn.utils._param_validation import InvalidParameterError
 
 from dank_fast import DANKClassifier, DANKRegressor
-from dank_fast._warm import data_key, rescaled_start
 
 TOL = 1e-6
 
@@ -88,17 +87,20 @@ def test_multiclass_problems_each_warm_started():
         np.testing.assert_allclose(r.alpha, a, rtol=1e-12, atol=1e-13)
 
 
-def test_rescaled_start_and_data_key():
-    a = np.array([0.0, 0.5, 1.0, 0.25])
-    np.testing.assert_array_equal(rescaled_start(a, 1.0, 2.0), [0.0, 1.0, 2.0, 0.5])
-    np.testing.assert_array_equal(rescaled_start(a, 1.0, 0.5), [0.0, 0.25, 0.5, 0.125])
-    d = np.array([-1.0, 0.5, 1.0])
-    np.testing.assert_array_equal(rescaled_start(d, 1.0, 4.0), [-4.0, 2.0, 4.0])
-    X, y = np.eye(3), np.arange(3)
-    idx = [np.arange(3)]
-    assert data_key(X, y, idx) == data_key(X.copy(), y.copy(), [np.arange(3)])
-    assert data_key(X, y, idx) != data_key(X, y, [np.arange(2)])
-    assert data_key(X, y, idx) != data_key(X.astype(np.float32), y, idx)
+def test_warm_start_along_C_with_sample_weights_is_the_certified_cold_answer():
+    """Per-sample boxes ``C w_i``: the previous solution is rescaled coordinate by coordinate
+    into the new boxes (also where only the weights changed), and each fit certifies the
+    cold fit's saddle value."""
+    X, y = _moons()
+    w = np.random.default_rng(1).uniform(0.5, 2.0, y.size)
+    warm = DANKClassifier(C=16.0, sigma=0.5, warm_start=True).fit(X, y, sample_weight=w)
+    warm.set_params(C=32.0).fit(X, y, sample_weight=w)
+    cold = DANKClassifier(C=32.0, sigma=0.5).fit(X, y, sample_weight=w)
+    _same_certified_answer(warm, cold)
+    w2 = w.copy()
+    w2[0] *= 1.5
+    warm.fit(X, y, sample_weight=w2)
+    _same_certified_answer(warm, DANKClassifier(C=32.0, sigma=0.5).fit(X, y, sample_weight=w2))
 
 
 @pytest.mark.parametrize("cls", [DANKClassifier, DANKRegressor])

@@ -1,5 +1,6 @@
 """libsvm fits with an iteration limit whose ConvergenceWarning becomes dank_fast's own, and the
-plain SVM's dual (``svc_dual``): the warm start of P1's routes and the paper's ``eta``.
+plain SVM's and SVR's duals (``svc_dual``, ``svr_dual``): the warm starts of P1's and P2's
+routes and the paper's ``eta``.
 
 Per-sample boxes ``C_i`` (docs/MATH.md section 14) are libsvm's own weights: scikit-learn's
 libsvm sets the box of sample ``i`` to ``C * sample_weight[i]`` (and ``C * class_weight[y_i]``),
@@ -27,7 +28,7 @@ except ImportError:  # pragma: no cover - a scikit-learn without it: _svc_precom
 from ._result import ConvergenceWarning
 from .feature_kernel import FeatureKernel
 
-__all__ = ["fit_limited", "max_abs", "plain_svr", "svc_dual", "svc_iteration_limit",
+__all__ = ["fit_limited", "max_abs", "svc_dual", "svr_dual", "svc_iteration_limit",
            "svr_iteration_limit"]
 
 
@@ -192,21 +193,31 @@ def svr_iteration_limit(n: int) -> int:
     return max(10**6, 100 * n * n)
 
 
-def plain_svr(K: np.ndarray, y: np.ndarray, C, epsilon: float) -> SVR:
-    """The plain SVR of ``eta="svr"`` (precomputed ``K``), with a bounded number of iterations.
+def svr_dual(K: np.ndarray, y: np.ndarray, C, epsilon: float, *, for_eta: bool) -> np.ndarray:
+    """``d = ah - ac`` of the plain epsilon-SVR (precomputed ``K``, libsvm, ``tol = 1e-4``),
+    clipped to ``[-C, C]``: the warm start of :func:`dank_fast.solve_svr`'s ``method="auto"``
+    and of :class:`dank_fast.DANKRegressor` and, ``for_eta``, the paper's ``eta = ||d||^2`` of
+    ``eta="svr"``. ``O(SVR)`` time.
 
     ``C`` a scalar or per-sample bounds (fitted as ``C0 = max C``, ``sample_weight = C / C0``).
 
     When libsvm stops at :func:`svr_iteration_limit` the dual is approximate: it is still a
-    valid warm start (the DANK solve is certified from any start) and its ``||ah - ac||^2``
-    still sets ``eta``, so a :class:`dank_fast.ConvergenceWarning` says so instead of the fit
-    running for minutes.
+    valid warm start (the DANK solve is certified from any start) and still sets ``eta``, so a
+    :class:`dank_fast.ConvergenceWarning` says so instead of the fit running for minutes.
     """
     limit = svr_iteration_limit(K.shape[0])
     C0, sw = _as_weights(C)
+    if for_eta:
+        use, then, remedy = ("behind eta='svr'", "eta is computed from its approximate dual and "
+                             "the DANK solve starts from it", "a numeric eta")
+    else:
+        use, then, remedy = ("of the warm start", "the DANK solve starts from its approximate "
+                             "dual", "another start (alpha0; DANKRegressor's warm_start_svr=False)")
     svr = SVR(kernel="precomputed", C=C0, epsilon=epsilon, tol=1e-4, max_iter=limit)
-    return fit_limited(svr, K, y, lambda: (
-        f"the plain SVR behind eta='svr' stopped at its iteration limit ({limit}; the problem "
-        f"is ill-conditioned: C * max|K| = {C0 * max_abs(K):.3g}); eta is computed from its "
-        "approximate dual and the DANK solve starts from it (still certified). Pass a numeric "
-        "eta, or rescale the features, to avoid this."), sample_weight=sw)
+    fit_limited(svr, K, y, lambda: (
+        f"the plain SVR {use} stopped at its iteration limit ({limit}; the problem is "
+        f"ill-conditioned: C * max|K| = {C0 * max_abs(K):.3g}); {then} (still certified). "
+        f"Pass {remedy}, or rescale the features, to avoid this."), sample_weight=sw)
+    d = np.zeros(y.size)
+    d[svr.support_] = svr.dual_coef_.ravel()
+    return np.clip(d, -np.asarray(C), np.asarray(C))

@@ -27,7 +27,7 @@ from sklearn.cluster import KMeans
 
 from ._checked import CheckedKernel
 from ._cost import dense_kernel_fits
-from ._libsvm import plain_svr, svc_dual
+from ._libsvm import svc_dual, svr_dual
 from ._result import DANKResult
 from .decomposed import ETA_FLOOR, solve_decomposed
 from .feature_kernel import FeatureKernel
@@ -169,10 +169,10 @@ def _eta_rule(a: np.ndarray, settings: Settings) -> tuple[float, np.ndarray | No
 
 
 def _eta_and_start(plain, settings: Settings, alpha0: np.ndarray | None):
-    """``(eta, start)``: :func:`_eta_rule` on the plain SVM's dual ``plain()``, which is
-    computed only when ``eta="svm"`` needs it or no start ``alpha0`` was given; a given
-    ``alpha0`` is the start."""
-    if alpha0 is not None and not isinstance(settings.eta, str):
+    """``(eta, start)``: :func:`_eta_rule` on the plain SVM's (SVR's) dual ``plain()``, which
+    is computed only where the paper's ``eta`` rule needs it or it is the start (no
+    ``alpha0`` given, and ``warm_start``); a given ``alpha0`` is the start."""
+    if not isinstance(settings.eta, str) and (alpha0 is not None or not settings.warm_start):
         return float(settings.eta), alpha0
     eta, start = _eta_rule(plain(), settings)
     return eta, (start if alpha0 is None else alpha0)
@@ -300,8 +300,9 @@ def choose_route(settings: Settings, route: str, n_p: int, precomputed: bool) ->
 
 # --------------------------------------------------------------------------- P2 (the regressor)
 class SVRRoute(Route):
-    """P2 (eq. (22)) on the dense kernel ``K[idx, idx]``: :func:`dank_fast.solve_svr`,
-    ``eta`` and the warm start from the plain SVR (``eta="svr"``). ``8 n_p^2`` bytes."""
+    """P2 (eq. (22)) on the dense kernel ``K[idx, idx]``: :func:`dank_fast.solve_svr`, ``eta``
+    (``eta="svr"``) and the warm start from the plain SVR, as :class:`DenseRoute` takes them from
+    the plain SVM. ``8 n_p^2`` bytes."""
 
     name = "svr"
 
@@ -309,14 +310,11 @@ class SVRRoute(Route):
             alpha0: np.ndarray | None = None, C=None) -> RouteFit:
         s, C = self.settings, self.box(C)
         kd = train.kernel(idx)
-        if isinstance(s.eta, str):  # "svr": eta = ||ah - ac||^2 of a plain SVR
-            svr = plain_svr(kd.K, y, C, s.epsilon)
-            d = np.zeros(y.size)
-            d[svr.support_] = svr.dual_coef_.ravel()
-            eta, start = _eta_rule(d, s)
-            alpha0 = start if alpha0 is None else alpha0
-        else:
-            eta = float(s.eta)
-        res = solve_svr(kd, y, C=C, epsilon=s.epsilon, eta=eta, tau=s.tau, method=s.method,
+        eta, alpha0 = _eta_and_start(
+            lambda: svr_dual(kd.K, y, C, s.epsilon, for_eta=isinstance(s.eta, str)), s, alpha0)
+        method = s.method
+        if method == "auto" and alpha0 is None:
+            method = "newton"  # no warm start wanted: Newton from 0
+        res = solve_svr(kd, y, C=C, epsilon=s.epsilon, eta=eta, tau=s.tau, method=method,
                         tol=s.tol, max_iter=s.max_iter, alpha0=alpha0, **s.options)
         return RouteFit(res, eta, None)

@@ -110,8 +110,10 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
         model, with the extension restricted to the cluster's training points. Not
         available with ``kernel="precomputed"``.
     warm_start_svr : bool, default=True
-        Start from the plain SVR's dual solution when ``eta="svr"`` computes it. Not
-        scikit-learn's ``warm_start`` (reuse of the previous fit, below); independent.
+        Start the DANK solver from the plain SVR's dual solution (libsvm, the same ``C`` and
+        ``epsilon``, ``tol`` = 1e-4; for ``eta="svr"`` the fit that sets ``eta``); False starts
+        it from zero. Not scikit-learn's ``warm_start`` (reuse of the previous fit, below);
+        independent.
     warm_start : bool, default=False
         The convention of scikit-learn: when set and the previous fit of this estimator was on the
         same data (checked in ``fit``: a SHA-256 of ``X``, ``y`` and the problems' sample

@@ -40,6 +40,7 @@ import time
 import numpy as np
 
 from ._checked import CheckedKernel, kernel_data_of
+from ._libsvm import svr_dual
 from ._methods import METHODS, paper_variant, run_method
 from ._primal import best_bias
 from ._problem import SVMProblem, _lambda_max
@@ -242,9 +243,14 @@ def solve_svr(
     eta : float > 0
     tau : float >= 0, default 0.01
     method : {"auto", "accelerated", "newton", "paper", "paper-monotone", "pgm"}
-        ``"auto"`` (default): ``"newton"`` (projected Newton on the free set with accelerated
-        hand-overs, :mod:`dank_fast._newton`), the most robust method measured (the conformance
-        comparison, reproduction/conformance: 30 of 30 P2 instances certified, accelerated 28).
+        ``"auto"`` (default): ``"newton"`` started from the plain SVR's dual solution ``d = ah
+        - ac``, which it computes itself with scikit-learn's libsvm (``kernel="precomputed"``,
+        same ``C`` and ``epsilon``, ``tol`` = 1e-4) unless ``alpha0`` is given; the SVR fit is
+        included in ``time`` and reported in ``extra["warm_start"]`` (``"svr"`` or
+        ``"given"``). ``"newton"``: projected Newton on the free set with accelerated
+        hand-overs (:mod:`dank_fast._newton`), from ``alpha0`` or from zero; the most robust
+        method measured (the conformance comparison, reproduction/conformance: 30 of 30 P2
+        instances certified, accelerated 28).
         ``"accelerated"``: accelerated projected gradient (backtracking, restart, exact
         projection), stops on the certified relative gap. ``"paper"``: Algorithm 2
         as printed (L of Theorem 10, steps ``1/(2L)`` and ``1/(4L)``,
@@ -319,8 +325,8 @@ def solve_svr(
     tol, max_iter = check_solver_options(tol, max_iter, eig_route)
     check_representable(C, eta, kd.kappa, n)
     alpha0 = _check_start(alpha0, n)
+    t0 = time.perf_counter()
     if kd.kappa == 0.0 and eta != box_max(C):  # K = 0: a* does not depend on eta
-        t0 = time.perf_counter()
         res = solve_svr(kd, y, C=C, epsilon=epsilon, eta=box_max(C), tau=tau, method=method,
                         tol=tol, max_iter=max_iter, alpha0=alpha0, check_psd=False,
                         eig_route=eig_route, **options)
@@ -329,6 +335,7 @@ def solve_svr(
         res = recertify_zero_kernel(res, cert, eta, tol)
         res.time = time.perf_counter() - t0
         return res
+    alpha0, warm = _auto_start(kd, y, C, epsilon, method, alpha0)
     # solve the canonical instance (cK, C/c, eta/c) with a power of two c (kernel of scale ~1):
     # exact (docs/validity.md), and the solvers' numbers stay representable whatever the scales
     c = _canonical_factor(box_max(C), eta, kd.kappa)  # per-sample boxes: from max C
@@ -338,6 +345,8 @@ def solve_svr(
                      options=options)
     if method == "auto":
         res.method = "auto"
+        res.time = time.perf_counter() - t0
+        res.extra["warm_start"] = warm
     if paper_variant(method) is not None:
         res.extra["L_theorem"] = problem.lipschitz_theorem()
     res = _unscale(res, c, kd, eta)
@@ -347,6 +356,14 @@ def solve_svr(
     res.extra["overlap"] = float(np.minimum(z[:n], z[n:]).sum())
     _refuse_infeasible(z, problem.C * c, problem.s, method)
     return res
+
+
+def _auto_start(kd, y: np.ndarray, C, epsilon: float, method: str, alpha0):
+    """``(alpha0, warm_start)``: for ``method="auto"`` without ``alpha0`` the plain SVR's dual
+    (:func:`dank_fast._libsvm.svr_dual`, ``"svr"``), else ``alpha0`` (``"given"``)."""
+    if method == "auto" and alpha0 is None:
+        return _check_start(svr_dual(kd.K, y, C, epsilon, for_eta=False), y.size), "svr"
+    return alpha0, "given"
 
 
 def _check_start(alpha0, n: int) -> np.ndarray | None:

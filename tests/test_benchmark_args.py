@@ -34,7 +34,8 @@ def _script(name: str):
     ("bench_load", ["--cases", "nope"], "invalid choice: 'nope'"),
     ("bench_load", ["--conditions", "loaded"], "invalid choice: 'loaded'"),
     ("bench_load", ["--json", "/nonexistent-dir/x.json"], "does not exist"),
-    *[(script, argv, message) for script in ("bench_distribution", "bench_ablation")
+    *[(script, argv, message)
+      for script in ("bench_distribution", "bench_ablation", "bench_svr_distribution")
       for argv, message in [  # the arguments of every seeded run (seeded_parser)
           (["--draws", "0"], "--draws must be at least 1"),
           (["--draws", "many"], "invalid int value"),
@@ -47,6 +48,7 @@ def _script(name: str):
     ("bench_ablation", ["--tau", "-1"], "--tau must be finite and >= 0"),
     ("bench_ablation", ["--tau", "nan"], "--tau must be finite and >= 0"),
     ("bench_ablation", ["--routes", "bogus"], "invalid choice"),
+    ("bench_svr_distribution", ["--method", "paper"], "invalid choice: 'paper'"),
 ])
 def test_benchmark_scripts_refuse_bad_arguments(script, argv, message, capsys):
     with pytest.raises(SystemExit) as exc:

@@ -33,7 +33,7 @@ from sklearn.svm import SVR
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from threadpoolctl import threadpool_limits
 
-from dank_fast import ConvergenceWarning, DANKRegressor, compute_kernel
+from dank_fast import ConvergenceWarning, DANKRegressor, compute_kernel, solve_svr
 from dank_fast.regressor import relative_error, svr_iteration_limit
 
 
@@ -213,6 +213,33 @@ def test_solver_options_bound_newton_s_fallback():
     assert res.lower <= res.upper
     with pytest.raises(TypeError, match="fallback_iters"):
         DANKRegressor(gamma=5.0, solver_options={"fallback_iters": 3}).fit(X, y)
+
+
+@pytest.mark.parametrize("eta", ["svr", 0.5])
+def test_regressor_starts_from_the_plain_svr_unless_told_not_to(eta):
+    """With ``warm_start_svr`` (the default) the solve is ``solve_svr``'s from the dual of
+    scikit-learn's SVR (same ``C``, ``epsilon``, ``tol = 1e-4``), whether ``eta="svr"`` needs
+    that fit or ``eta`` is given; without it Newton starts from zero. Both certify the same
+    saddle value."""
+    rng = np.random.default_rng(5)
+    X = rng.uniform(-1, 1, (80, 2))
+    y = np.sin(3 * X[:, 0]) + 0.1 * rng.normal(size=80)
+    K = compute_kernel(X, gamma=5.0)
+    kw = dict(kernel="precomputed", C=2.0, epsilon=0.05, eta=eta)
+    warm = DANKRegressor(**kw).fit(K, y)
+    cold = DANKRegressor(warm_start_svr=False, **kw).fit(K, y)
+    svr = SVR(kernel="precomputed", C=2.0, epsilon=0.05, tol=1e-4).fit(K, y)
+    d = np.zeros(y.size)
+    d[svr.support_] = svr.dual_coef_.ravel()
+    by_hand = solve_svr(K, y, C=2.0, epsilon=0.05, eta=warm.eta_[0], tau=0.01,
+                        method="newton", alpha0=d)
+    np.testing.assert_array_equal(warm.results_[0].alpha, by_hand.alpha)
+    from_zero = solve_svr(K, y, C=2.0, epsilon=0.05, eta=warm.eta_[0], tau=0.01,
+                          method="newton")
+    np.testing.assert_array_equal(cold.results_[0].alpha, from_zero.alpha)
+    w, c = warm.results_[0], cold.results_[0]
+    assert w.success and c.success
+    assert w.lower <= c.upper and c.lower <= w.upper
 
 
 # boolean and string kernels are refused, not cast to float

@@ -161,6 +161,37 @@ def test_svr_default_is_newton_and_certifies_a_scaled_linear_kernel():
     assert res.method == "auto" and res.success and res.rel_gap <= 1e-6, res.message
 
 
+@pytest.mark.parametrize("C", [0.5, 32.0])
+@pytest.mark.parametrize("tau", [0.0, 0.01])
+def test_auto_starts_from_the_plain_svr_solution(C, tau):
+    """method="auto": Newton from the plain SVR's dual it computes itself (the counterpart of
+    solve_svm's SVC start); the same certified value as Newton from zero; a given alpha0 is
+    used instead of the SVR fit."""
+    K, y = _data(60, 4)
+    kw = dict(C=C, epsilon=0.05, eta=3.0, tau=tau, tol=1e-9)
+    res = solve_svr(K, y, **kw)
+    assert res.method == "auto" and res.extra["warm_start"] == "svr"
+    assert res.success and res.rel_gap <= 1e-9
+    cold = solve_svr(K, y, method="newton", **kw)
+    assert cold.success and "warm_start" not in cold.extra
+    assert res.lower <= cold.upper + 1e-12 * abs(cold.upper)
+    assert cold.lower <= res.upper + 1e-12 * abs(res.upper)
+    again = solve_svr(K, y, alpha0=res.extra["z"], **kw)
+    assert again.extra["warm_start"] == "given" and again.success
+
+
+def test_auto_start_from_a_stopped_plain_svr_warns_and_certifies():
+    """7 points, linear kernel of scale 4.7e6, C = 1e4: libsvm's SVR stops at its iteration
+    limit; the warning says the warm start is approximate, and Newton from that approximate dual
+    certifies."""
+    x = np.array([310.71254466, 1860.75246417, -22.67144402, -309.10095833, -1413.24878229,
+                  -513.01608223, 2178.7127426])
+    y = np.sin(x / 500)
+    with pytest.warns(ConvergenceWarning, match="plain SVR of the warm start stopped"):
+        res = solve_svr(np.outer(x, x), y, C=1e4, epsilon=0.01, eta=1.0)
+    assert res.success and res.extra["warm_start"] == "svr"
+
+
 def test_paper_method_runs_and_is_certified():
     K, y = _data(n=20)
     with warnings.catch_warnings():

@@ -139,9 +139,11 @@ class DANKClassifier(ClassifierFitMixin, ClassifierMixin, BaseEstimator):
         ``predict_proba`` may differ from ``predict``) and mean little on very small data
         sets.
     warm_start_svm : bool, default=True
-        Start the DANK solver from the plain SVM's dual solution when
-        ``eta="svm"`` computes it anyway (ignored otherwise). Not scikit-learn's
-        ``warm_start`` (below: reuse this estimator's previous fit); the two are independent.
+        Start the DANK solver from the plain SVM's dual solution (libsvm, the same ``C``; for
+        ``eta="svm"`` the fit that sets ``eta``); False starts the dense route's Newton from
+        zero (the working sets and the decomposition's clusters start from the plain SVM
+        whatever it says). Not scikit-learn's ``warm_start`` (below: reuse this estimator's
+        previous fit); the two are independent.
     warm_start : bool, default=False
         The convention of scikit-learn: when set and the previous fit of this estimator was on the
         same data (checked in ``fit``: a SHA-256 of ``X``, ``y`` and the binary problems' sample

@@ -1,7 +1,8 @@
 """The random-problem section of docs/user_guide/performance.md, from the committed runs of
 ``benchmarks/bench_distribution.py``: the profiled run (``distribution.json``) in detail, every
 run (that one and those at further seeds, ``distribution_seed<SEED>.json``) a line each, and
-the draws of all runs by the time of their SVM fit; rendered by ``docs/scripts/tables.py``."""
+the draws of all runs by the time of their SVM fit; and the two runs of
+``benchmarks/bench_svr_distribution.py`` (regression); rendered by ``docs/scripts/tables.py``."""
 
 from __future__ import annotations
 
@@ -171,4 +172,40 @@ def distribution_bands_table(runs: list[dict] | None = None) -> str:
                      f"| {statistics.median(r['ratio_model'] for r in rs):.2f}")
         out.append(f"| {band} | {len(rs)} | {_tally(rs)[0]} of {len(rs)} "
                    f"| {statistics.median(r['ratio_svc'] for r in rs):.1f}x | {model} |")
+    return "\n".join(out)
+
+
+def svr_distribution_table(runs: tuple[dict, dict] | None = None) -> str:
+    """performance.md: ``bench_svr_distribution.py``'s two committed runs on the same draws,
+    ``solve_svr``'s default call (Newton from the plain SVR's dual) and Newton from zero, a row
+    each, and the paired time of the first over the second."""
+    if runs is None:
+        runs = (load_results("svr_distribution.json"),
+                load_results("svr_distribution_newton.json"))
+    out = ["| start | draws | DANK / SVR, median | DANK / SVR, 90th percentile "
+           "| within the bound | within twice the bound | slowest, DANK / SVR "
+           "| Newton steps, median | handed over to the accelerated method | certified |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    names = {"auto": "the plain SVR's dual (`\"auto\"`, the default)",
+             "newton": "zero (`\"newton\"`)"}
+    for d in runs:
+        s, draws = d["summary"], d["draws"]
+        k = len(draws)
+        within, within2, cert = _tally(draws)
+        out.append(f"| {names[draws[0]['method']]} | {k} | {s['ratio_svr_median']:.1f}x "
+                   f"| {s['ratio_svr_p90']:.1f}x | {within} of {k} | {within2} of {k} "
+                   f"| {max(r['ratio_svr'] for r in draws):,.1f}x "
+                   f"| {s['newton_iter_median']:.0f} | {s['fallback_draws']} of {k} "
+                   f"| {cert} of {k} |")
+    first, second = (d["draws"] for d in runs)
+    paired = [a["dank_s"] / b["dank_s"] for a, b in zip(first, second, strict=True)]
+    geo = statistics.geometric_mean(paired)
+    slower = sum(q > 1.25 for q in paired)
+    metas = [d["meta"] for d in runs]
+    out += ["", f"On the same draws the default call takes {geo:.2f} of the time of Newton "
+            f"from zero (geometric mean; median {statistics.median(paired):.2f}, "
+            f"{span(paired, '{:.3f}')}; {count(slower, 'draw')} more than 1.25 times as "
+            f"long). Measured {metas[0]['date'][:10]} on {metas[0]['cpu_count']} cores, "
+            f"{threads(metas[0])}, seed {metas[0]['seed']}:", ""]
+    out += [f"* `{m['repeat_with']}`" for m in metas]
     return "\n".join(out)

@@ -28,6 +28,7 @@ from distribution_table import (  # noqa: E402
     distribution_bands_table,
     distribution_runs_table,
     distribution_table,
+    svr_distribution_table,
 )
 
 TARGETS = {"README.md": ["scale", "families-summary"],
@@ -35,7 +36,7 @@ TARGETS = {"README.md": ["scale", "families-summary"],
            "docs/ARCHITECTURE.md": ["ablation"],
            "benchmarks/README.md": ["families"],
            "docs/user_guide/performance.md": ["families", "distribution", "distribution-runs",
-                                              "distribution-bands",
+                                              "distribution-bands", "svr-distribution",
                                               "large", "load",
                                               "n2000", "grid", "ref"]}
 
@@ -467,6 +468,7 @@ TABLES = {"scale": scale_table, "oracle-scale": oracle_scale_table, "families": 
           "families-summary": families_summary, "distribution": distribution_table,
           "distribution-runs": distribution_runs_table,
           "distribution-bands": distribution_bands_table,
+          "svr-distribution": svr_distribution_table,
           "load": load_table, "ablation": ablation_table}
 
 

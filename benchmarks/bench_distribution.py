@@ -157,11 +157,8 @@ def log(msg):
 def draw(seed: int, i: int, max_n: int | None = None) -> dict:
     """The parameters of draw ``i`` of a run with ``seed`` (independent of the other draws and
     of ``--draws``); ``eta`` is ``eta_factor`` times ``||a_SVC||^2``, known once the data are."""
-    rng = np.random.default_rng([seed, i])
-    family = FAMILIES[int(rng.integers(len(FAMILIES)))]
-    n_drawn = int(round(np.exp(rng.uniform(np.log(N_RANGE[0]), np.log(N_RANGE[1])))))
-    d = {"index": i, "family": family, "n_drawn": n_drawn,
-         "n": min(n_drawn, max_n) if max_n else n_drawn}
+    rng, d = draw_head(seed, i, FAMILIES, N_RANGE, max_n)
+    family = d["family"]
     if family == "moons":
         d["noise"] = float(rng.uniform(0.1, 0.4))
     elif family == "circles":
@@ -174,11 +171,29 @@ def draw(seed: int, i: int, max_n: int | None = None) -> dict:
         d["n_informative"] = min(int(rng.integers(2, 11)), d["n_features"])
         d["flip_y"] = float(rng.uniform(0.0, 0.2))
         d["class_sep"] = float(rng.uniform(0.5, 1.5))
-    d["sigma_factor"] = float(10 ** rng.uniform(*SIGMA_EXP))
-    d["C"] = float(10 ** rng.uniform(*LOG10_C))
+    d.update(width_and_box(rng))
     d["eta_factor"] = float(10 ** rng.uniform(*ETA_EXP))
     d["data_seed"] = int(rng.integers(2**31 - 1))
     return d
+
+
+def draw_head(seed: int, i: int, families: tuple, n_range: tuple, max_n: int | None):
+    """``(rng, d)``: the generator of draw ``i`` (``[seed, i]``) and the draw's first entries,
+    drawn in this order: the family, uniform over ``families``, and ``n_drawn``, log-uniform in
+    ``n_range`` (rounded), with ``n`` capped at ``max_n`` (the SVR benchmark draws them
+    alike)."""
+    rng = np.random.default_rng([seed, i])
+    family = families[int(rng.integers(len(families)))]
+    n_drawn = int(round(np.exp(rng.uniform(np.log(n_range[0]), np.log(n_range[1])))))
+    return rng, {"index": i, "family": family, "n_drawn": n_drawn,
+                 "n": min(n_drawn, max_n) if max_n else n_drawn}
+
+
+def width_and_box(rng) -> dict:
+    """The kernel width's factor ``10^U[SIGMA_EXP]`` and ``C = 10^U[LOG10_C]``, drawn in this
+    order (the SVR benchmark draws them alike)."""
+    return {"sigma_factor": float(10 ** rng.uniform(*SIGMA_EXP)),
+            "C": float(10 ** rng.uniform(*LOG10_C))}
 
 
 def make_data(d: dict):

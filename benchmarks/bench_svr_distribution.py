@@ -50,13 +50,13 @@ sys.path[:0] = [HERE, os.path.dirname(HERE)]
 from _support import eigh_time, support_matrix  # noqa: E402
 from bench_distribution import (  # noqa: E402
     EIGH_REPEAT,
-    LOG10_C,
-    SIGMA_EXP,
     bound,
     check_seeded,
+    draw_head,
     log,
     seeded_main,
     seeded_parser,
+    width_and_box,
     write_results,
 )
 
@@ -86,19 +86,14 @@ def parse_args(argv=None):
 def draw(seed: int, i: int, max_n: int | None = None) -> dict:
     """The parameters of draw ``i`` of a run with ``seed`` (independent of the other draws);
     ``eta`` is ``eta_factor`` times ``||d_SVR||^2``, known once the data are."""
-    rng = np.random.default_rng([seed, i])
-    family = FAMILIES[int(rng.integers(len(FAMILIES)))]
-    n_drawn = int(round(np.exp(rng.uniform(np.log(N_RANGE[0]), np.log(N_RANGE[1])))))
-    d = {"index": i, "family": family, "n_drawn": n_drawn,
-         "n": min(n_drawn, max_n) if max_n else n_drawn}
-    if family == "sinc":
+    rng, d = draw_head(seed, i, FAMILIES, N_RANGE, max_n)
+    if d["family"] == "sinc":
         d["n_features"] = int(rng.integers(1, 6))
         d["noise"] = float(rng.uniform(0.05, 0.3))
     else:
         d["n_features"] = int(rng.integers(5, 11))
         d["noise"] = float(rng.uniform(0.2, 2.0))
-    d["sigma_factor"] = float(10 ** rng.uniform(*SIGMA_EXP))
-    d["C"] = float(10 ** rng.uniform(*LOG10_C))
+    d.update(width_and_box(rng))
     d["epsilon"] = float(10 ** rng.uniform(*LOG10_EPSILON))
     d["eta_factor"] = float(10 ** rng.uniform(*ETA_EXP))
     d["data_seed"] = int(rng.integers(2**31 - 1))

@@ -204,7 +204,7 @@ def svr_distribution_table(runs: tuple[dict, dict] | None = None) -> str:
     metas = [d["meta"] for d in runs]
     out += ["", f"On the same draws the default call takes {geo:.2f} of the time of Newton "
             f"from zero (geometric mean; median {statistics.median(paired):.2f}, "
-            f"{span(paired, '{:.3f}')}; {count(slower, 'draw')} more than 1.25 times as "
+            f"range {span(paired, '{:.2f}')}; {count(slower, 'draw')} more than 1.25 times as "
             f"long). Measured {metas[0]['date'][:10]} on {metas[0]['cpu_count']} cores, "
             f"{threads(metas[0])}, seed {metas[0]['seed']}:", ""]
     out += [f"* `{m['repeat_with']}`" for m in metas]

@@ -50,6 +50,7 @@ from .certificate import (
     _scaled_primal_gap,
     frame_scale,
     hard_margin_gap,
+    svm_primal_gap,
     svr_gap_scale,
     weighted_bias,
 )
@@ -348,8 +349,8 @@ def svm_certificate_features(fk: FeatureKernel, y, alpha, *, C, eta, tau, route:
     g, inner, used, rank, excess = fixed_kernel_g(fk, c, d, eta / c, tau, scale=scale_f,
                                                    progress=progress, **opts)
     lower_f = scale_f + inner
-    b, chinge = weighted_bias(y - g, -y, C / c)
-    gap_raw_f = _scaled_primal_gap(float(d @ g), scale_f, g, y, chinge, b)[0] + eta / c * excess
+    gap_raw_f, b = svm_primal_gap(g, d, y, C / c, scale_f)
+    gap_raw_f += eta / c * excess
     gb = None if bias is None else (_bias_gap(bias, float(d @ g), scale_f, C / c, g, y, None)
                                     + eta / c * excess)
     return _in_caller_units(c, lower_f, gap_raw_f, scale_f, gb, bias=b, alpha=a,

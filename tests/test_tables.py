@@ -4,6 +4,7 @@ grid's profiles."""
 
 from __future__ import annotations
 
+import pytest
 from _scripts import load_script
 
 # docs/scripts/tables.py is repository tooling, not an installed module
@@ -146,6 +147,33 @@ def test_distribution_bands_group_every_run_by_the_svm_fit_time():
     old["svc_s"] = 0.05
     assert tables.distribution_bands_table([{"draws": [old]}]).splitlines()[2] == (
         "| 30 ms and more | 1 | 1 of 1 | 10.0x | - | - |")
+
+
+def test_svr_distribution_table_pairs_the_two_runs_of_one_seed():
+    def run(method, seed, times, ratios, steps, acc):
+        draws = [{"method": method, "n": 300 + i, "dank_s": t, "ratio_svr": q,
+                  "ratio_bound": q / 5, "status": "converged", "newton_iter": k,
+                  "accelerated_iter": a}
+                 for i, (t, q, k, a) in enumerate(zip(times, ratios, steps, acc, strict=True))]
+        summary = {"ratio_svr_median": sorted(ratios)[1], "ratio_svr_p90": max(ratios),
+                   "newton_iter_median": sorted(steps)[1],
+                   "fallback_draws": sum(a > 0 for a in acc)}
+        meta = {"seed": seed, "date": "2026-11-30T10:00:00", "cpu_count": 2,
+                "blas": "openblas threads=1",
+                "repeat_with": f"python benchmarks/bench_svr_distribution.py --seed {seed}"}
+        return {"meta": meta, "summary": summary, "draws": draws}
+    auto = run("auto", 3, [0.1, 0.2, 0.4], [5.0, 8.0, 6.0], [4, 5, 6], [0, 0, 0])
+    zero = run("newton", 3, [0.2, 0.1, 1.6], [10.0, 4.0, 24.0], [9, 12, 8], [0, 0, 50])
+    lines = tables.svr_distribution_table((auto, zero)).splitlines()
+    assert lines[2] == ("| the plain SVR's dual (`\"auto\"`, the default) | 3 | 6.0x | 8.0x "
+                        "| 1 of 3 | 3 of 3 | 8.0x | 5 | 0 of 3 | 3 of 3 |")
+    assert lines[3].startswith("| zero (`\"newton\"`) | 3 | 10.0x | 24.0x |")
+    # paired times 0.5, 2.0, 0.25: geometric mean 0.25^(1/3) = 0.63, one draw over 1.25
+    assert "takes 0.63 of the time of Newton from zero (geometric mean; median 0.50" in lines[5]
+    assert "range 0.25-2.00; 1 draw more than 1.25 times as long" in lines[5]
+    other = run("newton", 4, [0.2, 0.1, 1.6], [10.0, 4.0, 24.0], [9, 12, 8], [0, 0, 50])
+    with pytest.raises(ValueError, match="not runs of the same draws"):
+        tables.svr_distribution_table((auto, other))
 
 
 def test_load_table_gives_each_condition_and_says_which_run_failed():

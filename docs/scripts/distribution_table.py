@@ -198,6 +198,10 @@ def svr_distribution_table(runs: tuple[dict, dict] | None = None) -> str:
                    f"| {s['newton_iter_median']:.0f} | {s['fallback_draws']} of {k} "
                    f"| {cert} of {k} |")
     first, second = (d["draws"] for d in runs)
+    if [r["n"] for r in first] != [r["n"] for r in second] or len({d["meta"]["seed"]
+                                                                     for d in runs}) != 1:
+        raise ValueError("svr_distribution.json and svr_distribution_newton.json are not runs "
+                         "of the same draws (same --seed, --draws and --max-n)")
     paired = [a["dank_s"] / b["dank_s"] for a, b in zip(first, second, strict=True)]
     geo = statistics.geometric_mean(paired)
     slower = sum(q > 1.25 for q in paired)

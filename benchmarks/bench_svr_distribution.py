@@ -61,12 +61,12 @@ from bench_distribution import (  # noqa: E402
 )
 
 from dank_fast import compute_kernel, solve_svr  # noqa: E402
+from dank_fast.decomposed import ETA_FLOOR  # noqa: E402  (below it eta = 1, the estimators')
 
 FAMILIES = ("sinc", "friedman1")
 N_RANGE = (200, 2000)
 LOG10_EPSILON = (-2.0, -0.5)
 ETA_EXP = (-2.0, 0.5)     # eta = ||d_SVR||^2 x 10^U[...]
-ETA_FLOOR = 1e-12         # below it eta = 1 (dank_fast.decomposed.ETA_FLOOR, the estimators')
 TAU = 0.01
 SVR_ROUNDS = 3            # SVR fits per draw at least (best taken)
 DEFAULT_OUT = os.path.join(HERE, "results", "svr_distribution.json")

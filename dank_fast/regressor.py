@@ -89,13 +89,19 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
         settings; ``alpha = ah - ac`` is the SVR's dual variable (eq. (22)). If that norm
         is below 1e-12 (every target inside the tube), ``eta = 1`` is used. Stored in ``eta_``.
     tau : float, default=0.01
-    method : {"newton", "accelerated", "paper", "paper-monotone", "pgm"}, default="newton"
+    method : {"auto", "newton", "accelerated", "paper", "paper-monotone", "pgm"}, default="auto"
+        Solver of :func:`dank_fast.solve_svr`. ``"auto"`` and ``"newton"`` run the same
+        projected Newton (with accelerated hand-overs), from the start ``warm_start_svr``
+        chooses (the plain SVR's solution, or zero), and differ only in the name each
+        result records; ``"auto"`` is the fastest to a certified ``tol``, as for
+        :class:`dank_fast.DANKClassifier`.
     tol : float, default=1e-6
         Target certified relative duality gap.
     max_iter : int, default=None
         Outer iterations of the method (:func:`dank_fast.solve_svr`): Newton steps for
-        ``"newton"`` (default 100; its accelerated fallback has its own budget, the solver
-        option ``fallback_iter``), iterations for the others. ``None``: the method's default.
+        ``"auto"`` and ``"newton"`` (default 100; its accelerated fallback has its own
+        budget, the solver option ``fallback_iter``), iterations for the others. ``None``:
+        the method's default.
     extension : {"paper", "nearest"}, default="paper"
         Out-of-sample matching (see :class:`dank_fast.DANKClassifier`; ``"paper"`` is
         batch-dependent on unseen points).
@@ -215,7 +221,7 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
         coef0=1.0,
         eta="svr",
         tau=0.01,
-        method="newton",
+        method="auto",
         tol=1e-6,
         max_iter=None,
         extension="paper",

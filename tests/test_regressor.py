@@ -242,6 +242,22 @@ def test_regressor_starts_from_the_plain_svr_unless_told_not_to(eta):
     assert w.lower <= c.upper and c.lower <= w.upper
 
 
+def test_regressor_default_method_is_auto_and_solves_as_newton():
+    """The default ``method="auto"`` is the classifier's: the result records it, and it
+    solves exactly what ``"newton"`` from the same start does."""
+    rng = np.random.default_rng(7)
+    X = rng.uniform(-1, 1, (60, 2))
+    y = np.cos(2 * X[:, 1]) + 0.05 * rng.normal(size=60)
+    kw = dict(C=1.0, epsilon=0.05, gamma=1.0)
+    auto = DANKRegressor(**kw).fit(X, y)
+    newton = DANKRegressor(method="newton", **kw).fit(X, y)
+    assert DANKRegressor().get_params()["method"] == "auto"
+    assert auto.results_[0].method == "auto" and newton.results_[0].method == "newton"
+    assert auto.results_[0].success
+    np.testing.assert_array_equal(auto.results_[0].alpha, newton.results_[0].alpha)
+    np.testing.assert_array_equal(auto.predict(X), newton.predict(X))
+
+
 # boolean and string kernels are refused, not cast to float
 @pytest.mark.parametrize("K", [np.eye(3, dtype=bool), np.eye(3).astype(str)])
 def test_regressor_refuses_boolean_and_string_precomputed_kernels(K):

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Timing benchmark: ``DANKClassifier.fit`` over the paper's (sigma, C) grid against SVC.
 
-The paper's protocol (section classUCI) chooses DANK's ``(sigma, C)`` by 5-fold
+The paper's protocol (section 6.1.1) chooses DANK's ``(sigma, C)`` by 5-fold
 cross-validation over ``sigma, C in {2^-5, ..., 2^5}``: 121 fits per fold, at the UCI sizes
 (50 to about 600 training points per fold). For each data set this script takes the training
 half of split 0 (``verification.study.experiments.data.make_split``, seed 0), min-max scales it to

@@ -4,10 +4,10 @@
 For EEG, ijcnn1 and covtype it measures, in one run, three rows:
 
 * ``SVM-SMO``: scikit-learn's ``SVC`` (libsvm's SMO), exact, on the same kernel;
-* ``DANK exact``: ``DANKClassifier`` (eq. mainrank, ``tau = 0.01``, ``eta = ||a_SVM||^2``) on all
+* ``DANK exact``: ``DANKClassifier`` (eq. (4), ``tau = 0.01``, ``eta = ||a_SVM||^2``) on all
   training points: the dense route up to 1 GiB of kernel, working sets above (no ``n x n``
   kernel; ``dank_fast.working_set``); certified relative gap ``<= 1e-6``;
-* ``DANK scalable``: ``DANKClassifier(decomposition=v)`` (section knplapp, P3 per k-means
+* ``DANK scalable``: ``DANKClassifier(decomposition=v)`` (section 4, P3 per k-means
   cluster, ``eta`` by the rule of ``dank_fast.decomposed``);
 
 with test accuracy, training time, rank(F), certified gap and peak RSS, printed beside the
@@ -48,7 +48,7 @@ cluster's status and the largest cluster relative gap) and, for dask, each worke
 own sampled peak. Run them alone with ``--datasets covtype-synthetic synthetic-1m``: rows of
 other data sets already in the JSON file are kept.
 
-Extension (section ose): ``--extension paper`` (default) matches test points by the paper's
+Extension (section 2.3): ``--extension paper`` (default) matches test points by the paper's
 reciprocal nearest neighbours in batches of at most 1 GiB of distances (EEG: one batch; ijcnn1
 exact: batches of a few thousand test points, the scheme being batch-dependent by definition).
 
@@ -94,7 +94,7 @@ SETTINGS = {
     "covtype": {"C": 32.0, "gamma": 32.0, "v": 5},
     "ijcnn1-20k": {"C": 32.0, "gamma": 2.0, "v": 9},
 }
-# Table tablarges (accuracy %, time s, rank of F); None where the paper has no entry
+# Table 4 (accuracy %, time s, rank of F); None where the paper has no entry
 PAPER = {
     ("eeg", "SVM-SMO"): (95.9, 8.6, None),
     ("eeg", "DANK exact"): (96.7, 473.6, 36),

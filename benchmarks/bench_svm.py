@@ -7,7 +7,7 @@ For make_moons data at each ``n`` and ``C``, with the paper's settings
 * the time and iterations ``accelerated`` and ``newton`` need to reach the certified
   relative gap ``--tol`` (default 1e-6), from a cold start (``a = 0``) and from a
   warm start at the plain SVM's dual solution ``a_SVM``;
-* the time of ``paper`` (Algorithm ago3 as printed, ``a0 = 0``, ``t_max = 2000``)
+* the time of ``paper`` (Algorithm 1 as printed, ``a0 = 0``, ``t_max = 2000``)
   and the certified relative gap it reaches when its own stopping rule
   ``||a_t - a_{t-1}|| <= 1e-4`` fires (or at ``t_max`` when it does not);
 * every time as a ratio to the SVC fit time on the same precomputed ``K``

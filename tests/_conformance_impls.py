@@ -13,7 +13,7 @@ BREAK = {"gamma_sign": 1.0, "threshold": 0.5}
 
 
 def _F(a, y, K, eta, tau):
-    """F(a) = J_{tau/2}(11' + Gamma(a)), Gamma = D K D / (4 eta) (Lemma fbound)."""
+    """F(a) = J_{tau/2}(11' + Gamma(a)), Gamma = D K D / (4 eta) (Lemma 1)."""
     d = a * y
     M = 1.0 + BREAK["gamma_sign"] * np.outer(d, d) * K / (4.0 * eta)
     if tau == 0:
@@ -23,7 +23,7 @@ def _F(a, y, K, eta, tau):
 
 
 def _h(a, y, K, eta, tau):
-    """h(a) = 1'a + eta (n^2 - ||F(a)||_F^2) and its gradient 1 - Y (F o K) Y a (eq. gradf)."""
+    """h(a) = 1'a + eta (n^2 - ||F(a)||_F^2) and its gradient 1 - Y (F o K) Y a (eq. (26))."""
     F = _F(a, y, K, eta, tau)
     return a.sum() + eta * (y.size ** 2 - np.sum(F * F)), 1.0 - y * ((F * K) @ (a * y))
 
@@ -99,7 +99,7 @@ def _fixed_step(a, y, K, eta, tau, iters=5000, ub=1.0):
 
 
 def _alpha(inst, maxiter=1000, polish=True):
-    """P1 (eq. mainrank) on (C K, 1, eta / C): SLSQP from two starts, then projected gradient
+    """P1 (eq. (4)) on (C K, 1, eta / C): SLSQP from two starts, then projected gradient
     ascent; returns alpha for the original instance (docs/validity.md: a* = C a*(CK, 1, eta/C)).
     Per-sample boxes (a vector C): on (Cm K, C / Cm, eta / Cm), Cm = max C."""
     K, y, C, eta, tau = (inst[k] for k in ("K", "y", "C", "eta", "tau"))

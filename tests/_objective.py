@@ -3,7 +3,7 @@
 ``h(a) = 1'a + eta * deficit`` with the inner minimiser ``F(a)`` of Lemma 1
 (:func:`dank_fast.inner_minimiser`), defined for any ``a``, feasible or not (finite
 differences and the paper's projection leave the box); ``grad h(a) = 1 - Y (F(a) o K) Y a``
-(eq. gradf, :func:`dank_fast.apply_FK`).
+(eq. (26), :func:`dank_fast.apply_FK`).
 """
 
 from __future__ import annotations

@@ -280,7 +280,7 @@ def blob_kernel(n, seed, shift=1.0):
 
 
 def h_direct(K, d, lin, eta, tau):
-    """h = lin - 1/2 d'(F o K)d + eta ||F - 11'||^2 + tau eta tr F at F = F(d) (Lemma fbound)."""
+    """h = lin - 1/2 d'(F o K)d + eta ||F - 11'||^2 + tau eta tr F at F = F(d) (Lemma 1)."""
     F = ref_F(K, d, eta, tau)
     return lin - 0.5 * d @ (F * K) @ d + eta * np.sum((F - 1.0) ** 2) + tau * eta * np.trace(F)
 

@@ -184,7 +184,7 @@ def test_pg_minimal_counterexample_by_hand():
     assert lhs == pytest.approx(6.25 * math.sqrt(2), rel=1e-12)
     assert rhs == pytest.approx(6.0 * math.sqrt(2), rel=1e-12)
     assert classify(lhs, rhs, mag) == "violated"
-    # Theorem theor's constant kappa (n + 3 n C^2 ||K||_F / (4 eta)) = 10 (2 + 6 * 20 / 4)
+    # Theorem 4's constant kappa (n + 3 n C^2 ||K||_F / (4 eta)) = 10 (2 + 6 * 20 / 4)
     lhs1, rhs1, _ = EVALUATORS["T1"](arr, p)
     assert lhs1 == pytest.approx(lhs) and rhs1 == pytest.approx(320 / math.sqrt(2))
 
@@ -306,7 +306,7 @@ def test_t4_threshold_below_gradient_floor_for_any_feasible_point():
 
 
 def test_screening_quantities_on_a_solved_pair():
-    """Theorems theorappf / theorsv's quantities at a solved pair (P3 on K and on Kbar):
+    """Theorems 6 / 7's quantities at a solved pair (P3 on K and on Kbar):
     Q(pi) is the off-block mass of |K|, the gradient is 1 - y (Fbar o Kbar)(abar y) with
     Fbar = 11' + Gamma_Kbar(abar), every threshold is negative and no screened point is a
     support vector of the full problem."""

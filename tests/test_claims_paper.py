@@ -6,7 +6,7 @@ import os
 import pytest
 
 from verification.study.claims import CLAIM_IDS, CLAIMS, display_name
-from verification.study.claims.paper import LABEL_OF, derive_numbering
+from verification.study.claims.paper import LABEL_OF, PRINTED, derive_numbering, printed
 
 PAPER = os.environ.get("DANK_PAPER_TEX", "/work/shared/seeds/000_2f0603e8376763c2.txt")
 
@@ -69,3 +69,32 @@ def test_table_matches_the_papers_latex():
     # a few anchors a reader can check in the PDF
     assert d["ago3"] == "Algorithm 1" and d["flexiF"] == "Figure 2" and d["thm4bound"] == \
         "Figure 5" and d["gradsvc"] == "Eq. (21)" and d["prokernelmap"] == "Proposition 2"
+
+
+@pytest.mark.skipif(not os.path.exists(PAPER), reason="paper's LaTeX source not available")
+def test_printed_numbers_match_the_papers_latex():
+    with open(PAPER, encoding="utf-8") as fh:
+        d = derive_numbering(fh.read())
+    assert {label: d[label] for label in PRINTED} == PRINTED
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Algorithm ago3 as printed", "Algorithm 1 as printed"),
+    ("by eq. pgm (Table SOCMKL)", "by eq. (17) (Table 1)"),
+    ("Tables SOCMKL, UCIres, UCIrank and UCIreg", "Tables 1, 2, 5 and 6"),
+    ("Figures flexiF / thm4bound", "Figures 2 / 5"),
+    ("Section nest, section `knplapp`", "Section 3.2, section 4"),
+    ("Lemma fbound's bound", "Lemma 1's bound"),
+    # a label without a keyword is a name, not a citation
+    ("method dank-ago3, tables/socmkl.py, an upper bound", None),
+])
+def test_printed_replaces_cited_labels_only(text, expected):
+    assert printed(text) == (text if expected is None else expected)
+
+
+def test_printed_map_covers_the_labels_math_md_lists():
+    math = open(os.path.join(os.path.dirname(__file__), "..", "docs", "MATH.md"),
+                encoding="utf-8").read().split("## 13. The paper's numbering")[1]
+    rows = {line.rsplit("| `", 1)[1].split("`")[0]: line.split("|")[1].strip()
+            for line in math.splitlines() if line.startswith("| ") and line.endswith("` |")}
+    assert rows and all(PRINTED[label] == number for label, number in rows.items()), rows

@@ -1,4 +1,4 @@
-"""The decomposition (section knplapp) on a real dask.distributed cluster.
+"""The decomposition (section 4) on a real dask.distributed cluster.
 
 A LocalCluster with separate worker processes solves the clusters; the result must equal the
 serial one to 1e-10, and each cluster's data must be sent to the workers once.

@@ -40,7 +40,7 @@ def _moons(n=120, noise=0.3, seed=0):
 
 
 def _expected_failed_checks(estimator):
-    # None. One might expect extension="paper" (batch-dependent, section ose) to
+    # None. One might expect extension="paper" (batch-dependent, section 2.3) to
     # fail check_methods_subset_invariance / check_methods_sample_order_invariance,
     # but those checks predict on the training points, and both extension schemes
     # match a training point to itself (distance 0: r = s = 1, M = 1 is maximal),
@@ -207,7 +207,7 @@ def test_binary_label_mapping_and_attributes():
     assert clf.intercept_[0] == res.bias == clf.problem_intercept_[0]
     assert clf.X_fit_.shape == (80, 2) and clf.n_features_in_ == 2
     # on the training points the extension matches each point to itself, so the
-    # decision equals (F o K)(a y) + b of the solver (eq. mainrank)
+    # decision equals (F o K)(a y) + b of the solver (eq. (4))
     np.testing.assert_allclose(dec, res.apply_FK(res.alpha * yb) + res.bias, atol=1e-10)
 
 

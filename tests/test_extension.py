@@ -1,4 +1,4 @@
-"""The out-of-sample extension (section ose): the paper's reciprocal nearest neighbours.
+"""The out-of-sample extension (section 2.3): the paper's reciprocal nearest neighbours.
 
 The blocked, memory-lean ranking of :func:`dank_fast.extension.match_from_distances` must give
 exactly the matches of the direct formula ``j* = argmax_i 1 / (r_ij s_ij)`` with stable ranks
@@ -16,7 +16,7 @@ import dank_fast.extension as ext
 
 
 def reference_match(D: np.ndarray) -> np.ndarray:
-    """eq. mBBPdef literally: ranks by stable argsort, M = 1/(r s), first maximiser."""
+    """eq. (11) literally: ranks by stable argsort, M = 1/(r s), first maximiser."""
     n, m = D.shape
     r = np.empty((n, m))
     for i in range(n):

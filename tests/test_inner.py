@@ -1,4 +1,4 @@
-"""The inner minimiser F(a) = J_{tau/2}(11' + Gamma(a)) of Lemma fbound, h(a) and grad h(a).
+"""The inner minimiser F(a) = J_{tau/2}(11' + Gamma(a)) of Lemma 1, h(a) and grad h(a).
 
 References used here are coded independently of dank_fast: a dense ``numpy.linalg.eigh``
 soft-threshold, and a cvxpy SDP minimising H(a, F) over PSD F directly.
@@ -332,7 +332,7 @@ def test_grad_matches_central_differences(tau, eta, route):
     g_fd = fd_grad(kd, y, a, eta, tau, 1e-4 * C, route)
     err = np.linalg.norm(g_fd - g) / np.linalg.norm(g)
     assert err < 1e-5, err
-    # explicit formula of eq. gradf
+    # explicit formula of eq. (26)
     F = ref_F(K, a * y, eta, tau)
     np.testing.assert_allclose(g, 1.0 - y * ((F * K) @ (a * y)), rtol=0, atol=1e-10)
 

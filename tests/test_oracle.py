@@ -277,7 +277,7 @@ def _p3_with_bias_constraint(inst, sol, data):  # the P1 solution (y'a = 0) of K
     return dict(task="decomposed", alpha=a)
 
 
-def _p3_F_block(inst, sol, data):  # Lemma lemmalink as printed: block-diagonal Fbar
+def _p3_F_block(inst, sol, data):  # Lemma 5 as printed: block-diagonal Fbar
     same = inst["labels"][:, None] == inst["labels"][None, :]
     return dict(sol, F=sol["F"] * same)
 

@@ -269,7 +269,7 @@ def test_F_reason_names_the_inner_minimiser(cases):
     assert rep["failed"] == ["F"]
     assert rep["reasons"][0] == (f"F: max|F - F(alpha)| = {1e-3:.3g} > "
                                  f"{rep['checks']['F']['limit']:.3g} (F(alpha) = "
-                                 "J_(tau/2)(11' + Gamma), Lemma fbound)")
+                                 "J_(tau/2)(11' + Gamma), Lemma 1)")
 
 
 def test_format_report_has_one_line_per_check_and_per_number(cases):
@@ -313,7 +313,7 @@ def test_format_report_has_one_line_per_check_and_per_number(cases):
 
 
 def test_p3_solution_with_a_bias_is_bad_input(cases):
-    """P3 (eq. mainls) has no bias: a submitted bias is a ValueError naming it, not ignored."""
+    """P3 (eq. (18)) has no bias: a submitted bias is a ValueError naming it, not ignored."""
     inst, sol = cases["decomposed"]
     with pytest.raises(ValueError, match="'decomposed' has no bias"):
         certify(inst, dict(sol, bias=0.25, F=None), reference=False)

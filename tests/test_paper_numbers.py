@@ -5,7 +5,9 @@ labels of its source ("eq. mainrank", "Lemma fbound", "Algorithm ago3", "Table S
 The labels appear only in the table that maps them, docs/MATH.md section 13, and in
 verification/study/claims/paper.py, which derives the numbers from the source. Checked: the
 documentation pages, README.md, CHANGELOG.md, and the docstrings and comments of dank_ref and
-verification (dank_fast and the gallery scripts in a test of their own).
+verification (dank_fast and the gallery scripts in a test of their own); and what the reports
+print: the whole text of verification's and the benchmarks' scripts (their strings become
+reports and results), the benchmarks' pages and every committed report under reproduction/.
 """
 
 from __future__ import annotations
@@ -96,3 +98,19 @@ def test_the_paper_is_cited_by_its_printed_numbers(path):
 def test_dank_fast_and_the_gallery_cite_the_printed_numbers():
     bad = [line for path in PENDING for line in citations(path)]
     assert not bad, "\n".join(bad)
+
+
+PRINTED_TEXT = [p for p in _files("verification/**/*.py", "benchmarks/**/*.py",
+                                  "benchmarks/**/*.md", "reproduction/**/*.md")
+                if p.relative_to(ROOT).as_posix() != "verification/study/claims/paper.py"]
+
+
+@pytest.mark.parametrize("path", PRINTED_TEXT, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_what_the_reports_print_cites_the_printed_numbers(path):
+    """Strings too: a claim's statement or a table's title in a script is what its report
+    prints (``reproduction/*/report.md`` render stored texts through
+    :func:`verification.study.claims.paper.printed`)."""
+    text = path.read_text(encoding="utf-8")
+    bad = [f"{path.relative_to(ROOT)}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(0)!r}"
+           for m in CITATION.finditer(text)]
+    assert not bad, "cite the paper's printed number (docs/MATH.md, section 13):\n" + "\n".join(bad)

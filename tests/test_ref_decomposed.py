@@ -1,4 +1,4 @@
-"""Tests of dank_ref.solve_decomposed (P3, eqs. mainls / mainlssub; Lemma lemmalink)."""
+"""Tests of dank_ref.solve_decomposed (P3, eqs. (18) / (19); Lemma 5)."""
 
 from __future__ import annotations
 

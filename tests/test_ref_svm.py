@@ -1,4 +1,4 @@
-"""dank_ref.solve_svm: P1 (eq. mainrank) as one SDP, polished and certified.
+"""dank_ref.solve_svm: P1 (eq. (4)) as one SDP, polished and certified.
 
 Independent checks: the closed form ``H(a, F(a))`` in plain numpy (tests/_ref_cases.py),
 scikit-learn's SVC as ``eta -> inf``, the exact rescaling law of docs/validity.md and the

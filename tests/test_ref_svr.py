@@ -1,4 +1,4 @@
-"""dank_ref.solve_svr: P2 (eq. mainsvr, bias constraint ``1'(ah - ac) = 0``) as one SDP.
+"""dank_ref.solve_svr: P2 (eq. (22), bias constraint ``1'(ah - ac) = 0``) as one SDP.
 
 Independent checks: the closed form ``H`` in plain numpy (tests/_ref_cases.py), scikit-learn's
 SVR as ``eta -> inf``, and the certificate recomputed at the returned pair.  P2's certificate

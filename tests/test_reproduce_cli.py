@@ -1,6 +1,6 @@
 """The dank-reproduce command line: bad input, an end-to-end smoke run, resume, ``--quick``.
 
-The smoke run (fertility + pyrim, 2 splits, a 2 x 2 grid, 20 iterations of Figure conv) takes
+The smoke run (fertility + pyrim, 2 splits, a 2 x 2 grid, 20 iterations of Figure 4) takes
 seconds and is skipped without the data sets; the real ``--quick`` is marked slow.
 """
 

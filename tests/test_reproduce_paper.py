@@ -1,6 +1,6 @@
 """The paper's numbers in verification.study.experiments.paper, checked against the LaTeX source.
 
-Every row of Tables SOCMKL, UCIres, UCIrank, UCIreg and tablarges is parsed from the paper's
+Every row of Tables 1, 2, 5, 6 and 4 is parsed from the paper's
 LaTeX (``shared/seeds/000_2f0603e8376763c2.txt``, see ``data.shared_dir``) and compared with
 the typed-in module, entry by entry. Skipped when the source is absent.
 """

@@ -4,7 +4,7 @@ and the sensitivity table's aggregation, verdicts, conclusion and section on syn
 What would fail here: a reading that does not reuse dank-cv's (sigma, C), an ago3 reading that
 is not the printed algorithm from a0 = 0 with its rule and cap, an eta or extension reading
 that changes something else too, scaling not fitted on both halves, the other-split cells on
-the run's own halves, a verdict rule other than Table SOCMKL's, a typed (not computed)
+the run's own halves, a verdict rule other than Table 1's, a typed (not computed)
 conclusion, a section in the report of a run without reading cells.
 """
 
@@ -234,7 +234,7 @@ def test_section_follows_table_socmkl_and_is_absent_without_reading_cells():
     recs = _two_sets()
     tb = aggregate(recs, PROTO, ["heart", "wine"], [], INFO)
     md = render_report(_results(tb))
-    assert md.index("## Table SOCMKL") < md.index("## Sensitivity") < md.index("## Table UCIres")
+    assert md.index("## Table 1") < md.index("## Sensitivity") < md.index("## Table 2")
     row = next(ln for ln in md.splitlines() if ln.startswith("| heart | 87.9 |"))
     ago3 = tb["sensitivity"]["sets"]["heart"]["dank-ago3"]["test"]
     assert f"{ago3['mean']:.1f}±{ago3['std']:.1f} R" in row

@@ -127,8 +127,8 @@ def test_report_puts_paper_and_ours_side_by_side_and_marks_uncertified():
     assert f"81.9±2.4 / {svm['mean']:.1f}±{svm['std']:.1f}" in md
     dank_row = next(ln for ln in md.splitlines() if ln.startswith("| heart | (13, 270)"))
     assert "†" in dank_row  # one final solve of split 0 stopped at max_iter
-    assert "80.6±3.5 (not re-run)" in md  # LogDet on heart, Table UCIres
-    assert "84.9±2.2 (109)•" in md  # Table UCIrank paper cell, tau = 0
+    assert "80.6±3.5 (not re-run)" in md  # LogDet on heart, Table 2
+    assert "84.9±2.2 (109)•" in md  # Table 5 paper cell, tau = 0
     assert "| heart | dank-cv | 17/18 |" in md  # certification table: 6 splits x 3 taus
     assert "NOT RUN" in md  # large-scale rows without benchmarks/results/large.json
     for v in V:

@@ -1,4 +1,4 @@
-"""solve_svm: the accelerated solver, the paper's Algorithm ago3 as printed, its variants."""
+"""solve_svm: the accelerated solver, the paper's Algorithm 1 as printed, its variants."""
 
 from __future__ import annotations
 
@@ -79,7 +79,7 @@ def ref_F(K, d, eta, tau):
 
 
 def ref_h_grad(K, y, a, eta, tau):
-    """h(a) = min_F H(a, F) evaluated directly, and grad h = 1 - Y(F o K)Ya (eq. gradf)."""
+    """h(a) = min_F H(a, F) evaluated directly, and grad h = 1 - Y(F o K)Ya (eq. (26))."""
     d = a * y
     F = ref_F(K, d, eta, tau)
     h = a.sum() - 0.5 * d @ (F * K) @ d + eta * np.sum((F - 1) ** 2) + tau * eta * np.trace(F)
@@ -100,13 +100,13 @@ def ref_project_exact(z, y, C):
 
 
 def ref_project_paper(z, y, C):
-    """Section nest: clip to [0, C], then a <- a - (y'a / n) y."""
+    """Section 3.2: clip to [0, C], then a <- a - (y'a / n) y."""
     a = np.clip(z, 0, C)
     return a - (y @ a) / y.size * y
 
 
 def ref_ago3(K, y, C, eta, tau, T, *, projection="paper", sign=-1.0, variant="nesterov"):
-    """Literal transcription of Algorithm ago3 (and the section-nest variants).
+    """Literal transcription of Algorithm 1 (and the section-nest variants).
 
     Returns the iterates a_0..a_T and h(a_0..a_T).
     """
@@ -176,7 +176,7 @@ def test_large_eta_reproduces_sklearn_svc(seed, C):
     np.testing.assert_allclose(f, svc.decision_function(K), rtol=0, atol=1e-5)
 
 
-# ---------------------------------------------------------------- Algorithm ago3 as printed
+# ---------------------------------------------------------------- Algorithm 1 as printed
 
 
 def small_instance(n_pos=4):
@@ -237,7 +237,7 @@ def test_paper_printed_sign_differs_from_ascent_sign():
 
 
 def test_paper_monotone_theta_sequence_nondecreasing(monkeypatch):
-    """Section nest: theta_t = argmax h over {theta_{t-1}, P(a_t + grad/L), a_t}.
+    """Section 3.2: theta_t = argmax h over {theta_{t-1}, P(a_t + grad/L), a_t}.
 
     The sequence h(theta_t) must be non-decreasing and each recorded value must be
     h of the selected point.  Captured by wrapping the ``max`` that _paper.py uses.

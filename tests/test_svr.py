@@ -91,7 +91,7 @@ def test_gradient_finite_differences(tau):
         for e in np.eye(30)
     ])
     assert np.max(np.abs(fd - g)) < 1e-6 * max(1.0, np.max(np.abs(g)))
-    # the paper's Proposition theorgradsvr (second line: -(F o K) d instead of +) is wrong
+    # the paper's Proposition 9 (second line: -(F o K) d instead of +) is wrong
     n = y.size
     f0 = y - 0.1 - g[:n]  # from grad_ah = y - eps - f0
     paper_ac = -0.1 - f0 - y
@@ -575,7 +575,7 @@ def test_paper_methods_accept_a_huge_svr_warm_start(method):
 @pytest.mark.parametrize("method", ["paper", "paper-monotone"])
 @pytest.mark.parametrize("C", [1.0, 1e-3, 1e4])
 def test_svr_paper_methods_solve_a_zero_kernel(method, C):
-    """K = 0: Theorem theorsvr's L is 0 and the printed step 1/(2L) is inf (which must not end
+    """K = 0: Theorem 10's L is 0 and the printed step 1/(2L) is inf (which must not end
     in LinAlgError, IndexError, NaN). h is then affine (F does not depend on d), so any L > 0 is
     valid; with the exact projection and the ascent sign the optimum (here y'd = C, ah_3 = C) is
     certified within a few iterations, and the printed variant still returns a finite bracket."""

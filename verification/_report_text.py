@@ -55,7 +55,7 @@ def failure_reason(name: str, ch: dict, rep: dict, sol: dict) -> str:
                 f"> tol {lim:g} (best bias {rep['best_bias']:.10g})")
     if name == "F":
         return (f"F: max|F - F(alpha)| = {v:.3g} > {lim:.3g} (F(alpha) = J_(tau/2)(11' + "
-                "Gamma), Lemma fbound)")
+                "Gamma), Lemma 1)")
     eq = "y'alpha = 0" if rep["task"] == "svm" else "1'(alpha_hat - alpha_check) = 0"
     what = {"alpha_low": "alpha >= 0", "alpha_high": "alpha <= C", "equality": eq,
             "alpha_hat_low": "alpha_hat >= 0", "alpha_hat_high": "alpha_hat <= C",

@@ -56,7 +56,7 @@ def comparison_table(docs: dict[str, dict]) -> list[str]:
 def _readme(docs: dict[str, dict], info: dict) -> str:
     first = next(iter(docs.values()))
     lines = ["# Conformance of this project's solvers (`dank-verify conformance`)", "",
-             "Every solver of `dank_fast` (each `method=`, including `paper`: Algorithm ago3 "
+             "Every solver of `dank_fast` (each `method=`, including `paper`: Algorithm 1 "
              "exactly as printed) and `dank_ref` (SCS, Clarabel) run through the conformance "
              "kit on the same instances, each answer certified by the oracle "
              "(`verification.oracle.certify`), never by the solver's own status. Adapters: "

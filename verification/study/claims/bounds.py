@@ -121,20 +121,20 @@ EVALUATORS = {"L1": eval_L1, "HW": eval_HW, "L2": eval_L2, "T1": eval_T1, "PG": 
               "L3": eval_L3, "T2": eval_T2}
 
 STATEMENTS = {
-    "L1": "Lemma fbound: for every instance (K PSD, C, eta > 0, tau >= 0) and every a in A, "
+    "L1": "Lemma 1: for every instance (K PSD, C, eta > 0, tau >= 0) and every a in A, "
           "lambda_max(F(a)) <= n - tau/2 + n C^2 lambda_max(K) / (4 eta).",
-    "HW": "Section ana (Hoffman-Wielandt): for every a in A, with F = F(a), "
+    "HW": "Section 2.2.2 (Hoffman-Wielandt): for every a in A, with F = F(a), "
           "(lambda_1(F) - n)^2 + sum_{i>=2} lambda_i(F)^2 <= ||F - 11'||_F^2.",
-    "L2": "Lemma gammabound: for all a1, a2 in A, ||F(a1) - F(a2)||_F <= "
+    "L2": "Lemma 3: for all a1, a2 in A, ||F(a1) - F(a2)||_F <= "
           "||K||_F (||a1|| + ||a2||) ||a1 - a2|| / (4 eta).",
-    "T1": "Theorem theor: for all a1, a2 in A, ||grad h(a1) - grad h(a2)|| <= L ||a1 - a2||, "
+    "T1": "Theorem 4: for all a1, a2 in A, ||grad h(a1) - grad h(a2)|| <= L ||a1 - a2||, "
           "L = kappa (n + 3 n C^2 ||K||_F / (4 eta)), kappa = max |K_ij|.",
-    "PG": "Eq. pgm: L_pgm = n - tau/2 + n C^2 lambda_max(K) / (4 eta) is a Lipschitz constant of "
+    "PG": "Eq. (17): L_pgm = n - tau/2 + n C^2 lambda_max(K) / (4 eta) is a Lipschitz constant of "
           "grad h on A: ||grad h(a1) - grad h(a2)|| <= L_pgm ||a1 - a2|| for all a1, a2 in A.",
-    "L3": "Lemma gammaboundsvr: for all feasible (ah1, ac1), (ah2, ac2) (0 <= ah, ac <= C, "
+    "L3": "Lemma 8: for all feasible (ah1, ac1), (ah2, ac2) (0 <= ah, ac <= C, "
           "1'(ah - ac) = 0), with b = ah - ac, ||F(b1) - F(b2)||_F <= ||K||_F / (4 eta) "
-          "||b1 + b2|| ||b1 - b2|| (||K|| read as Frobenius, as in Lemma gammabound).",
-    "T2": "Theorem theorsvr: for all feasible pairs, ||grad h(x1) - grad h(x2)|| <= 2L "
+          "||b1 + b2|| ||b1 - b2|| (||K|| read as Frobenius, as in Lemma 3).",
+    "T2": "Theorem 10: for all feasible pairs, ||grad h(x1) - grad h(x2)|| <= 2L "
           "(||ah1 - ah2|| + ||ac1 - ac2||), L = 2 kappa (n + 9 n C^2 ||K||_F / (4 eta)); "
           "grad = [y - eps - (F o K) b ; -y - eps + (F o K) b] (derived, not the printed one).",
 }

@@ -141,16 +141,16 @@ def solve_pair(inst, labels, tol=1e-9):
 
 
 STATEMENT_T3 = (
-    "Theorem theorappf (P3: no bias, tau = 0): for every partition pi, with (a*, F*) optimal for "
-    "eq. mainls on K and (abar, Fbar) optimal for eq. mainlslemma on Kbar, "
-    "|H(a*, F*) - H(abar, Fbar)| <= 1/2 B C^2 Q(pi), H the objective of eq. mainls (kernel K), "
+    "Theorem 6 (P3: no bias, tau = 0): for every partition pi, with (a*, F*) optimal for "
+    "eq. (18) on K and (abar, Fbar) optimal for eq. (20) on Kbar, "
+    "|H(a*, F*) - H(abar, Fbar)| <= 1/2 B C^2 Q(pi), H the objective of eq. (18) (kernel K), "
     "Q(pi) = sum_{pi(i) != pi(j)} |K_ij|, B = B2 - B1 with the tightest "
     "B1 <= max(F*_ij, Fbar_ij) <= B2 (premise: B1 > 0). H(a*, F*) is known to lie in a "
     "certified interval; lhs is the distance from H(abar, Fbar) to it (a violation is "
     "therefore certain).")
 
 STATEMENT_T4 = (
-    "Theorem theorsv: for every partition and every i with abar_i = 0 and "
+    "Theorem 7: for every partition and every i with abar_i = 0 and "
     "(grad Hbar(abar, Fbar))_i <= -(B + B2) C (||Kbar_i||_1 + kappa), the full P3 optimum has "
     "a*_i = 0 (tested as a*_i <= 1e-4 C with both problems certified to rel. gap 1e-6).")
 
@@ -231,7 +231,7 @@ T4_VACUITY = (
     "gradient exceeds its threshold by at least 1 + B C ||Kbar_i||_1 + (B + B2) C kappa >= 1, "
     "for every instance, partition and point: the screening rule never fires and the theorem "
     "is vacuously true. (The paper's remark bounds the gradient below by the looser "
-    "1 - n B2 kappa C, which hides this; its experiment in section bound compares the gradient "
+    "1 - n B2 kappa C, which hides this; its experiment in section 6.2.4 compares the gradient "
     "with +442.3, a positive threshold, which is not condition gradsvc.)")
 
 

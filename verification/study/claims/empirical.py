@@ -10,9 +10,9 @@ from ._common import Verdict, gaussian_kernel
 from .decomposition import block_kernel, kmeans_labels, screening, solve_p3
 
 STATEMENT = (
-    "Figures flexiF / thm4bound (empirical): on paper-like settings (min-max scaled data, Gaussian "
+    "Figures 2 / 5 (empirical): on paper-like settings (min-max scaled data, Gaussian "
     "kernel, sigma and C by CV, tau = 0.01, eta = ||a_SVM||^2) the entries of F* lie in about "
-    "[0.9, 1.1], F* is low-rank, and the screening rule of Theorem theorsv finds over 40% of the "
+    "[0.9, 1.1], F* is low-rank, and the screening rule of Theorem 7 finds over 40% of the "
     "non-support vectors. Reported as numbers; the verdict is HOLDS when all three hold "
     "(>= 95% of entries in [0.9, 1.1], rank <= n/4, screening fraction >= 0.4).")
 
@@ -84,7 +84,7 @@ def check_EMP(rng=None, budget=1, out_dir=None, n=120, v=4):
     msg = (f"F* entries in [{F.min():.4g}, {F.max():.4g}] ({100 * frac_in:.1f}% within "
            f"[0.9, 1.1]); rank(F*) = {rank} of n = {n}; screening found {int(sc['S'].sum())} of "
            f"{int(sc['nonsv'].sum())} non-support vectors ({100 * sc['fraction']:.1f}%). "
-           "The screening rule of Theorem theorsv can never fire (see T4), so the last part "
+           "The screening rule of Theorem 7 can never fire (see T4), so the last part "
            "fails on every data set.")
     v_ = Verdict(claim="EMP", status=status, worst_ratio=None, where=nums, n_instances=1,
                  tolerance=0.0, message=msg, statement=STATEMENT, details=dict(parts=parts),

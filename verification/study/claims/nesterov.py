@@ -10,8 +10,8 @@ from ._common import Tracker, draw_instance, grad_svm, h_svm, project_A, where_o
 from .bounds import L_theor
 
 STATEMENT_NR = (
-    "Section nest (Theorem 2 of Nesterov 2005): for Algorithm ago3 (a0 = 0, L of Theorem "
-    "theor, exact projection onto A), for every t >= 0, h(a*) - h(beta_t) <= 8 L ||a0 - a*||^2 "
+    "Section 3.2 (Theorem 2 of Nesterov 2005): for Algorithm 1 (a0 = 0, L of Theorem "
+    "4, exact projection onto A), for every t >= 0, h(a*) - h(beta_t) <= 8 L ||a0 - a*||^2 "
     "/ ((t+1)(t+2)). h(a*) is replaced by the certified lower bound of a tight dank_fast solve, "
     "so a reported violation is certain. Sign '{sign}' in line 7.")
 
@@ -90,7 +90,7 @@ def check_NR(rng, budget=1, scale=1.0, out_dir=None, instances=None):
 
 
 STATEMENT_SD = (
-    "Eq. mainrank, strong duality: max_{a in A} min_F H = min_F max_{a in A} H. The max-min "
+    "Eq. (4), strong duality: max_{a in A} min_F H = min_F max_{a in A} H. The max-min "
     "value is bracketed by dank_fast's certificate [lower, upper]; the min-max value is the "
     "optimal value of dank_ref's SDP (min over F of g(F)); claim: |minmax - maxmin| <= "
     "certified gap + 1e-5 max(1, |v|) (explicit conic-solver tolerance).")

@@ -72,6 +72,58 @@ LABEL_OF: dict[str, str] = {
 }
 
 
+#: The printed number of every label the project cites (docs/MATH.md, section 13): the map
+#: :func:`printed` applies, checked against :func:`derive_numbering` when the source is there.
+PRINTED: dict[str, str] = {
+    "mainrank": "Eq. (4)", "falpha": "Eq. (5)", "falphab": "Eq. (6)", "gammadef": "Eq. (7)",
+    "mBBPdef": "Eq. (11)", "hopt": "Eq. (15)", "nest1": "Eq. (16)", "pgm": "Eq. (17)",
+    "mainls": "Eq. (18)", "mainlssub": "Eq. (19)", "mainlslemma": "Eq. (20)",
+    "gradsvc": "Eq. (21)", "mainsvr": "Eq. (22)", "gradf": "Eq. (26)",
+    "fbound": "Lemma 1", "prokernelmap": "Proposition 2", "gammabound": "Lemma 3",
+    "theor": "Theorem 4", "lemmalink": "Lemma 5", "theorappf": "Theorem 6",
+    "theorsv": "Theorem 7", "gammaboundsvr": "Lemma 8", "theorgradsvr": "Proposition 9",
+    "theorsvr": "Theorem 10", "ago3": "Algorithm 1", "ago3svr": "Algorithm 2",
+    "sec:ana": "Section 2.2.2", "sec:ose": "Section 2.3", "sec:nest": "Section 3.2",
+    "sec:knplapp": "Section 4", "sec:knplsvr": "Section 5", "sec:classUCI": "Section 6.1.1",
+    "sec:bound": "Section 6.2.4", "SOCMKL": "Table 1", "UCIres": "Table 2",
+    "tablarge": "Table 3", "tablarges": "Table 4", "UCIrank": "Table 5", "UCIreg": "Table 6",
+    "flexiF": "Figure 2", "conv": "Figure 4", "thm4bound": "Figure 5",
+}
+
+_KEYWORDS = (r"(?:eqs?\.|Eqs?\.|[Ee]quations?|Lemmas?|Theorems?|Propositions?|[Ss]ections?"
+             r"|Algorithms?|Tables?|Figures?)")
+_LABELS = "|".join(sorted((k.removeprefix("sec:") for k in PRINTED), key=len, reverse=True))
+_ONE = rf"`{{0,2}}(?:sec:)?(?:{_LABELS})`{{0,2}}(?![\w-])"
+_CITED = re.compile(rf"\b({_KEYWORDS})(\s+)({_ONE}(?:(?:,\s*|\s*/\s*|\s+and\s+){_ONE})*)")
+_LABEL_IN = re.compile(rf"`{{0,2}}(?:sec:)?({_LABELS})`{{0,2}}(?![\w-])")
+
+
+def printed(text: str) -> str:
+    """``text`` with the paper cited by its printed numbers where it names a LaTeX label.
+
+    A keyword and the labels after it (``"Lemma fbound"``, ``"eq. pgm"``, ``"Tables SOCMKL,
+    UCIres"``, ``"Figures flexiF / thm4bound"``) become the keyword and the printed numbers
+    (``"Lemma 1"``, ``"eq. (17)"``, ``"Tables 1, 2"``, ``"Figures 2 / 5"``); the rest of the
+    text, and a label without a keyword (a method named ``dank-ago3``), is left as it is.
+    The reports apply it to what they render, so that results written before their texts
+    cited the numbers read as the paper prints them.
+
+    Examples
+    --------
+    >>> printed("Algorithm ago3 as printed, by eq. pgm (Table SOCMKL)")
+    'Algorithm 1 as printed, by eq. (17) (Table 1)'
+    """
+    def number(label: str) -> str:
+        key = label if label in PRINTED else f"sec:{label}"
+        return PRINTED[key].split(" ", 1)[1]
+
+    def cite(m: re.Match) -> str:
+        labels = _LABEL_IN.sub(lambda k: number(k.group(1)), m.group(3))
+        return m.group(1) + m.group(2) + labels
+
+    return _CITED.sub(cite, text)
+
+
 def display_name(claim: str) -> str:
     """Return the name of a claim as the paper numbers it, with its description.
 

@@ -100,7 +100,7 @@ def protocol_notes(proto) -> list[str]:
         "The paper: 'To avoid additional cross validation, we manually set the penalty "
         "parameter tau to 0.01' -- i.e. sigma and C *are* cross-validated for DANK; hence "
         "DANK's own CV is the default reading.",
-        "Table UCIrank: the (sigma, C) chosen for tau = 0.01 is kept for every tau (sensitivity "
+        "Table 5: the (sigma, C) chosen for tau = 0.01 is kept for every tau (sensitivity "
         "to tau alone); rank(F) = MATLAB's default numerical rank of F (singular values above "
         "n eps(sigma_max)), mean over splits and over one-vs-one problems.",
         "Multi-class (glass 6 classes, wine 3): one-vs-one with majority vote for SVM-CV, "
@@ -137,8 +137,8 @@ READING = {"cv": "DANK's own 5-fold CV of sigma and C",
 def _parse(argv):
     p = argparse.ArgumentParser(
         prog="dank-reproduce",
-        description="Re-run the DANK paper's experiments (Tables SOCMKL, UCIres, UCIrank, "
-                    "UCIreg, Figure conv) and give every empirical claim a verdict; writes "
+        description="Re-run the DANK paper's experiments (Tables 1, 2, 5, "
+                    "UCIreg, Figure 4) and give every empirical claim a verdict; writes "
                     "report.md, results.json and figures.")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--quick", action="store_true",
@@ -169,7 +169,7 @@ def _parse(argv):
     p.add_argument("--dank-cv-max-n", type=int, default=1000,
                    help="largest regression training part for DANK-SVR's own CV")
     p.add_argument("--conv-iters", type=int, default=None,
-                   help="t_max of Figure conv (0 = skip the figure)")
+                   help="t_max of Figure 4 (0 = skip the figure)")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     p.add_argument("--no-figures", action="store_true")
     p.add_argument("--large", default=None,
@@ -364,7 +364,7 @@ def _conv(recs, proto, data_dir, t_max):
         with threadpool_limits(limits=1):
             r = _cell_svm_cv(split_context(ds, 0, proto), proto)
         src = (r["C"], r["sigma"], "chosen by svm-cv on this split")
-    _log(f"Figure conv on heart (C = {src[0]:g}, sigma = {src[1]:g}, t_max = {t_max}) ...")
+    _log(f"Figure 4 on heart (C = {src[0]:g}, sigma = {src[1]:g}, t_max = {t_max}) ...")
     with threadpool_limits(limits=1):
         return conv_experiment(ds, C=src[0], sigma=src[1], tau=proto.tau, seed=proto.seed,
                                stratify=proto.stratify, t_max=t_max, params_from=src[2])

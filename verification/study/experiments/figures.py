@@ -27,9 +27,9 @@ from .data import Dataset, make_split
 __all__ = ["conv_experiment", "plot_conv", "plot_rank", "plot_socmkl"]
 
 CONV_METHODS = (
-    ("pgm", "projected gradient (eq. pgm)", {}),
-    ("paper", "Algorithm ago3 as printed", {}),
-    ("paper-ascent", "Algorithm ago3, ascent sign", {"beta_sign": "ascent"}),
+    ("pgm", "projected gradient (eq. (17))", {}),
+    ("paper", "Algorithm 1 as printed", {}),
+    ("paper-ascent", "Algorithm 1, ascent sign", {"beta_sign": "ascent"}),
 )
 
 
@@ -112,7 +112,7 @@ def plot_conv(conv: dict, path: str) -> str:
     ax[0].legend(fontsize=8, loc="best")
     ax[1].legend(fontsize=8)
     ax[2].legend(fontsize=8)
-    fig.suptitle(f"Figure conv re-run: {conv['dataset']}, n = {conv['n']}, C = {conv['C']:g}, "
+    fig.suptitle(f"Figure 4 re-run: {conv['dataset']}, n = {conv['n']}, C = {conv['C']:g}, "
                  f"sigma = {conv['sigma']:g}, tau = {conv['tau']:g}, eta = {conv['eta']:.3g}",
                  fontsize=11)
     fig.tight_layout()
@@ -161,7 +161,7 @@ def plot_socmkl(socmkl: dict, path: str) -> str:
         ax.set_ylim(lo, hi)
     ax.set_xlabel("paper: test accuracy (%)")
     ax.set_ylabel("re-run: test accuracy (%), mean over splits")
-    ax.set_title("Table SOCMKL: paper vs re-run")
+    ax.set_title("Table 1: paper vs re-run")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=9, loc="upper left")
     fig.tight_layout()
@@ -199,7 +199,7 @@ def plot_rank(ucirank: dict, reading: str, taus, path: str) -> str:
         ax.axis("off")
     axs[0, 0].legend(fontsize=8)
     axs[0, 0].set_ylabel("rank(F)")
-    fig.suptitle("Table UCIrank: rank(F) against tau (x axis), paper vs re-run", fontsize=11)
+    fig.suptitle("Table 5: rank(F) against tau (x axis), paper vs re-run", fontsize=11)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)

@@ -84,7 +84,7 @@ def reading_list(stratify: bool = True) -> tuple[Reading, ...]:
         Reading("dank-cv", "(a) certified optimum",
                 "the default: Newton to a certified relative gap, tau = 0.01"),
         Reading("dank-ago3", "(b) ago3 as printed",
-                f"Algorithm ago3 as printed from a0 = 0, stop ||a_t - a_t-1|| <= 1e-4 "
+                f"Algorithm 1 as printed from a0 = 0, stop ||a_t - a_t-1|| <= 1e-4 "
                 f"or t = {AGO3_T_MAX}"),
         Reading("dank-ago3-ascent", "(c) ago3, ascent sign", "as (b) with beta's sign '+'"),
         Reading("dank-eta-n", "(d) eta = n", "eta = n (the Remark's O(n)) not ||a_SVM||^2"),
@@ -126,7 +126,7 @@ def _ago3(sign: str):
         return _final_fit(ctx, proto, dep, method="paper", max_iter=AGO3_T_MAX,
                           warm_start_svm=False,
                           solver_options=dict(beta_sign=sign, projection="paper", eps=AGO3_EPS))
-    cell.__doc__ = f"Algorithm ago3 (beta sign {sign!r}) at dank-cv's (sigma, C), from a0 = 0."
+    cell.__doc__ = f"Algorithm 1 (beta sign {sign!r}) at dank-cv's (sigma, C), from a0 = 0."
     return cell
 
 

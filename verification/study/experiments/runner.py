@@ -121,7 +121,7 @@ def plan_cells(proto: Protocol, cls_sets: Iterable[str], reg_sets: Iterable[str]
     p1, p2 = [], []
     for name in cls_sets:
         if name not in CLASSIFICATION:
-            raise ValueError(f"{name!r} is not a classification set of Table SOCMKL")
+            raise ValueError(f"{name!r} is not a classification set of Table 1")
         for s in range(proto.n_splits):
             p1 += [Cell(name, s, "svm-cv"), Cell(name, s, "mkl-uniform")]
             if "cv" in proto.readings:
@@ -134,7 +134,7 @@ def plan_cells(proto: Protocol, cls_sets: Iterable[str], reg_sets: Iterable[str]
                 (p2 if m in DEPENDS else p1).append(Cell(name, s, m))
     for name in reg_sets:
         if name not in REGRESSION:
-            raise ValueError(f"{name!r} is not a regression set of Table UCIreg")
+            raise ValueError(f"{name!r} is not a regression set of Table 6")
         for s in range(proto.n_splits):
             p1.append(Cell(name, s, "svr-cv"))
             if "cv" in proto.readings:

@@ -15,6 +15,7 @@ import math
 import os
 from collections import Counter
 
+from ...claims.paper import printed
 from ..protocol import Protocol
 from ..runner import _json_default as default  # numpy scalars/arrays, as the cell cache
 from . import certification, conv, large, sensitivity, socmkl, ucirank, ucireg, ucireg_nw, ucires
@@ -85,7 +86,9 @@ def verdicts(tables: dict, proto: Protocol, conv_run: dict | None = None,
 
 
 def render_report(res: dict) -> str:
-    """report.md from the results dictionary written to results.json."""
+    """report.md from the results dictionary written to results.json; the paper cited by its
+    printed numbers (:func:`verification.study.claims.paper.printed`) also where the results'
+    texts name its LaTeX labels."""
     L = _header(res) + _verdict_section(res["verdicts"])
     L += socmkl.render(res) + sensitivity.render(res) + ucires.render(res)
     L += ucirank.render(res) + ucireg.render(res) + ucireg_nw.render(res)
@@ -99,7 +102,7 @@ def render_report(res: dict) -> str:
     L += ["", "Data sets:", ""] + [f"- {k}: {v['n']} points, {v['d']} features"
                                     + (f"; {v['note']}" if v.get("note") else "")
                                     for k, v in res["datasets"].items()]
-    return "\n".join(L) + "\n"
+    return printed("\n".join(L) + "\n")
 
 
 def _header(res: dict) -> list[str]:

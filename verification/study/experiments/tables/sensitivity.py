@@ -133,7 +133,7 @@ def conclusion(sets: dict, summary: dict, labels: dict) -> list[str]:
         out.append(f"{' and '.join(tops)} reproduce(s) the paper's claim on every set "
                    f"({counts}).")
     else:
-        out.append(f"No reading reproduces the paper: the most per-set claims (Table SOCMKL's "
+        out.append(f"No reading reproduces the paper: the most per-set claims (Table 1's "
                    f"rule) any reading reproduces is {most} of {n} ({', '.join(tops)}); "
                    f"{counts}.")
     out.append(_strength(sets, summary, labels, best))
@@ -203,7 +203,7 @@ def render(res: dict) -> list[str]:
          "readings that change the data (scaling, split) are paired against SVM-CV and "
          "MKL-uniform re-fitted under the same change, likewise at the parameters their own CV "
          "chose under the default protocol (not re-chosen). Cells: test accuracy (%) "
-         "mean ± std and the per-set verdict by Table SOCMKL's rule (R reproduced, P partly, "
+         "mean ± std and the per-set verdict by Table 1's rule (R reproduced, P partly, "
          "N not reproduced).", "",
          "| set | paper DANK | " + " | ".join(r["label"] for r in rds) + " |",
          "|---" * (2 + len(rds)) + "|"]

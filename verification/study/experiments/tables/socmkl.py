@@ -167,7 +167,7 @@ def render(res: dict) -> list[str]:
         return []
     lab = READING_LABEL[proto["readings"][0]]
     alt = [READING_LABEL[r] for r in proto["readings"][1:]]
-    L = ["## Table SOCMKL: accuracy (%), mean ± std over the splits", "",
+    L = ["## Table 1: accuracy (%), mean ± std over the splits", "",
          f"DANK = {lab} (the default reading)" + (
              f"; the last column is the other reading, {', '.join(alt)}." if alt else "."),
          "", "| set | (d, n) paper / files | MKL-uniform train | MKL-uniform test | "

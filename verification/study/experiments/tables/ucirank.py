@@ -172,7 +172,7 @@ def render(res: dict) -> list[str]:
     taus = proto["taus"]
     header = ["| set | " + " | ".join(f"tau = {t:g}" for t in taus) + " |",
               "|---" * (1 + len(taus)) + "|"]
-    L = ["## Table UCIrank: test accuracy (%) and rank(F) against tau", "",
+    L = ["## Table 5: test accuracy (%) and rank(F) against tau", "",
          f"Reading: {lab}; (sigma, C) of tau = {tau_s} kept for every tau. Cell: "
          "`paper acc (rank) / ours acc (rank)`; rank(F) = MATLAB's default numerical rank "
          "(mean over splits and, for multi-class sets, over the one-vs-one problems); "

@@ -165,7 +165,7 @@ def render(res: dict) -> list[str]:
     lab = READING_LABEL[proto["readings"][0]]
     alt = [READING_LABEL[r] for r in proto["readings"][1:]]
     rerun = " (NW re-run in the next section)" if tb.get("ucireg_nw") else ""
-    L = ["## Table UCIreg: relative error sum (g - y)^2 / sum (y - mean y)^2", "",
+    L = ["## Table 6: relative error sum (g - y)^2 / sum (y - mean y)^2", "",
          "The paper's printed formula (it calls it RMSE). BMKL and NW (Nadaraya-Watson with "
          f"metric learning, Noh et al. 2017) are the paper's numbers, not re-run{rerun}.", "",
          "| set | (d, n) paper / file | BMKL test | NW test | SVR-CV train | SVR-CV test | "

@@ -56,7 +56,7 @@ def render(res: dict) -> list[str]:
     if not tb.get("ucireg_nw"):
         return []
     lab = READING_LABEL[res["protocol"]["readings"][0]]
-    L = ["### Table UCIreg's NW and BMKL columns re-run", "",
+    L = ["### Table 6's NW and BMKL columns re-run", "",
          "Relative error sum (g - y)^2 / sum (y - mean y)^2 on the test half, `paper / ours`. "
          "NW-ML: Nadaraya-Watson with a metric learned by MLKR (Weinberger and Tesauro 2007: "
          "one global Mahalanobis metric minimising the leave-one-out NW error, L-BFGS from "

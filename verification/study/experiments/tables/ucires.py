@@ -102,7 +102,7 @@ def render(res: dict) -> list[str]:
     if "ucires" not in tb:
         return _render_paper_only(tb)
     lab = READING_LABEL[res["protocol"]["readings"][0]]
-    L = ["## Table UCIres: the other baselines, test accuracy (%)", "",
+    L = ["## Table 2: the other baselines, test accuracy (%)", "",
          "LogDet (kernel learning with the LogDet divergence, Jain et al. 2012, implemented "
          "here; an SVM on the learned kernel with SVM-CV's sigma and C, the slack gamma by CV) "
          "and RF (scikit-learn's random forest, parameters by CV) re-run on the same splits "
@@ -142,7 +142,7 @@ def _row_cells(name: str, row: dict) -> list[str]:
 
 def _render_paper_only(tb: dict) -> list[str]:
     """The section of a results file without the baseline cells: the paper's numbers only."""
-    L = ["## Table UCIres: the other baselines (paper's numbers, not re-run)", "",
+    L = ["## Table 2: the other baselines (paper's numbers, not re-run)", "",
          "| set | LogDet | BMKL | RF | KNPL | DANK paper / ours |",
          "|---|---|---|---|---|---|"]
     for name, row in tb["socmkl"].items():

@@ -93,8 +93,8 @@ class DANKRegressor(KernelEstimatorMixin, RegressorMixin, BaseEstimator):
         Solver of :func:`dank_fast.solve_svr`. ``"auto"`` and ``"newton"`` run the same
         projected Newton (with accelerated hand-overs), from the start ``warm_start_svr``
         chooses (the plain SVR's solution, or zero), and differ only in the name each
-        result records; ``"auto"`` is the fastest to a certified ``tol``, as for
-        :class:`dank_fast.DANKClassifier`.
+        result records; ``"auto"`` is the default of :class:`dank_fast.DANKClassifier` and
+        :func:`dank_fast.solve_svr` too.
     tol : float, default=1e-6
         Target certified relative duality gap.
     max_iter : int, default=None

@@ -85,8 +85,11 @@ def test_printed_numbers_match_the_papers_latex():
     ("Figures flexiF / thm4bound", "Figures 2 / 5"),
     ("Section nest, section `knplapp`", "Section 3.2, section 4"),
     ("Lemma fbound's bound", "Lemma 1's bound"),
-    # a label without a keyword is a name, not a citation
-    ("method dank-ago3, tables/socmkl.py, an upper bound", None),
+    ("(b) ago3 as printed; h: PG 4.2, ago3 3.1", "(b) Algorithm 1 as printed; h: PG 4.2, "
+     "Algorithm 1 3.1"),
+    ("ago3svr", "Algorithm 2"),
+    # a label inside a name, or without a keyword, is not a citation
+    ("method dank-ago3, ago3_betas, `ago3`, tables/socmkl.py, an upper bound", None),
 ])
 def test_printed_replaces_cited_labels_only(text, expected):
     assert printed(text) == (text if expected is None else expected)

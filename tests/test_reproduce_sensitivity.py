@@ -192,7 +192,7 @@ def test_the_reading_that_equals_the_paper_is_concluded_closest():
     assert summ["dank-ago3"]["mean_abs_diff"] == pytest.approx(0.0, abs=1e-9)
     assert summ["dank-cv"]["mean_abs_diff"] == pytest.approx(6.0)
     assert summ["dank-eta-n"]["mean_shift"] == pytest.approx(-6.0)
-    assert tb["conclusion"][0].startswith("Closest to the paper's DANK accuracies: (b) ago3")
+    assert tb["conclusion"][0].startswith("Closest to the paper's DANK accuracies: (b) Algorithm 1")
     # ago3 is 6 points above SVM-CV on every split: significantly better than both baselines
     assert tb["sets"]["heart"]["dank-ago3"]["verdict"] == "REPRODUCED"
     # equal to SVM-CV: not the significant gain heart's bullet claims, but wine's ">= SVM-CV"
@@ -202,7 +202,7 @@ def test_the_reading_that_equals_the_paper_is_concluded_closest():
     assert "reproduce(s) the paper's claim on every set" in tb["conclusion"][1]
     assert "weak" in tb["conclusion"][2] and "closer to the paper on 2 sets" in tb["conclusion"][2]
     assert summ["dank-ago3"]["stops"] == {"cap": 12} and summ["dank-ago3"]["gap_median"] == 0.3
-    assert any(c.startswith("(b) ago3 as printed: its final points are not DANK's optimum")
+    assert any(c.startswith("(b) Algorithm 1 as printed: its final points are not DANK's optimum")
                for c in tb["conclusion"])
 
 
@@ -240,7 +240,8 @@ def test_section_follows_table_socmkl_and_is_absent_without_reading_cells():
     assert f"{ago3['mean']:.1f}±{ago3['std']:.1f} R" in row
     for line in tb["sensitivity"]["conclusion"]:
         assert f"- {line}" in md
-    summary = [ln for ln in md.splitlines() if ln.startswith(("| (b) ago3", "| (d) eta = n"))]
+    summary = [ln for ln in md.splitlines()
+               if ln.startswith(("| (b) Algorithm 1", "| (d) eta = n"))]
     assert len(summary) == 2  # the norms' bars are escaped: still 7 cells, 8 separators
     assert all(len(re.findall(r"(?<!\\)\|", ln)) == 8 for ln in summary)
     old = {k: v for k, v in recs.items() if v["method"] not in readings.CELLS}

@@ -96,6 +96,9 @@ _LABELS = "|".join(sorted((k.removeprefix("sec:") for k in PRINTED), key=len, re
 _ONE = rf"`{{0,2}}(?:sec:)?(?:{_LABELS})`{{0,2}}(?![\w-])"
 _CITED = re.compile(rf"\b({_KEYWORDS})(\s+)({_ONE}(?:(?:,\s*|\s*/\s*|\s+and\s+){_ONE})*)")
 _LABEL_IN = re.compile(rf"`{{0,2}}(?:sec:)?({_LABELS})`{{0,2}}(?![\w-])")
+# the algorithms' labels alone name them in the experiments' texts ("ago3 as printed"); not
+# inside a name (the method dank-ago3, the function ago3_betas)
+_ALGORITHM = re.compile(r"(?<![\w`-])(ago3svr|ago3)(?![\w`-])")
 
 
 def printed(text: str) -> str:
@@ -103,8 +106,10 @@ def printed(text: str) -> str:
 
     A keyword and the labels after it (``"Lemma fbound"``, ``"eq. pgm"``, ``"Tables SOCMKL,
     UCIres"``, ``"Figures flexiF / thm4bound"``) become the keyword and the printed numbers
-    (``"Lemma 1"``, ``"eq. (17)"``, ``"Tables 1, 2"``, ``"Figures 2 / 5"``); the rest of the
-    text, and a label without a keyword (a method named ``dank-ago3``), is left as it is.
+    (``"Lemma 1"``, ``"eq. (17)"``, ``"Tables 1, 2"``, ``"Figures 2 / 5"``), and an
+    algorithm's label standing alone (``"ago3 as printed"``) becomes its name (``"Algorithm 1
+    as printed"``); the rest of the text, and a label inside a name (the method
+    ``dank-ago3``), is left as it is.
     The reports apply it to what they render, so that results written before their texts
     cited the numbers read as the paper prints them.
 
@@ -121,7 +126,7 @@ def printed(text: str) -> str:
         labels = _LABEL_IN.sub(lambda k: number(k.group(1)), m.group(3))
         return m.group(1) + m.group(2) + labels
 
-    return _CITED.sub(cite, text)
+    return _ALGORITHM.sub(lambda m: PRINTED[m.group(1)], _CITED.sub(cite, text))
 
 
 def display_name(claim: str) -> str:

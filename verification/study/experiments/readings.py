@@ -83,10 +83,10 @@ def reading_list(stratify: bool = True) -> tuple[Reading, ...]:
     return (
         Reading("dank-cv", "(a) certified optimum",
                 "the default: Newton to a certified relative gap, tau = 0.01"),
-        Reading("dank-ago3", "(b) ago3 as printed",
+        Reading("dank-ago3", "(b) Algorithm 1 as printed",
                 f"Algorithm 1 as printed from a0 = 0, stop ||a_t - a_t-1|| <= 1e-4 "
                 f"or t = {AGO3_T_MAX}"),
-        Reading("dank-ago3-ascent", "(c) ago3, ascent sign", "as (b) with beta's sign '+'"),
+        Reading("dank-ago3-ascent", "(c) Algorithm 1, ascent sign", "as (b) with beta's sign '+'"),
         Reading("dank-eta-n", "(d) eta = n", "eta = n (the Remark's O(n)) not ||a_SVM||^2"),
         Reading("dank-nearest", "(d) nearest extension",
                 "test point matched to its nearest training point"),

@@ -138,7 +138,7 @@ def _parse(argv):
     p = argparse.ArgumentParser(
         prog="dank-reproduce",
         description="Re-run the DANK paper's experiments (Tables 1, 2, 5, "
-                    "UCIreg, Figure 4) and give every empirical claim a verdict; writes "
+                    "6, Figure 4) and give every empirical claim a verdict; writes "
                     "report.md, results.json and figures.")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--quick", action="store_true",

@@ -165,7 +165,7 @@ class SVRProblem(SVMProblem):
         return 2 * self.kd.kappa * (n + 9 * n * C * C * np.linalg.norm(K) / (4 * self.eta))
 
     def lipschitz_paper(self) -> float:
-        """``2L`` (Theorem 10's bound), so the generic ago3 steps ``1/(2L)``, ``1/(4L)``.
+        """``2L`` (Theorem 10's bound), so the generic Algorithm 1 steps ``1/(2L)``, ``1/(4L)``.
 
         ``K = 0`` gives ``L = 0`` (``kappa = 0``) and the steps ``1/(2L) = inf``. Then
         ``f0 = (F o K) d = 0``, ``F = J_{tau/2}(11')`` does not depend on ``d``, and ``h`` is

@@ -413,3 +413,14 @@ def test_default_out_dir_is_ignored_by_git():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     lines = open(os.path.join(root, ".gitignore")).read().split()
     assert "/dank-verify-out/" in lines
+
+
+@pytest.mark.parametrize("args, msg", [(["--seed", "abc"], "invalid int value"),
+                                       (["--quick", "--full"], "not allowed with")])
+def test_top_level_refusal_is_one_line(capsys, args, msg):
+    """The main job's own options: exit 2, one line naming the argument, no usage block."""
+    with pytest.raises(SystemExit) as e:
+        main(args)
+    out, err = capsys.readouterr()
+    assert e.value.code == 2 and out == ""
+    assert err.startswith("dank-verify: error:") and err.count("\n") == 1 and msg in err

@@ -113,3 +113,14 @@ def test_quick(tmp_path):
     validate(res, "reproduce-results")
     assert set(res["tables"]["socmkl"]) == {"heart", "sonar", "wine"}
     assert not res["tables"]["errors"]
+
+
+@pytest.mark.parametrize("args, msg", [(["--conv-iters", "abc"], "invalid int value"),
+                                       (["--bogus"], "unrecognized arguments: --bogus")])
+def test_a_refused_argument_is_one_line(capsys, args, msg):
+    """argparse's own refusals too: exit 2, one line naming the argument, no usage block."""
+    with pytest.raises(SystemExit) as e:
+        main(args)
+    out, err = capsys.readouterr()
+    assert e.value.code == 2 and out == ""
+    assert err.startswith("dank-reproduce: error:") and err.count("\n") == 1 and msg in err

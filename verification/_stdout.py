@@ -47,7 +47,12 @@ def write_stdout(text: str) -> None:
 
 
 class Parser(argparse.ArgumentParser):
-    """An :class:`argparse.ArgumentParser` whose ``--help`` into a closed pipe still exits 0."""
+    """An :class:`argparse.ArgumentParser` whose ``--help`` into a closed pipe still exits 0,
+    and whose refusal of an argument is argparse's own line without the usage block (one
+    line on stderr, exit 2; ``--help`` shows the usage)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message}\n")
 
     def print_help(self, file=None):
         try:

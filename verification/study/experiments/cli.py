@@ -13,7 +13,6 @@ cells failed (listed in the report), 2 bad input (e.g. no data directory).
 
 from __future__ import annotations
 
-import argparse
 import json
 import platform
 import shlex
@@ -24,6 +23,7 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
+from ..._stdout import Parser
 from .data import (
     CLASSIFICATION,
     REGRESSION,
@@ -135,7 +135,7 @@ READING = {"cv": "DANK's own 5-fold CV of sigma and C",
 
 
 def _parse(argv):
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="dank-reproduce",
         description="Re-run the DANK paper's experiments (Tables 1, 2, 5, "
                     "6, Figure 4) and give every empirical claim a verdict; writes "

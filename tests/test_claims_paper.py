@@ -95,6 +95,12 @@ def test_printed_replaces_cited_labels_only(text, expected):
     assert printed(text) == (text if expected is None else expected)
 
 
+def test_printed_maps_every_label_the_citation_test_refuses():
+    from test_paper_numbers import LABELS
+    refused = {label for labels in LABELS.values() for label in labels}
+    assert refused == {label.removeprefix("sec:") for label in PRINTED}
+
+
 def test_printed_map_covers_the_labels_math_md_lists():
     math = open(os.path.join(os.path.dirname(__file__), "..", "docs", "MATH.md"),
                 encoding="utf-8").read().split("## 13. The paper's numbering")[1]

@@ -7,7 +7,7 @@ flop of matrix-matrix (BLAS-3) work on one core; interpreter time enters as
 points, ``N = |S| + 1`` the reduced size of ``M = 11' + Gamma`` on the support ``S``, ``r`` the
 rank of ``F``, ``f`` free coordinates of a Newton step, ``b`` the width of a Krylov block.
 
-The core's performance constants are the five below; each says where it comes from. The
+The core's performance constants are the four below; each says where it comes from. The
 other numbers in the functions are counts of the code they price (flops and calls, counted from
 the function named) or follow from a stated equation. Two memory budgets close the module.
 """
@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 
 __all__ = [
-    "CALL_FLOPS", "EIGH_FLOPS", "BLOCK", "OVERSAMPLE", "WEAK", "BLOCK_BYTES",
+    "CALL_FLOPS", "EIGH_FLOPS", "BLOCK", "OVERSAMPLE", "BLOCK_BYTES",
     "DENSE_KERNEL_BYTES", "dense_flops", "round_flops", "exact_curvature_pays",
     "exact_steps_pay", "border_pays",
     "lowrank_columns", "model_limit", "growth_flops", "growth_reach", "psd_test_pays",
@@ -43,11 +43,6 @@ BLOCK = 128
 #: wider than the wanted invariant subspace converges at the rate of the gap past its width,
 #: and 5-10 columns of oversampling make that gap (Halko, Martinsson and Tropp 2011, 4.2)
 OVERSAMPLE = 8
-#: the weak-greedy fraction of the pivoted Cholesky: a pivot is taken while its residual
-#: diagonal is at least this fraction of the largest one left, parameter 1/2 on the distances
-#: ``sqrt(residual)``, which keeps the greedy's convergence rates up to constants (Binev et
-#: al. 2011; DeVore, Petrova and Wojtaszczyk 2013)
-WEAK = 0.5**2
 
 #: memory budget: bytes of the temporaries a blockwise pass holds at a time: a block of ``K``
 #: copied whatever its fraction of ``K`` (:func:`copies_block`), the dense inner eigensolver's
@@ -134,9 +129,11 @@ def lowrank_columns(f: int) -> int:
 
 
 def growth_flops(n: int, k0: int, k1: int) -> float:
-    """Growing a pivoted Cholesky factor of ``n`` rows from ``k0`` to ``k1`` columns, every
-    block full: ``n (k1^2 - k0^2)`` in the blocks' products and the 24 calls of a block of
-    :data:`BLOCK` pivots (counted from :meth:`dank_fast._psd.PivotedCholesky.extend`)."""
+    """Growing a pivoted Cholesky factor of ``n`` rows from ``k0`` to ``k1`` columns:
+    ``n (k1^2 - k0^2)`` in the blocks' products and the 24 calls of a block of :data:`BLOCK`
+    pivots (counted from :meth:`dank_fast._psd.PivotedCholesky.extend`). Its blocks stop at
+    the target only, so that a block takes fewer pivots where its candidates' residual has a
+    lower rank above the target, as the last one or two of a growth do."""
     if k1 <= k0:
         return 0.0
     blocks = -(-(k1 - k0) // BLOCK)

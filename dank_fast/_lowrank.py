@@ -7,10 +7,8 @@ Delta`` with ``Z`` of ``R = r2 + rank(F) r_K`` columns and ``Delta`` PSD of norm
 Woodbury (docs/MATH.md section 5.3). ``f R^2 + R^3 / 3`` flops and ``8 f R`` bytes, used where
 that is below the Cholesky factor's ``f^3 / 3`` (:func:`dank_fast._cost.lowrank_columns`); the
 factors grow only as far as their flops stay within that ``f^3 / 3`` as
-:func:`dank_fast._cost.growth_flops` counts them, every block full. On a smooth kernel a block
-takes a few of its candidates, and the growth can take several times the time of the Cholesky
-factor it is counted against; it is paid once in a solve (the factors are kept for its later
-steps).
+:func:`dank_fast._cost.growth_flops` counts them; the growth is paid once in a solve (the
+factors are kept for its later steps).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ docs/validity.md, rule 4, accepts a symmetric ``A`` iff ``lambda_min(A) >= -eps 
 kernel (a Gaussian on a few features, a low-degree polynomial) is numerically of low rank, and
 for such a matrix a much cheaper test proves the same bound:
 
-1. a pivoted (diagonal, weakly greedy) Cholesky, grown by blocks of pivots
+1. a pivoted (diagonal, greedy within blocks) Cholesky, grown by blocks of pivots
    (:class:`PivotedCholesky`), builds ``L`` (``n x r``) until the largest residual diagonal is
    below ``eps s / 2`` (``O(n r^2)``, at matrix-matrix speed);
 2. ``A = L L' + R`` exactly for the real ``R = A - L L'``, and ``L L'`` is PSD, so
@@ -24,7 +24,7 @@ import numpy as np
 from scipy.linalg.blas import dtrsm
 from scipy.linalg.lapack import dpstrf
 
-from ._cost import BLOCK, WEAK, growth_reach, psd_test_pays
+from ._cost import BLOCK, growth_reach, psd_test_pays
 from ._rounding import UNIT_ROUNDOFF, gamma
 
 __all__ = ["lowrank_gershgorin_psd", "kernel_factors", "PivotedCholesky"]
@@ -37,7 +37,7 @@ def take(A: np.ndarray, P: np.ndarray, cols: np.ndarray | None = None) -> np.nda
 
 
 class PivotedCholesky:
-    """The blocked pivoted (weakly greedy, diagonal) Cholesky factor ``L`` of a PSD matrix ``A``
+    """The blocked pivoted (diagonal) Cholesky factor ``L`` of a PSD matrix ``A``
     given by its rows, grown on demand: :meth:`extend` continues where the last call stopped.
 
     Parameters
@@ -55,12 +55,14 @@ class PivotedCholesky:
     -----
     Each block takes the ``b = min(BLOCK, r_max - k)`` largest residual diagonals ``P`` above
     the target, factors their ``b x b`` residual block by LAPACK's pivoted Cholesky
-    (``dpstrf``) down to the target or :data:`dank_fast._cost.WEAK` times the largest residual
-    diagonal outside the block (a weak greedy choice, which keeps the greedy's convergence
-    rates up to constants: Binev et al. 2011, DeVore, Petrova and Wojtaszczyk 2013), and gets
-    the new columns of the pivots ``Q`` it took from their residual rows by one product and one
-    triangular solve. A block takes at least its first pivot, so the growth advances.
-    ``O(n r^2)`` time (:func:`dank_fast._cost.growth_flops` with full blocks) and ``O(n r +
+    (``dpstrf``, greedy within the block) down to the target, and gets the new columns of the
+    pivots ``Q`` it took from their residual rows by one product and one triangular solve. A
+    block stops at the target, not at a fraction of the largest residual outside it (a weak
+    greedy rule): such a fraction caps the fall of the residual per block, so that the blocks
+    number about ``log(max diag / target)`` over the log of its inverse whatever the rank,
+    where a block that stops at the target takes as many pivots as its candidates' residual
+    has rank above it. The greedy choice within each block takes a few more columns than a
+    greedy over all rows. ``O(n r^2)`` time (:func:`dank_fast._cost.growth_flops`) and ``O(n r +
     BLOCK n)`` memory for rank ``r``; ``A`` is never formed, and any ``L`` makes ``L L'`` PSD
     (:attr:`residual` is ``diag(A - L L')`` up to rounding).
     """
@@ -92,17 +94,15 @@ class PivotedCholesky:
             P = np.flatnonzero(res > self.target)  # NaN never: not a pivot
             if P.size == 0:
                 break
-            b, d_out = min(BLOCK, r_max - k), 0.0
-            if P.size > b:  # the b largest, and the largest of the rest
-                part = np.argpartition(res[P], P.size - b - 1)
-                d_out = float(res[P[part[P.size - b - 1]]])
-                P = P[part[P.size - b:]]
+            b = min(BLOCK, r_max - k)
+            if P.size > b:  # the b largest
+                P = P[np.argpartition(res[P], P.size - b)[P.size - b:]]
             S = self.rows(P, P)  # the pivot block of the residual: 2 b^2 k flops
             if k:
                 S -= L[P, :k] @ L[P, :k].T
             np.fill_diagonal(S, res[P])  # the diagonal the pivots were chosen by
-            c, piv, m, info = dpstrf(S, tol=max(self.target, WEAK * d_out), lower=1)
-            if info < 0 or m < 1:  # not reached: the block's first pivot exceeds both bounds
+            c, piv, m, info = dpstrf(S, tol=self.target, lower=1)
+            if info < 0 or m < 1:  # no pivot above the target (NaN on the diagonal)
                 break
             Q = P[piv[:m] - 1]
             R = self.rows(Q)  # the residual rows of the pivots taken: one gemm, 2 m k n flops

@@ -155,11 +155,9 @@ def growth_reach(n: int, k0: int, flops: float) -> int:
 def psd_test_pays(n: int) -> bool:
     """Whether the low-rank PSD test (:func:`dank_fast._psd.lowrank_gershgorin_psd`) may be
     tried before a Cholesky's ``n^3 / 3`` flops: a failed attempt (the pivoted Cholesky to
-    ``r = n / 16``: ``n r^2`` flops, and about four calls per column: the test is for smooth
-    kernels, whose largest residual diagonals are neighbours, so that a block takes a few of
-    its pivots, not :data:`BLOCK`) costs at most a tenth of the Cholesky."""
+    ``r = n / 16``, :func:`growth_flops`) costs at most a tenth of the Cholesky."""
     r = n // 16
-    return r > 0 and n * r * r + 4 * r * CALL_FLOPS <= n**3 / 30
+    return r > 0 and growth_flops(n, 0, r) <= n**3 / 30
 
 
 def one_step_pays(N: int, d: int, w: int, n: int, s: int) -> bool:

@@ -15,9 +15,10 @@ from threadpoolctl import threadpool_limits
 from dank_fast import compute_kernel, solve_svm
 
 EPS = 1e-8  # eps_psd of a float64 kernel
-# at least the size from which the cheap test is tried: a pivoted Cholesky to rank n / 16
-# (n^3 / 256 flops and a call per column) within a tenth of the Cholesky's n^3 / 3
-N = 1400
+# a size at which the cheap test is tried (from about 550: a pivoted Cholesky to rank n / 16
+# within a tenth of the Cholesky's n^3 / 3) and decides these kernels: their rank at the
+# test's tolerance, about 60, is within n / 16
+N = 1000
 
 
 def smooth_kernel(n: int, seed: int, sigma: float = 0.5) -> np.ndarray:

@@ -23,6 +23,8 @@ that a renamed function fails the tests instead of measuring nothing):
 * ``ray_start``: ``_newton._ray_start`` returns its start: Newton from the SVM's dual itself;
 * ``relaxed_start``: ``_newton._relaxed_start`` returns its start: no steps on the relaxed
   problem ``tau = 0``;
+* ``predictor``: ``_newton._tau_predictor`` returns the relaxed solution: the true problem's
+  Newton steps start there, not from the predictor's step;
 * ``exact_rate``: ``_newton._exact_pays`` returns False: Newton stays on the iterative
   route's evaluations and the curvature model whatever rate they converge at (the dense
   evaluations still follow where no step is possible);
@@ -84,6 +86,7 @@ ROUTES = {
     "ray_start": ("dank_fast._newton", "_ray_start", lambda problem, z: z),
     "relaxed_start": ("dank_fast._newton", "_relaxed_start",
                       lambda problem, z, tol, steps: (z, 0)),
+    "predictor": ("dank_fast._newton", "_tau_predictor", lambda problem, relaxed, ev: ev.z),
     "exact_rate": ("dank_fast._newton", "_exact_pays", lambda *a, **k: False),
     "secant": ("dank_fast._newton", "_next_scale", lambda *a, **k: 1.0),
     "model_limit": ("dank_fast._newton", "model_limit", lambda s: sys.maxsize),

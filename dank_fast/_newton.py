@@ -4,8 +4,9 @@ Not in the paper. It starts from the given start ``z0`` or, where that provably 
 from a point of its ray ``{s z0 : 0 < s < 1}`` (:func:`_ray_start`, docs/MATH.md section 5.4);
 for ``tau > 0``, from there by the same steps on the relaxed problem ``tau = 0`` (``F(a)`` in
 closed form) where a bound proves its solution nearer the optimum (:func:`_relaxed_start`,
-docs/MATH.md section 5.5). Each iteration (Bertsekas' projected Newton with an equality
-constraint):
+docs/MATH.md section 5.5), and from that solution moved towards ``tau`` by one step of the
+relaxed model (:func:`_tau_predictor`). Each iteration (Bertsekas' projected Newton with an
+equality constraint):
 
 1. the multiplier ``lam`` of ``y'a = 0`` from the free coordinates (:func:`_multiplier`), and
    the binding set: the bounds the reduced gradient ``g - lam y`` pushes against;
@@ -315,8 +316,23 @@ def _relaxed_start(problem, z: np.ndarray, tol: float, steps: int) -> tuple[np.n
     if not 2.0 * bound < size:
         return z, 0
     tol0 = max(tol, bound / size * relaxed.quick_rel_gap(e0))
-    z_new, _, _, k, _ = _newton_phase(relaxed, z, e0, tol0, steps, {}, False, False)
-    return z_new, k
+    z_new, e_new, _, k, _ = _newton_phase(relaxed, z, e0, tol0, steps, {}, False, False)
+    return (_tau_predictor(problem, relaxed, e_new) if k else z_new), k
+
+
+def _tau_predictor(problem, relaxed, ev) -> np.ndarray:
+    """The relaxed solution ``ev.z`` moved from ``tau = 0`` towards ``tau``, the predictor of a
+    continuation in ``tau`` (docs/MATH.md section 5.5): the maximiser of the relaxed model at
+    ``ev.z`` (:func:`_direction`, then :func:`_trial` at ``t = 1``: the bounds it crosses
+    held) for the relaxed gradient plus the separable part ``t Y diag(K) d`` of the two
+    problems' difference, ``t = tau / 2``. One factor of the relaxed model, no eigensolver;
+    ``ev.z`` where the model cannot step."""
+    shift = 0.5 * problem.tau * problem.kd.diag * problem.d_of(ev.z)
+    out = _direction(relaxed, ev.z, ev.with_f0(ev.f0 - shift))
+    if out is None:
+        return ev.z
+    model, p, held = out
+    return _trial(relaxed, ev.z, model, p, held, 1.0)
 
 
 def _start(problem, alpha0, start, tol: float, steps: int):

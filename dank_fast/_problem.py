@@ -47,6 +47,12 @@ class Evaluation:
             self._grad = self._problem.grad(self.z, self.f0)
         return self._grad
 
+    def with_f0(self, f0: np.ndarray) -> Evaluation:
+        """A new evaluation at the same point whose ``(F o K) d`` is ``f0`` (its gradient with
+        it); ``F`` and ``h`` are this one's (the relaxed phase's predictor,
+        :func:`dank_fast._newton._tau_predictor`)."""
+        return Evaluation(self.z, self.inner, self.h, self._problem, _f0=f0)
+
 
 class SVMProblem:
     """P1, eq. (4): ``max_{a in A} h(a)``, ``A = {y'a = 0, 0 <= a <= C}``."""

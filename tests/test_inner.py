@@ -269,6 +269,30 @@ def test_tau_to_zero_matches_closed_form(tau):
     assert s0.deficit == pytest.approx(st_.deficit, rel=1e-6, abs=1e-6)
 
 
+
+@pytest.mark.parametrize("sigma, tail", [(0.05, False), (1.0, True), (3.0, True)])
+def test_relaxed_gradient_differs_by_the_separable_term_and_the_tail(sigma, tail):
+    """docs/MATH.md section 5.5 (the predictor): ``((F0 - F) o K) d = t diag(K) d + ((M_I - t
+    P_I) o K) d``; the second term vanishes where every eigenvalue of ``M`` exceeds ``t``, and
+    is at most ``t kappa ||d||`` (its matrix lies between ``-t I`` and 0)."""
+    K, y, a = instance(40, seed=23, sigma=sigma)
+    kd = KernelData(K)
+    d = a * y
+    eta, tau = 0.05, 0.02
+    t = tau / 2
+    F0 = inner_minimiser(kd, d, eta, 0.0)
+    F = inner_minimiser(kd, d, eta, tau, route="dense")
+    rest = apply_FK(F0.F, kd, d) - apply_FK(F.F, kd, d) - t * np.diag(K) * d
+    lam = np.linalg.eigvalsh(np.ones((40, 40)) + np.outer(d, d) * K / (4 * eta))
+    scale = float(np.abs(apply_FK(F0.F, kd, d)).max())
+    assert (lam.min() <= t) == tail
+    if not tail:  # P_A = I: the separable term is the whole difference
+        np.testing.assert_allclose(rest, 0.0, atol=1e-10 * scale)
+    else:
+        assert np.linalg.norm(rest) <= t * kd.kappa * np.linalg.norm(d) * (1 + 1e-9)
+        assert np.linalg.norm(rest) > 1e-10 * scale
+
+
 # ---------------------------------------------------------------- apply_FK
 
 

@@ -16,6 +16,7 @@ ROUTES = {"woodbury": "Woodbury factor (`_factor.lowrank_solve`)",
           "tail_test": "the tail's factorisation test (`_eigen._tail_below`)",
           "ray_start": "ray start (`_newton._ray_start`)",
           "relaxed_start": "relaxed phase at `tau = 0` (`_newton._relaxed_start`)",
+          "predictor": "the relaxed phase's predictor (`_newton._tau_predictor`)",
           "exact_rate": "the exact Hessian at the model's rate (`_newton._exact_pays`)",
           "secant": "secant's first trial (`_newton._next_scale`)",
           "model_limit": "the model's limit of twice the support (`_newton.model_limit`)"}

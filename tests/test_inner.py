@@ -269,7 +269,6 @@ def test_tau_to_zero_matches_closed_form(tau):
     assert s0.deficit == pytest.approx(st_.deficit, rel=1e-6, abs=1e-6)
 
 
-
 @pytest.mark.parametrize("sigma, tail", [(0.05, False), (1.0, True), (3.0, True)])
 def test_relaxed_gradient_differs_by_the_separable_term_and_the_tail(sigma, tail):
     """docs/MATH.md section 5.5 (the predictor): ``((F0 - F) o K) d = t diag(K) d + ((M_I - t

@@ -40,7 +40,7 @@ def accelerated(
     hist = {"h": [ex.h], "step": [], "gap": [], "L": []}
     status, cert = "max_iter", None
     it = 0
-    if alpha0 is not None and problem.quick_rel_gap(ex) <= tol:
+    if alpha0 is not None and ex.quick <= tol:
         cert = problem.certify(ex)
         if cert.rel_gap <= tol:  # the warm start is already certified
             return finish(problem, x, ex, cert, "converged", 0, t_start, "accelerated", hist, tol)

@@ -202,7 +202,7 @@ def _project_free(problem, z, free, w: np.ndarray) -> np.ndarray:
     return _project_core(w, y[free], C, -float(y[fixed] @ z[fixed]))
 
 
-def _step(problem, z, ev, quick: float, t0: float, exact: bool):
+def _step(problem, z, ev, t0: float, exact: bool):
     """One projected Newton step from ``z``: ``(z+, ev+, t)`` with ``t`` the multiple taken,
     or None (module docstring)."""
     out = _direction(problem, z, ev)
@@ -214,7 +214,7 @@ def _step(problem, z, ev, quick: float, t0: float, exact: bool):
         if np.array_equal(z_new, z):
             continue
         en = problem.evaluate(z_new, warm=ev, exact=exact)
-        verdict = _better(problem, en, ev, quick)
+        verdict = _better(problem, en, ev)
         if verdict is None:  # F^ cannot tell: a shorter step would not either
             return None
         if verdict:
@@ -250,7 +250,7 @@ def _newton_phase(problem, z, ev, tol: float, steps: int, hist: dict, record: bo
         z_norm = problem.normalize(z)  # SVR: ah_i, ac_i > 0 together is never optimal
         if z_norm is not z:
             z, ev = z_norm, problem.evaluate(z_norm, warm=ev, exact=exact)
-        quick = problem.quick_rel_gap(ev)
+        quick = ev.quick
         if quick <= tol:
             cert = problem.certify(ev)
             if record:
@@ -262,7 +262,7 @@ def _newton_phase(problem, z, ev, tol: float, steps: int, hist: dict, record: bo
             return z, ev, cert, k, "stuck"
         if not exact and _exact_pays(problem, ev, gaps, tol, blocked):
             return z, ev, cert, k, "exact"
-        out = _step(problem, z, ev, quick, scale, exact)
+        out = _step(problem, z, ev, scale, exact)
         if out is None:
             return z, ev, cert, k, "stuck"
         z_new, en, t = out
@@ -315,7 +315,7 @@ def _relaxed_start(problem, z: np.ndarray, tol: float, steps: int) -> tuple[np.n
     bound = 0.5 * problem.tau * problem.kd.kappa * float(np.linalg.norm(problem.d_of(z)))
     if not 2.0 * bound < size:
         return z, 0
-    tol0 = max(tol, bound / size * relaxed.quick_rel_gap(e0))
+    tol0 = max(tol, bound / size * e0.quick)
     z_new, e_new, _, k, _ = _newton_phase(relaxed, z, e0, tol0, steps, {}, False, False)
     return (_tau_predictor(problem, relaxed, e_new) if k else z_new), k
 
@@ -463,7 +463,7 @@ def _result(problem, z, ev, cert, status: str, counts, t_start: float, hist: dic
     return res
 
 
-def _better(problem, en, ev, quick: float) -> bool | None:
+def _better(problem, en, ev) -> bool | None:
     """Accept a trial point: ``h`` increased beyond its uncertainty, or (for exact ``F``) the
     cheap duality gap decreased while ``h`` changed by no more than its round-off
     (:func:`_h_roundoff`; near the optimum the change drowns in it). ``h`` is a lower bound
@@ -479,7 +479,7 @@ def _better(problem, en, ev, quick: float) -> bool | None:
         return False
     if error > 2.0 * rounding:
         return None
-    return bool(problem.quick_rel_gap(en) < quick)
+    return bool(en.quick < ev.quick)
 
 
 def _h_roundoff(problem, ev) -> float:

@@ -34,6 +34,7 @@ class Evaluation:
     _problem: object
     _f0: np.ndarray | None = None
     _grad: np.ndarray | None = None
+    _quick: float | None = None
 
     @property
     def f0(self) -> np.ndarray:
@@ -46,6 +47,13 @@ class Evaluation:
         if self._grad is None:
             self._grad = self._problem.grad(self.z, self.f0)
         return self._grad
+
+    @property
+    def quick(self) -> float:
+        """The problem's cheap relative gap at this point (``quick_rel_gap``), computed once."""
+        if self._quick is None:
+            self._quick = self._problem.quick_rel_gap(self)
+        return self._quick
 
     def with_f0(self, f0: np.ndarray) -> Evaluation:
         """A new evaluation at the same point whose ``(F o K) d`` is ``f0`` (its gradient with
